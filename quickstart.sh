@@ -1,0 +1,133 @@
+#!/bin/sh
+# quickstart.sh - set up rondo on a fresh Debian 12 machine, then show or test it.
+#
+#   ./quickstart.sh demo   install what is missing, build, show a trace
+#   ./quickstart.sh test   install what is missing, build with sanitizers,
+#                          run make check, end with "N passed, N failed"
+#
+# Builds happen out of tree: build/ for the demo, build-check/ for the tests.
+# QUICKSTART_CONFIGURE adds configure options (CI adds --enable-werror).
+set -u
+
+top=$(cd "$(dirname "$0")" && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+packages="gcc make autoconf automake libtool pkg-config libopenmpi-dev
+openmpi-bin libncurses-dev libzstd-dev libyaml-dev tmux"
+
+say() { printf 'quickstart: %s\n' "$*"; }
+die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
+
+missing_packages() {
+	for p in $packages; do
+		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+		case "$status" in
+		*" installed") ;;
+		*) printf '%s ' "$p" ;;
+		esac
+	done
+}
+
+install_packages() {
+	command -v dpkg-query >/dev/null 2>&1 ||
+		die "this is not a Debian system; install by hand: $packages"
+	missing=$(missing_packages)
+	[ -z "$missing" ] && { say "all Debian packages present"; return 0; }
+	if [ "$(id -u)" -ne 0 ]; then
+		die "missing Debian packages: $missing
+quickstart: installing them needs root; run as root, or first:
+  sudo apt-get install -y $missing"
+	fi
+	say "installing: $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null || die "apt-get update failed"
+	# shellcheck disable=SC2086 # word splitting of the list is wanted
+	apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+		die "apt-get install failed for: $missing"
+}
+
+# build DIR CONFIGURE-OPTIONS...: autoreconf once, configure when the options
+# changed, make.
+build() {
+	dir=$1; shift
+	cd "$top" || exit 1
+	if [ ! -x configure ] || [ configure.ac -nt configure ] ||
+		[ Makefile.am -nt configure ]; then
+		say "autoreconf"
+		autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; die "autoreconf failed"; }
+	fi
+	mkdir -p "$dir" && cd "$dir" || die "cannot create $dir"
+	# shellcheck disable=SC2086
+	want="$* ${QUICKSTART_CONFIGURE:-}"
+	have=$(cat .quickstart-configure 2>/dev/null)
+	if [ ! -f Makefile ] || [ "$want" != "$have" ]; then
+		say "configure $want"
+		# shellcheck disable=SC2086
+		"$top/configure" $want >configure.out 2>&1 ||
+			{ cat configure.out; die "configure failed (see $dir/config.log)"; }
+		sed -n '/will be built with/,$p' configure.out
+		printf '%s' "$want" >.quickstart-configure
+	fi
+	say "make -j$jobs in $dir"
+	make -j"$jobs" >make.out 2>&1 || { cat make.out; die "make failed"; }
+}
+
+# Prints "N passed, N failed[, N skipped]" from Automake's test summary.
+summarize() {
+	log=$1
+	count() { sed -n "s/^# $1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
+	pass=$(count PASS); xfail=$(count XFAIL); fail=$(count FAIL)
+	xpass=$(count XPASS); err=$(count ERROR); skip=$(count SKIP)
+	passed=$(( ${pass:-0} + ${xfail:-0} ))
+	failed=$(( ${fail:-0} + ${xpass:-0} + ${err:-0} ))
+	if [ "${skip:-0}" -gt 0 ]; then
+		echo "$passed passed, $failed failed, ${skip} skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+do_test() {
+	install_packages
+	build "$top/build-check" --enable-asan
+	say "make check"
+	make -j"$jobs" check >check.out 2>&1
+	status=$?
+	grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' check.out
+	if [ $status -ne 0 ]; then
+		for f in $(find tests -name '*.log' ! -name test-suite.log); do
+			grep -q '^:test-result: \(FAIL\|ERROR\)' "${f%.log}.trs" 2>/dev/null &&
+				{ echo "==== $f"; tail -n 40 "$f"; }
+		done
+		grep -q '^# TOTAL' check.out || { tail -n 40 check.out; echo "0 passed, 1 failed"; exit 1; }
+	fi
+	summarize check.out
+}
+
+do_demo() {
+	install_packages
+	build "$top/build"
+	make -j"$jobs" tests/mktrace >/dev/null 2>&1 || die "cannot build the demo trace writer"
+	trace="$top/build/demo.rondo"
+	tests/mktrace --demo "$trace" || die "the demo trace writer failed"
+	say "a small trace written by the tests' writer: $trace"
+	say "(the MPI tracer that records real programs is the next milestone)"
+	echo
+	echo "\$ rondo info demo.rondo"
+	tui/rondo info "$trace" || exit 1
+	echo
+	echo "\$ rondo dump --grammar demo.rondo"
+	tui/rondo dump --grammar "$trace" || exit 1
+	echo
+	echo "\$ rondo dump --rank 1 demo.rondo | head -n 12"
+	tui/rondo dump --rank 1 "$trace" | head -n 12
+}
+
+case "${1:-}" in
+test) do_test ;;
+demo) do_demo ;;
+*)
+	echo "usage: ./quickstart.sh demo | test" >&2
+	exit 2
+	;;
+esac

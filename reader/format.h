@@ -1,0 +1,305 @@
+/*
+ * format.h - the .rondo file format, defined once for writer and reader.
+ *
+ * The tracer (writer) and librondo (reader) both compile format.c; no
+ * encoding or decoding logic exists anywhere else.  FORMAT.md beside this
+ * file describes the same thing in prose; keep the two in step.
+ *
+ * Nothing here is exported from librondo or from the preload library: all
+ * symbols are fmt_-prefixed and hidden.
+ */
+#ifndef RONDO_FORMAT_H
+#define RONDO_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rondo.h"
+
+/* ---- the container ---------------------------------------------------- */
+
+/* PNG-style: a high byte, the name, CR LF, ^Z, LF (see FORMAT.md). */
+#define FMT_MAGIC "\x89RND\r\n\x1a\n"
+#define FMT_MAGIC_LEN 8
+#define FMT_HEADER_SIZE 32
+#define FMT_ENTRY_SIZE 40
+#define FMT_MAX_SECTIONS 4096
+
+enum fmt_section {
+	FMT_SEC_META = 1,
+	FMT_SEC_FUNCS = 2,
+	FMT_SEC_CONSTS = 3,
+	FMT_SEC_CST = 4,
+	FMT_SEC_GRAMMAR = 5,
+	FMT_SEC_RANKMAP = 6,
+	FMT_SEC_STATS = 7,
+};
+
+enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
+
+/* Error detail filled by every decoding function.  `section` is a static
+ * name or NULL (container level); `offset` is the byte offset in the file
+ * (container level) or in the decompressed section. */
+struct fmt_err {
+	int code; /* RONDO_E_* */
+	const char *section;
+	uint64_t offset;
+	uint64_t size; /* size of what offset points into, 0 if unknown */
+	char msg[200];
+};
+
+/* Sets e (may be NULL) and returns code. */
+int fmt_fail(struct fmt_err *e, int code, const char *section,
+	     uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Returns the name of a section type, or "unknown". */
+const char *fmt_section_name(uint32_t type);
+
+/* One section table entry. */
+struct fmt_entry {
+	uint32_t type;
+	uint32_t codec;
+	uint64_t offset; /* from the start of the file */
+	uint64_t stored; /* bytes in the file */
+	uint64_t raw;    /* bytes after decompression */
+	uint32_t crc;    /* CRC-32C of the stored bytes */
+	uint32_t flags;  /* reserved, 0 */
+};
+
+/* A parsed container over a borrowed byte array. */
+struct fmt_container {
+	const uint8_t *data;
+	uint64_t size;
+	uint16_t major, minor;
+	uint32_t nsec;
+	struct fmt_entry *sec; /* nsec entries, malloc'd */
+};
+
+/* Checks the header, the section table and every entry's bounds and CRC.
+ * Returns 0 or a RONDO_E_* code with *e filled. */
+int fmt_container_parse(struct fmt_container *c, const uint8_t *data,
+			uint64_t size, struct fmt_err *e);
+void fmt_container_free(struct fmt_container *c);
+
+/* Returns the index of the first section of `type`, or -1. */
+int fmt_container_find(const struct fmt_container *c, uint32_t type);
+
+/* Decompresses section `idx` into a malloc'd buffer of exactly entry.raw
+ * bytes (never allocating more than the data actually yields).  Returns 0 or
+ * a RONDO_E_* code. */
+int fmt_section_load(const struct fmt_container *c, uint32_t idx,
+		     uint8_t **out, size_t *len, struct fmt_err *e);
+
+/* ---- byte buffers and varints ------------------------------------------ */
+
+/* A growable output buffer.  After an allocation failure `oom` is set and
+ * further puts do nothing; check it once at the end. */
+struct fmt_buf {
+	uint8_t *data;
+	size_t len, cap;
+	int oom;
+};
+
+void fmt_buf_free(struct fmt_buf *b);
+void fmt_put_bytes(struct fmt_buf *b, const void *p, size_t n);
+void fmt_put_u8(struct fmt_buf *b, uint8_t v);
+void fmt_put_le32(struct fmt_buf *b, uint32_t v);
+void fmt_put_le64(struct fmt_buf *b, uint64_t v);
+void fmt_put_uvarint(struct fmt_buf *b, uint64_t v);
+void fmt_put_svarint(struct fmt_buf *b, int64_t v);
+void fmt_put_f64(struct fmt_buf *b, double v);
+void fmt_put_str(struct fmt_buf *b, const char *s); /* uvarint length + bytes */
+
+/* A bounds-checked reader over untrusted bytes.  Every get returns 0 on
+ * success or a RONDO_E_* code (TRUNCATED, CORRUPT) with *e filled, naming
+ * `section` and the offset `pos`. */
+struct fmt_cur {
+	const uint8_t *p;
+	size_t pos, len;
+	const char *section;
+	struct fmt_err *e;
+};
+
+void fmt_cur_init(struct fmt_cur *c, const uint8_t *p, size_t len,
+		  const char *section, struct fmt_err *e);
+int fmt_get_u8(struct fmt_cur *c, uint8_t *v);
+int fmt_get_le32(struct fmt_cur *c, uint32_t *v);
+int fmt_get_le64(struct fmt_cur *c, uint64_t *v);
+int fmt_get_uvarint(struct fmt_cur *c, uint64_t *v);
+int fmt_get_svarint(struct fmt_cur *c, int64_t *v);
+int fmt_get_f64(struct fmt_cur *c, double *v);
+/* A count that must fit in uint32 and be <= what is left / min_item_size,
+ * so a lying count can never cause a huge allocation. */
+int fmt_get_count(struct fmt_cur *c, uint32_t *v, size_t min_item_size);
+/* A string: *s points into the cursor's bytes (not NUL-terminated). */
+int fmt_get_bytes(struct fmt_cur *c, const uint8_t **s, size_t *n);
+/* Fails with CORRUPT unless the cursor is at its end. */
+int fmt_cur_end(struct fmt_cur *c);
+
+uint32_t fmt_crc32c(uint32_t crc, const void *p, size_t n);
+
+/* ---- writing a file ------------------------------------------------------ */
+
+/* Collects sections in memory and writes the file in one go. */
+struct fmt_writer {
+	struct fmt_buf body; /* the sections, laid out after the header */
+	struct fmt_entry *tab;
+	uint32_t n, cap;
+	int err; /* first RONDO_E_* error, sticky */
+};
+
+void fmt_writer_init(struct fmt_writer *w);
+void fmt_writer_free(struct fmt_writer *w);
+
+/* Adds one section with the given raw payload; compresses it with zstd at
+ * `level` (stored raw if that is not smaller).  Returns 0 or RONDO_E_NOMEM. */
+int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
+		   size_t len, int level);
+
+/* Returns the complete file (header, sections, table) in *out. */
+int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out);
+
+/* Writes the file to `path` through a temporary file and rename(), so a
+ * reader never sees a partial file.  On failure returns RONDO_E_IO or
+ * RONDO_E_NOMEM and puts the reason (with strerror) in why. */
+int fmt_writer_save(struct fmt_writer *w, const char *path, char *why,
+		    size_t whylen);
+
+/* ---- section payloads ---------------------------------------------------- */
+/* Each payload type has encode (append to a buffer), decode (from untrusted
+ * decompressed bytes, all pointers owned by the struct) and free (accepts
+ * zeroed or partly filled structs). */
+
+struct fmt_kv {
+	char *key;
+	char *value;
+};
+
+struct fmt_meta {
+	uint32_t n;
+	struct fmt_kv *kv;
+};
+
+void fmt_meta_encode(struct fmt_buf *b, const struct fmt_meta *m);
+int fmt_meta_decode(struct fmt_meta *m, const uint8_t *p, size_t n,
+		    struct fmt_err *e);
+void fmt_meta_free(struct fmt_meta *m);
+
+struct fmt_func {
+	char *name;
+	uint32_t nparams;
+	char **params;
+};
+
+struct fmt_funcs {
+	uint32_t n;
+	struct fmt_func *f;
+};
+
+void fmt_funcs_encode(struct fmt_buf *b, const struct fmt_funcs *f);
+int fmt_funcs_decode(struct fmt_funcs *f, const uint8_t *p, size_t n,
+		     struct fmt_err *e);
+void fmt_funcs_free(struct fmt_funcs *f);
+
+/* Named constants: a list of strings. */
+struct fmt_consts {
+	uint32_t n;
+	char **name;
+};
+
+void fmt_consts_encode(struct fmt_buf *b, const struct fmt_consts *c);
+int fmt_consts_decode(struct fmt_consts *c, const uint8_t *p, size_t n,
+		      struct fmt_err *e);
+void fmt_consts_free(struct fmt_consts *c);
+
+/* One call signature: function id and its encoded argument values (each a
+ * tag uvarint (kind << 3 | wire) and a payload, see FORMAT.md). */
+struct fmt_sig {
+	uint32_t func;
+	uint32_t nargs;
+	uint32_t len;
+	const uint8_t *args; /* points into fmt_cst.blob (decode) or caller's */
+};
+
+struct fmt_cst {
+	uint32_t n;
+	struct fmt_sig *sig;
+	uint8_t *blob; /* owns the argument bytes after decode */
+};
+
+void fmt_cst_encode(struct fmt_buf *b, const struct fmt_cst *c);
+/* Checks func < nfuncs and that every argument value is well formed. */
+int fmt_cst_decode(struct fmt_cst *c, const uint8_t *p, size_t n,
+		   uint32_t nfuncs, struct fmt_err *e);
+void fmt_cst_free(struct fmt_cst *c);
+
+/* Argument values.  Writers append values with these; readers decode one
+ * value at a time with fmt_arg_get (bounds-checked, lists checked
+ * recursively up to FMT_MAX_ARG_DEPTH). */
+#define FMT_MAX_ARG_DEPTH 8
+void fmt_arg_put_none(struct fmt_buf *b, uint32_t kind);
+void fmt_arg_put_uint(struct fmt_buf *b, uint32_t kind, uint64_t v);
+void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind, int64_t v);
+void fmt_arg_put_bytes(struct fmt_buf *b, uint32_t kind, const void *p,
+		       size_t n);
+/* A list: the header (tag and element count); the n elements follow as
+ * ordinary values. */
+void fmt_arg_put_list(struct fmt_buf *b, uint32_t kind, uint64_t n);
+int fmt_arg_get(struct fmt_cur *c, rondo_arg *out);
+
+/* A grammar: rules 0..nrules-1, rule r's body is body[first[r] ..
+ * first[r+1]-1]; a rule refers only to rules with smaller ids; terminals
+ * are < nterminals. */
+struct fmt_grammar {
+	uint32_t nrules;
+	uint32_t *first; /* nrules + 1 entries */
+	rondo_sym *body;
+};
+
+void fmt_grammar_encode(struct fmt_buf *b, const struct fmt_grammar *g);
+/* Checks every symbol (terminal < nterminals, rule id < the referring
+ * rule's id, count >= 1) and fills lengths[r] (malloc'd, may be NULL if the
+ * caller passes NULL) with the number of terminals rule r expands to,
+ * failing with CORRUPT if a length overflows 2^63. */
+int fmt_grammar_decode(struct fmt_grammar *g, const uint8_t *p, size_t n,
+		       uint32_t nterminals, uint64_t **lengths,
+		       struct fmt_err *e);
+void fmt_grammar_free(struct fmt_grammar *g);
+
+/* The rank map: a small grammar whose terminals are root rule ids of the
+ * main grammar; its last rule expands to one terminal per rank. */
+struct fmt_rankmap {
+	uint32_t nranks;
+	struct fmt_grammar map;
+};
+
+void fmt_rankmap_encode(struct fmt_buf *b, const struct fmt_rankmap *r);
+/* Checks the map's terminals are < nrules and its expansion has exactly
+ * nranks symbols. */
+int fmt_rankmap_decode(struct fmt_rankmap *r, const uint8_t *p, size_t n,
+		       uint32_t nrules, struct fmt_err *e);
+void fmt_rankmap_free(struct fmt_rankmap *r);
+
+/* Per-signature statistics. */
+struct fmt_stat {
+	uint32_t sig;
+	rondo_stat s;
+};
+
+struct fmt_stats {
+	uint32_t n;
+	struct fmt_stat *st; /* sorted by sig, each sig at most once */
+};
+
+void fmt_stats_encode(struct fmt_buf *b, const struct fmt_stats *s);
+/* Checks sig < nsigs, strictly increasing, min <= max, histogram total ==
+ * count. */
+int fmt_stats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
+		     uint32_t nsigs, struct fmt_err *e);
+void fmt_stats_free(struct fmt_stats *s);
+
+/* Histogram bin of a duration in nanoseconds (see rondo_stat). */
+unsigned fmt_hist_bin(uint64_t ns);
+
+#endif /* RONDO_FORMAT_H */

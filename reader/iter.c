@@ -1,0 +1,195 @@
+/*
+ * iter.c - walking the expansion of a rule without expanding it.
+ *
+ * A walk holds one frame per grammar level: the rule, the position in its
+ * body and how many repetitions of that symbol are done.  Repeated terminals
+ * are produced one by one; skip() jumps over whole repetitions using the
+ * precomputed expansion lengths.
+ */
+#include <stdlib.h>
+
+#include "trace_int.h"
+
+int walk_init(struct walk *w, const struct fmt_grammar *g,
+	      const uint64_t *len, uint32_t cap, uint32_t rule)
+{
+	w->g = g;
+	w->len = len;
+	w->pos = 0;
+	w->depth = 0;
+	w->cap = cap ? cap : 1;
+	w->st = malloc(sizeof(*w->st) * w->cap);
+	if (!w->st)
+		return RONDO_E_NOMEM;
+	if (rule < g->nrules) {
+		w->st[0] = (struct walk_frame){rule, 0, 0};
+		w->depth = 1;
+	}
+	return 0;
+}
+
+void walk_free(struct walk *w)
+{
+	free(w->st);
+	w->st = NULL;
+}
+
+/* Marks `k` more repetitions of the top frame's current symbol done. */
+static void walk_advance(struct walk *w, uint64_t k)
+{
+	struct walk_frame *f = &w->st[w->depth - 1];
+	const rondo_sym *s = &w->g->body[w->g->first[f->rule] + f->pos];
+
+	f->done += k;
+	if (f->done == s->count) {
+		f->pos++;
+		f->done = 0;
+	}
+}
+
+/* Pops finished frames; returns the current symbol of the top frame, or
+ * NULL at the end of the walk. */
+static const rondo_sym *walk_current(struct walk *w)
+{
+	while (w->depth > 0) {
+		struct walk_frame *f = &w->st[w->depth - 1];
+		uint32_t len = w->g->first[f->rule + 1] - w->g->first[f->rule];
+
+		if (f->pos < len)
+			return &w->g->body[w->g->first[f->rule] + f->pos];
+		w->depth--;
+		if (w->depth > 0)
+			walk_advance(w, 1);
+	}
+	return NULL;
+}
+
+/* Enters the rule referenced by the top frame's current symbol.  The depth
+ * bound computed at open time guarantees room. */
+static void walk_descend(struct walk *w, const rondo_sym *s)
+{
+	w->st[w->depth++] = (struct walk_frame){RONDO_SYM_ID(s->sym), 0, 0};
+}
+
+int walk_next(struct walk *w, uint32_t *term)
+{
+	const rondo_sym *s;
+
+	while ((s = walk_current(w)) != NULL) {
+		if (RONDO_SYM_IS_RULE(s->sym)) {
+			walk_descend(w, s);
+			continue;
+		}
+		*term = s->sym;
+		walk_advance(w, 1);
+		w->pos++;
+		return 1;
+	}
+	return 0;
+}
+
+int walk_skip(struct walk *w, uint64_t n)
+{
+	const rondo_sym *s;
+
+	while (n > 0 && (s = walk_current(w)) != NULL) {
+		struct walk_frame *f = &w->st[w->depth - 1];
+		uint64_t unit = RONDO_SYM_IS_RULE(s->sym)
+					? w->len[RONDO_SYM_ID(s->sym)]
+					: 1;
+		uint64_t k = n / unit;
+
+		if (k > s->count - f->done)
+			k = s->count - f->done;
+		if (k > 0) {
+			walk_advance(w, k);
+			w->pos += k * unit;
+			n -= k * unit;
+		} else {
+			walk_descend(w, s); /* n < unit: the stop is inside */
+		}
+	}
+	return n > 0 ? RONDO_E_RANGE : 0;
+}
+
+int walk_depth(const struct fmt_grammar *g, uint32_t *depth)
+{
+	uint32_t *d = calloc(g->nrules ? g->nrules : 1, sizeof(*d));
+	uint32_t best = 0;
+
+	if (!d)
+		return RONDO_E_NOMEM;
+	/* Rules refer only to smaller ids, so one pass in id order works. */
+	for (uint32_t r = 0; r < g->nrules; r++) {
+		uint32_t m = 0;
+
+		for (uint32_t i = g->first[r]; i < g->first[r + 1]; i++) {
+			uint32_t s = g->body[i].sym;
+
+			if (RONDO_SYM_IS_RULE(s) && d[RONDO_SYM_ID(s)] > m)
+				m = d[RONDO_SYM_ID(s)];
+		}
+		d[r] = m + 1;
+		if (d[r] > best)
+			best = d[r];
+	}
+	free(d);
+	*depth = best;
+	return 0;
+}
+
+/* ---- the public iterator ------------------------------------------------- */
+
+struct rondo_iter {
+	struct walk w;
+};
+
+rondo_iter *rondo_iter_create_rule(const rondo_trace *t, uint32_t rule)
+{
+	rondo_iter *it;
+
+	if (!t || !t->opened || rule >= t->g.nrules)
+		return NULL;
+	it = malloc(sizeof(*it));
+	if (!it)
+		return NULL;
+	if (walk_init(&it->w, &t->g, t->rule_calls, t->depth, rule) < 0) {
+		free(it);
+		return NULL;
+	}
+	return it;
+}
+
+rondo_iter *rondo_iter_create(const rondo_trace *t, uint32_t rank)
+{
+	if (!t || !t->opened || rank >= t->rm.nranks)
+		return NULL;
+	return rondo_iter_create_rule(t, t->rank_root[rank]);
+}
+
+void rondo_iter_free(rondo_iter *it)
+{
+	if (!it)
+		return;
+	walk_free(&it->w);
+	free(it);
+}
+
+int rondo_iter_next(rondo_iter *it, uint32_t *sig)
+{
+	if (!it || !sig)
+		return RONDO_E_STATE;
+	return walk_next(&it->w, sig);
+}
+
+int rondo_iter_skip(rondo_iter *it, uint64_t n)
+{
+	if (!it)
+		return RONDO_E_STATE;
+	return walk_skip(&it->w, n);
+}
+
+uint64_t rondo_iter_position(const rondo_iter *it)
+{
+	return it ? it->w.pos : 0;
+}

@@ -1,0 +1,382 @@
+/*
+ * rondo.h - read rondo trace files (librondo).
+ *
+ * A .rondo file holds the MPI calls of every rank of one job as a grammar:
+ * a table of call signatures (terminals), rules whose bodies are symbols
+ * with repeat counts, and a map from each rank to the rule that expands to
+ * its whole call sequence.  Everything here works on that compressed form;
+ * nothing expands the full list of calls unless the caller iterates it.
+ *
+ * Conventions (after zstd and libyaml):
+ * - every symbol is prefixed rondo_, every handle is opaque;
+ * - functions that can fail return int: 0 on success, a negative RONDO_E_*
+ *   code on failure; rondo_strerror() names the code and
+ *   rondo_trace_error() gives the detail of the last failure on a handle
+ *   (file, section, byte offset, what was wrong);
+ * - free functions accept NULL;
+ * - the library never prints and never exits.
+ *
+ * The file format is described in FORMAT.md, installed beside this header's
+ * documentation.
+ */
+#ifndef RONDO_H
+#define RONDO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(RONDO_BUILDING_LIBRARY)
+#define RONDO_API __attribute__((visibility("default")))
+#else
+#define RONDO_API
+#endif
+
+/* Version of this library (not of the file format). */
+#define RONDO_VERSION_MAJOR 0
+#define RONDO_VERSION_MINOR 1
+#define RONDO_VERSION_RELEASE 0
+#define RONDO_VERSION_NUMBER                                                   \
+	(RONDO_VERSION_MAJOR * 10000 + RONDO_VERSION_MINOR * 100 +             \
+	 RONDO_VERSION_RELEASE)
+
+/* Version of the file format this library writes and reads.  Files with a
+ * newer major version are refused; newer minor versions are read, and
+ * sections this library does not know are skipped. */
+#define RONDO_FORMAT_MAJOR 1
+#define RONDO_FORMAT_MINOR 0
+
+/** Returns RONDO_VERSION_NUMBER of the library actually linked. */
+RONDO_API unsigned rondo_version_number(void);
+
+/** Returns the library version as a string, e.g. "0.1.0". */
+RONDO_API const char *rondo_version_string(void);
+
+/* Error codes: every failing function returns one of these (all < 0). */
+#define RONDO_OK 0
+#define RONDO_E_IO (-1)         /* the operating system refused (open, read) */
+#define RONDO_E_NOMEM (-2)      /* out of memory */
+#define RONDO_E_NOTRONDO (-3)   /* not a rondo file (bad magic) */
+#define RONDO_E_VERSION (-4)    /* written by a newer, incompatible version */
+#define RONDO_E_TRUNCATED (-5)  /* the file or a section ends too early */
+#define RONDO_E_CORRUPT (-6)    /* a checksum, length, offset or value is wrong */
+#define RONDO_E_MISSING (-7)    /* a required section is absent */
+#define RONDO_E_RANGE (-8)      /* an argument is out of range (rank, id) */
+#define RONDO_E_STATE (-9)      /* the handle is not in a usable state */
+
+/** Returns a static, one-line description of an error code. */
+RONDO_API const char *rondo_strerror(int code);
+
+/* ------------------------------------------------------------------------ */
+/* Opening a trace                                                           */
+
+typedef struct rondo_trace rondo_trace;
+
+/** Allocates an empty trace handle.  Returns NULL only when out of memory. */
+RONDO_API rondo_trace *rondo_trace_create(void);
+
+/** Frees a handle and everything read through it.  Accepts NULL. */
+RONDO_API void rondo_trace_free(rondo_trace *t);
+
+/**
+ * Opens and validates the file at `path`.  Only the header, the section
+ * table and the sections needed to answer the calls below are read; each
+ * section is decompressed once.  Every length, offset, count and symbol is
+ * checked, so a damaged file fails here rather than later.
+ * Returns 0, or a negative RONDO_E_* code with the detail in
+ * rondo_trace_error().  A handle can be opened once.
+ */
+RONDO_API int rondo_trace_open(rondo_trace *t, const char *path);
+
+/**
+ * As rondo_trace_open(), on `size` bytes in memory (copied).  `name` is used
+ * in error messages and may be NULL.
+ */
+RONDO_API int rondo_trace_open_memory(rondo_trace *t, const void *data,
+				      size_t size, const char *name);
+
+/**
+ * Returns the detail of the last failure on `t`, one line naming the file,
+ * the section and the byte offset where that applies, e.g.
+ * "app.rondo: section 'grammar': rule 7 refers to undefined rule 9 (byte 312
+ * of 4096)".  Returns "" when nothing failed.  Never NULL for a non-NULL t.
+ */
+RONDO_API const char *rondo_trace_error(const rondo_trace *t);
+
+/* ------------------------------------------------------------------------ */
+/* The container                                                             */
+
+/** Returns the format version of the opened file (major in *major, minor in
+ * *minor; either may be NULL). */
+RONDO_API void rondo_format_version(const rondo_trace *t, unsigned *major,
+				    unsigned *minor);
+
+/** Returns the number of sections in the file (including unknown ones). */
+RONDO_API uint32_t rondo_section_count(const rondo_trace *t);
+
+/**
+ * Describes section `i`: its name ("unknown" for types this library does not
+ * know), its stored (compressed) and raw sizes in bytes.  Any pointer may be
+ * NULL.  Returns 0 or RONDO_E_RANGE.
+ */
+RONDO_API int rondo_section_info(const rondo_trace *t, uint32_t i,
+				 const char **name, uint64_t *stored,
+				 uint64_t *raw);
+
+/** Returns the size of the opened file in bytes. */
+RONDO_API uint64_t rondo_file_size(const rondo_trace *t);
+
+/* ------------------------------------------------------------------------ */
+/* Metadata: key/value strings (program, command line, ranks, MPI library,   */
+/* host, start time, tracer version and settings).                           */
+
+/** Returns the number of metadata entries. */
+RONDO_API uint32_t rondo_meta_count(const rondo_trace *t);
+
+/** Reads entry `i`; returns 0 or RONDO_E_RANGE.  Strings live as long as
+ * the handle. */
+RONDO_API int rondo_meta_entry(const rondo_trace *t, uint32_t i,
+			       const char **key, const char **value);
+
+/** Returns the value for `key`, or NULL if absent. */
+RONDO_API const char *rondo_meta_get(const rondo_trace *t, const char *key);
+
+/* ------------------------------------------------------------------------ */
+/* Functions and call signatures                                             */
+
+/** Returns the number of function names in the trace. */
+RONDO_API uint32_t rondo_func_count(const rondo_trace *t);
+
+/** Returns the name of function `id` ("MPI_Send"), or NULL if out of range. */
+RONDO_API const char *rondo_func_name(const rondo_trace *t, uint32_t id);
+
+/** Returns the number of parameters recorded for function `id`. */
+RONDO_API uint32_t rondo_func_param_count(const rondo_trace *t, uint32_t id);
+
+/** Returns the name of parameter `p` of function `id`, or NULL. */
+RONDO_API const char *rondo_func_param_name(const rondo_trace *t,
+					    uint32_t id, uint32_t p);
+
+/** Returns the number of named constants (MPI_COMM_WORLD, MPI_DOUBLE...). */
+RONDO_API uint32_t rondo_const_count(const rondo_trace *t);
+
+/** Returns the name of constant `id`, or NULL if out of range. */
+RONDO_API const char *rondo_const_name(const rondo_trace *t, uint32_t id);
+
+/** Returns the number of distinct call signatures (the terminals). */
+RONDO_API uint32_t rondo_sig_count(const rondo_trace *t);
+
+/** Returns the function id of signature `sig`, or UINT32_MAX if out of
+ * range. */
+RONDO_API uint32_t rondo_sig_func(const rondo_trace *t, uint32_t sig);
+
+/** Returns the number of argument values of signature `sig` (0 if out of
+ * range). */
+RONDO_API uint32_t rondo_sig_arg_count(const rondo_trace *t, uint32_t sig);
+
+/* Kinds of argument values (see FORMAT.md, "Argument values"). */
+enum rondo_kind {
+	RONDO_ARG_NULL = 0,       /* null or ignored pointer */
+	RONDO_ARG_INT = 1,        /* integer: count, size, flag, displacement */
+	RONDO_ARG_RANK = 2,       /* rank in the call's communicator */
+	RONDO_ARG_RANK_REL = 3,   /* rank relative to the caller's own rank */
+	RONDO_ARG_TAG = 4,        /* message tag */
+	RONDO_ARG_CONST = 5,      /* named constant: index into the constants */
+	RONDO_ARG_COMM = 6,       /* symbolic handles: a per-type id */
+	RONDO_ARG_GROUP = 7,
+	RONDO_ARG_DATATYPE = 8,
+	RONDO_ARG_OP = 9,
+	RONDO_ARG_REQUEST = 10,
+	RONDO_ARG_INFO = 11,
+	RONDO_ARG_ERRHANDLER = 12,
+	RONDO_ARG_WIN = 13,
+	RONDO_ARG_FILE = 14,
+	RONDO_ARG_MESSAGE = 15,
+	RONDO_ARG_SESSION = 16,
+	RONDO_ARG_BUFFER = 17,    /* list: segment id, offset */
+	RONDO_ARG_STATUS = 18,    /* list: the fields that cannot be inferred */
+	RONDO_ARG_ARRAY = 19,     /* list of values */
+	RONDO_ARG_STRING = 20,    /* bytes: text */
+	RONDO_ARG_BYTES = 21,     /* bytes: opaque */
+	RONDO_ARG_CALLBACK = 22,  /* function pointer: symbolic id */
+	RONDO_ARG_KIND_COUNT
+};
+
+/* How a value is laid out (the low 3 bits of its tag). */
+enum rondo_wire {
+	RONDO_WIRE_NONE = 0,  /* no payload */
+	RONDO_WIRE_UINT = 1,  /* unsigned varint, in .u */
+	RONDO_WIRE_SINT = 2,  /* zigzag varint, in .i */
+	RONDO_WIRE_BYTES = 3, /* length + bytes, in .data/.size */
+	RONDO_WIRE_LIST = 4   /* count + values, .n elements in .data/.size */
+};
+
+/** One decoded argument value.  For lists, .data/.size hold the encoded
+ * elements; read them with rondo_arg_elem(). */
+typedef struct rondo_arg {
+	uint32_t kind; /* enum rondo_kind, or a newer kind this library
+			  does not know */
+	uint32_t wire; /* enum rondo_wire */
+	uint64_t u;
+	int64_t i;
+	uint64_t n;
+	const uint8_t *data;
+	size_t size;
+} rondo_arg;
+
+/** Decodes argument `a` of signature `sig`.  Returns 0 or RONDO_E_RANGE. */
+RONDO_API int rondo_sig_arg(const rondo_trace *t, uint32_t sig, uint32_t a,
+			    rondo_arg *out);
+
+/** Decodes element `k` of a list value.  Returns 0 or RONDO_E_RANGE. */
+RONDO_API int rondo_arg_elem(const rondo_arg *list, uint64_t k,
+			     rondo_arg *out);
+
+/**
+ * Writes signature `sig` as text, e.g.
+ * "MPI_Send(buf=seg1+0, count=10, datatype=MPI_DOUBLE, dest=+1, tag=7,
+ * comm=MPI_COMM_WORLD)", into `buf` (always NUL-terminated when size > 0).
+ * Returns the length the full text needs, as snprintf does, or
+ * RONDO_E_RANGE.
+ */
+RONDO_API int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
+			       size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* The grammar                                                               */
+
+/* A symbol in a rule body: a terminal (a signature id) or, with
+ * RONDO_SYM_RULE set, a rule id; repeated `count` times (count >= 1). */
+#define RONDO_SYM_RULE 0x80000000u
+#define RONDO_SYM_ID(s) ((s) & ~RONDO_SYM_RULE)
+#define RONDO_SYM_IS_RULE(s) (((s) & RONDO_SYM_RULE) != 0)
+
+typedef struct rondo_sym {
+	uint32_t sym;
+	uint32_t reserved;
+	uint64_t count;
+} rondo_sym;
+
+/** Returns the number of rules.  Rule ids are 0..count-1, and a rule refers
+ * only to rules with smaller ids. */
+RONDO_API uint32_t rondo_rule_count(const rondo_trace *t);
+
+/**
+ * Sets *body to the symbols of rule `rule` and *len to their number.  The
+ * array lives as long as the handle.  Returns 0 or RONDO_E_RANGE.
+ */
+RONDO_API int rondo_rule_body(const rondo_trace *t, uint32_t rule,
+			      const rondo_sym **body, uint32_t *len);
+
+/** Returns the number of calls rule `rule` expands to (computed once when
+ * the file is opened, never by expanding), or 0 if out of range. */
+RONDO_API uint64_t rondo_rule_calls(const rondo_trace *t, uint32_t rule);
+
+/** Returns the total number of grammar symbols (the sum of body lengths). */
+RONDO_API uint64_t rondo_grammar_size(const rondo_trace *t);
+
+/* ------------------------------------------------------------------------ */
+/* Ranks and rank groups                                                     */
+
+/** Returns the number of ranks (MPI_COMM_WORLD size) of the traced job. */
+RONDO_API uint32_t rondo_rank_count(const rondo_trace *t);
+
+/** Returns the rule whose expansion is the whole call sequence of `rank`,
+ * or UINT32_MAX if `rank` is out of range. */
+RONDO_API uint32_t rondo_rank_root(const rondo_trace *t, uint32_t rank);
+
+/** Returns the number of calls `rank` made (0 if out of range). */
+RONDO_API uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank);
+
+/** Returns the number of rank groups: sets of ranks whose whole call
+ * sequence is the same rule.  Groups are ordered by their lowest rank. */
+RONDO_API uint32_t rondo_group_count(const rondo_trace *t);
+
+/** Returns the root rule of group `g`, or UINT32_MAX if out of range. */
+RONDO_API uint32_t rondo_group_root(const rondo_trace *t, uint32_t g);
+
+/** Returns the number of ranks in group `g` (0 if out of range). */
+RONDO_API uint32_t rondo_group_size(const rondo_trace *t, uint32_t g);
+
+/**
+ * Copies the ranks of group `g`, in increasing order, into ranks[0..max-1].
+ * Returns the group's size (which may exceed max), or RONDO_E_RANGE.
+ */
+RONDO_API int64_t rondo_group_ranks(const rondo_trace *t, uint32_t g,
+				    uint32_t *ranks, uint32_t max);
+
+/**
+ * Writes the ranks of group `g` compactly ("0-3,8,10-14:2") into `buf`,
+ * NUL-terminated when size > 0.  "a-b:s" means a, a+s, ... up to b.
+ * Returns the length the full text needs, or RONDO_E_RANGE.
+ */
+RONDO_API int rondo_group_format(const rondo_trace *t, uint32_t g, char *buf,
+				 size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Per-signature statistics                                                  */
+
+#define RONDO_HIST_BINS 64
+
+/* Aggregated durations of all calls of one signature over all ranks.
+ * Durations are in nanoseconds; hist[k] counts calls whose duration d has
+ * 2^k <= d < 2^(k+1) (hist[0] also counts d = 0). */
+typedef struct rondo_stat {
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	double sumsq_ns2; /* sum of squared durations, for the deviation */
+	uint64_t hist[RONDO_HIST_BINS];
+} rondo_stat;
+
+/** Fills *out with the statistics of `sig`.  Returns 0, RONDO_E_RANGE, or
+ * RONDO_E_MISSING when the file has no statistics for it. */
+RONDO_API int rondo_sig_stat(const rondo_trace *t, uint32_t sig,
+			     rondo_stat *out);
+
+/* ------------------------------------------------------------------------ */
+/* Walking calls in order                                                    */
+
+typedef struct rondo_iter rondo_iter;
+
+/**
+ * Creates an iterator over the calls of `rank`, in program order.  It keeps
+ * one frame per grammar level, so its memory is proportional to the depth of
+ * the grammar, not to the number of calls.  Returns NULL if `rank` is out of
+ * range or memory is short.
+ */
+RONDO_API rondo_iter *rondo_iter_create(const rondo_trace *t, uint32_t rank);
+
+/** As rondo_iter_create(), over the expansion of one rule. */
+RONDO_API rondo_iter *rondo_iter_create_rule(const rondo_trace *t,
+					     uint32_t rule);
+
+/** Frees an iterator.  Accepts NULL.  Must be called before the trace is
+ * freed. */
+RONDO_API void rondo_iter_free(rondo_iter *it);
+
+/**
+ * Produces the next call's signature id in *sig.  Returns 1 when a call was
+ * produced, 0 at the end, or a negative RONDO_E_* code.
+ */
+RONDO_API int rondo_iter_next(rondo_iter *it, uint32_t *sig);
+
+/**
+ * Skips `n` calls without producing them, in time proportional to the
+ * grammar depth times the rule lengths on the way, not to n.  Returns 0, or
+ * RONDO_E_RANGE if fewer than n calls remain (the iterator is then at the
+ * end).
+ */
+RONDO_API int rondo_iter_skip(rondo_iter *it, uint64_t n);
+
+/** Returns the index of the next call the iterator will produce. */
+RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RONDO_H */

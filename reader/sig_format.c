@@ -1,0 +1,271 @@
+/*
+ * sig_format.c - call signatures and rank groups as text.
+ *
+ * Both formatters follow snprintf: they write what fits, always terminate,
+ * and return the length the whole text needs.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace_int.h"
+
+/* Elements of an array printed before "..." */
+#define FORMAT_MAX_ELEMS 8
+
+struct out {
+	char *buf;
+	size_t size;
+	size_t len; /* what the text needs, may exceed size */
+};
+
+static void out_printf(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *at = o->len < o->size ? o->buf + o->len : NULL;
+	size_t room = o->len < o->size ? o->size - o->len : 0;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(at, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+/* Short names for symbolic handles, indexed by kind. */
+static const char *const handle_prefix[RONDO_ARG_KIND_COUNT] = {
+	[RONDO_ARG_COMM] = "comm",	    [RONDO_ARG_GROUP] = "group",
+	[RONDO_ARG_DATATYPE] = "type",	    [RONDO_ARG_OP] = "op",
+	[RONDO_ARG_REQUEST] = "req",	    [RONDO_ARG_INFO] = "info",
+	[RONDO_ARG_ERRHANDLER] = "errh",    [RONDO_ARG_WIN] = "win",
+	[RONDO_ARG_FILE] = "file",	    [RONDO_ARG_MESSAGE] = "msg",
+	[RONDO_ARG_SESSION] = "session",    [RONDO_ARG_CALLBACK] = "fn",
+};
+
+static void format_value(struct out *o, const rondo_trace *t,
+			 const rondo_arg *a);
+
+static void format_list(struct out *o, const rondo_trace *t,
+			const rondo_arg *a, const char *open,
+			const char *close)
+{
+	rondo_arg e;
+
+	out_printf(o, "%s", open);
+	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS; k++) {
+		if (rondo_arg_elem(a, k, &e) < 0)
+			break;
+		out_printf(o, "%s", k ? ", " : "");
+		format_value(o, t, &e);
+	}
+	if (a->n > FORMAT_MAX_ELEMS)
+		out_printf(o, ", ... %" PRIu64 " in all", a->n);
+	out_printf(o, "%s", close);
+}
+
+static void format_string(struct out *o, const rondo_arg *a)
+{
+	out_printf(o, "\"");
+	for (size_t i = 0; i < a->size; i++) {
+		unsigned char ch = a->data[i];
+
+		if (ch == '"' || ch == '\\')
+			out_printf(o, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			out_printf(o, "\\x%02x", ch);
+		else
+			out_printf(o, "%c", ch);
+	}
+	out_printf(o, "\"");
+}
+
+/* A value whose kind this library does not know, by its wire form. */
+static void format_generic(struct out *o, const rondo_trace *t,
+			   const rondo_arg *a)
+{
+	out_printf(o, "?%" PRIu32 ":", a->kind);
+	switch (a->wire) {
+	case RONDO_WIRE_UINT: out_printf(o, "%" PRIu64, a->u); break;
+	case RONDO_WIRE_SINT: out_printf(o, "%" PRId64, a->i); break;
+	case RONDO_WIRE_BYTES: out_printf(o, "<%zu bytes>", a->size); break;
+	case RONDO_WIRE_LIST: format_list(o, t, a, "[", "]"); break;
+	default: out_printf(o, "-"); break;
+	}
+}
+
+static void format_buffer(struct out *o, const rondo_trace *t,
+			  const rondo_arg *a)
+{
+	rondo_arg seg, off;
+
+	if (a->n == 2 && rondo_arg_elem(a, 0, &seg) == 0 &&
+	    rondo_arg_elem(a, 1, &off) == 0 && seg.wire == RONDO_WIRE_UINT &&
+	    off.wire == RONDO_WIRE_SINT)
+		out_printf(o, "seg%" PRIu64 "%+" PRId64, seg.u, off.i);
+	else
+		format_list(o, t, a, "buf[", "]");
+}
+
+static void format_value(struct out *o, const rondo_trace *t,
+			 const rondo_arg *a)
+{
+	const char *name;
+
+	if (a->kind < RONDO_ARG_KIND_COUNT && handle_prefix[a->kind] &&
+	    a->wire == RONDO_WIRE_UINT) {
+		out_printf(o, "%s#%" PRIu64, handle_prefix[a->kind], a->u);
+		return;
+	}
+	switch (a->kind) {
+	case RONDO_ARG_NULL: out_printf(o, "NULL"); return;
+	case RONDO_ARG_INT:
+	case RONDO_ARG_RANK:
+	case RONDO_ARG_TAG:
+		if (a->wire == RONDO_WIRE_SINT) {
+			out_printf(o, "%" PRId64, a->i);
+			return;
+		}
+		break;
+	case RONDO_ARG_RANK_REL:
+		if (a->wire == RONDO_WIRE_SINT) {
+			out_printf(o, "%+" PRId64, a->i);
+			return;
+		}
+		break;
+	case RONDO_ARG_CONST:
+		if (a->wire != RONDO_WIRE_UINT)
+			break;
+		name = a->u <= UINT32_MAX ? rondo_const_name(t, (uint32_t)a->u)
+					  : NULL;
+		if (name)
+			out_printf(o, "%s", name);
+		else
+			out_printf(o, "const#%" PRIu64, a->u);
+		return;
+	case RONDO_ARG_BUFFER:
+		if (a->wire == RONDO_WIRE_LIST) {
+			format_buffer(o, t, a);
+			return;
+		}
+		break;
+	case RONDO_ARG_STATUS:
+	case RONDO_ARG_ARRAY:
+		if (a->wire == RONDO_WIRE_LIST) {
+			format_list(o, t, a,
+				    a->kind == RONDO_ARG_STATUS ? "status{"
+								: "[",
+				    a->kind == RONDO_ARG_STATUS ? "}" : "]");
+			return;
+		}
+		break;
+	case RONDO_ARG_STRING:
+		if (a->wire == RONDO_WIRE_BYTES) {
+			format_string(o, a);
+			return;
+		}
+		break;
+	case RONDO_ARG_BYTES:
+		if (a->wire == RONDO_WIRE_BYTES) {
+			out_printf(o, "<%zu bytes>", a->size);
+			return;
+		}
+		break;
+	}
+	format_generic(o, t, a);
+}
+
+int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
+		     size_t size)
+{
+	struct out o = {buf, size, 0};
+	uint32_t func, nargs;
+	const char *fname;
+	rondo_arg a;
+
+	if (!t || !t->opened || sig >= t->cst.n || (size && !buf))
+		return RONDO_E_RANGE;
+	if (size)
+		buf[0] = '\0';
+	func = t->cst.sig[sig].func;
+	nargs = t->cst.sig[sig].nargs;
+	fname = rondo_func_name(t, func);
+	out_printf(&o, "%s(", fname);
+	for (uint32_t i = 0; i < nargs; i++) {
+		const char *pname = rondo_func_param_name(t, func, i);
+
+		if (rondo_sig_arg(t, sig, i, &a) < 0)
+			break;
+		out_printf(&o, "%s", i ? ", " : "");
+		if (pname)
+			out_printf(&o, "%s=", pname);
+		format_value(&o, t, &a);
+	}
+	out_printf(&o, ")");
+	return o.len > INT32_MAX ? INT32_MAX : (int)o.len;
+}
+
+/* Emits ranks first, first+stride, ... (n of them) as compactly as can be. */
+static void format_run(struct out *o, uint32_t first, uint32_t stride,
+		       uint32_t n)
+{
+	const char *sep = o->len ? "," : "";
+
+	if (n == 1)
+		out_printf(o, "%s%" PRIu32, sep, first);
+	else if (n == 2)
+		out_printf(o, "%s%" PRIu32 ",%" PRIu32, sep, first,
+			   first + stride);
+	else if (stride == 1)
+		out_printf(o, "%s%" PRIu32 "-%" PRIu32, sep, first,
+			   first + n - 1);
+	else
+		out_printf(o, "%s%" PRIu32 "-%" PRIu32 ":%" PRIu32, sep, first,
+			   first + stride * (n - 1), stride);
+}
+
+int rondo_group_format(const rondo_trace *t, uint32_t g, char *buf,
+		       size_t size)
+{
+	struct out o = {buf, size, 0};
+	uint32_t first = 0, stride = 0, n = 0;
+
+	if (!t || !t->opened || g >= t->ngroups || (size && !buf))
+		return RONDO_E_RANGE;
+	if (size)
+		buf[0] = '\0';
+	for (uint32_t r = 0; r < t->rm.nranks; r++) {
+		if (t->rank_group[r] != g)
+			continue;
+		if (n == 0 || (n == 1 && r > first)) {
+			if (n == 1)
+				stride = r - first;
+			else
+				first = r;
+			n++;
+		} else if (r == first + stride * n) {
+			n++;
+		} else {
+			/* A pair that does not continue is better printed
+			 * as the first rank alone, the second starting a
+			 * new run with this rank. */
+			if (n == 2) {
+				format_run(&o, first, stride, 1);
+				first += stride;
+				stride = r - first;
+				n = 2;
+			} else {
+				format_run(&o, first, stride, n);
+				first = r;
+				n = 1;
+			}
+		}
+	}
+	if (n)
+		format_run(&o, first, stride, n);
+	return o.len > INT32_MAX ? INT32_MAX : (int)o.len;
+}

@@ -1,0 +1,533 @@
+/*
+ * trace.c - opening a .rondo file and answering questions about it.
+ *
+ * Opening reads the file once, checks the container, then decodes the
+ * sections in dependency order (functions, signatures, grammar, rank map,
+ * statistics), each decoder checking its references against what came
+ * before.  After a successful open every accessor is a lookup.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace_int.h"
+
+unsigned rondo_version_number(void)
+{
+	return RONDO_VERSION_NUMBER;
+}
+
+const char *rondo_version_string(void)
+{
+	return PACKAGE_VERSION;
+}
+
+const char *rondo_strerror(int code)
+{
+	switch (code) {
+	case RONDO_OK: return "success";
+	case RONDO_E_IO: return "input/output error";
+	case RONDO_E_NOMEM: return "out of memory";
+	case RONDO_E_NOTRONDO: return "not a rondo trace";
+	case RONDO_E_VERSION: return "unsupported format version";
+	case RONDO_E_TRUNCATED: return "truncated file";
+	case RONDO_E_CORRUPT: return "corrupt file";
+	case RONDO_E_MISSING: return "missing section";
+	case RONDO_E_RANGE: return "argument out of range";
+	case RONDO_E_STATE: return "handle not usable";
+	default: return "unknown error";
+	}
+}
+
+rondo_trace *rondo_trace_create(void)
+{
+	return calloc(1, sizeof(rondo_trace));
+}
+
+void rondo_trace_free(rondo_trace *t)
+{
+	if (!t)
+		return;
+	fmt_meta_free(&t->meta);
+	fmt_funcs_free(&t->funcs);
+	fmt_consts_free(&t->consts);
+	fmt_cst_free(&t->cst);
+	fmt_grammar_free(&t->g);
+	fmt_rankmap_free(&t->rm);
+	fmt_stats_free(&t->stats);
+	fmt_container_free(&t->c);
+	free(t->rule_calls);
+	free(t->rank_root);
+	free(t->rank_group);
+	free(t->groups);
+	free(t->data);
+	free(t->name);
+	free(t);
+}
+
+const char *rondo_trace_error(const rondo_trace *t)
+{
+	return t ? t->err : "no trace handle";
+}
+
+static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(t->err, sizeof(t->err), "%s: ", t->name);
+
+	if (n < 0 || (size_t)n >= sizeof(t->err))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(t->err + n, sizeof(t->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Turns a codec's error detail into the handle's one-line message. */
+static int trace_fail_fmt(rondo_trace *t, const struct fmt_err *e)
+{
+	if (!e->section)
+		return trace_fail(t, e->code, "%s (at byte %llu)", e->msg,
+				  (unsigned long long)e->offset);
+	if (e->size)
+		return trace_fail(t, e->code,
+				  "section '%s': %s (at byte %llu of %llu)",
+				  e->section, e->msg,
+				  (unsigned long long)e->offset,
+				  (unsigned long long)e->size);
+	return trace_fail(t, e->code, "section '%s': %s (at byte %llu)",
+			  e->section, e->msg, (unsigned long long)e->offset);
+}
+
+static int trace_read_file(rondo_trace *t, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	int rc = 0;
+
+	if (!f)
+		return trace_fail(t, RONDO_E_IO, "%s", strerror(errno));
+	if (fstat(fileno(f), &st) < 0) {
+		rc = trace_fail(t, RONDO_E_IO, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = trace_fail(t, RONDO_E_IO, "not a regular file");
+	} else if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		rc = trace_fail(t, RONDO_E_NOMEM, "file too large");
+	} else {
+		t->size = (size_t)st.st_size;
+		t->data = malloc(t->size ? t->size : 1);
+		if (!t->data)
+			rc = trace_fail(t, RONDO_E_NOMEM, "out of memory");
+		else if (fread(t->data, 1, t->size, f) != t->size)
+			rc = trace_fail(t, RONDO_E_IO, "read error: %s",
+					ferror(f) ? strerror(errno)
+						  : "file shrank while read");
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Loads section `type`; *raw is NULL with rc 0 if it is absent and
+ * optional. */
+static int trace_section(rondo_trace *t, uint32_t type, int required,
+			 uint8_t **raw, size_t *len)
+{
+	struct fmt_err e = {0};
+	int idx = fmt_container_find(&t->c, type);
+	int rc;
+
+	*raw = NULL;
+	*len = 0;
+	if (idx < 0)
+		return required ? trace_fail(t, RONDO_E_MISSING,
+					     "no '%s' section",
+					     fmt_section_name(type))
+				: 0;
+	rc = fmt_section_load(&t->c, (uint32_t)idx, raw, len, &e);
+	return rc < 0 ? trace_fail_fmt(t, &e) : 0;
+}
+
+/* Decodes the sections the API needs, each checked against the ones it
+ * refers to. */
+static int trace_decode(rondo_trace *t)
+{
+	struct fmt_err e = {0};
+	uint8_t *p;
+	size_t n;
+	int rc;
+
+#define DECODE(type, required, call)                                           \
+	do {                                                                   \
+		rc = trace_section(t, type, required, &p, &n);                 \
+		if (rc < 0)                                                    \
+			return rc;                                             \
+		if (p) {                                                       \
+			rc = (call);                                           \
+			free(p);                                               \
+			if (rc < 0)                                            \
+				return trace_fail_fmt(t, &e);                  \
+		}                                                              \
+	} while (0)
+
+	DECODE(FMT_SEC_META, 0, fmt_meta_decode(&t->meta, p, n, &e));
+	DECODE(FMT_SEC_FUNCS, 1, fmt_funcs_decode(&t->funcs, p, n, &e));
+	DECODE(FMT_SEC_CONSTS, 0, fmt_consts_decode(&t->consts, p, n, &e));
+	DECODE(FMT_SEC_CST, 1, fmt_cst_decode(&t->cst, p, n, t->funcs.n, &e));
+	DECODE(FMT_SEC_GRAMMAR, 1,
+	       fmt_grammar_decode(&t->g, p, n, t->cst.n, &t->rule_calls, &e));
+	DECODE(FMT_SEC_RANKMAP, 1,
+	       fmt_rankmap_decode(&t->rm, p, n, t->g.nrules, &e));
+	DECODE(FMT_SEC_STATS, 0, fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
+#undef DECODE
+	return 0;
+}
+
+/* Expands the rank map (one rule per rank) and groups ranks by root. */
+static int trace_rank_groups(rondo_trace *t)
+{
+	uint32_t nranks = t->rm.nranks, depth, *group_of;
+	struct walk w;
+	int rc;
+
+	t->rank_root = malloc(sizeof(uint32_t) * nranks);
+	t->rank_group = malloc(sizeof(uint32_t) * nranks);
+	group_of = malloc(sizeof(uint32_t) * (t->g.nrules ? t->g.nrules : 1));
+	t->groups = malloc(sizeof(*t->groups) * nranks);
+	rc = walk_depth(&t->rm.map, &depth);
+	if (!t->rank_root || !t->rank_group || !group_of || !t->groups ||
+	    rc < 0 || walk_init(&w, &t->rm.map, NULL, depth,
+				t->rm.map.nrules - 1) < 0) {
+		free(group_of);
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	}
+	memset(group_of, 0xff, sizeof(uint32_t) * t->g.nrules);
+	for (uint32_t r = 0; r < nranks; r++) {
+		uint32_t root = 0;
+
+		walk_next(&w, &root); /* the decoder checked the length */
+		if (group_of[root] == UINT32_MAX) {
+			group_of[root] = t->ngroups;
+			t->groups[t->ngroups++] = (struct trace_group){root, 0};
+		}
+		t->rank_root[r] = root;
+		t->rank_group[r] = group_of[root];
+		t->groups[group_of[root]].size++;
+	}
+	walk_free(&w);
+	free(group_of);
+	return 0;
+}
+
+static int trace_load(rondo_trace *t)
+{
+	struct fmt_err e = {0};
+	int rc;
+
+	rc = fmt_container_parse(&t->c, t->data, t->size, &e);
+	if (rc < 0)
+		return trace_fail_fmt(t, &e);
+	rc = trace_decode(t);
+	if (rc < 0)
+		return rc;
+	for (uint32_t r = 0; r < t->g.nrules; r++)
+		t->nsyms += t->g.first[r + 1] - t->g.first[r];
+	if (walk_depth(&t->g, &t->depth) < 0)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	rc = trace_rank_groups(t);
+	if (rc < 0)
+		return rc;
+	t->opened = 1;
+	return 0;
+}
+
+static int trace_begin(rondo_trace *t, const char *name)
+{
+	if (!t)
+		return RONDO_E_STATE;
+	if (t->opened || t->name) {
+		snprintf(t->err, sizeof(t->err), "%s: handle already used",
+			 name);
+		return RONDO_E_STATE;
+	}
+	t->name = strdup(name);
+	if (!t->name) {
+		snprintf(t->err, sizeof(t->err), "out of memory");
+		return RONDO_E_NOMEM;
+	}
+	return 0;
+}
+
+int rondo_trace_open(rondo_trace *t, const char *path)
+{
+	int rc = trace_begin(t, path ? path : "(null)");
+
+	if (rc < 0)
+		return rc;
+	if (!path)
+		return trace_fail(t, RONDO_E_IO, "no file name");
+	rc = trace_read_file(t, path);
+	return rc < 0 ? rc : trace_load(t);
+}
+
+int rondo_trace_open_memory(rondo_trace *t, const void *data, size_t size,
+			    const char *name)
+{
+	int rc = trace_begin(t, name ? name : "(memory)");
+
+	if (rc < 0)
+		return rc;
+	t->data = malloc(size ? size : 1);
+	if (!t->data)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	if (size)
+		memcpy(t->data, data, size);
+	t->size = size;
+	return trace_load(t);
+}
+
+/* ---- container and metadata ---------------------------------------------- */
+
+void rondo_format_version(const rondo_trace *t, unsigned *major,
+			  unsigned *minor)
+{
+	if (major)
+		*major = t && t->opened ? t->c.major : 0;
+	if (minor)
+		*minor = t && t->opened ? t->c.minor : 0;
+}
+
+uint32_t rondo_section_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->c.nsec : 0;
+}
+
+int rondo_section_info(const rondo_trace *t, uint32_t i, const char **name,
+		       uint64_t *stored, uint64_t *raw)
+{
+	if (!t || !t->opened || i >= t->c.nsec)
+		return RONDO_E_RANGE;
+	if (name)
+		*name = fmt_section_name(t->c.sec[i].type);
+	if (stored)
+		*stored = t->c.sec[i].stored;
+	if (raw)
+		*raw = t->c.sec[i].raw;
+	return 0;
+}
+
+uint64_t rondo_file_size(const rondo_trace *t)
+{
+	return t && t->opened ? t->size : 0;
+}
+
+uint32_t rondo_meta_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->meta.n : 0;
+}
+
+int rondo_meta_entry(const rondo_trace *t, uint32_t i, const char **key,
+		     const char **value)
+{
+	if (!t || !t->opened || i >= t->meta.n)
+		return RONDO_E_RANGE;
+	if (key)
+		*key = t->meta.kv[i].key;
+	if (value)
+		*value = t->meta.kv[i].value;
+	return 0;
+}
+
+const char *rondo_meta_get(const rondo_trace *t, const char *key)
+{
+	if (!t || !t->opened || !key)
+		return NULL;
+	for (uint32_t i = 0; i < t->meta.n; i++)
+		if (strcmp(t->meta.kv[i].key, key) == 0)
+			return t->meta.kv[i].value;
+	return NULL;
+}
+
+/* ---- functions, constants, signatures ------------------------------------ */
+
+uint32_t rondo_func_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->funcs.n : 0;
+}
+
+const char *rondo_func_name(const rondo_trace *t, uint32_t id)
+{
+	return t && t->opened && id < t->funcs.n ? t->funcs.f[id].name : NULL;
+}
+
+uint32_t rondo_func_param_count(const rondo_trace *t, uint32_t id)
+{
+	return t && t->opened && id < t->funcs.n ? t->funcs.f[id].nparams : 0;
+}
+
+const char *rondo_func_param_name(const rondo_trace *t, uint32_t id,
+				  uint32_t p)
+{
+	if (!t || !t->opened || id >= t->funcs.n || p >= t->funcs.f[id].nparams)
+		return NULL;
+	return t->funcs.f[id].params[p];
+}
+
+uint32_t rondo_const_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->consts.n : 0;
+}
+
+const char *rondo_const_name(const rondo_trace *t, uint32_t id)
+{
+	return t && t->opened && id < t->consts.n ? t->consts.name[id] : NULL;
+}
+
+uint32_t rondo_sig_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->cst.n : 0;
+}
+
+uint32_t rondo_sig_func(const rondo_trace *t, uint32_t sig)
+{
+	return t && t->opened && sig < t->cst.n ? t->cst.sig[sig].func
+						: UINT32_MAX;
+}
+
+uint32_t rondo_sig_arg_count(const rondo_trace *t, uint32_t sig)
+{
+	return t && t->opened && sig < t->cst.n ? t->cst.sig[sig].nargs : 0;
+}
+
+int rondo_sig_arg(const rondo_trace *t, uint32_t sig, uint32_t a,
+		  rondo_arg *out)
+{
+	struct fmt_cur c;
+	int rc = 0;
+
+	if (!t || !t->opened || sig >= t->cst.n || a >= t->cst.sig[sig].nargs)
+		return RONDO_E_RANGE;
+	/* The decoder validated every value, so these gets cannot fail. */
+	fmt_cur_init(&c, t->cst.sig[sig].args, t->cst.sig[sig].len, "cst",
+		     NULL);
+	for (uint32_t i = 0; i <= a && rc == 0; i++)
+		rc = fmt_arg_get(&c, out);
+	return rc;
+}
+
+int rondo_arg_elem(const rondo_arg *list, uint64_t k, rondo_arg *out)
+{
+	struct fmt_cur c;
+	int rc = 0;
+
+	if (!list || list->wire != RONDO_WIRE_LIST || k >= list->n)
+		return RONDO_E_RANGE;
+	fmt_cur_init(&c, list->data, list->size, "cst", NULL);
+	for (uint64_t i = 0; i <= k && rc == 0; i++)
+		rc = fmt_arg_get(&c, out);
+	return rc;
+}
+
+/* ---- grammar, ranks, statistics ------------------------------------------ */
+
+uint32_t rondo_rule_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->g.nrules : 0;
+}
+
+int rondo_rule_body(const rondo_trace *t, uint32_t rule,
+		    const rondo_sym **body, uint32_t *len)
+{
+	if (!t || !t->opened || rule >= t->g.nrules)
+		return RONDO_E_RANGE;
+	if (body)
+		*body = t->g.body + t->g.first[rule];
+	if (len)
+		*len = t->g.first[rule + 1] - t->g.first[rule];
+	return 0;
+}
+
+uint64_t rondo_rule_calls(const rondo_trace *t, uint32_t rule)
+{
+	return t && t->opened && rule < t->g.nrules ? t->rule_calls[rule] : 0;
+}
+
+uint64_t rondo_grammar_size(const rondo_trace *t)
+{
+	return t && t->opened ? t->nsyms : 0;
+}
+
+uint32_t rondo_rank_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->rm.nranks : 0;
+}
+
+uint32_t rondo_rank_root(const rondo_trace *t, uint32_t rank)
+{
+	return t && t->opened && rank < t->rm.nranks ? t->rank_root[rank]
+						     : UINT32_MAX;
+}
+
+uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank)
+{
+	return t && t->opened && rank < t->rm.nranks
+		       ? t->rule_calls[t->rank_root[rank]]
+		       : 0;
+}
+
+uint32_t rondo_group_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->ngroups : 0;
+}
+
+uint32_t rondo_group_root(const rondo_trace *t, uint32_t g)
+{
+	return t && t->opened && g < t->ngroups ? t->groups[g].root
+						: UINT32_MAX;
+}
+
+uint32_t rondo_group_size(const rondo_trace *t, uint32_t g)
+{
+	return t && t->opened && g < t->ngroups ? t->groups[g].size : 0;
+}
+
+int64_t rondo_group_ranks(const rondo_trace *t, uint32_t g, uint32_t *ranks,
+			  uint32_t max)
+{
+	uint32_t k = 0;
+
+	if (!t || !t->opened || g >= t->ngroups || (max && !ranks))
+		return RONDO_E_RANGE;
+	for (uint32_t r = 0; r < t->rm.nranks && k < max; r++)
+		if (t->rank_group[r] == g)
+			ranks[k++] = r;
+	return t->groups[g].size;
+}
+
+int rondo_sig_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
+{
+	uint32_t lo = 0, hi;
+
+	if (!t || !t->opened || sig >= t->cst.n || !out)
+		return RONDO_E_RANGE;
+	hi = t->stats.n;
+	while (lo < hi) { /* records are sorted by signature */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->stats.st[mid].sig < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->stats.n || t->stats.st[lo].sig != sig)
+		return RONDO_E_MISSING;
+	*out = t->stats.st[lo].s;
+	return 0;
+}

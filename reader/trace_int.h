@@ -1,0 +1,74 @@
+/*
+ * trace_int.h - librondo's private structures, shared by its source files.
+ */
+#ifndef RONDO_TRACE_INT_H
+#define RONDO_TRACE_INT_H
+
+#include "format.h"
+#include "rondo.h"
+
+/* One rank group: the ranks whose whole call sequence is rule `root`. */
+struct trace_group {
+	uint32_t root;
+	uint32_t size;
+};
+
+struct rondo_trace {
+	int opened;
+	char *name; /* for messages: the path, or the caller's name */
+	uint8_t *data;
+	size_t size;
+	struct fmt_container c;
+
+	struct fmt_meta meta;
+	struct fmt_funcs funcs;
+	struct fmt_consts consts;
+	struct fmt_cst cst;
+	struct fmt_grammar g;
+	uint64_t *rule_calls; /* calls each rule expands to */
+	uint64_t nsyms;
+	uint32_t depth; /* longest chain of rule references, plus one */
+	struct fmt_rankmap rm;
+	uint32_t *rank_root; /* the rank map, expanded: one rule per rank */
+	uint32_t *rank_group;
+	uint32_t ngroups;
+	struct trace_group *groups;
+	struct fmt_stats stats;
+
+	char err[512];
+};
+
+/*
+ * A walk over the expansion of one rule of a grammar, one terminal at a
+ * time, holding one frame per level.  Used for ranks' calls and for the rank
+ * map itself.
+ */
+struct walk_frame {
+	uint32_t rule;
+	uint32_t pos;  /* index of the current symbol in the body */
+	uint64_t done; /* repetitions of that symbol already produced */
+};
+
+struct walk {
+	const struct fmt_grammar *g;
+	const uint64_t *len; /* expansion length per rule; needed by skip */
+	struct walk_frame *st;
+	uint32_t depth, cap;
+	uint64_t pos;
+};
+
+/* Starts a walk over `rule`; cap is the grammar's depth bound (frames). */
+int walk_init(struct walk *w, const struct fmt_grammar *g,
+	      const uint64_t *len, uint32_t cap, uint32_t rule);
+void walk_free(struct walk *w);
+/* 1 and *term set, or 0 at the end. */
+int walk_next(struct walk *w, uint32_t *term);
+/* 0, or RONDO_E_RANGE if the expansion ends first. */
+int walk_skip(struct walk *w, uint64_t n);
+
+/* Sets *depth to the depth bound of a grammar whose rules refer only to
+ * smaller ids: the longest chain of references plus one.  Returns 0 or
+ * RONDO_E_NOMEM. */
+int walk_depth(const struct fmt_grammar *g, uint32_t *depth);
+
+#endif /* RONDO_TRACE_INT_H */

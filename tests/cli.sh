@@ -1,0 +1,84 @@
+#!/bin/sh
+# cli.sh - the rondo command on traces from the tests' writer: output
+# compared with golden files, exit codes and messages on bad usage.
+# REGEN=1 rewrites the golden files instead of comparing.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+rondo="$top_builddir/tui/rondo"
+mktrace="$top_builddir/tests/mktrace"
+golden="$top_srcdir/tests/golden"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect_exit CODE CMD...: runs CMD, output in $tmp/out and $tmp/err.
+expect_exit() {
+	want=$1; shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(head -c 300 "$tmp/err")"
+}
+
+# compare NAME: $tmp/out against the golden file NAME.
+compare() {
+	if [ "${REGEN:-}" = 1 ]; then
+		cp "$tmp/out" "$golden/$1"
+	elif ! diff -u "$golden/$1" "$tmp/out"; then
+		fail "output differs from golden/$1"
+	fi
+}
+
+cd "$tmp" || exit 1
+"$mktrace" --ranks 4 --iters 5 demo.rondo || { echo "FAIL: mktrace"; exit 1; }
+
+# info: everything but the stored sizes, which belong to the zstd version
+expect_exit 0 "$rondo" info demo.rondo
+sed -e 's/^\(format *[0-9.]*\), [0-9]* bytes/\1, N bytes/' \
+    -e 's/^\(  [a-z]* *\) *[0-9][0-9]* \( *[0-9][0-9]*\)$/\1 N \2/' \
+    "$tmp/out" >"$tmp/masked" && mv "$tmp/masked" "$tmp/out"
+compare info.txt
+
+expect_exit 0 "$rondo" dump --grammar demo.rondo
+compare dump-grammar.txt
+expect_exit 0 "$rondo" dump --rank 1 demo.rondo
+compare dump-rank1.txt
+expect_exit 0 "$rondo" dump demo.rondo
+calls=$(wc -l <"$tmp/out")
+[ "$calls" -eq $((4 * 3 + 5 * (2 * 3 + 2 * 5) + 5 * 4 * 2)) ] ||
+	fail "dump printed $calls calls"
+# options after the file work too
+expect_exit 0 "$rondo" dump demo.rondo -r 3
+[ "$(wc -l <"$tmp/out")" -eq $((3 + 5 * 5)) ] || fail "dump -r 3 after the file"
+
+# a newer minor version with an unknown section is read
+"$mktrace" --ranks 2 --iters 2 --future future.rondo || fail "mktrace --future"
+expect_exit 0 "$rondo" info future.rondo
+grep -q '^  unknown ' "$tmp/out" || fail "unknown section not listed"
+
+# usage errors: exit 2, one message naming the problem
+expect_exit 2 "$rondo"
+expect_exit 2 "$rondo" frobnicate demo.rondo
+grep -q "unknown command 'frobnicate'" "$tmp/err" || fail "unknown command message"
+expect_exit 2 "$rondo" dump --rank x demo.rondo
+grep -q -- "--rank: 'x' is not a rank" "$tmp/err" || fail "bad --rank message"
+expect_exit 2 "$rondo" dump --bogus demo.rondo
+expect_exit 2 "$rondo" info
+expect_exit 2 "$rondo" info a.rondo b.rondo
+# failures: exit 1, one line "rondo: ..."
+expect_exit 1 "$rondo" dump --rank 4 demo.rondo
+grep -q "has ranks 0 to 3" "$tmp/err" || fail "rank out of range message"
+expect_exit 1 "$rondo" info /nonexistent/x.rondo
+[ "$(cat "$tmp/err")" = "rondo: cannot open /nonexistent/x.rondo: No such file or directory" ] ||
+	fail "missing file message: $(cat "$tmp/err")"
+expect_exit 1 "$rondo" info "$tmp"
+grep -q "not a regular file" "$tmp/err" || fail "directory message"
+expect_exit 0 "$rondo" --version
+grep -q '^rondo [0-9]' "$tmp/out" || fail "--version output"
+expect_exit 0 "$rondo" --help
+expect_exit 0 "$rondo" dump --help
+
+[ "$fails" -eq 0 ] && echo "cli.sh: all passed"
+[ "$fails" -eq 0 ]

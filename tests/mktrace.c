@@ -1,0 +1,377 @@
+/*
+ * mktrace.c - writes test traces: the demo job, and the corpus of damaged
+ * files the reader must refuse cleanly.
+ *
+ *   mktrace [--ranks P] [--iters N] [--future] OUT
+ *   mktrace --corpus DIR
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "testtrace.h"
+
+static void le_put(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t le_get(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Recomputes the header CRC and the table CRC after an edit, so a damaged
+ * field is caught by its own check, not by a checksum. */
+static void fix_crcs(uint8_t *f, size_t size)
+{
+	uint64_t tab = le_get(f + 16, 8), n = le_get(f + 12, 4);
+
+	le_put(f + 28, fmt_crc32c(0, f, 28), 4);
+	if (tab + n * FMT_ENTRY_SIZE + 4 <= size)
+		le_put(f + tab + n * FMT_ENTRY_SIZE,
+		       fmt_crc32c(0, f + tab, n * FMT_ENTRY_SIZE), 4);
+}
+
+/* Byte offset of section table entry i. */
+static size_t entry_at(const uint8_t *f, uint32_t i)
+{
+	return le_get(f + 16, 8) + (size_t)i * FMT_ENTRY_SIZE;
+}
+
+static int entry_of(const uint8_t *f, uint32_t type)
+{
+	for (uint32_t i = 0; i < le_get(f + 12, 4); i++)
+		if (le_get(f + entry_at(f, i), 4) == type)
+			return (int)i;
+	return -1;
+}
+
+static int write_file(const char *dir, const char *name, const void *p,
+		      size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		fprintf(stderr, "mktrace: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The demo trace with one section's payload replaced by `payload`. */
+static int with_payload(const char *dir, const char *name, uint32_t type,
+			const struct fmt_buf *payload)
+{
+	struct testtrace *tt = tt_demo(4, 10);
+	struct fmt_writer w, o;
+	struct fmt_container c;
+	struct fmt_buf file = {0}, out = {0};
+	struct fmt_err e;
+	int rc;
+
+	fmt_writer_init(&w);
+	fmt_writer_init(&o);
+	rc = tt_finish(tt, &w, 0);
+	rc = rc ? rc : fmt_writer_finish(&w, &file);
+	rc = rc ? rc : fmt_container_parse(&c, file.data, file.len, &e);
+	for (uint32_t i = 0; rc == 0 && i < c.nsec; i++) {
+		uint8_t *raw = NULL;
+		size_t len = 0;
+
+		if (c.sec[i].type == type) {
+			rc = fmt_writer_add(&o, type, payload->data,
+					    payload->len, 3);
+			continue;
+		}
+		rc = fmt_section_load(&c, i, &raw, &len, &e);
+		if (rc == 0)
+			rc = fmt_writer_add(&o, c.sec[i].type, raw, len, 3);
+		free(raw);
+	}
+	rc = rc ? rc : fmt_writer_finish(&o, &out);
+	if (rc == 0)
+		rc = write_file(dir, name, out.data, out.len);
+	fmt_container_free(&c);
+	fmt_buf_free(&file);
+	fmt_buf_free(&out);
+	fmt_writer_free(&w);
+	fmt_writer_free(&o);
+	tt_free(tt);
+	return rc;
+}
+
+/* Damaged payloads: each breaks one rule the decoders check. */
+static int corpus_payloads(const char *dir)
+{
+	struct fmt_buf b = {0};
+	int rc = 0;
+
+	/* grammar: rule 0 refers to rule 1, not yet defined */
+	fmt_put_uvarint(&b, 2);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1u << 2 | 1u << 1);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	rc |= with_payload(dir, "grammar-forward-ref.rondo", FMT_SEC_GRAMMAR,
+			   &b);
+	/* grammar: counts whose product overflows 64 bits */
+	b.len = 0;
+	fmt_put_uvarint(&b, 3);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0u << 2 | 1);
+	fmt_put_uvarint(&b, (1ull << 40) - 2);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0u << 2 | 1u << 1 | 1);
+	fmt_put_uvarint(&b, (1ull << 40) - 2);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1u << 2 | 1u << 1 | 1);
+	fmt_put_uvarint(&b, (1ull << 40) - 2);
+	rc |= with_payload(dir, "grammar-overflow.rondo", FMT_SEC_GRAMMAR, &b);
+	/* grammar: a terminal beyond the signature table */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 5000u << 2);
+	rc |= with_payload(dir, "grammar-bad-terminal.rondo", FMT_SEC_GRAMMAR,
+			   &b);
+	/* rank map: 4 ranks, but the map expands to 3 */
+	b.len = 0;
+	fmt_put_uvarint(&b, 4);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0u << 2 | 1);
+	fmt_put_uvarint(&b, 1);
+	rc |= with_payload(dir, "rankmap-short.rondo", FMT_SEC_RANKMAP, &b);
+	/* signatures: a function id with no function */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 77);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 0);
+	rc |= with_payload(dir, "cst-bad-func.rondo", FMT_SEC_CST, &b);
+	/* signatures: an argument with an undefined wire type */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_u8(&b, 1 << 3 | 7);
+	rc |= with_payload(dir, "cst-bad-wire.rondo", FMT_SEC_CST, &b);
+	/* metadata: an overlong varint */
+	b.len = 0;
+	for (int i = 0; i < 11; i++)
+		fmt_put_u8(&b, 0x80);
+	fmt_put_u8(&b, 0);
+	rc |= with_payload(dir, "meta-overlong-varint.rondo", FMT_SEC_META,
+			   &b);
+	/* metadata: a string longer than the section */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1000000);
+	fmt_put_str(&b, "key");
+	rc |= with_payload(dir, "meta-long-string.rondo", FMT_SEC_META, &b);
+	/* statistics: histogram does not add up to the count */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 2);
+	fmt_put_uvarint(&b, 20);
+	fmt_put_uvarint(&b, 10);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_f64(&b, 200.0);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 3);
+	fmt_put_uvarint(&b, 1);
+	rc |= with_payload(dir, "stats-hist-mismatch.rondo", FMT_SEC_STATS, &b);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+/* Damaged containers, made from the bytes of a good file. */
+static int corpus_container(const char *dir, const uint8_t *good, size_t n)
+{
+	uint8_t *f = malloc(n + 64);
+	int rc = 0, i;
+
+	if (!f)
+		return -1;
+	rc |= write_file(dir, "empty.rondo", good, 0);
+	rc |= write_file(dir, "truncated-header.rondo", good, 20);
+	rc |= write_file(dir, "truncated-half.rondo", good, n / 2);
+	rc |= write_file(dir, "truncated-table.rondo", good, n - 7);
+	memcpy(f, good, n);
+	memcpy(f, "NOTRONDO", 8);
+	rc |= write_file(dir, "bad-magic.rondo", f, n);
+	memcpy(f, good, n);
+	f[24] ^= 1; /* flags byte, without fixing the CRC */
+	rc |= write_file(dir, "header-crc.rondo", f, n);
+	memcpy(f, good, n);
+	le_put(f + 8, RONDO_FORMAT_MAJOR + 1, 2);
+	fix_crcs(f, n);
+	rc |= write_file(dir, "future-major.rondo", f, n);
+	memcpy(f, good, n);
+	f[FMT_HEADER_SIZE + 3] ^= 0x40; /* inside the first section */
+	rc |= write_file(dir, "section-crc.rondo", f, n);
+	memcpy(f, good, n);
+	le_put(f + 16, n + 1000, 8);
+	fix_crcs(f, n);
+	rc |= write_file(dir, "table-offset.rondo", f, n);
+	memcpy(f, good, n);
+	i = entry_of(f, FMT_SEC_GRAMMAR);
+	le_put(f + entry_at(f, (uint32_t)i) + 8, 1ull << 62, 8);
+	fix_crcs(f, n);
+	rc |= write_file(dir, "section-offset.rondo", f, n);
+	memcpy(f, good, n);
+	i = entry_of(f, FMT_SEC_CST);
+	le_put(f + entry_at(f, (uint32_t)i) + 24, 1ull << 40, 8);
+	fix_crcs(f, n);
+	rc |= write_file(dir, "section-raw-size-lie.rondo", f, n);
+	memcpy(f, good, n);
+	le_put(f + 12, 0, 4); /* no sections at all */
+	le_put(f + 16, n - 4, 8);
+	fix_crcs(f, n);
+	rc |= write_file(dir, "no-sections.rondo", f, n);
+	memcpy(f, good, n);
+	memset(f + n, 0, 64);
+	rc |= write_file(dir, "trailing-garbage.rondo", f, n + 64);
+	free(f);
+	return rc;
+}
+
+/* A file without a grammar section. */
+static int corpus_missing(const char *dir)
+{
+	struct testtrace *tt = tt_demo(2, 3);
+	struct fmt_writer w, o;
+	struct fmt_buf file = {0}, out = {0};
+	struct fmt_container c;
+	struct fmt_err e;
+	int rc;
+
+	fmt_writer_init(&w);
+	fmt_writer_init(&o);
+	rc = tt_finish(tt, &w, 0);
+	rc = rc ? rc : fmt_writer_finish(&w, &file);
+	rc = rc ? rc : fmt_container_parse(&c, file.data, file.len, &e);
+	for (uint32_t i = 0; rc == 0 && i < c.nsec; i++) {
+		uint8_t *raw = NULL;
+		size_t len = 0;
+
+		if (c.sec[i].type == FMT_SEC_GRAMMAR)
+			continue;
+		rc = fmt_section_load(&c, i, &raw, &len, &e);
+		rc = rc ? rc : fmt_writer_add(&o, c.sec[i].type, raw, len, 3);
+		free(raw);
+	}
+	rc = rc ? rc : fmt_writer_finish(&o, &out);
+	rc = rc ? rc : write_file(dir, "missing-grammar.rondo", out.data, out.len);
+	fmt_container_free(&c);
+	fmt_buf_free(&file);
+	fmt_buf_free(&out);
+	fmt_writer_free(&w);
+	fmt_writer_free(&o);
+	tt_free(tt);
+	return rc;
+}
+
+static int make_corpus(const char *dir)
+{
+	struct testtrace *tt = tt_demo(4, 10);
+	struct fmt_writer w;
+	struct fmt_buf good = {0};
+	int rc;
+
+	fmt_writer_init(&w);
+	rc = tt_finish(tt, &w, 0);
+	rc = rc ? rc : fmt_writer_finish(&w, &good);
+	if (rc == 0)
+		rc = corpus_container(dir, good.data, good.len) |
+		     corpus_payloads(dir) | corpus_missing(dir);
+	fmt_buf_free(&good);
+	fmt_writer_free(&w);
+	tt_free(tt);
+	return rc ? 1 : 0;
+}
+
+/* A good file from a newer minor version with a section nobody knows. */
+static int make_future(struct testtrace *tt, const char *path)
+{
+	struct fmt_writer w;
+	struct fmt_buf f = {0};
+	char why[256] = "out of memory";
+	int rc;
+
+	fmt_writer_init(&w);
+	rc = tt_finish(tt, &w, 1);
+	rc = rc ? rc : fmt_writer_finish(&w, &f);
+	if (rc == 0) {
+		le_put(f.data + 10, RONDO_FORMAT_MINOR + 1, 2);
+		fix_crcs(f.data, f.len);
+		FILE *o = fopen(path, "wb");
+
+		if (!o || fwrite(f.data, 1, f.len, o) != f.len || fclose(o)) {
+			snprintf(why, sizeof(why), "%s: %s", path,
+				 strerror(errno));
+			rc = RONDO_E_IO;
+		}
+	}
+	if (rc < 0)
+		fprintf(stderr, "mktrace: %s\n", why);
+	fmt_buf_free(&f);
+	fmt_writer_free(&w);
+	return rc < 0 ? 1 : 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: mktrace [--ranks P] [--iters N] [--future] OUT\n"
+			"       mktrace --corpus DIR\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"ranks", required_argument, 0, 'r'},
+		{"iters", required_argument, 0, 'i'},
+		{"future", no_argument, 0, 'f'},
+		{"corpus", no_argument, 0, 'c'},
+		{"demo", no_argument, 0, 'd'},
+		{0, 0, 0, 0}};
+	unsigned long ranks = 4, iters = 100;
+	int future = 0, corpus = 0, c, rc;
+	struct testtrace *tt;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': ranks = strtoul(optarg, NULL, 10); break;
+		case 'i': iters = strtoul(optarg, NULL, 10); break;
+		case 'f': future = 1; break;
+		case 'c': corpus = 1; break;
+		case 'd': break; /* the defaults are the demo */
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || ranks < 1 || ranks > 1u << 20 ||
+	    iters > 1u << 30)
+		usage();
+	if (corpus)
+		return make_corpus(argv[optind]);
+	tt = tt_demo((uint32_t)ranks, (uint32_t)iters);
+	rc = future ? make_future(tt, argv[optind])
+		    : (tt_save(tt, argv[optind]) < 0);
+	tt_free(tt);
+	return rc;
+}

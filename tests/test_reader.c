@@ -1,0 +1,288 @@
+/*
+ * test_reader.c - librondo's public API on traces from the tests' writer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "format.h"
+#include "rondo.h"
+#include "testtrace.h"
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint32_t rng(uint32_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state % n);
+}
+
+/* Writes `tt` to memory and opens it; the file bytes stay in *file. */
+static rondo_trace *open_tt(struct testtrace *tt, struct fmt_buf *file,
+			    int future)
+{
+	struct fmt_writer w;
+	rondo_trace *t = rondo_trace_create();
+	int rc;
+
+	fmt_writer_init(&w);
+	rc = tt_finish(tt, &w, future);
+	CHECK(rc == 0);
+	CHECK(fmt_writer_finish(&w, file) == 0);
+	fmt_writer_free(&w);
+	rc = rondo_trace_open_memory(t, file->data, file->len, "mem.rondo");
+	CHECKF(rc == 0, "%s", rondo_trace_error(t));
+	return t;
+}
+
+/* Expected calls per rank, kept beside the writer's own record. */
+struct seqs {
+	uint32_t nranks;
+	uint32_t **s;
+	uint64_t *n, *cap;
+};
+
+static void seq_push(struct seqs *q, struct testtrace *tt, uint32_t r,
+		     uint32_t sig, uint64_t count)
+{
+	if (q->n[r] + count > q->cap[r]) {
+		q->cap[r] = (q->n[r] + count) * 2;
+		q->s[r] = realloc(q->s[r], q->cap[r] * sizeof(uint32_t));
+		if (!q->s[r])
+			exit(99);
+	}
+	for (uint64_t i = 0; i < count; i++)
+		q->s[r][q->n[r]++] = sig;
+	tt_call(tt, r, sig, count, 100 + sig);
+}
+
+/* Nested random loops: body of up to 4 items, each a call (sometimes
+ * repeated) or a loop one level down. */
+static void gen_loop(struct seqs *q, struct testtrace *tt, uint32_t r,
+		     uint32_t nsigs, int depth)
+{
+	uint32_t items = 1 + rng(4);
+
+	for (uint32_t i = 0; i < items; i++) {
+		if (depth > 0 && rng(3) == 0) {
+			uint32_t reps = 1 + rng(6);
+
+			for (uint32_t k = 0; k < reps; k++)
+				gen_loop(q, tt, r, nsigs, depth - 1);
+		} else {
+			seq_push(q, tt, r, rng(nsigs), 1 + (rng(5) == 0) * rng(9));
+		}
+	}
+}
+
+static struct testtrace *make_random(struct seqs *q, uint32_t nranks,
+				     uint32_t nsigs)
+{
+	struct testtrace *tt = tt_create(nranks);
+	uint32_t f = tt_func(tt, "MPI_Test", "n", NULL);
+
+	for (uint32_t s = 0; s < nsigs; s++) {
+		struct fmt_buf a = {0};
+
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, s);
+		CHECK(tt_sig(tt, f, &a, 1) == s);
+		fmt_buf_free(&a);
+	}
+	q->nranks = nranks;
+	q->s = calloc(nranks, sizeof(*q->s));
+	q->n = calloc(nranks, sizeof(*q->n));
+	q->cap = calloc(nranks, sizeof(*q->cap));
+	for (uint32_t r = 0; r < nranks; r++) {
+		/* Every third rank repeats the seed of rank 0, so groups
+		 * form. */
+		uint64_t save = rng_state;
+
+		if (r % 3 == 0)
+			rng_state = 12345;
+		gen_loop(q, tt, r, nsigs, 4);
+		if (r % 3 == 0)
+			rng_state = save;
+	}
+	return tt;
+}
+
+static void free_seqs(struct seqs *q)
+{
+	for (uint32_t r = 0; r < q->nranks; r++)
+		free(q->s[r]);
+	free(q->s);
+	free(q->n);
+	free(q->cap);
+}
+
+static void check_rank_walk(rondo_trace *t, const struct seqs *q, uint32_t r)
+{
+	rondo_iter *it = rondo_iter_create(t, r);
+	uint64_t i = 0, n = q->n[r];
+	uint32_t sig;
+	int rc;
+
+	CHECK(it != NULL);
+	CHECK(rondo_rank_calls(t, r) == n);
+	while ((rc = rondo_iter_next(it, &sig)) == 1) {
+		if (i >= n || sig != q->s[r][i]) {
+			CHECKF(0, "rank %u call %llu differs", r,
+			       (unsigned long long)i);
+			break;
+		}
+		i++;
+	}
+	CHECK(rc <= 0 && i == n);
+	rondo_iter_free(it);
+	/* skip to random places, compare the call found there */
+	for (int k = 0; k < 20 && n > 0; k++) {
+		uint64_t p = rng((uint32_t)n);
+
+		it = rondo_iter_create(t, r);
+		CHECK(rondo_iter_skip(it, p) == 0);
+		CHECK(rondo_iter_position(it) == p);
+		CHECK(rondo_iter_next(it, &sig) == 1 && sig == q->s[r][p]);
+		CHECK(rondo_iter_skip(it, n - p - 1) == 0);
+		CHECK(rondo_iter_next(it, &sig) == 0);
+		rondo_iter_free(it);
+	}
+	it = rondo_iter_create(t, r);
+	CHECK(rondo_iter_skip(it, n + 1) == RONDO_E_RANGE);
+	CHECK(rondo_iter_next(it, &sig) == 0);
+	rondo_iter_free(it);
+}
+
+static void test_random(void)
+{
+	struct seqs q;
+	struct fmt_buf file = {0};
+	struct testtrace *tt = make_random(&q, 10, 7);
+	rondo_trace *t = open_tt(tt, &file, 0);
+	uint32_t ranks[16];
+
+	CHECK(rondo_rank_count(t) == 10);
+	for (uint32_t r = 0; r < 10; r++)
+		check_rank_walk(t, &q, r);
+	/* ranks 0, 3, 6, 9 share one sequence, hence one group */
+	CHECK(rondo_rank_root(t, 0) == rondo_rank_root(t, 9));
+	CHECK(rondo_group_size(t, 0) == 4);
+	CHECK(rondo_group_ranks(t, 0, ranks, 16) == 4);
+	CHECK(ranks[0] == 0 && ranks[1] == 3 && ranks[2] == 6 && ranks[3] == 9);
+	CHECK(rondo_group_count(t) == 7);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+	tt_free(tt);
+	free_seqs(&q);
+}
+
+static void test_demo(void)
+{
+	struct fmt_buf file = {0};
+	struct testtrace *tt = tt_demo(6, 37);
+	rondo_trace *t = open_tt(tt, &file, 0);
+	char buf[256], small[8];
+	uint64_t calls = 0;
+	rondo_stat st;
+	rondo_arg a, e;
+	uint32_t ranks[8];
+	int n;
+
+	CHECK(rondo_rank_count(t) == 6);
+	CHECK(!strcmp(rondo_meta_get(t, "program"), "halo1d"));
+	CHECK(rondo_meta_get(t, "nonexistent") == NULL);
+	CHECK(rondo_func_count(t) == 8);
+	CHECK(!strcmp(rondo_func_name(t, 1), "MPI_Isend"));
+	CHECK(rondo_func_name(t, 8) == NULL);
+	CHECK(!strcmp(rondo_func_param_name(t, 1, 3), "dest"));
+	CHECK(rondo_sig_count(t) == 12);
+	/* end ranks differ from the middle ones: three groups */
+	CHECK(rondo_group_count(t) == 3);
+	CHECK(rondo_group_size(t, 0) == 1 && rondo_group_size(t, 1) == 4 &&
+	      rondo_group_size(t, 2) == 1);
+	CHECK(rondo_group_ranks(t, 1, ranks, 2) == 4 && ranks[0] == 1 &&
+	      ranks[1] == 2);
+	CHECK(rondo_group_format(t, 1, buf, sizeof(buf)) == 3 &&
+	      !strcmp(buf, "1-4"));
+	CHECK(rondo_group_root(t, 3) == UINT32_MAX);
+	for (uint32_t r = 0; r < 6; r++)
+		calls += rondo_rank_calls(t, r);
+	/* Init, Barrier, Finalize; per iteration 2 or 4 p2p, Waitall, 2
+	 * Allreduce */
+	CHECK(calls == 6 * 3 + 37 * (2 * 3 + 4 * 5) + 37 * 6 * 2);
+	/* signature 4 is the Isend to the right neighbour, request 3 */
+	n = rondo_sig_format(t, 4, buf, sizeof(buf));
+	CHECKF(!strcmp(buf, "MPI_Isend(buf=seg1+8192, count=1024, "
+			    "datatype=MPI_DOUBLE, dest=+1, tag=7, "
+			    "comm=MPI_COMM_WORLD, request=req#3)"),
+	       "%s", buf);
+	CHECK(n == (int)strlen(buf));
+	CHECK(rondo_sig_format(t, 4, small, sizeof(small)) == n &&
+	      strlen(small) == 7);
+	CHECK(rondo_sig_format(t, 99, buf, sizeof(buf)) == RONDO_E_RANGE);
+	CHECK(rondo_sig_arg(t, 8, 1, &a) == 0 && a.kind == RONDO_ARG_ARRAY &&
+	      a.n == 4);
+	CHECK(rondo_arg_elem(&a, 3, &e) == 0 && e.kind == RONDO_ARG_REQUEST &&
+	      e.u == 3);
+	CHECK(rondo_arg_elem(&a, 4, &e) == RONDO_E_RANGE);
+	/* Allreduce: twice per iteration on every rank */
+	CHECK(rondo_sig_stat(t, 9, &st) == 0);
+	CHECK(st.count == 2 * 37 * 6);
+	CHECK(st.min_ns >= 5000 && st.max_ns <= 40000 && st.min_ns < st.max_ns);
+	{
+		uint64_t h = 0;
+
+		for (int k = 0; k < RONDO_HIST_BINS; k++)
+			h += st.hist[k];
+		CHECK(h == st.count);
+	}
+	CHECK(rondo_sig_stat(t, 12, &st) == RONDO_E_RANGE);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+	tt_free(tt);
+}
+
+static void test_errors(void)
+{
+	struct fmt_buf file = {0};
+	struct testtrace *tt = tt_demo(3, 4);
+	rondo_trace *t = open_tt(tt, &file, 1);
+	unsigned major, minor;
+
+	/* a newer minor version with an unknown section opens */
+	rondo_format_version(t, &major, &minor);
+	CHECK(major == RONDO_FORMAT_MAJOR);
+	CHECK(rondo_section_count(t) == 8);
+	CHECK(rondo_trace_open(t, "again.rondo") == RONDO_E_STATE);
+	rondo_trace_free(t);
+
+	for (size_t len = 0; len < file.len; len++) {
+		rondo_trace *u = rondo_trace_create();
+		int rc = rondo_trace_open_memory(u, file.data, len, "cut.rondo");
+
+		CHECKF(rc < 0, "truncated to %zu bytes", len);
+		CHECK(strncmp(rondo_trace_error(u), "cut.rondo: ", 11) == 0);
+		rondo_trace_free(u);
+	}
+	t = rondo_trace_create();
+	CHECK(rondo_trace_open(t, "/nonexistent/x.rondo") == RONDO_E_IO);
+	CHECK(strstr(rondo_trace_error(t), "/nonexistent/x.rondo") != NULL);
+	CHECK(rondo_rank_count(t) == 0 && rondo_iter_create(t, 0) == NULL);
+	rondo_trace_free(t);
+	rondo_trace_free(NULL);
+	rondo_iter_free(NULL);
+	CHECK(strcmp(rondo_strerror(RONDO_E_VERSION), "unknown error") != 0);
+	CHECK(rondo_version_number() == RONDO_VERSION_NUMBER);
+	fmt_buf_free(&file);
+	tt_free(tt);
+}
+
+int main(void)
+{
+	test_demo();
+	test_random();
+	test_errors();
+	return check_done("test_reader");
+}

@@ -1,0 +1,441 @@
+/*
+ * testtrace.c - the tests' trace writer (see testtrace.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grammar.h"
+#include "testtrace.h"
+
+struct testtrace {
+	uint32_t nranks;
+	struct grammar **rank; /* one grammar per rank */
+	struct fmt_meta meta;
+	struct fmt_funcs funcs;
+	struct fmt_consts consts;
+	struct fmt_cst cst;
+	struct fmt_buf args;   /* all signatures' argument bytes */
+	size_t *args_off;      /* where each signature's bytes start */
+	struct fmt_stats stats; /* one record per signature, same index */
+};
+
+/* A test cannot go on without memory: say so and stop. */
+static void tt_die(const char *what)
+{
+	fprintf(stderr, "testtrace: %s failed\n", what);
+	exit(99);
+}
+
+static void *tt_alloc(void *p, size_t n, size_t size)
+{
+	p = realloc(p, (n ? n : 1) * size);
+	if (!p)
+		tt_die("realloc");
+	return p;
+}
+
+static char *tt_strdup(const char *s)
+{
+	char *d = tt_alloc(NULL, strlen(s) + 1, 1);
+
+	return memcpy(d, s, strlen(s) + 1);
+}
+
+struct testtrace *tt_create(uint32_t nranks)
+{
+	struct testtrace *tt = tt_alloc(NULL, 1, sizeof(*tt));
+
+	memset(tt, 0, sizeof(*tt));
+	tt->nranks = nranks;
+	tt->rank = tt_alloc(NULL, nranks, sizeof(*tt->rank));
+	for (uint32_t r = 0; r < nranks; r++) {
+		tt->rank[r] = grammar_create();
+		if (!tt->rank[r])
+			tt_die("grammar_create");
+	}
+	return tt;
+}
+
+void tt_free(struct testtrace *tt)
+{
+	if (!tt)
+		return;
+	for (uint32_t r = 0; r < tt->nranks; r++)
+		grammar_free(tt->rank[r]);
+	free(tt->rank);
+	fmt_meta_free(&tt->meta);
+	fmt_funcs_free(&tt->funcs);
+	fmt_consts_free(&tt->consts);
+	free(tt->cst.sig);
+	fmt_buf_free(&tt->args);
+	free(tt->args_off);
+	fmt_stats_free(&tt->stats);
+	free(tt);
+}
+
+void tt_meta(struct testtrace *tt, const char *key, const char *value)
+{
+	tt->meta.kv = tt_alloc(tt->meta.kv, tt->meta.n + 1,
+			       sizeof(*tt->meta.kv));
+	tt->meta.kv[tt->meta.n].key = tt_strdup(key);
+	tt->meta.kv[tt->meta.n].value = tt_strdup(value);
+	tt->meta.n++;
+}
+
+uint32_t tt_func(struct testtrace *tt, const char *name, ...)
+{
+	struct fmt_func *f;
+	const char *p;
+	va_list ap;
+
+	tt->funcs.f = tt_alloc(tt->funcs.f, tt->funcs.n + 1,
+			       sizeof(*tt->funcs.f));
+	f = &tt->funcs.f[tt->funcs.n];
+	memset(f, 0, sizeof(*f));
+	f->name = tt_strdup(name);
+	va_start(ap, name);
+	while ((p = va_arg(ap, const char *)) != NULL) {
+		f->params = tt_alloc(f->params, f->nparams + 1,
+				     sizeof(*f->params));
+		f->params[f->nparams++] = tt_strdup(p);
+	}
+	va_end(ap);
+	return tt->funcs.n++;
+}
+
+uint32_t tt_const(struct testtrace *tt, const char *name)
+{
+	tt->consts.name = tt_alloc(tt->consts.name, tt->consts.n + 1,
+				   sizeof(*tt->consts.name));
+	tt->consts.name[tt->consts.n] = tt_strdup(name);
+	return tt->consts.n++;
+}
+
+uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
+		uint32_t nargs)
+{
+	uint32_t n = tt->cst.n;
+
+	/* The same signature twice would be a bug in a test: look it up. */
+	for (uint32_t s = 0; s < n; s++)
+		if (tt->cst.sig[s].func == func &&
+		    tt->cst.sig[s].len == args->len &&
+		    !memcmp(tt->args.data + tt->args_off[s], args->data,
+			    args->len))
+			return s;
+	tt->cst.sig = tt_alloc(tt->cst.sig, n + 1, sizeof(*tt->cst.sig));
+	tt->args_off = tt_alloc(tt->args_off, n + 1, sizeof(size_t));
+	tt->stats.st = tt_alloc(tt->stats.st, n + 1, sizeof(*tt->stats.st));
+	tt->cst.sig[n] = (struct fmt_sig){func, nargs, (uint32_t)args->len,
+					  NULL};
+	tt->args_off[n] = tt->args.len;
+	fmt_put_bytes(&tt->args, args->data, args->len);
+	memset(&tt->stats.st[n], 0, sizeof(tt->stats.st[n]));
+	tt->stats.st[n].sig = n;
+	tt->stats.st[n].s.min_ns = UINT64_MAX;
+	return tt->cst.n++;
+}
+
+void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
+	     uint64_t ns)
+{
+	rondo_stat *s = &tt->stats.st[sig].s;
+
+	if (grammar_append(tt->rank[rank], sig, count) < 0)
+		tt_die("grammar_append");
+	s->count += count;
+	s->total_ns += count * ns;
+	s->sumsq_ns2 += (double)count * (double)ns * (double)ns;
+	s->min_ns = ns < s->min_ns ? ns : s->min_ns;
+	s->max_ns = ns > s->max_ns ? ns : s->max_ns;
+	s->hist[fmt_hist_bin(ns)] += count;
+}
+
+static int tt_same(const struct fmt_grammar *a, const struct fmt_grammar *b)
+{
+	return a->nrules == b->nrules &&
+	       !memcmp(a->first, b->first, sizeof(uint32_t) * (a->nrules + 1)) &&
+	       !memcmp(a->body, b->body,
+		       sizeof(rondo_sym) * a->first[a->nrules]);
+}
+
+/* Appends grammar `e` to `all`, shifting its rule ids by all->nrules. */
+static void tt_concat(struct fmt_grammar *all, const struct fmt_grammar *e)
+{
+	uint32_t base = all->nrules, nsym = all->first[base];
+	uint32_t add = e->first[e->nrules];
+
+	all->first = tt_alloc(all->first, base + e->nrules + 1,
+			      sizeof(uint32_t));
+	all->body = tt_alloc(all->body, nsym + add, sizeof(rondo_sym));
+	for (uint32_t r = 0; r <= e->nrules; r++)
+		all->first[base + r] = nsym + e->first[r];
+	for (uint32_t i = 0; i < add; i++) {
+		rondo_sym s = e->body[i];
+
+		if (RONDO_SYM_IS_RULE(s.sym))
+			s.sym = RONDO_SYM_RULE | (RONDO_SYM_ID(s.sym) + base);
+		all->body[nsym + i] = s;
+	}
+	all->nrules = base + e->nrules;
+}
+
+/* One grammar for all ranks (identical rank grammars stored once) and the
+ * rank map compressed by the engine. */
+static void tt_merge(struct testtrace *tt, struct fmt_grammar *all,
+		     struct fmt_rankmap *rm)
+{
+	struct fmt_grammar *uniq = tt_alloc(NULL, tt->nranks, sizeof(*uniq));
+	uint32_t *uniq_root = tt_alloc(NULL, tt->nranks, sizeof(uint32_t));
+	struct grammar *map = grammar_create();
+	uint32_t nuniq = 0;
+
+	all->nrules = 0;
+	all->first = tt_alloc(NULL, 1, sizeof(uint32_t));
+	all->first[0] = 0;
+	all->body = NULL;
+	if (!map)
+		tt_die("grammar_create");
+	for (uint32_t r = 0; r < tt->nranks; r++) {
+		struct fmt_grammar e;
+		uint32_t u;
+
+		if (grammar_export(tt->rank[r], &e) < 0)
+			tt_die("grammar_export");
+		for (u = 0; u < nuniq && !tt_same(&uniq[u], &e); u++)
+			;
+		if (u == nuniq) {
+			tt_concat(all, &e);
+			uniq[nuniq] = e;
+			uniq_root[nuniq++] = all->nrules - 1;
+		} else {
+			fmt_grammar_free(&e);
+		}
+		if (grammar_append(map, uniq_root[u], 1) < 0)
+			tt_die("grammar_append");
+	}
+	rm->nranks = tt->nranks;
+	if (grammar_export(map, &rm->map) < 0)
+		tt_die("grammar_export");
+	grammar_free(map);
+	for (uint32_t u = 0; u < nuniq; u++)
+		fmt_grammar_free(&uniq[u]);
+	free(uniq_root);
+	free(uniq);
+}
+
+int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
+{
+	struct fmt_grammar all;
+	struct fmt_rankmap rm;
+	struct fmt_buf b[8] = {{0}};
+	static const uint32_t type[7] = {
+		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
+		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS};
+	int rc = 0;
+
+	for (uint32_t s = 0; s < tt->cst.n; s++)
+		tt->cst.sig[s].args = tt->args.data + tt->args_off[s];
+	tt->stats.n = tt->cst.n;
+	tt_merge(tt, &all, &rm);
+	fmt_meta_encode(&b[0], &tt->meta);
+	fmt_funcs_encode(&b[1], &tt->funcs);
+	fmt_consts_encode(&b[2], &tt->consts);
+	fmt_cst_encode(&b[3], &tt->cst);
+	fmt_grammar_encode(&b[4], &all);
+	fmt_rankmap_encode(&b[5], &rm);
+	fmt_stats_encode(&b[6], &tt->stats);
+	for (int i = 0; i < 7 && rc == 0; i++)
+		rc = b[i].oom ? RONDO_E_NOMEM
+			      : fmt_writer_add(w, type[i], b[i].data, b[i].len, 3);
+	if (future && rc == 0) {
+		/* A section from a newer writer: readers must skip it. */
+		fmt_put_str(&b[7], "from the future");
+		rc = fmt_writer_add(w, 999, b[7].data, b[7].len, 3);
+	}
+	for (int i = 0; i < 8; i++)
+		fmt_buf_free(&b[i]);
+	fmt_grammar_free(&all);
+	fmt_rankmap_free(&rm);
+	return rc;
+}
+
+int tt_save(struct testtrace *tt, const char *path)
+{
+	struct fmt_writer w;
+	char why[256];
+	int rc;
+
+	fmt_writer_init(&w);
+	rc = tt_finish(tt, &w, 0);
+	if (rc == 0)
+		rc = fmt_writer_save(&w, path, why, sizeof(why));
+	if (rc < 0)
+		fprintf(stderr, "testtrace: %s\n",
+			rc == RONDO_E_IO ? why : rondo_strerror(rc));
+	fmt_writer_free(&w);
+	return rc;
+}
+
+/* ---- the demo job --------------------------------------------------------- */
+
+struct demo {
+	struct testtrace *tt;
+	uint32_t f_isend, f_irecv, f_waitall, f_allreduce;
+	uint32_t c_world, c_double, c_sum, c_ignore;
+};
+
+/* Deterministic spread of durations: base times 1..8. */
+static uint64_t demo_ns(uint64_t base, uint32_t rank, uint32_t iter)
+{
+	uint32_t h = rank * 2654435761u ^ iter * 40503u;
+
+	h ^= h >> 13;
+	return base * (1 + (h * 2246822519u >> 29));
+}
+
+static uint32_t demo_p2p(struct demo *d, uint32_t func, int64_t peer,
+			 uint32_t req)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig;
+
+	fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
+	fmt_arg_put_uint(&a, RONDO_ARG_INT, func == d->f_isend ? 1 : 2);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, peer < 0 ? 0 : 8192);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 1024);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_double);
+	fmt_arg_put_sint(&a, RONDO_ARG_RANK_REL, peer);
+	fmt_arg_put_sint(&a, RONDO_ARG_TAG, 7);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_world);
+	fmt_arg_put_uint(&a, RONDO_ARG_REQUEST, req);
+	sig = tt_sig(d->tt, func, &a, 7);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+static uint32_t demo_waitall(struct demo *d, uint32_t nreq)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig;
+
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, nreq);
+	fmt_arg_put_list(&a, RONDO_ARG_ARRAY, nreq);
+	for (uint32_t i = 0; i < nreq; i++)
+		fmt_arg_put_uint(&a, RONDO_ARG_REQUEST, i);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_ignore);
+	sig = tt_sig(d->tt, d->f_waitall, &a, 3);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+static uint32_t demo_allreduce(struct demo *d, uint32_t count)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig;
+
+	fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
+	fmt_arg_put_uint(&a, RONDO_ARG_INT, 3);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 0);
+	fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
+	fmt_arg_put_uint(&a, RONDO_ARG_INT, 3);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 64);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, count);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_double);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_sum);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_world);
+	sig = tt_sig(d->tt, d->f_allreduce, &a, 6);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+/* A call with the communicator as its only argument, or none. */
+static uint32_t demo_simple(struct demo *d, uint32_t func, int with_comm)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig;
+
+	if (with_comm)
+		fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_world);
+	sig = tt_sig(d->tt, func, &a, with_comm ? 1 : 0);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+static void demo_rank(struct demo *d, uint32_t r, uint32_t nranks,
+		      uint32_t iters, const uint32_t *sig)
+{
+	for (uint32_t it = 0; it < iters; it++) {
+		uint32_t nreq = 0;
+
+		if (r > 0) {
+			tt_call(d->tt, r, sig[0], 1, demo_ns(900, r, it));
+			tt_call(d->tt, r, sig[1], 1, demo_ns(1100, r, it));
+			nreq = 2;
+		}
+		if (r + 1 < nranks) {
+			tt_call(d->tt, r, sig[nreq ? 2 : 4], 1,
+				demo_ns(900, r, it));
+			tt_call(d->tt, r, sig[nreq ? 3 : 5], 1,
+				demo_ns(1100, r, it));
+			nreq += 2;
+		}
+		tt_call(d->tt, r, sig[nreq == 4 ? 7 : 6], 1,
+			demo_ns(20000, r, it));
+		tt_call(d->tt, r, sig[8], 2, demo_ns(5000, r, it));
+	}
+}
+
+struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
+{
+	struct demo d = {tt_create(nranks)};
+	uint32_t f_init, f_barrier, f_final, init, barrier, final, sig[9];
+	char n[32], cmd[96];
+
+	snprintf(n, sizeof(n), "%u", nranks);
+	snprintf(cmd, sizeof(cmd), "mpirun -np %u ./halo1d %u", nranks, iters);
+	tt_meta(d.tt, "program", "halo1d");
+	tt_meta(d.tt, "command", cmd);
+	tt_meta(d.tt, "ranks", n);
+	tt_meta(d.tt, "mpi", "(none: written by the tests' writer)");
+	tt_meta(d.tt, "host", "testhost");
+	tt_meta(d.tt, "start", "2026-01-01T00:00:00Z");
+	tt_meta(d.tt, "tracer", "testtrace");
+	f_init = tt_func(d.tt, "MPI_Init", "argc", "argv", NULL);
+	d.f_isend = tt_func(d.tt, "MPI_Isend", "buf", "count", "datatype",
+			    "dest", "tag", "comm", "request", NULL);
+	d.f_irecv = tt_func(d.tt, "MPI_Irecv", "buf", "count", "datatype",
+			    "source", "tag", "comm", "request", NULL);
+	d.f_waitall = tt_func(d.tt, "MPI_Waitall", "count",
+			      "array_of_requests", "array_of_statuses", NULL);
+	d.f_allreduce = tt_func(d.tt, "MPI_Allreduce", "sendbuf", "recvbuf",
+				"count", "datatype", "op", "comm", NULL);
+	f_barrier = tt_func(d.tt, "MPI_Barrier", "comm", NULL);
+	f_final = tt_func(d.tt, "MPI_Finalize", NULL);
+	d.c_world = tt_const(d.tt, "MPI_COMM_WORLD");
+	d.c_double = tt_const(d.tt, "MPI_DOUBLE");
+	d.c_sum = tt_const(d.tt, "MPI_SUM");
+	d.c_ignore = tt_const(d.tt, "MPI_STATUSES_IGNORE");
+
+	init = demo_simple(&d, f_init, 0);
+	sig[0] = demo_p2p(&d, d.f_irecv, -1, 0);
+	sig[1] = demo_p2p(&d, d.f_isend, -1, 1);
+	sig[2] = demo_p2p(&d, d.f_irecv, +1, 2);
+	sig[3] = demo_p2p(&d, d.f_isend, +1, 3);
+	sig[4] = demo_p2p(&d, d.f_irecv, +1, 0);
+	sig[5] = demo_p2p(&d, d.f_isend, +1, 1);
+	sig[6] = demo_waitall(&d, 2);
+	sig[7] = demo_waitall(&d, 4);
+	sig[8] = demo_allreduce(&d, 1);
+	barrier = demo_simple(&d, f_barrier, 1);
+	final = demo_simple(&d, f_final, 0);
+	for (uint32_t r = 0; r < nranks; r++) {
+		tt_call(d.tt, r, init, 1, 150000 + 1000 * r);
+		demo_rank(&d, r, nranks, iters, sig);
+		tt_call(d.tt, r, barrier, 1, 3000);
+		tt_call(d.tt, r, final, 1, 40000);
+	}
+	return d.tt;
+}

@@ -1,0 +1,45 @@
+/*
+ * testtrace.h - the tests' trace writer.
+ *
+ * Builds a complete .rondo file from calls the test makes up, through the
+ * same grammar engine and the same format codec the tracer uses.  Each
+ * rank gets its own grammar; identical rank grammars are stored once and
+ * the sequence of rank roots is compressed by the engine into the rank map
+ * (a stand-in for the cross-rank merge the tracer will do at
+ * MPI_Finalize).
+ */
+#ifndef RONDO_TESTTRACE_H
+#define RONDO_TESTTRACE_H
+
+#include <stdint.h>
+
+#include "format.h"
+
+struct testtrace;
+
+struct testtrace *tt_create(uint32_t nranks);
+void tt_free(struct testtrace *tt);
+
+void tt_meta(struct testtrace *tt, const char *key, const char *value);
+/* A function with its parameter names (NULL-terminated list). */
+uint32_t tt_func(struct testtrace *tt, const char *name, ...);
+uint32_t tt_const(struct testtrace *tt, const char *name);
+/* A signature: function and encoded argument values (copied). */
+uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
+		uint32_t nargs);
+/* Rank `rank` calls `sig` `count` times in a row, each taking `ns`. */
+void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
+	     uint64_t ns);
+
+/* Encodes every section into a finished writer; returns 0 or RONDO_E_*.
+ * `future` adds a section of a type no reader knows. */
+int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future);
+
+/* Convenience: tt_finish + fmt_writer_save. */
+int tt_save(struct testtrace *tt, const char *path);
+
+/* The demo job: `nranks` ranks of a 1-D non-periodic halo exchange, `iters`
+ * iterations, each with two Allreduce calls; returns a filled builder. */
+struct testtrace *tt_demo(uint32_t nranks, uint32_t iters);
+
+#endif /* RONDO_TESTTRACE_H */

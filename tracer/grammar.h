@@ -1,0 +1,72 @@
+/*
+ * grammar.h - online Sequitur with repetition counts.
+ *
+ * Symbols are appended one at a time (with an optional count); the engine
+ * keeps a grammar in which no digram (pair of adjacent symbols, counts
+ * included) occurs twice, every rule other than the root is referenced at
+ * least twice or once with a count >= 2, and adjacent equal symbols are
+ * merged: a^i a^j becomes a^(i+j).  So N identical loop iterations cost O(1)
+ * grammar, and nested loops stay constant-size as their counts grow.
+ *
+ * Appended symbols are opaque 31-bit ids; the engine calls them terminals
+ * whatever they mean to the caller, so the same engine re-compresses a
+ * sequence of rule ids from another grammar.
+ *
+ * Memory is proportional to the grammar: nodes and rules are recycled
+ * through free lists and the digram index is an open-addressing table, so
+ * the steady state allocates nothing per symbol.
+ */
+#ifndef RONDO_GRAMMAR_H
+#define RONDO_GRAMMAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+#define GRAMMAR_MAX_TERMINAL 0x7fffffffu
+
+struct grammar;
+
+/* Returns a new empty grammar, or NULL when out of memory. */
+struct grammar *grammar_create(void);
+
+/* Frees g; accepts NULL. */
+void grammar_free(struct grammar *g);
+
+/*
+ * Appends `terminal` repeated `count` times (count >= 1, terminal <=
+ * GRAMMAR_MAX_TERMINAL).  Returns 0, RONDO_E_RANGE for a bad argument, or
+ * RONDO_E_NOMEM; after NOMEM the grammar is unusable and every later call
+ * returns RONDO_E_STATE.
+ */
+int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count);
+
+/* Returns the number of terminals appended so far (counts included). */
+uint64_t grammar_length(const struct grammar *g);
+
+/* Returns the number of live rules, the root included. */
+uint32_t grammar_rule_count(const struct grammar *g);
+
+/* Returns the number of symbols in all rule bodies. */
+uint64_t grammar_symbol_count(const struct grammar *g);
+
+/* Returns the bytes the engine holds (nodes, rules, digram table). */
+size_t grammar_memory(const struct grammar *g);
+
+/*
+ * Exports the grammar: rules renumbered so that a rule refers only to rules
+ * with smaller ids, the root last.  Terminals keep their ids.  `out` is
+ * filled with malloc'd arrays; free with fmt_grammar_free().  Returns 0 or
+ * RONDO_E_NOMEM.
+ */
+int grammar_export(const struct grammar *g, struct fmt_grammar *out);
+
+/*
+ * Verifies the engine's invariants: no digram twice, every digram indexed,
+ * rule utility, no adjacent equal symbols, reference counts right.  For
+ * tests; costs O(grammar).  Returns 0, or -1 with a reason in why.
+ */
+int grammar_check(const struct grammar *g, char *why, size_t whylen);
+
+#endif /* RONDO_GRAMMAR_H */

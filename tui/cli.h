@@ -1,0 +1,36 @@
+/*
+ * cli.h - what the rondo command's subcommands share.
+ *
+ * Each subcommand is a function taking its own argv (argv[0] is the
+ * subcommand's name) and returning the process exit status: 0 done, 1 the
+ * work failed (message printed), 2 the command line was wrong.
+ */
+#ifndef RONDO_CLI_H
+#define RONDO_CLI_H
+
+#include <stdint.h>
+
+#include "rondo.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Prints "rondo: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints a usage error, then the hint to run --help; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Opens `path`; on failure prints "rondo: cannot open ...: <detail>" and
+ * returns NULL. */
+rondo_trace *cli_open(const char *path);
+
+/* Parses a non-negative decimal number below `limit`; 0 or -1. */
+int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out);
+
+#endif /* RONDO_CLI_H */

@@ -1,0 +1,94 @@
+/*
+ * cmd_info.c - `rondo info FILE`: what a trace holds, in a screenful.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static void info_usage(FILE *f)
+{
+	fprintf(f, "usage: rondo info FILE\n\n"
+		   "Prints the job's metadata, the size of the trace and of its\n"
+		   "sections, the grammar's size and the rank groups (ranks\n"
+		   "whose whole call sequence is the same).\n");
+}
+
+static void info_sections(const rondo_trace *t)
+{
+	printf("\nsections:\n  %-12s %12s %12s\n", "name", "stored", "raw");
+	for (uint32_t i = 0; i < rondo_section_count(t); i++) {
+		const char *name;
+		uint64_t stored, raw;
+
+		rondo_section_info(t, i, &name, &stored, &raw);
+		printf("  %-12s %12" PRIu64 " %12" PRIu64 "\n", name, stored,
+		       raw);
+	}
+}
+
+static void info_groups(const rondo_trace *t)
+{
+	char ranks[96];
+
+	printf("\nrank groups (ranks with the same call sequence):\n");
+	printf("  %-6s %-8s %-12s %6s  %s\n", "group", "root", "calls/rank",
+	       "ranks", "which");
+	for (uint32_t g = 0; g < rondo_group_count(t); g++) {
+		uint32_t root = rondo_group_root(t, g);
+		int n = rondo_group_format(t, g, ranks, sizeof(ranks));
+
+		printf("  %-6" PRIu32 " R%-7" PRIu32 " %-12" PRIu64
+		       " %6" PRIu32 "  %s%s\n",
+		       g, root, rondo_rule_calls(t, root),
+		       rondo_group_size(t, g), ranks,
+		       n >= (int)sizeof(ranks) ? "..." : "");
+	}
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	rondo_trace *t;
+	uint64_t calls = 0;
+	unsigned major, minor;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return info_usage(stdout), CLI_EXIT_OK;
+		return cli_usage_error("info ", "bad option");
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("info ", "info takes one FILE");
+	t = cli_open(argv[optind]);
+	if (!t)
+		return CLI_EXIT_FAIL;
+	rondo_format_version(t, &major, &minor);
+	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
+		calls += rondo_rank_calls(t, r);
+
+	printf("file         %s\n", argv[optind]);
+	printf("format       %u.%u, %" PRIu64 " bytes\n", major, minor,
+	       rondo_file_size(t));
+	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
+		const char *k, *v;
+
+		rondo_meta_entry(t, i, &k, &v);
+		printf("%-12s %s\n", k, v);
+	}
+	printf("ranks        %" PRIu32 "\n", rondo_rank_count(t));
+	printf("calls        %" PRIu64 "\n", calls);
+	printf("functions    %" PRIu32 "\n", rondo_func_count(t));
+	printf("signatures   %" PRIu32 "\n", rondo_sig_count(t));
+	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",
+	       rondo_rule_count(t), rondo_grammar_size(t));
+	printf("rank groups  %" PRIu32 "\n", rondo_group_count(t));
+	info_groups(t);
+	info_sections(t);
+	rondo_trace_free(t);
+	return CLI_EXIT_OK;
+}

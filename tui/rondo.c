@@ -1,0 +1,112 @@
+/*
+ * rondo.c - the rondo command: dispatches to its subcommands.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *args;
+	const char *help;
+} commands[] = {
+	{"info", cmd_info, "FILE", "summary of a trace: job, sizes, rank groups"},
+	{"dump", cmd_dump, "[--rank R] [--grammar] FILE",
+	 "calls in order, or the compressed form with --grammar"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rondo: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rondo: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'rondo %s--help' for more information.\n",
+		cmd ? cmd : "");
+	return CLI_EXIT_USAGE;
+}
+
+rondo_trace *cli_open(const char *path)
+{
+	rondo_trace *t = rondo_trace_create();
+
+	if (!t) {
+		cli_error("cannot open %s: out of memory", path);
+		return NULL;
+	}
+	if (rondo_trace_open(t, path) < 0) {
+		/* The detail starts with the file name already. */
+		cli_error("cannot open %s", rondo_trace_error(t));
+		rondo_trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v >= limit)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rondo COMMAND [OPTIONS] FILE\n\n"
+		   "Explore grammar-compressed MPI traces (.rondo files).\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-5s %-28s %s\n", commands[i].name,
+			commands[i].args, commands[i].help);
+	fprintf(f, "\n  rondo --version    print the version\n"
+		   "  rondo COMMAND --help   options of one command\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr), CLI_EXIT_USAGE;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help"))
+		return usage(stdout), CLI_EXIT_OK;
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("rondo %s (librondo %s, trace format %d.%d)\n",
+		       PACKAGE_VERSION, rondo_version_string(),
+		       RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR);
+		return CLI_EXIT_OK;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+}

@@ -39,12 +39,12 @@ static void out_printf(struct out *o, const char *fmt, ...)
 
 /* Short names for symbolic handles, indexed by kind. */
 static const char *const handle_prefix[RONDO_ARG_KIND_COUNT] = {
-	[RONDO_ARG_COMM] = "comm",	    [RONDO_ARG_GROUP] = "group",
-	[RONDO_ARG_DATATYPE] = "type",	    [RONDO_ARG_OP] = "op",
-	[RONDO_ARG_REQUEST] = "req",	    [RONDO_ARG_INFO] = "info",
-	[RONDO_ARG_ERRHANDLER] = "errh",    [RONDO_ARG_WIN] = "win",
-	[RONDO_ARG_FILE] = "file",	    [RONDO_ARG_MESSAGE] = "msg",
-	[RONDO_ARG_SESSION] = "session",    [RONDO_ARG_CALLBACK] = "fn",
+	[RONDO_ARG_COMM] = "c",	      [RONDO_ARG_GROUP] = "g",
+	[RONDO_ARG_DATATYPE] = "t",    [RONDO_ARG_OP] = "op",
+	[RONDO_ARG_REQUEST] = "r",     [RONDO_ARG_INFO] = "i",
+	[RONDO_ARG_ERRHANDLER] = "eh", [RONDO_ARG_WIN] = "w",
+	[RONDO_ARG_FILE] = "f",	      [RONDO_ARG_MESSAGE] = "msg",
+	[RONDO_ARG_SESSION] = "s",     [RONDO_ARG_CALLBACK] = "fn",
 };
 
 static void format_value(struct out *o, const rondo_trace *t,
@@ -106,7 +106,7 @@ static void format_buffer(struct out *o, const rondo_trace *t,
 	if (a->n == 2 && rondo_arg_elem(a, 0, &seg) == 0 &&
 	    rondo_arg_elem(a, 1, &off) == 0 && seg.wire == RONDO_WIRE_UINT &&
 	    off.wire == RONDO_WIRE_SINT)
-		out_printf(o, "seg%" PRIu64 "%+" PRId64, seg.u, off.i);
+		out_printf(o, "m%" PRIu64 "%+" PRId64, seg.u, off.i);
 	else
 		format_list(o, t, a, "buf[", "]");
 }
@@ -118,7 +118,7 @@ static void format_value(struct out *o, const rondo_trace *t,
 
 	if (a->kind < RONDO_ARG_KIND_COUNT && handle_prefix[a->kind] &&
 	    a->wire == RONDO_WIRE_UINT) {
-		out_printf(o, "%s#%" PRIu64, handle_prefix[a->kind], a->u);
+		out_printf(o, "%s%" PRIu64, handle_prefix[a->kind], a->u);
 		return;
 	}
 	switch (a->kind) {

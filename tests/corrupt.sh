@@ -17,18 +17,22 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # What the message must say for each file of the corpus.
 expect() {
 	case "$1" in
-	empty* | truncated*) echo "truncat" ;;
+	empty* | truncated-header*) echo "file ends inside the 32-byte header" ;;
+	truncated* | table-offset*) echo "past the end of the file" ;;
 	bad-magic*) echo "not a rondo" ;;
-	future-major*) echo "version" ;;
+	future-major*) echo "upgrade rondo" ;;
+	section-offset*) echo "starts at byte" ;;
+	section-raw-size*) echo "cannot hold" ;;
+	trailing-garbage*) echo "after the section table" ;;
+	no-sections*) echo "belong to no section" ;;
 	header-crc* | section-crc*) echo "checksum" ;;
-	table-offset*) echo "truncat" ;;
 	missing-grammar*) echo "no 'grammar' section" ;;
 	grammar-*) echo "section 'grammar'" ;;
 	rankmap-*) echo "section 'rankmap'" ;;
 	cst-*) echo "section 'cst'" ;;
 	meta-*) echo "section 'meta'" ;;
 	stats-*) echo "section 'stats'" ;;
-	*) echo "" ;;
+	*) echo "(no expectation written for this file)" ;;
 	esac
 }
 

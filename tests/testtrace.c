@@ -234,11 +234,15 @@ int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 	static const uint32_t type[7] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS};
+	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc = 0;
 
-	for (uint32_t s = 0; s < tt->cst.n; s++)
+	/* Statistics exist only for signatures some rank called. */
+	for (uint32_t s = 0; s < tt->cst.n; s++) {
 		tt->cst.sig[s].args = tt->args.data + tt->args_off[s];
-	tt->stats.n = tt->cst.n;
+		if (tt->stats.st[s].s.count)
+			used.st[used.n++] = tt->stats.st[s];
+	}
 	tt_merge(tt, &all, &rm);
 	fmt_meta_encode(&b[0], &tt->meta);
 	fmt_funcs_encode(&b[1], &tt->funcs);
@@ -246,7 +250,8 @@ int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 	fmt_cst_encode(&b[3], &tt->cst);
 	fmt_grammar_encode(&b[4], &all);
 	fmt_rankmap_encode(&b[5], &rm);
-	fmt_stats_encode(&b[6], &tt->stats);
+	fmt_stats_encode(&b[6], &used);
+	free(used.st);
 	for (int i = 0; i < 7 && rc == 0; i++)
 		rc = b[i].oom ? RONDO_E_NOMEM
 			      : fmt_writer_add(w, type[i], b[i].data, b[i].len, 3);

@@ -51,7 +51,7 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, char **buf,
 		return CLI_EXIT_FAIL;
 	}
 	while ((rc = rondo_iter_next(it, &sig)) == 1)
-		printf("%" PRIu32 "\t%" PRIu64 "\t%s\n", rank,
+		printf("%" PRIu32 " %" PRIu64 " %s\n", rank,
 		       rondo_iter_position(it) - 1, dump_sig(t, sig, buf, size));
 	rondo_iter_free(it);
 	if (rc < 0) {

@@ -74,12 +74,6 @@ int cmd_info(int argc, char **argv)
 	printf("file         %s\n", argv[optind]);
 	printf("format       %u.%u, %" PRIu64 " bytes\n", major, minor,
 	       rondo_file_size(t));
-	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
-		const char *k, *v;
-
-		rondo_meta_entry(t, i, &k, &v);
-		printf("%-12s %s\n", k, v);
-	}
 	printf("ranks        %" PRIu32 "\n", rondo_rank_count(t));
 	printf("calls        %" PRIu64 "\n", calls);
 	printf("functions    %" PRIu32 "\n", rondo_func_count(t));
@@ -87,6 +81,13 @@ int cmd_info(int argc, char **argv)
 	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",
 	       rondo_rule_count(t), rondo_grammar_size(t));
 	printf("rank groups  %" PRIu32 "\n", rondo_group_count(t));
+	printf("\nmetadata:\n");
+	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
+		const char *k, *v;
+
+		rondo_meta_entry(t, i, &k, &v);
+		printf("  %-10s %s\n", k, v);
+	}
 	info_groups(t);
 	info_sections(t);
 	rondo_trace_free(t);

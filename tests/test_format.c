@@ -1,0 +1,1598 @@
+/*
+ * test_format.c - the .rondo container and section codecs (reader/format.c).
+ *
+ * Round trips for every codec, and the hostile side: every truncation and
+ * every flipped byte of a complete file must be refused cleanly, and lies
+ * about sizes, counts and references must be caught.  Run it under ASan
+ * and UBSan: buffers are copied to exact-size heap blocks so that any read
+ * past the end is reported.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "check.h"
+#include "format.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/* An exact-size heap copy, so ASan sees any read past the end. */
+static uint8_t *dup_exact(const void *p, size_t n)
+{
+	uint8_t *d = malloc(n ? n : 1);
+
+	if (!d)
+		abort();
+	if (n)
+		memcpy(d, p, n);
+	return d;
+}
+
+static void put_le32_at(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64_at(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int is_error_code(int rc)
+{
+	return rc == RONDO_E_NOTRONDO || rc == RONDO_E_VERSION ||
+	       rc == RONDO_E_TRUNCATED || rc == RONDO_E_CORRUPT;
+}
+
+/* A section as the file stores it, for building files by hand. */
+struct tsec {
+	uint32_t type, codec;
+	const void *stored;
+	size_t len;
+	uint64_t raw;
+};
+
+/* Builds a file straight from FORMAT.md's tables, independently of the
+ * writer, so that each checks the other. */
+static void build(struct fmt_buf *b, uint16_t major, uint16_t minor,
+		  const struct tsec *s, uint32_t n)
+{
+	uint8_t h[32] = { 0 }, ent[40];
+	uint64_t off = 32;
+	uint32_t crc = 0;
+
+	memset(b, 0, sizeof(*b));
+	memcpy(h, "\x89RND\r\n\x1a\n", 8);
+	h[8] = (uint8_t)major, h[9] = (uint8_t)(major >> 8);
+	h[10] = (uint8_t)minor, h[11] = (uint8_t)(minor >> 8);
+	put_le32_at(h + 12, n);
+	for (uint32_t i = 0; i < n; i++)
+		off += s[i].len;
+	put_le64_at(h + 16, off);
+	put_le32_at(h + 28, fmt_crc32c(0, h, 28));
+	fmt_put_bytes(b, h, 32);
+	off = 32;
+	for (uint32_t i = 0; i < n; i++)
+		fmt_put_bytes(b, s[i].stored, s[i].len);
+	for (uint32_t i = 0; i < n; i++) {
+		memset(ent, 0, sizeof(ent));
+		put_le32_at(ent, s[i].type);
+		put_le32_at(ent + 4, s[i].codec);
+		put_le64_at(ent + 8, off);
+		put_le64_at(ent + 16, s[i].len);
+		put_le64_at(ent + 24, s[i].raw);
+		put_le32_at(ent + 32, fmt_crc32c(0, s[i].stored, s[i].len));
+		crc = fmt_crc32c(crc, ent, sizeof(ent));
+		fmt_put_bytes(b, ent, sizeof(ent));
+		off += s[i].len;
+	}
+	fmt_put_le32(b, crc);
+	if (b->oom)
+		abort();
+}
+
+/* Where entry i of a well-formed file lives. */
+static uint8_t *entry_at(struct fmt_buf *f, uint32_t i)
+{
+	return f->data + get_le64_at(f->data + 16) + (size_t)i * 40;
+}
+
+/* Recomputes the table CRC after a test edited an entry. */
+static void retable(struct fmt_buf *f)
+{
+	uint32_t n = (uint32_t)(f->data[12] | f->data[13] << 8);
+	uint8_t *t = entry_at(f, 0);
+
+	put_le32_at(t + (size_t)n * 40, fmt_crc32c(0, t, (size_t)n * 40));
+}
+
+static void set_version(struct fmt_buf *f, uint16_t major, uint16_t minor)
+{
+	f->data[8] = (uint8_t)major, f->data[9] = (uint8_t)(major >> 8);
+	f->data[10] = (uint8_t)minor, f->data[11] = (uint8_t)(minor >> 8);
+	put_le32_at(f->data + 28, fmt_crc32c(0, f->data, 28));
+}
+
+/* Parses a file and loads every section; returns the first error. */
+static int parse_load(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_container c;
+	uint8_t *out;
+	size_t len;
+	int rc = fmt_container_parse(&c, p, n, e);
+
+	for (uint32_t i = 0; !rc && i < c.nsec; i++) {
+		rc = fmt_section_load(&c, i, &out, &len, e);
+		free(out);
+	}
+	fmt_container_free(&c);
+	return rc;
+}
+
+/* ---- fixtures: one small trace ------------------------------------------- */
+
+static char *fx_params_send[] = { (char *)"buf", (char *)"count", (char *)"datatype",
+					      (char *)"dest", (char *)"tag", (char *)"comm" };
+static char *fx_params_recv[] = { (char *)"buf", (char *)"count", (char *)"datatype",
+					      (char *)"source", (char *)"tag", (char *)"comm",
+					      (char *)"status" };
+
+static void fx_meta(struct fmt_buf *b)
+{
+	struct fmt_kv kv[] = { { (char *)"program", (char *)"app" },
+			       { (char *)"ranks", (char *)"4" },
+			       { (char *)"empty", (char *)"" } };
+	struct fmt_meta m = { 3, kv };
+
+	fmt_meta_encode(b, &m);
+}
+
+static void fx_funcs(struct fmt_buf *b)
+{
+	struct fmt_func f[] = {
+		{ (char *)"MPI_Init", 0, NULL },
+		{ (char *)"MPI_Send", 6, fx_params_send },
+		{ (char *)"MPI_Recv", 7, fx_params_recv },
+	};
+	struct fmt_funcs fs = { 3, f };
+
+	fmt_funcs_encode(b, &fs);
+}
+
+static void fx_consts(struct fmt_buf *b)
+{
+	char *names[] = { (char *)"MPI_COMM_WORLD", (char *)"MPI_DOUBLE", (char *)"MPI_INT" };
+	struct fmt_consts c = { 3, names };
+
+	fmt_consts_encode(b, &c);
+}
+
+static void fx_args_send(struct fmt_buf *a)
+{
+	fmt_arg_put_list(a, RONDO_ARG_BUFFER, 2);
+	fmt_arg_put_uint(a, RONDO_ARG_INT, 1);
+	fmt_arg_put_sint(a, RONDO_ARG_INT, 0);
+	fmt_arg_put_sint(a, RONDO_ARG_INT, 10);
+	fmt_arg_put_uint(a, RONDO_ARG_CONST, 1);
+	fmt_arg_put_sint(a, RONDO_ARG_RANK_REL, 1);
+	fmt_arg_put_sint(a, RONDO_ARG_TAG, 7);
+	fmt_arg_put_uint(a, RONDO_ARG_CONST, 0);
+}
+
+/* Ten values, with nesting, bytes, NULL and a kind from the future. */
+static void fx_args_recv(struct fmt_buf *a)
+{
+	fmt_arg_put_none(a, RONDO_ARG_NULL);
+	fmt_arg_put_sint(a, RONDO_ARG_INT, -5);
+	fmt_arg_put_uint(a, RONDO_ARG_DATATYPE, 3);
+	fmt_arg_put_sint(a, RONDO_ARG_RANK, 3);
+	fmt_arg_put_list(a, RONDO_ARG_STATUS, 2);
+	fmt_arg_put_sint(a, RONDO_ARG_RANK, 3);
+	fmt_arg_put_sint(a, RONDO_ARG_TAG, 7);
+	fmt_arg_put_list(a, RONDO_ARG_ARRAY, 2);
+	fmt_arg_put_list(a, RONDO_ARG_ARRAY, 0);
+	fmt_arg_put_list(a, RONDO_ARG_ARRAY, 1);
+	fmt_arg_put_bytes(a, RONDO_ARG_BYTES, "\0\1", 2);
+	fmt_arg_put_bytes(a, RONDO_ARG_STRING, "hello", 5);
+	fmt_arg_put_uint(a, 200, 99);
+	fmt_arg_put_sint(a, RONDO_ARG_INT, INT64_MIN);
+	fmt_arg_put_uint(a, RONDO_ARG_CALLBACK, UINT64_MAX);
+}
+
+static void fx_cst(struct fmt_buf *b)
+{
+	struct fmt_buf a1 = { 0 }, a2 = { 0 };
+	struct fmt_sig s[3];
+	struct fmt_cst c = { 3, s, NULL };
+
+	fx_args_send(&a1);
+	fx_args_recv(&a2);
+	s[0] = (struct fmt_sig){ 0, 0, 0, NULL };
+	s[1] = (struct fmt_sig){ 1, 6, (uint32_t)a1.len, a1.data };
+	s[2] = (struct fmt_sig){ 2, 10, (uint32_t)a2.len, a2.data };
+	fmt_cst_encode(b, &c);
+	fmt_buf_free(&a1);
+	fmt_buf_free(&a2);
+}
+
+#define T(id, n) ((rondo_sym){ (id), 0, (n) })
+#define R(id, n) ((rondo_sym){ (id) | RONDO_SYM_RULE, 0, (n) })
+
+/* r0 = t1 t2; r1 = t0 r0^1000; r2 = r1 t1^3 (3 terminals). */
+static rondo_sym fx_body[] = { T(1, 1), T(2, 1), T(0, 1),
+			       R(0, 1000), R(1, 1), T(1, 3) };
+static uint32_t fx_first[] = { 0, 2, 4, 6 };
+static const uint64_t fx_lengths[] = { 2, 2001, 2004 };
+
+static void fx_grammar(struct fmt_buf *b)
+{
+	struct fmt_grammar g = { 3, fx_first, fx_body };
+
+	fmt_grammar_encode(b, &g);
+}
+
+/* Ranks 0-2 run r1, rank 3 runs r2. */
+static rondo_sym fx_map_body[] = { T(1, 3), T(2, 1) };
+static uint32_t fx_map_first[] = { 0, 2 };
+
+static void fx_rankmap(struct fmt_buf *b)
+{
+	struct fmt_rankmap r = { 4, { 1, fx_map_first, fx_map_body } };
+
+	fmt_rankmap_encode(b, &r);
+}
+
+static void fx_stats_fill(struct fmt_stats *s)
+{
+	static struct fmt_stat st[2];
+
+	memset(st, 0, sizeof(st));
+	st[0].sig = 0;
+	st[0].s = (rondo_stat){ .count = 4, .total_ns = 4000, .min_ns = 900,
+				.max_ns = 1100, .sumsq_ns2 = 4.04e6 };
+	st[0].s.hist[9] = 2;
+	st[0].s.hist[10] = 2;
+	st[1].sig = 2;
+	st[1].s = (rondo_stat){ .count = 3, .total_ns = (UINT64_C(1) << 40) + 1,
+				.min_ns = 0, .max_ns = UINT64_C(1) << 40,
+				.sumsq_ns2 = 1.2e24 };
+	st[1].s.hist[0] = 1;
+	st[1].s.hist[0] = 2;
+	st[1].s.hist[40] = 1;
+	s->n = 2;
+	s->st = st;
+}
+
+static void fx_stats(struct fmt_buf *b)
+{
+	struct fmt_stats s;
+
+	fx_stats_fill(&s);
+	fmt_stats_encode(b, &s);
+}
+
+/* The whole trace as a file: every known section and an unknown one. */
+static void fx_file(struct fmt_buf *out, int level)
+{
+	void (*enc[])(struct fmt_buf *) = { fx_meta,    fx_funcs,   fx_consts,
+					    fx_cst,     fx_grammar, fx_rankmap,
+					    fx_stats };
+	struct fmt_writer w;
+
+	fmt_writer_init(&w);
+	for (uint32_t i = 0; i < 7; i++) {
+		struct fmt_buf b = { 0 };
+
+		enc[i](&b);
+		CHECK(!b.oom);
+		CHECK(fmt_writer_add(&w, i + 1, b.data, b.len, level) == 0);
+		if (i == 2)
+			CHECK(fmt_writer_add(&w, 999, "future", 6, level) == 0);
+		fmt_buf_free(&b);
+	}
+	CHECK(fmt_writer_finish(&w, out) == 0);
+	fmt_writer_free(&w);
+}
+
+/* ---- varints and fixed fields -------------------------------------------- */
+
+static void test_uvarint(void)
+{
+	static const uint64_t v[] = { 0, 1, 127, 128, 16383, 16384,
+				      (1u << 21) - 1, 1u << 21, UINT32_MAX,
+				      UINT64_C(1) << 56, (UINT64_C(1) << 63) - 1,
+				      UINT64_C(1) << 63, UINT64_MAX };
+	static const size_t len[] = { 1, 1, 1, 2, 2, 3, 3, 4, 5, 9, 9, 10, 10 };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct fmt_buf b = { 0 };
+		struct fmt_cur c;
+		uint64_t x = 0;
+		uint8_t *p;
+
+		fmt_put_uvarint(&b, v[i]);
+		CHECKF(b.len == len[i], "%zu: length %zu", i, b.len);
+		p = dup_exact(b.data, b.len);
+		fmt_cur_init(&c, p, b.len, "t", NULL);
+		CHECK(fmt_get_uvarint(&c, &x) == 0 && x == v[i]);
+		CHECK(fmt_cur_end(&c) == 0);
+		for (size_t k = 0; k < b.len; k++) {
+			fmt_cur_init(&c, p, k, "t", NULL);
+			CHECK(fmt_get_uvarint(&c, &x) == RONDO_E_TRUNCATED);
+		}
+		free(p);
+		fmt_buf_free(&b);
+	}
+}
+
+static int get_uv(const uint8_t *s, size_t n, uint64_t *v, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	uint8_t *p = dup_exact(s, n);
+	int rc;
+
+	fmt_cur_init(&c, p, n, "t", e);
+	rc = fmt_get_uvarint(&c, v);
+	free(p);
+	return rc;
+}
+
+static void test_uvarint_bad(void)
+{
+	static const uint8_t overlong1[] = { 0x80, 0x00 };
+	static const uint8_t overlong2[] = { 0xff, 0x80, 0x00 };
+	static const uint8_t max[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x01 };
+	static const uint8_t over[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff, 0x02 };
+	static const uint8_t eleven[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					  0xff, 0xff, 0xff, 0x81, 0x00 };
+	static const uint8_t tenzero[] = { 0x80, 0x80, 0x80, 0x80, 0x80,
+					   0x80, 0x80, 0x80, 0x80, 0x00 };
+	struct fmt_err e = { 0 };
+	uint64_t v;
+
+	CHECK(get_uv(overlong1, 2, &v, &e) == RONDO_E_CORRUPT);
+	CHECK(e.code == RONDO_E_CORRUPT && e.offset == 0 && e.size == 2);
+	CHECK(strcmp(e.section, "t") == 0 && strstr(e.msg, "overlong"));
+	CHECK(get_uv(overlong2, 3, &v, NULL) == RONDO_E_CORRUPT);
+	CHECK(get_uv(max, 10, &v, NULL) == 0 && v == UINT64_MAX);
+	CHECK(get_uv(over, 10, &v, NULL) == RONDO_E_CORRUPT);
+	CHECK(get_uv(eleven, 11, &v, NULL) == RONDO_E_CORRUPT);
+	CHECK(get_uv(tenzero, 10, &v, NULL) == RONDO_E_CORRUPT);
+	CHECK(get_uv(max, 0, &v, &e) == RONDO_E_TRUNCATED);
+	CHECK(e.code == RONDO_E_TRUNCATED);
+}
+
+static void test_svarint(void)
+{
+	static const int64_t v[] = { 0, -1, 1, -64, 63, -65, 64, INT32_MIN,
+				     INT32_MAX, INT64_MIN, INT64_MAX };
+	static const uint64_t zz[] = { 0, 1, 2, 127, 126, 129, 128,
+				       UINT32_MAX, UINT32_MAX - 1, UINT64_MAX,
+				       UINT64_MAX - 1 };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct fmt_buf b = { 0 };
+		struct fmt_cur c;
+		uint64_t u;
+		int64_t x;
+
+		fmt_put_svarint(&b, v[i]);
+		fmt_cur_init(&c, b.data, b.len, "t", NULL);
+		CHECK(fmt_get_uvarint(&c, &u) == 0);
+		CHECKF(u == zz[i], "zigzag(%lld) = %llu", (long long)v[i],
+		       (unsigned long long)u);
+		fmt_cur_init(&c, b.data, b.len, "t", NULL);
+		CHECK(fmt_get_svarint(&c, &x) == 0 && x == v[i]);
+		fmt_buf_free(&b);
+	}
+}
+
+static void test_fixed(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_cur c;
+	uint8_t u8;
+	uint32_t u32;
+	uint64_t u64;
+	double d;
+
+	fmt_put_u8(&b, 0xab);
+	fmt_put_le32(&b, 0x01020304);
+	fmt_put_le64(&b, UINT64_C(0x0102030405060708));
+	fmt_put_f64(&b, -2.5);
+	CHECK(b.len == 21 && b.data[1] == 4 && b.data[4] == 1);
+	CHECK(b.data[5] == 8 && b.data[12] == 1);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_u8(&c, &u8) == 0 && u8 == 0xab);
+	CHECK(fmt_get_le32(&c, &u32) == 0 && u32 == 0x01020304);
+	CHECK(fmt_get_le64(&c, &u64) == 0 &&
+	      u64 == UINT64_C(0x0102030405060708));
+	CHECK(fmt_get_f64(&c, &d) == 0 && d == -2.5);
+	CHECK(fmt_get_u8(&c, &u8) == RONDO_E_TRUNCATED);
+	fmt_cur_init(&c, b.data, 3, "t", NULL);
+	CHECK(fmt_get_le32(&c, &u32) == RONDO_E_TRUNCATED && c.pos == 0);
+	fmt_cur_init(&c, b.data, 7, "t", NULL);
+	CHECK(fmt_get_le64(&c, &u64) == RONDO_E_TRUNCATED);
+	CHECK(fmt_get_f64(&c, &d) == RONDO_E_TRUNCATED);
+	fmt_buf_free(&b);
+}
+
+static void test_count_bytes(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_cur c;
+	const uint8_t *s;
+	uint32_t n;
+	size_t len;
+
+	fmt_put_uvarint(&b, 4);
+	fmt_put_bytes(&b, "abcd", 4);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_count(&c, &n, 1) == 0 && n == 4);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_count(&c, &n, 2) == RONDO_E_TRUNCATED);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_count(&c, &n, 0) == 0 && n == 4);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_bytes(&c, &s, &len) == 0 && len == 4 &&
+	      memcmp(s, "abcd", 4) == 0 && fmt_cur_end(&c) == 0);
+	fmt_cur_init(&c, b.data, b.len - 1, "t", NULL);
+	CHECK(fmt_get_bytes(&c, &s, &len) == RONDO_E_TRUNCATED);
+	b.len = 0;
+	fmt_put_uvarint(&b, UINT64_C(1) << 32);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_count(&c, &n, 1) == RONDO_E_CORRUPT);
+	b.len = 0;
+	fmt_put_str(&b, "xy");
+	fmt_put_u8(&b, 0);
+	fmt_cur_init(&c, b.data, b.len, "t", NULL);
+	CHECK(fmt_get_bytes(&c, &s, &len) == 0 && fmt_cur_end(&c) != 0);
+	fmt_buf_free(&b);
+}
+
+static void test_crc(void)
+{
+	CHECK(fmt_crc32c(0, "123456789", 9) == 0xE3069283u);
+	CHECK(fmt_crc32c(0, "", 0) == 0);
+	CHECK(fmt_crc32c(fmt_crc32c(0, "1234", 4), "56789", 5) ==
+	      0xE3069283u);
+}
+
+static void test_hist_bin(void)
+{
+	CHECK(fmt_hist_bin(0) == 0 && fmt_hist_bin(1) == 0);
+	CHECK(fmt_hist_bin(2) == 1 && fmt_hist_bin(3) == 1);
+	CHECK(fmt_hist_bin(4) == 2 && fmt_hist_bin(1023) == 9);
+	CHECK(fmt_hist_bin(1024) == 10 && fmt_hist_bin(UINT64_MAX) == 63);
+	for (unsigned k = 1; k < 64; k++)
+		CHECK(fmt_hist_bin(UINT64_C(1) << k) == k &&
+		      fmt_hist_bin((UINT64_C(1) << k) - 1) == k - 1);
+}
+
+static void test_fail(void)
+{
+	struct fmt_err e;
+
+	memset(&e, 0xff, sizeof(e));
+	CHECK(fmt_fail(&e, RONDO_E_CORRUPT, "grammar", 312, "rule %d", 7) ==
+	      RONDO_E_CORRUPT);
+	CHECK(e.code == RONDO_E_CORRUPT && e.offset == 312 && e.size == 0);
+	CHECK(strcmp(e.section, "grammar") == 0 && strcmp(e.msg, "rule 7") == 0);
+	CHECK(fmt_fail(NULL, RONDO_E_IO, NULL, 0, "x") == RONDO_E_IO);
+	CHECK(strcmp(fmt_section_name(FMT_SEC_RANKMAP), "rankmap") == 0);
+	CHECK(strcmp(fmt_section_name(0), "unknown") == 0);
+	CHECK(strcmp(fmt_section_name(1000), "unknown") == 0);
+}
+
+/* ---- payload codecs ------------------------------------------------------ */
+
+typedef int (*decode_fn)(const uint8_t *p, size_t n, struct fmt_err *e);
+
+/* Every proper prefix must fail (never crash, never succeed), with an
+ * error that points inside the bytes it was given. */
+static void check_prefixes(const char *what, decode_fn fn,
+			   const struct fmt_buf *b)
+{
+	struct fmt_err e;
+
+	for (size_t k = 0; k <= b->len; k++) {
+		uint8_t *p = dup_exact(b->data, k);
+		int rc;
+
+		memset(&e, 0, sizeof(e));
+		rc = fn(p, k, &e);
+		free(p);
+		if (k == b->len) {
+			CHECKF(rc == 0, "%s: full payload: %d %s", what, rc,
+			       e.msg);
+			continue;
+		}
+		CHECKF(rc == RONDO_E_TRUNCATED || rc == RONDO_E_CORRUPT,
+		       "%s: prefix %zu of %zu: %d", what, k, b->len, rc);
+		CHECKF(e.code == rc && e.size == k && e.offset <= k &&
+			       e.section && e.msg[0],
+		       "%s: prefix %zu: code %d size %llu offset %llu", what,
+		       k, e.code, (unsigned long long)e.size,
+		       (unsigned long long)e.offset);
+	}
+}
+
+/* Also: one extra byte at the end must be refused. */
+static void check_trailing(const char *what, decode_fn fn,
+			   const struct fmt_buf *b)
+{
+	uint8_t *p = malloc(b->len + 1);
+	struct fmt_err e = { 0 };
+
+	memcpy(p, b->data, b->len);
+	p[b->len] = 0;
+	CHECKF(fn(p, b->len + 1, &e) == RONDO_E_CORRUPT &&
+		       e.offset == b->len,
+	       "%s: trailing byte accepted", what);
+	free(p);
+}
+
+static int dec_meta(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_meta m;
+	int rc = fmt_meta_decode(&m, p, n, e);
+
+	fmt_meta_free(&m);
+	return rc;
+}
+
+static int dec_funcs(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_funcs f;
+	int rc = fmt_funcs_decode(&f, p, n, e);
+
+	fmt_funcs_free(&f);
+	return rc;
+}
+
+static int dec_consts(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_consts c;
+	int rc = fmt_consts_decode(&c, p, n, e);
+
+	fmt_consts_free(&c);
+	return rc;
+}
+
+static int dec_cst(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_cst c;
+	int rc = fmt_cst_decode(&c, p, n, 3, e);
+
+	fmt_cst_free(&c);
+	return rc;
+}
+
+static int dec_grammar(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_grammar g;
+	uint64_t *len;
+	int rc = fmt_grammar_decode(&g, p, n, 3, &len, e);
+
+	CHECK(rc == 0 || (len == NULL && g.first == NULL && g.body == NULL));
+	fmt_grammar_free(&g);
+	free(len);
+	return rc;
+}
+
+static int dec_rankmap(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_rankmap r;
+	int rc = fmt_rankmap_decode(&r, p, n, 3, e);
+
+	fmt_rankmap_free(&r);
+	return rc;
+}
+
+static int dec_stats(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_stats s;
+	int rc = fmt_stats_decode(&s, p, n, 3, e);
+
+	fmt_stats_free(&s);
+	return rc;
+}
+
+static void check_codec(const char *what, void (*enc)(struct fmt_buf *),
+			decode_fn fn)
+{
+	struct fmt_buf b = { 0 };
+
+	enc(&b);
+	CHECK(!b.oom);
+	check_prefixes(what, fn, &b);
+	check_trailing(what, fn, &b);
+	fmt_buf_free(&b);
+}
+
+static void test_prefixes(void)
+{
+	check_codec("meta", fx_meta, dec_meta);
+	check_codec("funcs", fx_funcs, dec_funcs);
+	check_codec("consts", fx_consts, dec_consts);
+	check_codec("cst", fx_cst, dec_cst);
+	check_codec("grammar", fx_grammar, dec_grammar);
+	check_codec("rankmap", fx_rankmap, dec_rankmap);
+	check_codec("stats", fx_stats, dec_stats);
+}
+
+static void test_strings(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_meta m;
+	struct fmt_funcs f;
+	struct fmt_consts c;
+	struct fmt_err e = { 0 };
+
+	fx_meta(&b);
+	CHECK(fmt_meta_decode(&m, b.data, b.len, NULL) == 0 && m.n == 3);
+	CHECK(strcmp(m.kv[0].key, "program") == 0);
+	CHECK(strcmp(m.kv[1].value, "4") == 0 && m.kv[2].value[0] == 0);
+	fmt_meta_free(&m);
+	fmt_meta_free(&m);
+	b.len = 0;
+	fx_funcs(&b);
+	CHECK(fmt_funcs_decode(&f, b.data, b.len, NULL) == 0 && f.n == 3);
+	CHECK(f.f[0].nparams == 0 && f.f[2].nparams == 7);
+	CHECK(strcmp(f.f[1].name, "MPI_Send") == 0);
+	CHECK(strcmp(f.f[2].params[6], "status") == 0);
+	fmt_funcs_free(&f);
+	b.len = 0;
+	fx_consts(&b);
+	CHECK(fmt_consts_decode(&c, b.data, b.len, NULL) == 0 && c.n == 3);
+	CHECK(strcmp(c.name[1], "MPI_DOUBLE") == 0);
+	fmt_consts_free(&c);
+	/* A NUL inside a string: the offset names the NUL itself. */
+	b.len = 0;
+	fmt_put_uvarint(&b, 2);
+	fmt_put_str(&b, "ok");
+	fmt_put_uvarint(&b, 3);
+	fmt_put_bytes(&b, "a\0b", 3);
+	CHECK(fmt_consts_decode(&c, b.data, b.len, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 6 && strcmp(e.section, "consts") == 0);
+	CHECK(c.n == 0 && c.name == NULL);
+	/* Empty tables are legal. */
+	b.len = 0;
+	fmt_put_uvarint(&b, 0);
+	CHECK(fmt_consts_decode(&c, b.data, b.len, NULL) == 0 && c.n == 0);
+	fmt_consts_free(&c);
+	fmt_buf_free(&b);
+}
+
+static int arg_decode(const struct fmt_buf *b, rondo_arg *a)
+{
+	struct fmt_cur c;
+	uint8_t *p = dup_exact(b->data, b->len);
+	int rc;
+
+	fmt_cur_init(&c, p, b->len, "cst", NULL);
+	rc = fmt_arg_get(&c, a);
+	if (!rc)
+		rc = fmt_cur_end(&c);
+	free(p);
+	return rc;
+}
+
+/* A list nested `depth` deep, innermost holding one INT. */
+static void nested(struct fmt_buf *b, unsigned depth)
+{
+	b->len = 0;
+	for (unsigned i = 0; i < depth; i++)
+		fmt_arg_put_list(b, RONDO_ARG_ARRAY, 1);
+	fmt_arg_put_sint(b, RONDO_ARG_INT, 1);
+}
+
+static void test_args(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_cur c;
+	rondo_arg a, el;
+
+	fx_args_recv(&b);
+	fmt_cur_init(&c, b.data, b.len, "cst", NULL);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.kind == RONDO_ARG_NULL &&
+	      a.wire == RONDO_WIRE_NONE);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.wire == RONDO_WIRE_SINT &&
+	      a.i == -5);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.kind == RONDO_ARG_DATATYPE &&
+	      a.u == 3);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.i == 3);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.kind == RONDO_ARG_STATUS &&
+	      a.wire == RONDO_WIRE_LIST && a.n == 2 && a.size == 4);
+	{
+		struct fmt_cur l;
+
+		fmt_cur_init(&l, a.data, a.size, "cst", NULL);
+		CHECK(fmt_arg_get(&l, &el) == 0 && el.kind == RONDO_ARG_RANK);
+		CHECK(fmt_arg_get(&l, &el) == 0 && el.i == 7);
+		CHECK(fmt_cur_end(&l) == 0);
+	}
+	/* Kinds from 16 up take two-byte tags. */
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.n == 2 && a.size == 11);
+	{
+		struct fmt_cur l, m;
+
+		fmt_cur_init(&l, a.data, a.size, "cst", NULL);
+		CHECK(fmt_arg_get(&l, &el) == 0 && el.n == 0 && el.size == 0);
+		CHECK(fmt_arg_get(&l, &el) == 0 && el.n == 1 && el.size == 5);
+		fmt_cur_init(&m, el.data, el.size, "cst", NULL);
+		CHECK(fmt_arg_get(&m, &el) == 0 &&
+		      el.wire == RONDO_WIRE_BYTES && el.size == 2 &&
+		      el.data[0] == 0 && el.data[1] == 1);
+		CHECK(fmt_cur_end(&l) == 0 && fmt_cur_end(&m) == 0);
+	}
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.kind == RONDO_ARG_STRING &&
+	      a.size == 5 && memcmp(a.data, "hello", 5) == 0);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.kind == 200 && a.u == 99);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.i == INT64_MIN);
+	CHECK(fmt_arg_get(&c, &a) == 0 && a.u == UINT64_MAX);
+	CHECK(fmt_cur_end(&c) == 0);
+	fmt_buf_free(&b);
+}
+
+static void test_args_bad(void)
+{
+	struct fmt_buf b = { 0 };
+	rondo_arg a;
+
+	nested(&b, FMT_MAX_ARG_DEPTH);
+	CHECK(arg_decode(&b, &a) == 0);
+	nested(&b, FMT_MAX_ARG_DEPTH + 1);
+	CHECK(arg_decode(&b, &a) == RONDO_E_CORRUPT);
+	for (unsigned w = 5; w < 8; w++) {
+		b.len = 0;
+		fmt_put_uvarint(&b, (uint64_t)RONDO_ARG_INT << 3 | w);
+		fmt_put_uvarint(&b, 1);
+		CHECK(arg_decode(&b, &a) == RONDO_E_CORRUPT);
+	}
+	b.len = 0;
+	fmt_put_uvarint(&b, (UINT64_C(1) << 32) << 3 | RONDO_WIRE_NONE);
+	CHECK(arg_decode(&b, &a) == RONDO_E_CORRUPT);
+	/* A list whose count promises more than there is. */
+	b.len = 0;
+	fmt_arg_put_list(&b, RONDO_ARG_ARRAY, 3);
+	fmt_arg_put_none(&b, RONDO_ARG_NULL);
+	fmt_arg_put_none(&b, RONDO_ARG_NULL);
+	CHECK(arg_decode(&b, &a) == RONDO_E_TRUNCATED);
+	fmt_buf_free(&b);
+}
+
+static void test_cst(void)
+{
+	struct fmt_buf b = { 0 }, a = { 0 };
+	struct fmt_cst t;
+	struct fmt_err e = { 0 };
+	struct fmt_sig s;
+	struct fmt_cst one = { 1, &s, NULL };
+
+	fx_cst(&b);
+	if (fmt_cst_decode(&t, b.data, b.len, 3, NULL) != 0 || t.n != 3) {
+		CHECKF(0, "cannot decode the fixture");
+		return;
+	}
+	fx_args_recv(&a);
+	CHECK(t.sig[2].func == 2 && t.sig[2].nargs == 10);
+	CHECK(t.sig[2].len == a.len &&
+	      memcmp(t.sig[2].args, a.data, a.len) == 0);
+	CHECK(t.sig[0].len == 0 && t.sig[0].nargs == 0);
+	/* The arguments live in the table's blob, not in the payload. */
+	CHECK(t.sig[1].args >= t.blob && t.sig[2].args >= t.blob);
+	fmt_cst_free(&t);
+	CHECK(fmt_cst_decode(&t, b.data, b.len, 2, &e) == RONDO_E_CORRUPT);
+	CHECK(strcmp(e.section, "cst") == 0 && e.size == b.len);
+
+	/* Fewer values than nargs says, and more. */
+	s = (struct fmt_sig){ 2, 9, (uint32_t)a.len, a.data };
+	b.len = 0;
+	fmt_cst_encode(&b, &one);
+	CHECK(fmt_cst_decode(&t, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
+	CHECK(e.size == b.len && e.offset < b.len);
+	s.nargs = 11;
+	b.len = 0;
+	fmt_cst_encode(&b, &one);
+	CHECK(fmt_cst_decode(&t, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
+	CHECK(e.code == RONDO_E_CORRUPT && e.size == b.len);
+	/* A value that runs past its signature's bytes. */
+	s = (struct fmt_sig){ 2, 10, (uint32_t)a.len - 1, a.data };
+	b.len = 0;
+	fmt_cst_encode(&b, &one);
+	fmt_put_u8(&b, 0);
+	CHECK(fmt_cst_decode(&t, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
+	CHECK(t.n == 0 && t.sig == NULL && t.blob == NULL);
+	fmt_buf_free(&b);
+	fmt_buf_free(&a);
+}
+
+static void test_grammar(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_grammar g;
+	uint64_t *len;
+
+	fx_grammar(&b);
+	CHECK(fmt_grammar_decode(&g, b.data, b.len, 3, &len, NULL) == 0);
+	CHECK(g.nrules == 3);
+	for (uint32_t r = 0; r <= 3; r++)
+		CHECK(g.first[r] == fx_first[r]);
+	for (uint32_t k = 0; k < 6; k++)
+		CHECK(g.body[k].sym == fx_body[k].sym &&
+		      g.body[k].count == fx_body[k].count &&
+		      g.body[k].reserved == 0);
+	for (uint32_t r = 0; r < 3; r++)
+		CHECK(len[r] == fx_lengths[r]);
+	free(len);
+	fmt_grammar_free(&g);
+	CHECK(fmt_grammar_decode(&g, b.data, b.len, 3, NULL, NULL) == 0);
+	fmt_grammar_free(&g);
+	/* Terminal 2 is out of range when there are only 2. */
+	CHECK(fmt_grammar_decode(&g, b.data, b.len, 2, &len, NULL) ==
+	      RONDO_E_CORRUPT);
+	CHECK(len == NULL);
+	/* The empty grammar. */
+	b.len = 0;
+	fmt_put_uvarint(&b, 0);
+	CHECK(fmt_grammar_decode(&g, b.data, b.len, 0, &len, NULL) == 0);
+	CHECK(g.nrules == 0 && g.first && g.first[0] == 0);
+	free(len);
+	fmt_grammar_free(&g);
+	fmt_buf_free(&b);
+}
+
+/* One rule written word by word: the symbol count, then symbols (and the
+ * count - 2 that follows a symbol with its low bit set). */
+struct trule {
+	size_t nw;
+	uint64_t w[4];
+};
+
+static int raw_grammar(const struct trule *rules, uint32_t nrules,
+		       uint32_t nterm, struct fmt_err *e)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_grammar g;
+	int rc;
+
+	fmt_put_uvarint(&b, nrules);
+	for (uint32_t r = 0; r < nrules; r++)
+		for (size_t k = 0; k < rules[r].nw; k++)
+			fmt_put_uvarint(&b, rules[r].w[k]);
+	rc = fmt_grammar_decode(&g, b.data, b.len, nterm, NULL, e);
+	fmt_grammar_free(&g);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+#define TERM(id) ((uint64_t)(id) << 2)
+#define RULE(id) ((uint64_t)(id) << 2 | 2)
+#define TERMN(id) ((uint64_t)(id) << 2 | 1) /* count - 2 follows */
+#define RULEN(id) ((uint64_t)(id) << 2 | 3)
+#define BIG ((UINT64_C(1) << 62) - 2)       /* count 2^62 */
+
+static void test_grammar_bad(void)
+{
+	struct fmt_err e = { 0 };
+	const struct trule fwd[] = { { 2, { 1, RULE(1) } },
+				     { 2, { 1, TERM(0) } } };
+	const struct trule self[] = { { 2, { 1, TERM(0) } },
+				      { 3, { 2, TERM(0), RULE(1) } } };
+	const struct trule oor[] = { { 3, { 2, TERM(0), TERM(5) } } };
+	const struct trule ok[] = { { 3, { 1, TERMN(0), BIG } },
+				    { 3, { 1, RULEN(0), 0 } } };
+	const struct trule over[] = { { 3, { 1, TERMN(0), BIG } },
+				      { 4, { 2, RULEN(0), 0, TERM(0) } } };
+	const struct trule over2[] = { { 3, { 1, TERMN(0), BIG } },
+				       { 3, { 1, RULEN(0), BIG } } };
+	const struct trule cnt[] = { { 3, { 1, TERMN(0), UINT64_MAX - 1 } } };
+	const struct trule cnt_max[] = { { 3,
+					   { 1, TERMN(0), UINT64_MAX - 2 } } };
+	const struct trule wide[] = { { 2, { 1, TERM(UINT64_C(1) << 31) } } };
+	const struct trule empty[] = { { 1, { 0 } },
+				       { 4, { 3, TERM(0), TERM(0), TERM(0) } } };
+
+	CHECK(raw_grammar(fwd, 2, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 2 && strstr(e.msg, "undefined rule 1"));
+	CHECK(raw_grammar(self, 2, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 5);
+	CHECK(raw_grammar(oor, 1, 5, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 3 && strstr(e.msg, "terminal 5"));
+	CHECK(raw_grammar(oor, 1, 6, NULL) == 0);
+	CHECK(raw_grammar(ok, 2, 1, NULL) == 0); /* 2^63 exactly */
+	CHECK(raw_grammar(over, 2, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "2^63") != NULL);
+	CHECK(raw_grammar(over2, 2, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(raw_grammar(cnt, 1, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "count") != NULL);
+	CHECK(raw_grammar(cnt_max, 1, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "2^63") != NULL);
+	CHECK(raw_grammar(wide, 1, UINT32_MAX, NULL) == RONDO_E_CORRUPT);
+	/* An empty rule is valid: the root of a rank that made no call. */
+	CHECK(raw_grammar(empty, 2, 1, NULL) == 0);
+}
+
+/* Nested counts: r0 = t0^2^31, r_k = r_(k-1)^2^31: the length overflows
+ * at r2 (2^93) however the sums are ordered. */
+static void test_grammar_nested(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_grammar g;
+	struct fmt_err e = { 0 };
+
+	fmt_put_uvarint(&b, 3);
+	for (uint32_t r = 0; r < 3; r++) {
+		fmt_put_uvarint(&b, 1);
+		fmt_put_uvarint(&b, r ? RULEN(r - 1) : TERMN(0));
+		fmt_put_uvarint(&b, (UINT64_C(1) << 31) - 2);
+	}
+	CHECK(fmt_grammar_decode(&g, b.data, b.len, 1, NULL, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "rule 2") != NULL);
+	fmt_grammar_free(&g);
+	fmt_buf_free(&b);
+}
+
+static void test_rankmap(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_rankmap r;
+	struct fmt_err e = { 0 };
+	rondo_sym body[] = { T(1, 3), T(2, 1) };
+	uint32_t first[] = { 0, 2 };
+	struct fmt_rankmap bad = { 5, { 1, first, body } };
+
+	fx_rankmap(&b);
+	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 3, NULL) == 0);
+	CHECK(r.nranks == 4 && r.map.nrules == 1 && r.map.body[0].count == 3);
+	fmt_rankmap_free(&r);
+	/* Its terminals are rules of the main grammar. */
+	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 2, &e) == RONDO_E_CORRUPT);
+	CHECK(strcmp(e.section, "rankmap") == 0);
+	b.len = 0;
+	fmt_rankmap_encode(&b, &bad);
+	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "4 ranks") != NULL && e.offset == 0);
+	bad.nranks = 3;
+	b.len = 0;
+	fmt_rankmap_encode(&b, &bad);
+	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 3, NULL) ==
+	      RONDO_E_CORRUPT);
+	bad.nranks = 0;
+	b.len = 0;
+	fmt_rankmap_encode(&b, &bad);
+	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 3, NULL) ==
+	      RONDO_E_CORRUPT);
+	/* An empty map has no last rule. */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
+	CHECK(r.map.first == NULL);
+	fmt_buf_free(&b);
+}
+
+static void test_stats(void)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_stats want, got;
+
+	fx_stats_fill(&want);
+	fmt_stats_encode(&b, &want);
+	CHECK(fmt_stats_decode(&got, b.data, b.len, 3, NULL) == 0);
+	CHECK(got.n == 2);
+	for (uint32_t i = 0; got.n == 2 && i < 2; i++)
+		CHECK(got.st[i].sig == want.st[i].sig &&
+		      memcmp(&got.st[i].s, &want.st[i].s,
+			     sizeof(rondo_stat)) == 0);
+	fmt_stats_free(&got);
+	/* Signature 2 does not exist when there are 2. */
+	CHECK(fmt_stats_decode(&got, b.data, b.len, 2, NULL) ==
+	      RONDO_E_CORRUPT);
+	fmt_buf_free(&b);
+}
+
+/* Encodes one record of fx_stats' first entry after `edit`. */
+static int stat_edited(void (*edit)(struct fmt_stat *), uint32_t nsigs,
+		       struct fmt_err *e)
+{
+	struct fmt_buf b = { 0 };
+	struct fmt_stats s, got;
+	struct fmt_stat st;
+	int rc;
+
+	fx_stats_fill(&s);
+	st = s.st[0];
+	edit(&st);
+	s.n = 1;
+	s.st = &st;
+	fmt_stats_encode(&b, &s);
+	rc = fmt_stats_decode(&got, b.data, b.len, nsigs, e);
+	fmt_stats_free(&got);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+static void ed_none(struct fmt_stat *s) { (void)s; }
+static void ed_count0(struct fmt_stat *s) { s->s.count = 0; }
+static void ed_hist(struct fmt_stat *s) { s->s.hist[3] = 1; }
+static void ed_total_lo(struct fmt_stat *s) { s->s.total_ns = 3599; }
+static void ed_total_hi(struct fmt_stat *s) { s->s.total_ns = 4401; }
+static void ed_min_big(struct fmt_stat *s)
+{
+	s->s.min_ns = UINT64_C(1) << 62;
+	s->s.max_ns = UINT64_C(1) << 62;
+}
+static void ed_nan(struct fmt_stat *s) { s->s.sumsq_ns2 = NAN; }
+static void ed_neg(struct fmt_stat *s) { s->s.sumsq_ns2 = -1; }
+static void ed_sig(struct fmt_stat *s) { s->sig = 5; }
+static void ed_minmax(struct fmt_stat *s) { s->s.max_ns = 899; }
+
+static void test_stats_bad(void)
+{
+	struct fmt_err e = { 0 };
+	struct fmt_buf b = { 0 };
+	struct fmt_stats got;
+
+	CHECK(stat_edited(ed_none, 1, NULL) == 0);
+	CHECK(stat_edited(ed_count0, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 2 && strcmp(e.section, "stats") == 0);
+	CHECK(stat_edited(ed_hist, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_total_lo, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_total_hi, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_min_big, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_nan, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_neg, 1, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_sig, 5, NULL) == RONDO_E_CORRUPT);
+	CHECK(stat_edited(ed_sig, 6, NULL) == 0);
+	/* max < min wraps the stored range; the reader must still refuse. */
+	CHECK(stat_edited(ed_minmax, 1, NULL) == RONDO_E_CORRUPT);
+	/* Histogram bins 64 and beyond, and an empty bin listed. */
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 5);
+	fmt_put_uvarint(&b, 5);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_f64(&b, 25);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 2);
+	fmt_put_uvarint(&b, 1);
+	CHECK(fmt_stats_decode(&got, b.data, b.len, 1, NULL) == 0);
+	fmt_stats_free(&got);
+	b.data[b.len - 2] = 64;
+	CHECK(fmt_stats_decode(&got, b.data, b.len, 1, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == b.len - 2);
+	b.data[b.len - 2] = 2;
+	b.data[b.len - 1] = 0;
+	CHECK(fmt_stats_decode(&got, b.data, b.len, 1, NULL) ==
+	      RONDO_E_CORRUPT);
+	fmt_buf_free(&b);
+}
+
+/* ---- the container ------------------------------------------------------- */
+
+/* Loads and decodes every known section of a fixture-shaped file. */
+static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_container c;
+	uint8_t *sec[8] = { 0 };
+	size_t len[8] = { 0 };
+	int rc = fmt_container_parse(&c, p, n, e);
+	decode_fn dec[8] = { NULL,	  dec_meta,    dec_funcs,
+			     dec_consts,  dec_cst,     dec_grammar,
+			     dec_rankmap, dec_stats };
+
+	for (uint32_t t = 1; !rc && t < 8; t++) {
+		int i = fmt_container_find(&c, t);
+
+		if (i < 0) {
+			rc = RONDO_E_MISSING;
+			break;
+		}
+		rc = fmt_section_load(&c, (uint32_t)i, &sec[t], &len[t], e);
+		if (!rc)
+			rc = dec[t](sec[t], len[t], e);
+	}
+	for (uint32_t t = 0; t < 8; t++)
+		free(sec[t]);
+	fmt_container_free(&c);
+	return rc;
+}
+
+static void test_roundtrip(void)
+{
+	struct fmt_buf f = { 0 }, want = { 0 };
+	struct fmt_container c;
+	struct fmt_err e = { 0 };
+	uint8_t *out;
+	size_t len;
+	int i;
+
+	fx_file(&f, 3);
+	CHECK(open_all(f.data, f.len, &e) == 0);
+	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
+	CHECK(c.major == RONDO_FORMAT_MAJOR && c.minor == RONDO_FORMAT_MINOR);
+	CHECK(c.nsec == 8 && c.sec[3].type == 999);
+	CHECK(fmt_container_find(&c, 42) == -1);
+	/* The unknown section is listed and loadable, and readers skip it. */
+	i = fmt_container_find(&c, 999);
+	CHECK(i == 3);
+	CHECK(fmt_section_load(&c, 3, &out, &len, NULL) == 0 && len == 6 &&
+	      memcmp(out, "future", 6) == 0);
+	free(out);
+	i = fmt_container_find(&c, FMT_SEC_META);
+	CHECK(fmt_section_load(&c, (uint32_t)i, &out, &len, NULL) == 0);
+	fx_meta(&want);
+	CHECK(len == want.len && memcmp(out, want.data, len) == 0);
+	free(out);
+	CHECK(fmt_section_load(&c, 8, &out, &len, &e) == RONDO_E_RANGE);
+	CHECK(out == NULL && len == 0);
+	fmt_container_free(&c);
+	fmt_container_free(&c);
+	fmt_buf_free(&want);
+	fmt_buf_free(&f);
+}
+
+static void test_codecs_used(void)
+{
+	struct fmt_writer w;
+	struct fmt_buf f = { 0 };
+	struct fmt_container c;
+	uint8_t big[4096];
+	uint8_t *out;
+	size_t len;
+
+	memset(big, 'x', sizeof(big));
+	fmt_writer_init(&w);
+	CHECK(fmt_writer_add(&w, FMT_SEC_META, "ab", 2, 3) == 0);
+	CHECK(fmt_writer_add(&w, FMT_SEC_FUNCS, big, sizeof(big), 3) == 0);
+	CHECK(fmt_writer_add(&w, FMT_SEC_CONSTS, NULL, 0, 3) == 0);
+	CHECK(fmt_writer_finish(&w, &f) == 0);
+	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
+	CHECK(c.sec[0].codec == FMT_CODEC_RAW && c.sec[0].stored == 2);
+	CHECK(c.sec[1].codec == FMT_CODEC_ZSTD && c.sec[1].stored < 100 &&
+	      c.sec[1].raw == sizeof(big));
+	CHECK(c.sec[2].codec == FMT_CODEC_RAW && c.sec[2].raw == 0);
+	CHECK(fmt_section_load(&c, 1, &out, &len, NULL) == 0 &&
+	      len == sizeof(big) && memcmp(out, big, len) == 0);
+	free(out);
+	CHECK(fmt_section_load(&c, 2, &out, &len, NULL) == 0 && out &&
+	      len == 0);
+	free(out);
+	fmt_container_free(&c);
+	fmt_buf_free(&f);
+	fmt_writer_free(&w);
+}
+
+/* The writer and the hand-built layout of FORMAT.md agree byte for byte. */
+static void test_layout(void)
+{
+	struct fmt_writer w;
+	struct fmt_buf a = { 0 }, b;
+	struct tsec s[] = { { 7, 0, "abc", 3, 3 }, { 12345, 0, "", 0, 0 } };
+
+	/* The empty file first: a header and an empty table. */
+	for (uint32_t n = 0; n <= 2; n += 2) {
+		fmt_writer_init(&w);
+		for (uint32_t i = 0; i < n; i++)
+			fmt_writer_add(&w, s[i].type, s[i].stored, s[i].len,
+				       19);
+		CHECK(fmt_writer_finish(&w, &a) == 0);
+		build(&b, RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR, s, n);
+		CHECK(a.len == 32 + (n ? 3 : 0) + n * 40 + 4);
+		CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+		CHECK(parse_load(a.data, a.len, NULL) == 0);
+		fmt_buf_free(&a);
+		fmt_buf_free(&b);
+		fmt_writer_free(&w);
+	}
+}
+
+static void test_versions(void)
+{
+	struct fmt_buf f = { 0 };
+	struct fmt_err e = { 0 };
+
+	fx_file(&f, 3);
+	set_version(&f, RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR + 1);
+	CHECK(open_all(f.data, f.len, NULL) == 0);
+	set_version(&f, RONDO_FORMAT_MAJOR + 1, 0);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_VERSION);
+	CHECK(strstr(e.msg, "2.0") && strstr(e.msg, "1.x") &&
+	      strstr(e.msg, "upgrade") && e.section == NULL);
+	/* A newer major may lay out its header differently: its header
+	 * checksum is not even looked at. */
+	f.data[28] ^= 1;
+	CHECK(parse_load(f.data, f.len, NULL) == RONDO_E_VERSION);
+	set_version(&f, 0, 9);
+	CHECK(parse_load(f.data, f.len, NULL) == RONDO_E_CORRUPT);
+	set_version(&f, RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR);
+	f.data[3] = 'X';
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_NOTRONDO);
+	CHECK(parse_load((const uint8_t *)"hello", 5, NULL) ==
+	      RONDO_E_NOTRONDO);
+	CHECK(parse_load((const uint8_t *)"\x89RND", 4, NULL) ==
+	      RONDO_E_TRUNCATED);
+	CHECK(parse_load((const uint8_t *)"", 0, NULL) == RONDO_E_TRUNCATED);
+	fmt_buf_free(&f);
+}
+
+static void test_table_rules(void)
+{
+	struct fmt_buf f;
+	struct fmt_err e = { 0 };
+	struct tsec s[] = { { 1, 0, "ab", 2, 2 }, { 2, 0, "cd", 2, 2 },
+			    { 1, 0, "ef", 2, 2 } };
+	uint8_t *p;
+
+	/* Two sections of one known type. */
+	build(&f, 1, 0, s, 3);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "repeats") != NULL);
+	fmt_buf_free(&f);
+	/* Two of an unknown type are fine. */
+	s[0].type = s[2].type = 77;
+	build(&f, 1, 0, s, 3);
+	CHECK(parse_load(f.data, f.len, NULL) == 0);
+	/* A byte after the table. */
+	p = dup_exact(f.data, f.len + 1);
+	CHECK(parse_load(p, f.len + 1, &e) == RONDO_E_CORRUPT);
+	free(p);
+	/* Sections must tile the space between header and table. */
+	put_le64_at(entry_at(&f, 1) + 16, 5);
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "table") && e.offset == 32 + 6 + 40 + 16);
+	put_le64_at(entry_at(&f, 1) + 16, UINT64_MAX - 40);
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_TRUNCATED);
+	put_le64_at(entry_at(&f, 1) + 16, 2);
+	put_le64_at(entry_at(&f, 1) + 8, 31);
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	put_le64_at(entry_at(&f, 1) + 8, 35);
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "starts at byte 35, not 34") != NULL);
+	put_le64_at(entry_at(&f, 1) + 8, 34);
+	put_le64_at(entry_at(&f, 2) + 16, 1);
+	put_le32_at(entry_at(&f, 2) + 32, fmt_crc32c(0, "e", 1));
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "bytes 37 to 37 belong to no section") &&
+	      e.offset == 32 + 5);
+	put_le64_at(entry_at(&f, 2) + 16, 2);
+	put_le32_at(entry_at(&f, 2) + 32, fmt_crc32c(0, "ef", 2));
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, NULL) == 0);
+	fmt_buf_free(&f);
+}
+
+static void test_entry_rules(void)
+{
+	struct fmt_buf f;
+	struct fmt_err e = { 0 };
+	struct tsec s[] = { { 1, 0, "ab", 2, 2 }, { 2, 0, "cd", 2, 2 } };
+
+	build(&f, 1, 0, s, 2);
+	CHECK(parse_load(f.data, f.len, NULL) == 0);
+	/* An unknown codec: corrupt, or "upgrade" if the file is newer. */
+	put_le32_at(entry_at(&f, 1) + 4, 9);
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	CHECK(strcmp(e.section, "funcs") == 0);
+	set_version(&f, 1, RONDO_FORMAT_MINOR + 1);
+	CHECK(parse_load(f.data, f.len, NULL) == RONDO_E_VERSION);
+	/* Raw sections must not claim another size. */
+	put_le32_at(entry_at(&f, 1) + 4, 0);
+	put_le64_at(entry_at(&f, 1) + 24, 3);
+	retable(&f);
+	CHECK(parse_load(f.data, f.len, NULL) == RONDO_E_CORRUPT);
+	/* Too many sections. */
+	put_le32_at(f.data + 12, FMT_MAX_SECTIONS + 1);
+	put_le32_at(f.data + 28, fmt_crc32c(0, f.data, 28));
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 12 && e.size == f.len);
+	fmt_buf_free(&f);
+}
+
+/* Every flipped byte and every truncation of a complete file fails. */
+static void test_corruption(void)
+{
+	static const uint8_t masks[] = { 0x01, 0x80, 0xff };
+	struct fmt_buf f = { 0 };
+	struct fmt_err e;
+
+	fx_file(&f, 3);
+	for (size_t i = 0; i < f.len; i++) {
+		for (size_t m = 0; m < sizeof(masks); m++) {
+			uint8_t *p = dup_exact(f.data, f.len);
+			int rc;
+
+			p[i] ^= masks[m];
+			rc = open_all(p, f.len, &e);
+			CHECKF(is_error_code(rc),
+			       "byte %zu ^ 0x%02x: %d", i, masks[m], rc);
+			free(p);
+		}
+	}
+	for (size_t k = 0; k < f.len; k++) {
+		uint8_t *p = dup_exact(f.data, k);
+		int rc = open_all(p, k, &e);
+
+		CHECKF(rc == RONDO_E_TRUNCATED, "length %zu: %d", k, rc);
+		free(p);
+	}
+	fmt_buf_free(&f);
+}
+
+/* ---- zstd sections that lie ---------------------------------------------- */
+
+/* A zstd frame of `src`, with or without its content size. */
+static size_t frame(void *dst, size_t cap, const void *src, size_t n,
+		    int with_size)
+{
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	size_t r;
+
+	ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, with_size);
+	r = ZSTD_compress2(z, dst, cap, src, n);
+	ZSTD_freeCCtx(z);
+	if (ZSTD_isError(r))
+		abort();
+	return r;
+}
+
+static int load_one(const void *stored, size_t len, uint64_t raw,
+		    struct fmt_err *e)
+{
+	struct tsec s = { FMT_SEC_GRAMMAR, FMT_CODEC_ZSTD, stored, len, raw };
+	struct fmt_buf f;
+	int rc;
+
+	build(&f, 1, 0, &s, 1);
+	rc = parse_load(f.data, f.len, e);
+	fmt_buf_free(&f);
+	return rc;
+}
+
+static void test_zstd_lies(void)
+{
+	static uint8_t src[100000], z[2 * sizeof(src)];
+	struct fmt_err e = { 0 };
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 / 1000);
+	for (int with = 0; with < 2; with++) {
+		n = frame(z, sizeof(z), src, sizeof(src), with);
+		CHECK(load_one(z, n, sizeof(src), &e) == 0);
+		CHECK(load_one(z, n, sizeof(src) + 1, &e) == RONDO_E_CORRUPT);
+		CHECK(strcmp(e.section, "grammar") == 0);
+		CHECK(load_one(z, n, sizeof(src) - 1, &e) == RONDO_E_CORRUPT);
+		CHECK(load_one(z, n, 1000, &e) == RONDO_E_CORRUPT);
+		CHECK(load_one(z, n, 0, &e) == RONDO_E_CORRUPT);
+		/* A gigantic claim is refused before anything is allocated. */
+		CHECK(load_one(z, n, UINT64_C(1) << 40, &e) ==
+		      RONDO_E_CORRUPT);
+		CHECK(load_one(z, n, UINT64_MAX, &e) == RONDO_E_CORRUPT);
+		/* Cut frames, and a frame followed by more. */
+		CHECK(is_error_code(load_one(z, n - 1, sizeof(src), &e)));
+		CHECK(is_error_code(load_one(z, n / 2, sizeof(src), &e)));
+		CHECK(is_error_code(load_one(z, 3, sizeof(src), &e)));
+		memcpy(z + n, z, n);
+		CHECK(load_one(z, 2 * n, sizeof(src), &e) == RONDO_E_CORRUPT);
+		CHECK(load_one(z, 2 * n, 2 * sizeof(src), &e) ==
+		      RONDO_E_CORRUPT);
+		z[n] = 0;
+		CHECK(load_one(z, n + 1, sizeof(src), &e) == RONDO_E_CORRUPT);
+		CHECK(strstr(e.msg, "after the zstd frame") != NULL);
+	}
+	n = frame(z, sizeof(z), src, sizeof(src), 0);
+	CHECK(load_one(z, n - 1, sizeof(src), &e) == RONDO_E_TRUNCATED);
+	CHECK(load_one("abcdefgh", 8, 8, &e) == RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "zstd") != NULL);
+	/* An empty frame of an empty payload. */
+	n = frame(z, sizeof(z), "", 0, 1);
+	CHECK(load_one(z, n, 0, &e) == 0);
+	CHECK(load_one(z, n, 1, &e) == RONDO_E_CORRUPT);
+}
+
+/* Sizes and levels that exercise the window limit and buffer growth. */
+static void test_zstd_sizes(void)
+{
+	static const size_t sizes[] = { 1000, 1024, 1025, 65536, 65537,
+					300000, 1 << 20 };
+	static const int levels[] = { -5, 1, 3, 19, 22 };
+	size_t max = 1 << 20;
+	uint8_t *src = malloc(max);
+	uint32_t x = 1;
+
+	/* Random words from a small vocabulary: compressible at any level. */
+	for (size_t i = 0; i < max; i++) {
+		if (i % 8 == 0)
+			x = x * 1103515245 + 12345;
+		src[i] = (uint8_t)("rondo theme"[(x >> 16) % 11] + i % 8);
+	}
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]);
+		     l++) {
+			struct fmt_writer w;
+			struct fmt_buf f = { 0 };
+			struct fmt_container c;
+			uint8_t *out = NULL;
+			size_t len = 0;
+			int rc;
+
+			fmt_writer_init(&w);
+			fmt_writer_add(&w, FMT_SEC_STATS, src, sizes[s],
+				       levels[l]);
+			CHECK(fmt_writer_finish(&w, &f) == 0);
+			CHECK(fmt_container_parse(&c, f.data, f.len, NULL) ==
+			      0);
+			CHECKF(c.sec[0].codec == FMT_CODEC_ZSTD,
+			       "size %zu level %d: stored raw", sizes[s],
+			       levels[l]);
+			rc = fmt_section_load(&c, 0, &out, &len, NULL);
+			CHECKF(rc == 0 && len == sizes[s] &&
+				       memcmp(out, src, len) == 0,
+			       "size %zu level %d: %d", sizes[s], levels[l],
+			       rc);
+			free(out);
+			fmt_container_free(&c);
+			fmt_buf_free(&f);
+			fmt_writer_free(&w);
+		}
+	}
+	free(src);
+}
+
+/* Zeros compress to RLE blocks, the format's best ratio: still accepted. */
+static void test_zstd_zeros(void)
+{
+	size_t n = (size_t)16 << 20;
+	uint8_t *src = calloc(n, 1), *out = NULL;
+	struct fmt_writer w;
+	struct fmt_buf f = { 0 };
+	struct fmt_container c;
+	size_t len = 0;
+
+	fmt_writer_init(&w);
+	fmt_writer_add(&w, FMT_SEC_STATS, src, n, 19);
+	CHECK(fmt_writer_finish(&w, &f) == 0);
+	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
+	CHECKF(c.sec[0].stored < 1000, "%llu",
+	       (unsigned long long)c.sec[0].stored);
+	CHECK(fmt_section_load(&c, 0, &out, &len, NULL) == 0 && len == n &&
+	      memcmp(out, src, n) == 0);
+	free(out);
+	free(src);
+	fmt_container_free(&c);
+	fmt_buf_free(&f);
+	fmt_writer_free(&w);
+}
+
+/* ---- saving -------------------------------------------------------------- */
+
+static int dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_save(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[256], path[320], bad[320], why[1024];
+	struct fmt_writer w;
+	struct fmt_buf want = { 0 };
+	uint8_t got[4096];
+	size_t n = 0;
+	FILE *fp;
+
+	snprintf(dir, sizeof(dir), "%s/test_format.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		CHECKF(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/t.rondo", dir);
+	snprintf(bad, sizeof(bad), "%s/nonexistent/t.rondo", dir);
+	fmt_writer_init(&w);
+	fmt_writer_add(&w, FMT_SEC_META, "hello hello hello hello", 23, 3);
+	CHECK(fmt_writer_finish(&w, &want) == 0);
+	CHECK(fmt_writer_save(&w, path, why, sizeof(why)) == 0);
+	fp = fopen(path, "rb");
+	CHECK(fp != NULL);
+	if (fp) {
+		n = fread(got, 1, sizeof(got), fp);
+		fclose(fp);
+	}
+	CHECK(n == want.len && memcmp(got, want.data, n) == 0);
+	CHECK(fmt_writer_save(&w, bad, why, sizeof(why)) == RONDO_E_IO);
+	CHECK(strstr(why, bad) && strstr(why, strerror(ENOENT)));
+	CHECK(fmt_writer_save(&w, bad, NULL, 0) == RONDO_E_IO);
+	CHECK(dir_entries(dir) == 1);
+	/* A directory in the way of the rename: the temporary goes away. */
+	snprintf(bad, sizeof(bad), "%s/sub", dir);
+	CHECK(mkdir(bad, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/sub/x", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	CHECK(fmt_writer_save(&w, path, why, sizeof(why)) == RONDO_E_IO);
+	CHECK(strstr(why, "rename") != NULL);
+	CHECK(dir_entries(bad) == 1);
+	rmdir(path);
+	rmdir(bad);
+	snprintf(path, sizeof(path), "%s/t.rondo", dir);
+	unlink(path);
+	rmdir(dir);
+	fmt_buf_free(&want);
+	fmt_writer_free(&w);
+}
+
+int main(void)
+{
+	test_uvarint();
+	test_uvarint_bad();
+	test_svarint();
+	test_fixed();
+	test_count_bytes();
+	test_crc();
+	test_hist_bin();
+	test_fail();
+	test_strings();
+	test_args();
+	test_args_bad();
+	test_cst();
+	test_grammar();
+	test_grammar_bad();
+	test_grammar_nested();
+	test_rankmap();
+	test_stats();
+	test_stats_bad();
+	test_prefixes();
+	test_roundtrip();
+	test_codecs_used();
+	test_layout();
+	test_versions();
+	test_table_rules();
+	test_entry_rules();
+	test_corruption();
+	test_zstd_lies();
+	test_zstd_sizes();
+	test_zstd_zeros();
+	test_save();
+	return check_done("test_format");
+}

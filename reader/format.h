@@ -272,6 +272,7 @@ void fmt_grammar_free(struct fmt_grammar *g);
 struct fmt_rankmap {
 	uint32_t nranks;
 	struct fmt_grammar map;
+	uint64_t *len; /* after decode: each map rule's expansion length */
 };
 
 void fmt_rankmap_encode(struct fmt_buf *b, const struct fmt_rankmap *r);

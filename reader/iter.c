@@ -47,16 +47,25 @@ static void walk_advance(struct walk *w, uint64_t k)
 	}
 }
 
-/* Pops finished frames; returns the current symbol of the top frame, or
- * NULL at the end of the walk. */
+/* Pops finished frames and passes over rules that expand to nothing (all
+ * their repetitions at once, however many); returns the current symbol of
+ * the top frame, or NULL at the end of the walk. */
 static const rondo_sym *walk_current(struct walk *w)
 {
 	while (w->depth > 0) {
 		struct walk_frame *f = &w->st[w->depth - 1];
 		uint32_t len = w->g->first[f->rule + 1] - w->g->first[f->rule];
+		const rondo_sym *s;
 
-		if (f->pos < len)
-			return &w->g->body[w->g->first[f->rule] + f->pos];
+		if (f->pos < len) {
+			s = &w->g->body[w->g->first[f->rule] + f->pos];
+			if (!RONDO_SYM_IS_RULE(s->sym) ||
+			    w->len[RONDO_SYM_ID(s->sym)] > 0)
+				return s;
+			f->pos++;
+			f->done = 0;
+			continue;
+		}
 		w->depth--;
 		if (w->depth > 0)
 			walk_advance(w, 1);

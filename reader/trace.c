@@ -203,7 +203,7 @@ static int trace_rank_groups(rondo_trace *t)
 	t->groups = malloc(sizeof(*t->groups) * nranks);
 	rc = walk_depth(&t->rm.map, &depth);
 	if (!t->rank_root || !t->rank_group || !group_of || !t->groups ||
-	    rc < 0 || walk_init(&w, &t->rm.map, NULL, depth,
+	    rc < 0 || walk_init(&w, &t->rm.map, t->rm.len, depth,
 				t->rm.map.nrules - 1) < 0) {
 		free(group_of);
 		return trace_fail(t, RONDO_E_NOMEM, "out of memory");

@@ -51,7 +51,7 @@ struct walk_frame {
 
 struct walk {
 	const struct fmt_grammar *g;
-	const uint64_t *len; /* expansion length per rule; needed by skip */
+	const uint64_t *len; /* expansion length per rule */
 	struct walk_frame *st;
 	uint32_t depth, cap;
 	uint64_t pos;

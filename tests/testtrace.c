@@ -229,7 +229,7 @@ static void tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 {
 	struct fmt_grammar all;
-	struct fmt_rankmap rm;
+	struct fmt_rankmap rm = {0};
 	struct fmt_buf b[8] = {{0}};
 	static const uint32_t type[7] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,

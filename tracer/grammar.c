@@ -1,0 +1,949 @@
+/*
+ * grammar.c - online Sequitur with repetition counts (see grammar.h).
+ *
+ * Layout.  A rule body is a circular doubly-linked list of nodes closed by
+ * a guard node.  All nodes live in one array addressed by 32-bit indices;
+ * index 0 is never used, so 0 means "none".  A symbol node holds a value (a
+ * terminal, or RONDO_SYM_RULE | rule id) and a count >= 1; a guard holds its
+ * rule's id and count 0, and a freed node has count 0 too, so "count != 0"
+ * is the test for "a symbol".
+ *
+ * Digram index.  An open-addressing table maps a digram (x^a, y^b) to the
+ * node holding x^a.  Keys are not stored but read from the node and its
+ * successor, so an entry must be removed (digram_forget) before either node
+ * changes its value, its count or its successor.  Inlining moves nodes from
+ * one body to another without changing them, so their entries stay valid.
+ *
+ * Rule references.  Each rule keeps how many nodes refer to it and the XOR
+ * of their indices: when only one node refers to it, the XOR is that node,
+ * which is all inlining needs.
+ *
+ * Restoring the invariants.  An edit pushes the nodes whose digram may be
+ * new onto one stack and the rules whose utility may be gone onto another;
+ * grammar_settle() pops both until they are empty.  Every check is
+ * idempotent and skips freed nodes and rules, so a stale or repeated entry
+ * costs a lookup, never a wrong edit.  Adjacent equal symbols, on the other
+ * hand, are merged as soon as they meet (node_merge), so the stacks only
+ * ever see grammars without them; that is also why two occurrences of a
+ * digram can never overlap.
+ *
+ * Single-symbol bodies.  Merging could in principle shrink a body to one
+ * symbol (X -> W y z where y z is W's body becomes X -> W^2), or a body could
+ * shrink to a digram that is another rule's whole body (X -> W).  No input
+ * we know of does either: not every binary input of 22 symbols, nor every
+ * ternary one of 14, nor about 100 million random appends (loops with
+ * mutations, random counts included).  So such a rule is simply left as it
+ * is, under the ordinary utility test (two references, or one with a count
+ * >= 2): the grammar stays correct and grammar_check() accepts it, at the
+ * cost of one rule.  Inlining it at every reference would need a list of
+ * references per rule, 8 more bytes per node, for a case never seen.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grammar.h"
+
+#define ROOT 0
+#define RULE RONDO_SYM_RULE
+/* Keeps every expansion length below 2^63, as fmt_grammar_decode demands;
+ * a count never exceeds the length, so counts cannot overflow either. */
+#define MAX_LENGTH    ((uint64_t)INT64_MAX)
+#define INITIAL_NODES 1024
+#define INITIAL_RULES 64
+#define INITIAL_SLOTS 1024
+/* Nodes a new rule takes: its guard and its two body nodes. */
+#define RULE_NODES 3
+
+struct node {
+	uint32_t prev, next;
+	uint32_t value;
+	uint64_t count;
+};
+
+/* ref_xor is the XOR of the nodes referring to the rule.  A free rule has
+ * guard 0 and links the free list through ref_xor. */
+struct rule {
+	uint32_t guard;
+	uint32_t refs;
+	uint32_t ref_xor;
+};
+
+struct slot {
+	uint32_t node; /* 0: empty */
+	uint32_t hash;
+};
+
+struct stack {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct grammar {
+	struct node *nodes;
+	uint32_t node_top, node_cap, node_free, node_nfree;
+	struct rule *rules;
+	uint32_t rule_top, rule_cap, rule_free, nrules;
+	struct slot *table;
+	size_t table_cap, table_n; /* table_cap is a power of two */
+	struct stack work;	   /* nodes whose digram must be checked */
+	struct stack rwork;	   /* rules whose utility must be checked */
+	uint64_t length, symbols;
+	int nomem;  /* an allocation failed inside the current append */
+	int failed; /* sticky: the grammar is unusable */
+};
+
+/* ---- nodes and rules ---------------------------------------------------- */
+
+static int node_is_sym(const struct grammar *g, uint32_t n)
+{
+	return g->nodes[n].count != 0;
+}
+
+/* Makes sure the next k node_alloc() calls cannot fail, so that no edit
+ * ever sees the node array move or half-happen. */
+static int node_reserve(struct grammar *g, uint32_t k)
+{
+	uint32_t cap;
+	struct node *p;
+
+	if (g->node_nfree + (g->node_cap - g->node_top) >= k)
+		return 0;
+	if (g->node_cap == UINT32_MAX)
+		return -1;
+	cap = g->node_cap > UINT32_MAX / 2 ? UINT32_MAX : g->node_cap * 2;
+	p = realloc(g->nodes, (size_t)cap * sizeof(*p));
+	if (!p)
+		return -1;
+	g->nodes = p;
+	g->node_cap = cap;
+	return 0;
+}
+
+static uint32_t node_alloc(struct grammar *g, uint32_t value, uint64_t count)
+{
+	uint32_t n;
+
+	if (g->node_free) {
+		n = g->node_free;
+		g->node_free = g->nodes[n].next;
+		g->node_nfree--;
+	} else {
+		n = g->node_top++;
+	}
+	g->nodes[n].value = value;
+	g->nodes[n].count = count;
+	return n;
+}
+
+static void node_free(struct grammar *g, uint32_t n)
+{
+	g->nodes[n].count = 0;
+	g->nodes[n].next = g->node_free;
+	g->node_free = n;
+	g->node_nfree++;
+}
+
+static void node_link(struct grammar *g, uint32_t a, uint32_t b)
+{
+	g->nodes[a].next = b;
+	g->nodes[b].prev = a;
+}
+
+static void node_unlink(struct grammar *g, uint32_t n)
+{
+	node_link(g, g->nodes[n].prev, g->nodes[n].next);
+}
+
+static int rule_reserve(struct grammar *g)
+{
+	uint32_t cap;
+	struct rule *p;
+
+	if (g->rule_free || g->rule_top < g->rule_cap)
+		return 0;
+	if (g->rule_cap > (RULE - 1) / 2)
+		return -1;
+	cap = g->rule_cap * 2;
+	p = realloc(g->rules, (size_t)cap * sizeof(*p));
+	if (!p)
+		return -1;
+	g->rules = p;
+	g->rule_cap = cap;
+	return 0;
+}
+
+/* Returns a new rule with an empty body; needs rule_reserve() and one
+ * reserved node. */
+static uint32_t rule_alloc(struct grammar *g)
+{
+	uint32_t r, gd;
+
+	if (g->rule_free) {
+		r = g->rule_free;
+		g->rule_free = g->rules[r].ref_xor;
+	} else {
+		r = g->rule_top++;
+	}
+	gd = node_alloc(g, r, 0);
+	node_link(g, gd, gd);
+	g->rules[r] = (struct rule){.guard = gd};
+	g->nrules++;
+	return r;
+}
+
+static void rule_free(struct grammar *g, uint32_t r)
+{
+	node_free(g, g->rules[r].guard);
+	g->rules[r] = (struct rule){.ref_xor = g->rule_free};
+	g->rule_free = r;
+	g->nrules--;
+}
+
+/* Returns the rule whose whole body is the digram at n, or ROOT if none:
+ * the root is never referenced, so it cannot stand for a digram. */
+static uint32_t rule_of_body(const struct grammar *g, uint32_t n)
+{
+	const struct node *x = &g->nodes[n];
+	uint32_t gd = x->prev;
+
+	if (node_is_sym(g, gd) || g->nodes[x->next].next != gd)
+		return ROOT;
+	return g->nodes[gd].value;
+}
+
+/* ---- work stacks -------------------------------------------------------- */
+
+static void stack_push(struct grammar *g, struct stack *s, uint32_t v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		uint32_t *p = realloc(s->v, cap * sizeof(*p));
+
+		if (!p) {
+			g->nomem = 1;
+			return;
+		}
+		s->v = p;
+		s->cap = cap;
+	}
+	s->v[s->n++] = v;
+}
+
+/* The digram starting at n may be new. */
+static void work_digram(struct grammar *g, uint32_t n)
+{
+	stack_push(g, &g->work, n);
+}
+
+static void ref_add(struct grammar *g, uint32_t n)
+{
+	uint32_t v = g->nodes[n].value;
+
+	if (v & RULE) {
+		g->rules[v & ~RULE].refs++;
+		g->rules[v & ~RULE].ref_xor ^= n;
+	}
+}
+
+/* Node n stops referring to its value; a rule may become useless. */
+static void ref_del(struct grammar *g, uint32_t n)
+{
+	uint32_t v = g->nodes[n].value;
+
+	if (v & RULE) {
+		g->rules[v & ~RULE].refs--;
+		g->rules[v & ~RULE].ref_xor ^= n;
+		stack_push(g, &g->rwork, v & ~RULE);
+	}
+}
+
+/* ---- digram index ------------------------------------------------------- */
+
+static int digram_at(const struct grammar *g, uint32_t n)
+{
+	return node_is_sym(g, n) && node_is_sym(g, g->nodes[n].next);
+}
+
+static uint32_t digram_hash(const struct grammar *g, uint32_t n)
+{
+	const struct node *a = &g->nodes[n], *b = &g->nodes[a->next];
+	uint64_t h = (uint64_t)a->value << 32 | b->value;
+
+	h ^= a->count * 0x9e3779b97f4a7c15u;
+	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9u;
+	h ^= b->count * 0xc2b2ae3d27d4eb4fu;
+	h = (h ^ (h >> 32)) * 0x94d049bb133111ebu;
+	return (uint32_t)(h >> 32);
+}
+
+static int digram_equal(const struct grammar *g, uint32_t m, uint32_t n)
+{
+	const struct node *a = &g->nodes[m], *b = &g->nodes[a->next];
+	const struct node *c = &g->nodes[n], *d = &g->nodes[c->next];
+
+	return a->value == c->value && a->count == c->count &&
+	       b->value == d->value && b->count == d->count;
+}
+
+/* Returns the slot holding the digram at n (possibly another occurrence),
+ * or the empty slot where it would go. */
+static size_t table_find(const struct grammar *g, uint32_t n, uint32_t h)
+{
+	size_t mask = g->table_cap - 1, i;
+
+	for (i = h & mask;; i = (i + 1) & mask) {
+		const struct slot *s = &g->table[i];
+
+		if (!s->node || (s->hash == h && digram_equal(g, s->node, n)))
+			return i;
+	}
+}
+
+static int table_grow(struct grammar *g)
+{
+	size_t cap = g->table_cap * 2, mask = cap - 1, i, j;
+	struct slot *t;
+
+	if (cap > (size_t)UINT32_MAX + 1)
+		return -1;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -1;
+	for (i = 0; i < g->table_cap; i++) {
+		if (!g->table[i].node)
+			continue;
+		for (j = g->table[i].hash & mask; t[j].node; j = (j + 1) & mask)
+			;
+		t[j] = g->table[i];
+	}
+	free(g->table);
+	g->table = t;
+	g->table_cap = cap;
+	return 0;
+}
+
+/* Puts n, absent from the table, into the empty slot i found for it. */
+static void table_put(struct grammar *g, size_t i, uint32_t n, uint32_t h)
+{
+	if ((g->table_n + 1) * 2 > g->table_cap) {
+		if (table_grow(g)) {
+			g->nomem = 1;
+			return;
+		}
+		i = table_find(g, n, h);
+	}
+	g->table[i] = (struct slot){.node = n, .hash = h};
+	g->table_n++;
+}
+
+/* Backward-shift deletion: no tombstones, so probe lengths stay short
+ * however many digrams come and go. */
+static void table_del(struct grammar *g, size_t i)
+{
+	size_t mask = g->table_cap - 1, j = i;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!g->table[j].node)
+			break;
+		if (((j - (g->table[j].hash & mask)) & mask) >=
+		    ((j - i) & mask)) {
+			g->table[i] = g->table[j];
+			i = j;
+		}
+	}
+	g->table[i].node = 0;
+	g->table_n--;
+}
+
+/* Removes the digram at n from the index if n is its indexed occurrence;
+ * must precede any change to n, to its successor or to its link. */
+static void digram_forget(struct grammar *g, uint32_t n)
+{
+	size_t i;
+
+	if (!digram_at(g, n))
+		return;
+	i = table_find(g, n, digram_hash(g, n));
+	if (g->table[i].node == n)
+		table_del(g, i);
+}
+
+/* ---- edits -------------------------------------------------------------- */
+
+/* Merges o, a neighbour of n with the same value, into n. */
+static void node_absorb(struct grammar *g, uint32_t n, uint32_t o)
+{
+	digram_forget(g, g->nodes[n].prev);
+	digram_forget(g, n);
+	digram_forget(g, g->nodes[o].prev);
+	digram_forget(g, o);
+	g->nodes[n].count += g->nodes[o].count;
+	ref_del(g, o);
+	node_unlink(g, o);
+	node_free(g, o);
+	g->symbols--;
+}
+
+/* n has a new value or new neighbours: merges equal neighbours into it.
+ * Returns whether it did, since n's count and both its digrams changed. */
+static int node_merge(struct grammar *g, uint32_t n)
+{
+	struct node *x = &g->nodes[n];
+	int merged = 0;
+
+	for (; node_is_sym(g, x->prev) && g->nodes[x->prev].value == x->value;
+	     merged = 1)
+		node_absorb(g, n, x->prev);
+	for (; node_is_sym(g, x->next) && g->nodes[x->next].value == x->value;
+	     merged = 1)
+		node_absorb(g, n, x->next);
+	return merged;
+}
+
+/* Replaces the digram at p by one reference to rule r. */
+static void digram_substitute(struct grammar *g, uint32_t p, uint32_t r)
+{
+	uint32_t q = g->nodes[p].next;
+
+	digram_forget(g, g->nodes[p].prev);
+	digram_forget(g, p);
+	digram_forget(g, q);
+	ref_del(g, p);
+	ref_del(g, q);
+	node_unlink(g, q);
+	node_free(g, q);
+	g->symbols--;
+	g->nodes[p].value = RULE | r;
+	g->nodes[p].count = 1;
+	ref_add(g, p);
+	node_merge(g, p);
+	work_digram(g, g->nodes[p].prev);
+	work_digram(g, p);
+}
+
+/* Makes a rule of the digram found at both m and n and uses it twice. */
+static void rule_from_digram(struct grammar *g, uint32_t m, uint32_t n)
+{
+	const struct node *x = &g->nodes[m], *y = &g->nodes[x->next];
+	uint32_t r = rule_alloc(g), gd = g->rules[r].guard;
+	uint32_t a = node_alloc(g, x->value, x->count);
+	uint32_t b = node_alloc(g, y->value, y->count);
+
+	node_link(g, gd, a);
+	node_link(g, a, b);
+	node_link(g, b, gd);
+	ref_add(g, a);
+	ref_add(g, b);
+	g->symbols += 2;
+	digram_substitute(g, m, r);
+	digram_substitute(g, n, r);
+	work_digram(g, a);
+}
+
+/* Whether the digram (P, y) at m, also found elsewhere, is the only use of
+ * P besides that other occurrence: then a rule Q -> P y would leave P used
+ * once, inside Q, and P would be inlined, so rule_extend() does both in
+ * one step. */
+static int rule_extendable(const struct grammar *g, uint32_t m)
+{
+	const struct node *x = &g->nodes[m];
+
+	return (x->value & RULE) && x->count == 1 &&
+	       g->rules[x->value & ~RULE].refs == 2;
+}
+
+/*
+ * Appends y to P's body, for the digram (P, y) at m and n: the y after m
+ * moves into P's body, the one after n goes.  This is how a loop body is
+ * rebuilt iteration after iteration (a rule for its first symbols grows by
+ * one symbol per call), so it is worth not building and inlining a rule
+ * each time.
+ */
+static void rule_extend(struct grammar *g, uint32_t m, uint32_t n)
+{
+	uint32_t gd = g->rules[g->nodes[m].value & ~RULE].guard;
+	uint32_t ym = g->nodes[m].next, yn = g->nodes[n].next;
+
+	digram_forget(g, m);
+	digram_forget(g, ym);
+	digram_forget(g, n);
+	digram_forget(g, yn);
+	node_unlink(g, ym);
+	node_link(g, g->nodes[gd].prev, ym);
+	node_link(g, ym, gd);
+	ref_del(g, yn);
+	node_unlink(g, yn);
+	node_free(g, yn);
+	g->symbols--;
+	node_merge(g, ym);
+	work_digram(g, g->nodes[ym].prev);
+	/* m and n are now neighbours if the input was P y P y. */
+	if (node_merge(g, n))
+		work_digram(g, g->nodes[n].prev);
+	work_digram(g, n);
+	work_digram(g, m);
+}
+
+/* The digram at n also occurs at m, the indexed occurrence. */
+static void digram_match(struct grammar *g, uint32_t m, uint32_t n)
+{
+	uint32_t r = rule_of_body(g, m);
+
+	if (r != ROOT)
+		digram_substitute(g, n, r);
+	else if (rule_extendable(g, m))
+		rule_extend(g, m, n);
+	else if (node_reserve(g, RULE_NODES) || rule_reserve(g))
+		g->nomem = 1;
+	else
+		rule_from_digram(g, m, n);
+}
+
+static void digram_check(struct grammar *g, uint32_t n)
+{
+	uint32_t h, m;
+	size_t i;
+
+	if (!digram_at(g, n))
+		return;
+	h = digram_hash(g, n);
+	i = table_find(g, n, h);
+	m = g->table[i].node;
+	if (!m)
+		table_put(g, i, n, h);
+	else if (m != n)
+		digram_match(g, m, n);
+}
+
+/* Replaces p, the only reference to r, by r's body, and frees r. */
+static void rule_inline(struct grammar *g, uint32_t r, uint32_t p)
+{
+	uint32_t gd = g->rules[r].guard;
+	uint32_t f = g->nodes[gd].next, l = g->nodes[gd].prev;
+
+	digram_forget(g, g->nodes[p].prev);
+	digram_forget(g, p);
+	node_link(g, g->nodes[p].prev, f);
+	node_link(g, l, g->nodes[p].next);
+	node_free(g, p);
+	rule_free(g, r);
+	g->symbols--;
+	/* Only the seams are new digrams, unless a merge changed f or l. */
+	if (node_merge(g, f))
+		work_digram(g, f);
+	work_digram(g, g->nodes[f].prev);
+	if (l != f && node_merge(g, l))
+		work_digram(g, g->nodes[l].prev);
+	work_digram(g, l);
+}
+
+static void rule_check(struct grammar *g, uint32_t r)
+{
+	uint32_t p = g->rules[r].ref_xor;
+
+	if (r != ROOT && g->rules[r].guard && g->rules[r].refs == 1 &&
+	    g->nodes[p].count == 1)
+		rule_inline(g, r, p);
+}
+
+static int grammar_fail(struct grammar *g)
+{
+	g->failed = 1;
+	return RONDO_E_NOMEM;
+}
+
+/* Pops both stacks until every invariant holds again. */
+static int grammar_settle(struct grammar *g)
+{
+	while (!g->nomem) {
+		if (g->work.n)
+			digram_check(g, g->work.v[--g->work.n]);
+		else if (g->rwork.n)
+			rule_check(g, g->rwork.v[--g->rwork.n]);
+		else
+			return 0;
+	}
+	return grammar_fail(g);
+}
+
+/* ---- public interface --------------------------------------------------- */
+
+struct grammar *grammar_create(void)
+{
+	struct grammar *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->nodes = malloc(INITIAL_NODES * sizeof(*g->nodes));
+	g->rules = malloc(INITIAL_RULES * sizeof(*g->rules));
+	g->table = calloc(INITIAL_SLOTS, sizeof(*g->table));
+	if (!g->nodes || !g->rules || !g->table) {
+		grammar_free(g);
+		return NULL;
+	}
+	g->node_cap = INITIAL_NODES;
+	g->node_top = 1;
+	g->rule_cap = INITIAL_RULES;
+	g->table_cap = INITIAL_SLOTS;
+	rule_alloc(g);
+	return g;
+}
+
+void grammar_free(struct grammar *g)
+{
+	if (!g)
+		return;
+	free(g->nodes);
+	free(g->rules);
+	free(g->table);
+	free(g->work.v);
+	free(g->rwork.v);
+	free(g);
+}
+
+int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count)
+{
+	uint32_t gd, last, n;
+
+	if (g->failed)
+		return RONDO_E_STATE;
+	if (!count || terminal > GRAMMAR_MAX_TERMINAL ||
+	    count > MAX_LENGTH - g->length)
+		return RONDO_E_RANGE;
+	if (node_reserve(g, 1))
+		return grammar_fail(g);
+	gd = g->rules[ROOT].guard;
+	last = g->nodes[gd].prev;
+	if (node_is_sym(g, last) && g->nodes[last].value == terminal) {
+		digram_forget(g, g->nodes[last].prev);
+		g->nodes[last].count += count;
+		work_digram(g, g->nodes[last].prev);
+	} else {
+		n = node_alloc(g, terminal, count);
+		node_link(g, last, n);
+		node_link(g, n, gd);
+		g->symbols++;
+		work_digram(g, last);
+	}
+	g->length += count;
+	return grammar_settle(g);
+}
+
+uint64_t grammar_length(const struct grammar *g)
+{
+	return g->length;
+}
+
+uint32_t grammar_rule_count(const struct grammar *g)
+{
+	return g->nrules;
+}
+
+uint64_t grammar_symbol_count(const struct grammar *g)
+{
+	return g->symbols;
+}
+
+size_t grammar_memory(const struct grammar *g)
+{
+	return sizeof(*g) + (size_t)g->node_cap * sizeof(*g->nodes) +
+	       (size_t)g->rule_cap * sizeof(*g->rules) +
+	       g->table_cap * sizeof(*g->table) +
+	       (g->work.cap + g->rwork.cap) * sizeof(uint32_t);
+}
+
+/* ---- export ------------------------------------------------------------- */
+
+enum { UNSEEN, OPEN, DONE };
+
+struct frame {
+	uint32_t rule, node; /* node: the next body node to visit */
+};
+
+static struct frame frame_of(const struct grammar *g, uint32_t r)
+{
+	return (struct frame){r, g->nodes[g->rules[r].guard].next};
+}
+
+/*
+ * Lists the rules reachable from the root in post-order (every rule after
+ * the rules it refers to) in order[0..*n-1].  Iterative: a grammar can be as
+ * deep as it has rules.  Returns 0, RONDO_E_NOMEM, or RONDO_E_STATE if a
+ * rule reaches itself, which only a broken engine can produce.
+ */
+static int rule_postorder(const struct grammar *g, uint32_t *order, uint32_t *n)
+{
+	uint8_t *mark = calloc(g->rule_top, 1);
+	struct frame *st = malloc(g->rule_top * sizeof(*st));
+	uint32_t depth = 0, c;
+	int rc = RONDO_E_NOMEM;
+
+	*n = 0;
+	if (!mark || !st)
+		goto out;
+	st[depth++] = frame_of(g, ROOT);
+	mark[ROOT] = OPEN;
+	rc = 0;
+	while (depth && !rc) {
+		struct frame *f = &st[depth - 1];
+		const struct node *x = &g->nodes[f->node];
+
+		if (!x->count) {
+			mark[f->rule] = DONE;
+			order[(*n)++] = f->rule;
+			depth--;
+			continue;
+		}
+		f->node = x->next;
+		if (!(x->value & RULE))
+			continue;
+		c = x->value & ~RULE;
+		if (mark[c] == OPEN)
+			rc = RONDO_E_STATE;
+		if (mark[c] == UNSEEN) {
+			mark[c] = OPEN;
+			st[depth++] = frame_of(g, c);
+		}
+	}
+out:
+	free(mark);
+	free(st);
+	return rc;
+}
+
+/* Appends rule r's body to out, rule references renumbered by id[]. */
+static void export_body(const struct grammar *g, uint32_t r, const uint32_t *id,
+			struct fmt_grammar *out, uint32_t *k)
+{
+	uint32_t gd = g->rules[r].guard, n;
+
+	for (n = g->nodes[gd].next; n != gd; n = g->nodes[n].next) {
+		uint32_t v = g->nodes[n].value;
+
+		out->body[(*k)++] = (rondo_sym){
+		    .sym = v & RULE ? RULE | id[v & ~RULE] : v,
+		    .count = g->nodes[n].count,
+		};
+	}
+}
+
+int grammar_export(const struct grammar *g, struct fmt_grammar *out)
+{
+	uint32_t *order = malloc(g->rule_top * sizeof(*order));
+	uint32_t *id = malloc(g->rule_top * sizeof(*id));
+	uint32_t n = 0, i, k = 0;
+	int rc = RONDO_E_NOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (g->failed)
+		rc = RONDO_E_STATE;
+	else if (order && id)
+		rc = rule_postorder(g, order, &n);
+	if (!rc) {
+		out->first = malloc(((size_t)n + 1) * sizeof(*out->first));
+		/* One extra so that an empty root is not a NULL body. */
+		out->body = malloc((g->symbols + 1) * sizeof(*out->body));
+		if (!out->first || !out->body)
+			rc = RONDO_E_NOMEM;
+	}
+	for (i = 0; !rc && i < n; i++) {
+		id[order[i]] = i;
+		out->first[i] = k;
+		export_body(g, order[i], id, out, &k);
+	}
+	if (!rc) {
+		out->first[n] = k;
+		out->nrules = n;
+	} else {
+		free(out->first);
+		free(out->body);
+		memset(out, 0, sizeof(*out));
+	}
+	free(order);
+	free(id);
+	return rc;
+}
+
+/* ---- verification ------------------------------------------------------- */
+
+/* What grammar_check() recounts from scratch, to compare with the engine's
+ * own bookkeeping. */
+struct audit {
+	const struct grammar *g;
+	uint32_t *refs, *ref_xor;
+	uint64_t symbols, digrams;
+	uint32_t rules;
+	char *why;
+	size_t whylen;
+};
+
+static int audit_fail(struct audit *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int audit_fail(struct audit *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->whylen) {
+		va_start(ap, fmt);
+		vsnprintf(a->why, a->whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Checks one symbol node n of rule r whose predecessor is prev. */
+static int audit_node(struct audit *a, uint32_t r, uint32_t prev, uint32_t n)
+{
+	const struct grammar *g = a->g;
+	const struct node *x;
+	uint32_t c;
+
+	if (!n || n >= g->node_top || g->nodes[n].prev != prev)
+		return audit_fail(a, "rule %u: broken link at node %u", r, n);
+	x = &g->nodes[n];
+	c = x->value & ~RULE;
+	if (!x->count)
+		return audit_fail(a, "rule %u: node %u has count 0", r, n);
+	if (x->value & RULE) {
+		if (c >= g->rule_top || !g->rules[c].guard || c == ROOT)
+			return audit_fail(a,
+					  "rule %u: node %u refers to bad "
+					  "rule %u",
+					  r, n, c);
+		a->refs[c]++;
+		a->ref_xor[c] ^= n;
+	}
+	if (!node_is_sym(g, prev))
+		return 0;
+	if (g->nodes[prev].value == x->value)
+		return audit_fail(a, "rule %u: equal neighbours at node %u", r,
+				  n);
+	if (g->table[table_find(g, prev, digram_hash(g, prev))].node != prev)
+		return audit_fail(a, "rule %u: digram at node %u %s", r, prev,
+				  "is not indexed or occurs twice");
+	a->digrams++;
+	return 0;
+}
+
+static int audit_body(struct audit *a, uint32_t r)
+{
+	const struct grammar *g = a->g;
+	uint32_t gd = g->rules[r].guard, prev = gd, n, len = 0;
+
+	if (gd >= g->node_top || node_is_sym(g, gd) || g->nodes[gd].value != r)
+		return audit_fail(a, "rule %u: bad guard %u", r, gd);
+	for (n = g->nodes[gd].next; n != gd; prev = n, n = g->nodes[n].next) {
+		if (++len >= g->node_top)
+			return audit_fail(a, "rule %u: body does not close", r);
+		if (audit_node(a, r, prev, n))
+			return -1;
+	}
+	if (g->nodes[gd].prev != prev)
+		return audit_fail(a, "rule %u: guard's prev is wrong", r);
+	if (!len && r != ROOT)
+		return audit_fail(a, "rule %u: empty body", r);
+	a->symbols += len;
+	a->rules++;
+	return 0;
+}
+
+static int audit_refs(struct audit *a, uint32_t r)
+{
+	const struct grammar *g = a->g;
+	const struct rule *x = &g->rules[r];
+
+	if (a->refs[r] != x->refs || a->ref_xor[r] != x->ref_xor)
+		return audit_fail(a,
+				  "rule %u: references (%u, xor %u) recorded "
+				  "as (%u, xor %u)",
+				  r, a->refs[r], a->ref_xor[r], x->refs,
+				  x->ref_xor);
+	if (r == ROOT)
+		return x->refs ? audit_fail(a, "the root is referenced") : 0;
+	if (x->refs >= 2 || (x->refs == 1 && g->nodes[x->ref_xor].count >= 2))
+		return 0;
+	return audit_fail(a, "rule %u: useless (%u references)", r, x->refs);
+}
+
+/* Recomputes every rule's expansion length, children first. */
+static int audit_lengths(struct audit *a)
+{
+	const struct grammar *g = a->g;
+	uint32_t *order = malloc(g->rule_top * sizeof(*order)), n = 0, i, v;
+	uint64_t *len = calloc(g->rule_top, sizeof(*len)), sum = 0, t;
+	int rc = order && len ? rule_postorder(g, order, &n) : RONDO_E_NOMEM;
+
+	for (i = 0; !rc && i < n; i++) {
+		uint32_t r = order[i], gd = g->rules[r].guard, x;
+
+		sum = 0;
+		for (x = g->nodes[gd].next; x != gd && !rc;
+		     x = g->nodes[x].next) {
+			v = g->nodes[x].value;
+			if (__builtin_mul_overflow(
+				g->nodes[x].count,
+				v & RULE ? len[v & ~RULE] : 1, &t) ||
+			    __builtin_add_overflow(sum, t, &sum))
+				rc = -1;
+		}
+		len[r] = sum;
+	}
+	free(order);
+	free(len);
+	if (rc)
+		return audit_fail(a, "expansion lengths: %s",
+				  rc == RONDO_E_NOMEM ? "out of memory"
+						      : "cycle or overflow");
+	if (n != a->rules)
+		return audit_fail(a, "%u rules reachable of %u", n, a->rules);
+	if (sum != g->length)
+		return audit_fail(a, "root expands to %llu, %llu appended",
+				  (unsigned long long)sum,
+				  (unsigned long long)g->length);
+	return 0;
+}
+
+static int audit_run(struct audit *a)
+{
+	const struct grammar *g = a->g;
+	uint32_t r;
+
+	for (r = 0; r < g->rule_top; r++)
+		if (g->rules[r].guard && audit_body(a, r))
+			return -1;
+	for (r = 0; r < g->rule_top; r++)
+		if (g->rules[r].guard && audit_refs(a, r))
+			return -1;
+	if (a->rules != g->nrules || a->symbols != g->symbols)
+		return audit_fail(a,
+				  "%u rules and %llu symbols, recorded %u "
+				  "and %llu",
+				  a->rules, (unsigned long long)a->symbols,
+				  g->nrules, (unsigned long long)g->symbols);
+	if (a->digrams != g->table_n)
+		return audit_fail(a, "%llu digrams, %zu indexed",
+				  (unsigned long long)a->digrams, g->table_n);
+	return audit_lengths(a);
+}
+
+int grammar_check(const struct grammar *g, char *why, size_t whylen)
+{
+	struct audit a = {.g = g, .why = why, .whylen = whylen};
+	int rc;
+
+	if (g->failed)
+		return audit_fail(&a, "the grammar failed");
+	if (g->work.n || g->rwork.n)
+		return audit_fail(&a, "pending work");
+	a.refs = calloc(g->rule_top, sizeof(*a.refs));
+	a.ref_xor = calloc(g->rule_top, sizeof(*a.ref_xor));
+	rc = a.refs && a.ref_xor ? audit_run(&a)
+				 : audit_fail(&a, "out of memory");
+	free(a.refs);
+	free(a.ref_xor);
+	return rc;
+}

@@ -57,10 +57,10 @@ build() {
 	fi
 	mkdir -p "$dir" && cd "$dir" || die "cannot create $dir"
 	# shellcheck disable=SC2086
-	want="$* ${QUICKSTART_CONFIGURE:-}"
+	want=$(echo "$* ${QUICKSTART_CONFIGURE:-}" | sed 's/^ *//; s/ *$//')
 	have=$(cat .quickstart-configure 2>/dev/null)
 	if [ ! -f Makefile ] || [ "$want" != "$have" ]; then
-		say "configure $want"
+		say "configure${want:+ $want}"
 		# shellcheck disable=SC2086
 		"$top/configure" $want >configure.out 2>&1 ||
 			{ cat configure.out; die "configure failed (see $dir/config.log)"; }

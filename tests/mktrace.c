@@ -70,44 +70,24 @@ static int write_file(const char *dir, const char *name, const void *p,
 	return 0;
 }
 
-/* The demo trace with one section's payload replaced by `payload`. */
+/* The demo trace with one section's payload replaced by `payload`, or
+ * left out when it is NULL. */
 static int with_payload(const char *dir, const char *name, uint32_t type,
 			const struct fmt_buf *payload)
 {
 	struct testtrace *tt = tt_demo(4, 10);
-	struct fmt_writer w, o;
-	struct fmt_container c;
-	struct fmt_buf file = {0}, out = {0};
-	struct fmt_err e;
+	struct tt_patch patch = {type, payload};
+	struct fmt_writer w;
+	struct fmt_buf out = {0};
 	int rc;
 
 	fmt_writer_init(&w);
-	fmt_writer_init(&o);
-	rc = tt_finish(tt, &w, 0);
-	rc = rc ? rc : fmt_writer_finish(&w, &file);
-	rc = rc ? rc : fmt_container_parse(&c, file.data, file.len, &e);
-	for (uint32_t i = 0; rc == 0 && i < c.nsec; i++) {
-		uint8_t *raw = NULL;
-		size_t len = 0;
-
-		if (c.sec[i].type == type) {
-			rc = fmt_writer_add(&o, type, payload->data,
-					    payload->len, 3);
-			continue;
-		}
-		rc = fmt_section_load(&c, i, &raw, &len, &e);
-		if (rc == 0)
-			rc = fmt_writer_add(&o, c.sec[i].type, raw, len, 3);
-		free(raw);
-	}
-	rc = rc ? rc : fmt_writer_finish(&o, &out);
+	rc = tt_finish_patched(tt, &w, 0, &patch, 1);
+	rc = rc ? rc : fmt_writer_finish(&w, &out);
 	if (rc == 0)
 		rc = write_file(dir, name, out.data, out.len);
-	fmt_container_free(&c);
-	fmt_buf_free(&file);
 	fmt_buf_free(&out);
 	fmt_writer_free(&w);
-	fmt_writer_free(&o);
 	tt_free(tt);
 	return rc;
 }
@@ -250,42 +230,6 @@ static int corpus_container(const char *dir, const uint8_t *good, size_t n)
 	return rc;
 }
 
-/* A file without a grammar section. */
-static int corpus_missing(const char *dir)
-{
-	struct testtrace *tt = tt_demo(2, 3);
-	struct fmt_writer w, o;
-	struct fmt_buf file = {0}, out = {0};
-	struct fmt_container c;
-	struct fmt_err e;
-	int rc;
-
-	fmt_writer_init(&w);
-	fmt_writer_init(&o);
-	rc = tt_finish(tt, &w, 0);
-	rc = rc ? rc : fmt_writer_finish(&w, &file);
-	rc = rc ? rc : fmt_container_parse(&c, file.data, file.len, &e);
-	for (uint32_t i = 0; rc == 0 && i < c.nsec; i++) {
-		uint8_t *raw = NULL;
-		size_t len = 0;
-
-		if (c.sec[i].type == FMT_SEC_GRAMMAR)
-			continue;
-		rc = fmt_section_load(&c, i, &raw, &len, &e);
-		rc = rc ? rc : fmt_writer_add(&o, c.sec[i].type, raw, len, 3);
-		free(raw);
-	}
-	rc = rc ? rc : fmt_writer_finish(&o, &out);
-	rc = rc ? rc : write_file(dir, "missing-grammar.rondo", out.data, out.len);
-	fmt_container_free(&c);
-	fmt_buf_free(&file);
-	fmt_buf_free(&out);
-	fmt_writer_free(&w);
-	fmt_writer_free(&o);
-	tt_free(tt);
-	return rc;
-}
-
 static int make_corpus(const char *dir)
 {
 	struct testtrace *tt = tt_demo(4, 10);
@@ -298,7 +242,9 @@ static int make_corpus(const char *dir)
 	rc = rc ? rc : fmt_writer_finish(&w, &good);
 	if (rc == 0)
 		rc = corpus_container(dir, good.data, good.len) |
-		     corpus_payloads(dir) | corpus_missing(dir);
+		     corpus_payloads(dir) |
+		     with_payload(dir, "missing-grammar.rondo", FMT_SEC_GRAMMAR,
+				  NULL);
 	fmt_buf_free(&good);
 	fmt_writer_free(&w);
 	tt_free(tt);

@@ -228,6 +228,22 @@ static void tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 {
+	return tt_finish_patched(tt, w, future, NULL, 0);
+}
+
+/* The payload section `type` gets: a patch's, or the encoded one. */
+static const struct fmt_buf *tt_payload(uint32_t type, const struct fmt_buf *own,
+					const struct tt_patch *patch, int np)
+{
+	for (int k = 0; k < np; k++)
+		if (patch[k].type == type)
+			return patch[k].payload;
+	return own;
+}
+
+int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
+		      const struct tt_patch *patch, int npatch)
+{
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
 	struct fmt_buf b[8] = {{0}};
@@ -252,9 +268,13 @@ int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 	fmt_rankmap_encode(&b[5], &rm);
 	fmt_stats_encode(&b[6], &used);
 	free(used.st);
-	for (int i = 0; i < 7 && rc == 0; i++)
-		rc = b[i].oom ? RONDO_E_NOMEM
-			      : fmt_writer_add(w, type[i], b[i].data, b[i].len, 3);
+	for (int i = 0; i < 7 && rc == 0; i++) {
+		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
+
+		if (p)
+			rc = p->oom ? RONDO_E_NOMEM
+				    : fmt_writer_add(w, type[i], p->data, p->len, 3);
+	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
 		fmt_put_str(&b[7], "from the future");

@@ -35,6 +35,17 @@ void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
  * `future` adds a section of a type no reader knows. */
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future);
 
+/* As tt_finish, with the payload of each section named in `patch`
+ * replaced by the patch's (a NULL payload leaves the section out): the
+ * tests' way to write damaged files. */
+struct tt_patch {
+	uint32_t type;
+	const struct fmt_buf *payload;
+};
+
+int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
+		      const struct tt_patch *patch, int npatch);
+
 /* Convenience: tt_finish + fmt_writer_save. */
 int tt_save(struct testtrace *tt, const char *path);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "grammar.h"
+#include "merge.h"
 #include "testtrace.h"
 
 struct testtrace {
@@ -153,77 +154,30 @@ void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
 	s->hist[fmt_hist_bin(ns)] += count;
 }
 
-static int tt_same(const struct fmt_grammar *a, const struct fmt_grammar *b)
+/* One grammar for all ranks and the rank map, by the tracer's own merge:
+ * distinct rank grammars concatenated in order of first appearance, each
+ * as exported, so rule numbers come out as the rank grammars have them.
+ * The signatures are global already: no table to merge. */
+static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
+		    struct fmt_rankmap *rm)
 {
-	return a->nrules == b->nrules &&
-	       !memcmp(a->first, b->first, sizeof(uint32_t) * (a->nrules + 1)) &&
-	       !memcmp(a->body, b->body,
-		       sizeof(rondo_sym) * a->first[a->nrules]);
-}
+	struct merge *m = merge_create();
+	int rc = m ? 0 : RONDO_E_NOMEM;
 
-/* Appends grammar `e` to `all`, shifting its rule ids by all->nrules. */
-static void tt_concat(struct fmt_grammar *all, const struct fmt_grammar *e)
-{
-	uint32_t base = all->nrules, nsym = all->first[base];
-	uint32_t add = e->first[e->nrules];
-
-	all->first = tt_alloc(all->first, base + e->nrules + 1,
-			      sizeof(uint32_t));
-	all->body = tt_alloc(all->body, nsym + add, sizeof(rondo_sym));
-	for (uint32_t r = 0; r <= e->nrules; r++)
-		all->first[base + r] = nsym + e->first[r];
-	for (uint32_t i = 0; i < add; i++) {
-		rondo_sym s = e->body[i];
-
-		if (RONDO_SYM_IS_RULE(s.sym))
-			s.sym = RONDO_SYM_RULE | (RONDO_SYM_ID(s.sym) + base);
-		all->body[nsym + i] = s;
-	}
-	all->nrules = base + e->nrules;
-}
-
-/* One grammar for all ranks (identical rank grammars stored once) and the
- * rank map compressed by the engine. */
-static void tt_merge(struct testtrace *tt, struct fmt_grammar *all,
-		     struct fmt_rankmap *rm)
-{
-	struct fmt_grammar *uniq = tt_alloc(NULL, tt->nranks, sizeof(*uniq));
-	uint32_t *uniq_root = tt_alloc(NULL, tt->nranks, sizeof(uint32_t));
-	struct grammar *map = grammar_create();
-	uint32_t nuniq = 0;
-
-	all->nrules = 0;
-	all->first = tt_alloc(NULL, 1, sizeof(uint32_t));
-	all->first[0] = 0;
-	all->body = NULL;
-	if (!map)
-		tt_die("grammar_create");
-	for (uint32_t r = 0; r < tt->nranks; r++) {
+	memset(all, 0, sizeof(*all));
+	memset(rm, 0, sizeof(*rm));
+	for (uint32_t r = 0; r < tt->nranks && rc == 0; r++) {
 		struct fmt_grammar e;
-		uint32_t u;
 
-		if (grammar_export(tt->rank[r], &e) < 0)
-			tt_die("grammar_export");
-		for (u = 0; u < nuniq && !tt_same(&uniq[u], &e); u++)
-			;
-		if (u == nuniq) {
-			tt_concat(all, &e);
-			uniq[nuniq] = e;
-			uniq_root[nuniq++] = all->nrules - 1;
-		} else {
-			fmt_grammar_free(&e);
-		}
-		if (grammar_append(map, uniq_root[u], 1) < 0)
-			tt_die("grammar_append");
+		rc = grammar_export(tt->rank[r], &e);
+		if (rc == 0)
+			rc = merge_add_grammar(m, &e);
+		fmt_grammar_free(&e);
 	}
-	rm->nranks = tt->nranks;
-	if (grammar_export(map, &rm->map) < 0)
-		tt_die("grammar_export");
-	grammar_free(map);
-	for (uint32_t u = 0; u < nuniq; u++)
-		fmt_grammar_free(&uniq[u]);
-	free(uniq_root);
-	free(uniq);
+	if (rc == 0)
+		rc = merge_finish(m, all, rm);
+	merge_free(m);
+	return rc;
 }
 
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
@@ -251,7 +205,7 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS};
 	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
-	int rc = 0;
+	int rc;
 
 	/* Statistics exist only for signatures some rank called. */
 	for (uint32_t s = 0; s < tt->cst.n; s++) {
@@ -259,7 +213,8 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 		if (tt->stats.st[s].s.count)
 			used.st[used.n++] = tt->stats.st[s];
 	}
-	tt_merge(tt, &all, &rm);
+	/* On failure the sections below are encoded empty and not added. */
+	rc = tt_merge(tt, &all, &rm);
 	fmt_meta_encode(&b[0], &tt->meta);
 	fmt_funcs_encode(&b[1], &tt->funcs);
 	fmt_consts_encode(&b[2], &tt->consts);
@@ -415,7 +370,7 @@ static void demo_rank(struct demo *d, uint32_t r, uint32_t nranks,
 
 struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 {
-	struct demo d = {tt_create(nranks)};
+	struct demo d = {.tt = tt_create(nranks)};
 	uint32_t f_init, f_barrier, f_final, init, barrier, final, sig[9];
 	char n[32], cmd[96];
 

@@ -2,11 +2,8 @@
  * testtrace.h - the tests' trace writer.
  *
  * Builds a complete .rondo file from calls the test makes up, through the
- * same grammar engine and the same format codec the tracer uses.  Each
- * rank gets its own grammar; identical rank grammars are stored once and
- * the sequence of rank roots is compressed by the engine into the rank map
- * (a stand-in for the cross-rank merge the tracer will do at
- * MPI_Finalize).
+ * same grammar engine, cross-rank merge and format codec the tracer uses.
+ * Each rank gets its own grammar; signatures are global from the start.
  */
 #ifndef RONDO_TESTTRACE_H
 #define RONDO_TESTTRACE_H

@@ -1,0 +1,603 @@
+/*
+ * test_merge.c - the cross-rank merge against rank tables and rank
+ * grammars whose merged form is known: global signature ids in order of
+ * first appearance, one stored grammar per distinct rank behaviour, every
+ * rank expanding back to exactly what it called, and a rank map that stays
+ * the same size as the job grows.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "format.h"
+#include "grammar.h"
+#include "merge.h"
+
+static void *xalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		perror("test_merge");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- signature tables ---------------------------------------------------- */
+
+/* A rank's table being built: argument bytes in one buffer, offsets until
+ * the buffer stops moving. */
+struct table_b {
+	struct fmt_cst cst;
+	struct fmt_buf bytes;
+	size_t *off;
+	uint32_t cap;
+};
+
+/* A signature with no argument (v < 0), one integer v, or when big is set
+ * a string of v bytes. */
+static void tb_add(struct table_b *t, uint32_t func, int64_t v, int big)
+{
+	struct fmt_buf a = {0};
+	uint32_t nargs = v >= 0;
+
+	if (big) {
+		char *s = xalloc((size_t)v, 1);
+
+		memset(s, 'x', (size_t)v);
+		fmt_arg_put_bytes(&a, RONDO_ARG_STRING, s, (size_t)v);
+		free(s);
+	} else if (v >= 0) {
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, v);
+	}
+	if (t->cst.n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->cst.sig = realloc(t->cst.sig, t->cap * sizeof(*t->cst.sig));
+		t->off = realloc(t->off, t->cap * sizeof(*t->off));
+		if (!t->cst.sig || !t->off)
+			exit(1);
+	}
+	t->cst.sig[t->cst.n] =
+	    (struct fmt_sig){func, nargs, (uint32_t)a.len, NULL};
+	t->off[t->cst.n++] = t->bytes.len;
+	fmt_put_bytes(&t->bytes, a.data, a.len);
+	if (a.oom || t->bytes.oom)
+		exit(1);
+	fmt_buf_free(&a);
+}
+
+static const struct fmt_cst *tb_done(struct table_b *t)
+{
+	for (uint32_t i = 0; i < t->cst.n; i++)
+		t->cst.sig[i].args = t->bytes.data + t->off[i];
+	return &t->cst;
+}
+
+/* Frees the table after scribbling over its bytes: the merge must have
+ * copied them. */
+static void tb_free(struct table_b *t)
+{
+	if (t->bytes.data)
+		memset(t->bytes.data, 0xee, t->bytes.len);
+	fmt_buf_free(&t->bytes);
+	free(t->cst.sig);
+	free(t->off);
+	memset(t, 0, sizeof(*t));
+}
+
+static int sig_equal(const struct fmt_sig *a, const struct fmt_sig *b)
+{
+	return a->func == b->func && a->nargs == b->nargs && a->len == b->len &&
+	       (!a->len || !memcmp(a->args, b->args, a->len));
+}
+
+/* The signature (func, v) as its own one-entry table, for comparisons. */
+static int sig_is(const struct fmt_sig *s, uint32_t func, int64_t v)
+{
+	struct table_b t = {0};
+	int same;
+
+	tb_add(&t, func, v, 0);
+	same = sig_equal(s, &tb_done(&t)->sig[0]);
+	tb_free(&t);
+	return same;
+}
+
+static void check_cst_roundtrip(const struct fmt_cst *c, uint32_t nfuncs)
+{
+	struct fmt_buf b = {0};
+	struct fmt_cst d = {0};
+	struct fmt_err e = {0};
+	int rc;
+
+	fmt_cst_encode(&b, c);
+	CHECK(!b.oom);
+	rc = fmt_cst_decode(&d, b.data, b.len, nfuncs, &e);
+	CHECKF(rc == 0, "decode: %s", e.msg);
+	CHECK(d.n == c->n);
+	for (uint32_t i = 0; rc == 0 && i < c->n && i < d.n; i++)
+		CHECKF(sig_equal(&d.sig[i], &c->sig[i]), "signature %u", i);
+	fmt_cst_free(&d);
+	fmt_buf_free(&b);
+}
+
+/* Per rank: (function, argument) pairs, -1 for no argument. */
+static const int64_t three_ranks[3][5][2] = {
+    {{0, 1}, {1, 1}, {0, 2}},
+    {{1, 1}, {0, 3}, {0, 1}, {2, -1}},
+    {{0, 2}, {2, -1}, {1, 2}, {0, 3}, {1, 1}},
+};
+static const uint32_t three_ranks_n[3] = {3, 4, 5};
+
+static void test_cst_three_ranks(void)
+{
+	static const int64_t want[][2] = {{0, 1}, {1, 1},  {0, 2},
+					  {0, 3}, {2, -1}, {1, 2}};
+	static const uint32_t want_map[3][5] = {
+	    {0, 1, 2}, {1, 3, 0, 4}, {2, 4, 5, 3, 1}};
+	struct merge *m = merge_create();
+	const struct fmt_cst *g;
+	uint32_t map[5];
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	for (int r = 0; r < 3; r++) {
+		struct table_b t = {0};
+
+		for (uint32_t i = 0; i < three_ranks_n[r]; i++)
+			tb_add(&t, (uint32_t)three_ranks[r][i][0],
+			       three_ranks[r][i][1], 0);
+		CHECK(merge_add_cst(m, tb_done(&t), map) == 0);
+		for (uint32_t i = 0; i < t.cst.n; i++)
+			CHECKF(map[i] == want_map[r][i],
+			       "rank %d sig %u -> %u, want %u", r, i, map[i],
+			       want_map[r][i]);
+		/* Same argument bytes, other function: another signature. */
+		if (r == 0)
+			CHECK(map[0] != map[1]);
+		tb_free(&t);
+	}
+	g = merge_cst(m);
+	CHECK(g->n == 6);
+	for (uint32_t i = 0; i < g->n && i < 6; i++)
+		CHECKF(sig_is(&g->sig[i], (uint32_t)want[i][0], want[i][1]),
+		       "global signature %u", i);
+	check_cst_roundtrip(g, 3);
+	merge_free(m);
+}
+
+/* Every 20000th signature holds more bytes than an arena chunk. */
+static int64_t big_v(int64_t i)
+{
+	return i % 20000 == 1 ? 70000 + i / 7 : i / 7;
+}
+
+/* Enough signatures to grow the index many times and fill many arena
+ * chunks, with a few bigger than a chunk; a second rank lists them in
+ * reverse with new ones in between. */
+static void test_cst_large(void)
+{
+	enum { N = 100000 };
+	struct table_b a = {0}, b = {0};
+	struct merge *m = merge_create();
+	uint32_t *map = xalloc(2 * N, sizeof(*map));
+	const struct fmt_cst *g;
+	uint32_t bad = 0;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	for (int64_t i = 0; i < N; i++)
+		tb_add(&a, (uint32_t)(i % 7), big_v(i), i % 20000 == 1);
+	for (int64_t i = N - 1; i >= 0; i--) {
+		tb_add(&b, (uint32_t)(i % 7), big_v(i), i % 20000 == 1);
+		tb_add(&b, 7, i, 0);
+	}
+	CHECK(merge_add_cst(m, tb_done(&a), map) == 0);
+	for (uint32_t i = 0; i < N; i++)
+		bad += map[i] != i;
+	CHECK(merge_add_cst(m, tb_done(&b), map) == 0);
+	for (uint32_t k = 0; k < N; k++) {
+		bad += map[2 * k] != N - 1 - k;
+		bad += map[2 * k + 1] != N + k;
+	}
+	CHECKF(bad == 0, "%u wrong map entries", bad);
+	g = merge_cst(m);
+	CHECK(g->n == 2 * N);
+	bad = 0;
+	for (uint32_t i = 0; g->n == 2 * N && i < N; i++) {
+		bad += !sig_equal(&g->sig[i], &a.cst.sig[i]);
+		bad += !sig_equal(&g->sig[N + i], &b.cst.sig[2 * i + 1]);
+	}
+	CHECKF(bad == 0, "%u wrong signatures", bad);
+	check_cst_roundtrip(g, 8);
+	tb_free(&a);
+	tb_free(&b);
+	free(map);
+	merge_free(m);
+}
+
+/* ---- rank grammars ------------------------------------------------------- */
+
+struct seq {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void seq_push(struct seq *s, uint32_t x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
+			exit(1);
+	}
+	s->v[s->n++] = x;
+}
+
+/* What a rank calls; terminals stay below NTERM. */
+#define NTERM 64
+typedef void (*pattern_fn)(struct seq *s, uint32_t rank, uint32_t nranks);
+
+static void loop(struct seq *s, const uint32_t *body, int n, int iters)
+{
+	seq_push(s, 0);
+	for (int it = 0; it < iters; it++)
+		for (int k = 0; k < n; k++)
+			seq_push(s, body[k]);
+	seq_push(s, 1);
+}
+
+static void pat_same(struct seq *s, uint32_t rank, uint32_t nranks)
+{
+	static const uint32_t body[] = {2, 3, 4, 4, 5};
+
+	(void)rank, (void)nranks;
+	loop(s, body, 5, 40);
+}
+
+static void pat_parity(struct seq *s, uint32_t rank, uint32_t nranks)
+{
+	static const uint32_t even[] = {2, 3, 6}, odd[] = {3, 2, 7, 7};
+
+	(void)nranks;
+	if (rank % 2)
+		loop(s, odd, 4, 25);
+	else
+		loop(s, even, 3, 30);
+}
+
+/* The first half of the job does one thing, the second another. */
+static void pat_halves(struct seq *s, uint32_t rank, uint32_t nranks)
+{
+	static const uint32_t lo[] = {2, 8}, hi[] = {9, 2};
+
+	loop(s, rank < nranks / 2 ? lo : hi, 2, 17);
+}
+
+/* A 1-D halo exchange: the end ranks have one neighbour. */
+static void pat_stencil(struct seq *s, uint32_t rank, uint32_t nranks)
+{
+	uint32_t body[5];
+	int n = 0;
+
+	if (rank > 0)
+		body[n++] = 10, body[n++] = 11;
+	if (rank + 1 < nranks)
+		body[n++] = 12, body[n++] = 13;
+	body[n++] = 14;
+	loop(s, body, n, 20);
+}
+
+/* A 2-D halo exchange on an 8x8 grid: corners, edges and the interior
+ * each talk to their own set of neighbours. */
+static void pat_grid(struct seq *s, uint32_t rank, uint32_t nranks)
+{
+	uint32_t x = rank % 8, y = rank / 8, body[9];
+	int n = 0;
+
+	(void)nranks;
+	if (x > 0)
+		body[n++] = 20;
+	if (x < 7)
+		body[n++] = 21;
+	if (y > 0)
+		body[n++] = 22;
+	if (y < 7)
+		body[n++] = 23;
+	body[n++] = 24;
+	loop(s, body, n, 12);
+}
+
+/* Every rank different: the rank's own id in its loop. */
+static void pat_distinct(struct seq *s, uint32_t rank, uint32_t nranks)
+{
+	uint32_t body[] = {2, 30 + rank % 32, 3};
+
+	(void)nranks;
+	loop(s, body, rank < 32 ? 3 : 2, 5 + (int)rank);
+}
+
+static void expand(const struct fmt_grammar *g, uint32_t rule, struct seq *out)
+{
+	for (uint32_t k = g->first[rule]; k < g->first[rule + 1]; k++) {
+		const rondo_sym *s = &g->body[k];
+
+		for (uint64_t c = 0; c < s->count; c++)
+			if (RONDO_SYM_IS_RULE(s->sym))
+				expand(g, RONDO_SYM_ID(s->sym), out);
+			else
+				seq_push(out, s->sym);
+	}
+}
+
+/* One merge of nranks ranks of pattern p; in[] keeps each rank's input. */
+struct job {
+	const char *name;
+	uint32_t nranks;
+	struct seq *in;
+	struct fmt_grammar all;
+	struct fmt_rankmap rm;
+	uint32_t unique;
+	uint32_t rules_sum; /* rules of the first grammar of each kind */
+};
+
+static void job_rank(struct job *j, struct merge *m, pattern_fn p, uint32_t r)
+{
+	struct grammar *g = grammar_create();
+	struct fmt_grammar e;
+	uint32_t before = merge_unique(m);
+	int failed = 0;
+
+	CHECK(g != NULL);
+	if (!g)
+		exit(1);
+	p(&j->in[r], r, j->nranks);
+	for (size_t k = 0; k < j->in[r].n; k++)
+		failed |= grammar_append(g, j->in[r].v[k], 1);
+	CHECK(failed == 0);
+	CHECK(grammar_export(g, &e) == 0);
+	CHECKF(merge_add_grammar(m, &e) == 0, "%s rank %u", j->name, r);
+	if (merge_unique(m) != before)
+		j->rules_sum += e.nrules;
+	fmt_grammar_free(&e);
+	grammar_free(g);
+}
+
+static void job_run(struct job *j, const char *name, pattern_fn p,
+		    uint32_t nranks)
+{
+	struct merge *m = merge_create();
+
+	memset(j, 0, sizeof(*j));
+	j->name = name;
+	j->nranks = nranks;
+	j->in = xalloc(nranks, sizeof(*j->in));
+	CHECK(m != NULL);
+	if (!m)
+		exit(1);
+	for (uint32_t r = 0; r < nranks; r++)
+		job_rank(j, m, p, r);
+	j->unique = merge_unique(m);
+	CHECKF(merge_finish(m, &j->all, &j->rm) == 0, "%s: finish", name);
+	merge_free(m);
+}
+
+static void job_free(struct job *j)
+{
+	for (uint32_t r = 0; r < j->nranks; r++)
+		free(j->in[r].v);
+	free(j->in);
+	fmt_grammar_free(&j->all);
+	fmt_rankmap_free(&j->rm);
+}
+
+/* Each rank's root, from the decoded rank map; NULL if it is wrong. */
+static uint32_t *job_roots(struct job *j, const struct fmt_grammar *all)
+{
+	struct fmt_buf b = {0};
+	struct fmt_rankmap rm = {0};
+	struct fmt_err e = {0};
+	struct seq roots = {0};
+	int rc;
+
+	fmt_rankmap_encode(&b, &j->rm);
+	rc = fmt_rankmap_decode(&rm, b.data, b.len, all->nrules, &e);
+	CHECKF(rc == 0, "%s: rank map: %s", j->name, e.msg);
+	if (rc == 0) {
+		CHECK(rm.nranks == j->nranks);
+		expand(&rm.map, rm.map.nrules - 1, &roots);
+		CHECK(roots.n == j->nranks);
+	}
+	fmt_rankmap_free(&rm);
+	fmt_buf_free(&b);
+	if (roots.n == j->nranks)
+		return roots.v;
+	free(roots.v);
+	return NULL;
+}
+
+/* Decodes what the merge produced, as a reader would, and expands every
+ * rank back. */
+static void job_verify(struct job *j)
+{
+	struct fmt_buf b = {0};
+	struct fmt_grammar all = {0};
+	struct fmt_err e = {0};
+	uint32_t *root = NULL, bad = 0;
+	int rc;
+
+	fmt_grammar_encode(&b, &j->all);
+	rc = fmt_grammar_decode(&all, b.data, b.len, NTERM, NULL, &e);
+	CHECKF(rc == 0, "%s: grammar: %s", j->name, e.msg);
+	/* Distinct grammars are concatenated as they are. */
+	CHECKF(all.nrules == j->rules_sum, "%s: %u rules, want %u", j->name,
+	       all.nrules, j->rules_sum);
+	if (rc == 0)
+		root = job_roots(j, &all);
+	for (uint32_t r = 0; root && r < j->nranks; r++) {
+		struct seq out = {0};
+
+		expand(&all, root[r], &out);
+		bad += out.n != j->in[r].n ||
+		       memcmp(out.v, j->in[r].v, out.n * sizeof(*out.v));
+		free(out.v);
+	}
+	CHECKF(root && bad == 0, "%s: %u ranks expand wrong", j->name, bad);
+	free(root);
+	fmt_grammar_free(&all);
+	fmt_buf_free(&b);
+}
+
+static uint64_t map_size(const struct job *j)
+{
+	return j->rm.map.first ? j->rm.map.first[j->rm.map.nrules] : 0;
+}
+
+static void test_pattern(const char *name, pattern_fn p, uint32_t nranks,
+			 uint32_t unique, uint64_t *map_syms)
+{
+	struct job j;
+
+	job_run(&j, name, p, nranks);
+	CHECKF(j.unique == unique, "%s on %u ranks: %u distinct, want %u", name,
+	       nranks, j.unique, unique);
+	job_verify(&j);
+	*map_syms = map_size(&j);
+	job_free(&j);
+}
+
+static void test_grammars(void)
+{
+	static const struct {
+		const char *name;
+		pattern_fn p;
+		uint32_t unique; /* on 64 ranks */
+		int constant;	 /* the rank map does not grow with ranks */
+	} pat[] = {
+	    {"same", pat_same, 1, 1},	  {"parity", pat_parity, 2, 1},
+	    {"halves", pat_halves, 2, 1}, {"stencil", pat_stencil, 3, 1},
+	    {"grid", pat_grid, 9, 0},	  {"distinct", pat_distinct, 64, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++) {
+		uint64_t small, big;
+
+		test_pattern(pat[i].name, pat[i].p, 64, pat[i].unique, &small);
+		if (!pat[i].constant)
+			continue;
+		test_pattern(pat[i].name, pat[i].p, 4096, pat[i].unique, &big);
+		CHECKF(small == big,
+		       "%s: rank map of %llu symbols on 64 ranks, %llu on 4096",
+		       pat[i].name, (unsigned long long)small,
+		       (unsigned long long)big);
+	}
+}
+
+/* Enough distinct one-rule grammars that some share the 32 hash bits the
+ * index keeps (about 2^18 choose 2 pairs over 2^32 values), so the full
+ * comparison has to tell them apart; then each of them again. */
+static void test_many_grammars(void)
+{
+	enum { N = 1 << 18 };
+	struct merge *m = merge_create();
+	uint32_t first[2] = {0, 2};
+	rondo_sym body[2] = {{0, 0, 1}, {0, 0, 1}};
+	struct fmt_grammar g = {1, first, body}, all;
+	struct fmt_rankmap rm;
+	uint32_t bad = 0;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < N; i++) {
+			body[0].sym = i & 511;
+			body[1].count = 1 + (i >> 9);
+			bad += merge_add_grammar(m, &g) != 0;
+		}
+		CHECKF(merge_unique(m) == N, "%u distinct, want %u",
+		       merge_unique(m), N);
+	}
+	CHECK(bad == 0);
+	CHECK(merge_finish(m, &all, &rm) == 0);
+	CHECK(all.nrules == N && rm.nranks == 2 * N);
+	for (uint32_t i = 0; all.nrules == N && i < N; i++)
+		bad += all.body[2 * i].sym != (i & 511) ||
+		       all.body[2 * i + 1].count != 1 + (i >> 9);
+	CHECKF(bad == 0, "%u grammars stored wrong", bad);
+	fmt_grammar_free(&all);
+	fmt_rankmap_free(&rm);
+	merge_free(m);
+}
+
+/* One rank: the combined grammar is its grammar, the map its root. */
+static void test_single_rank(void)
+{
+	struct job j;
+
+	job_run(&j, "single", pat_parity, 1);
+	CHECK(j.unique == 1);
+	CHECK(j.rm.nranks == 1);
+	CHECK(j.rm.map.nrules == 1 && map_size(&j) == 1);
+	CHECK(j.rm.map.nrules == 1 && j.rm.map.body[0].sym == j.all.nrules - 1);
+	job_verify(&j);
+	job_free(&j);
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+	rondo_sym body[2] = {{RONDO_SYM_RULE | 0, 0, 1}, {5, 0, 0}};
+	uint32_t first[3] = {0, 1, 2};
+	struct fmt_grammar bad = {2, first, body}, none = {0, first, body};
+	struct fmt_grammar all;
+	struct fmt_rankmap rm;
+	struct merge *m = merge_create();
+
+	merge_free(NULL);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	CHECK(merge_finish(m, &all, &rm) == RONDO_E_STATE);
+	/* Failed outputs are still safe to free. */
+	fmt_grammar_free(&all);
+	fmt_rankmap_free(&rm);
+	CHECK(merge_add_cst(m, &(struct fmt_cst){0}, NULL) == 0);
+	CHECK(merge_cst(m)->n == 0);
+	CHECK(merge_add_grammar(m, &none) == RONDO_E_RANGE);
+	/* Rule 0 refers to itself. */
+	CHECK(merge_add_grammar(m, &bad) == RONDO_E_RANGE);
+	body[0] = (rondo_sym){7, 0, 3};
+	/* A count of zero. */
+	CHECK(merge_add_grammar(m, &bad) == RONDO_E_RANGE);
+	body[1] = (rondo_sym){RONDO_SYM_RULE | 0, 0, 2};
+	CHECK(merge_add_grammar(m, &bad) == 0);
+	CHECK(merge_unique(m) == 1);
+	CHECK(merge_finish(m, &all, &rm) == 0);
+	CHECK(all.nrules == 2 && rm.nranks == 1);
+	fmt_grammar_free(&all);
+	fmt_rankmap_free(&rm);
+	/* Finishing does not end the merge. */
+	CHECK(merge_add_grammar(m, &bad) == 0);
+	CHECK(merge_finish(m, &all, &rm) == 0);
+	CHECK(all.nrules == 2 && rm.nranks == 2);
+	fmt_grammar_free(&all);
+	fmt_rankmap_free(&rm);
+	merge_free(m);
+}
+
+int main(void)
+{
+	test_cst_three_ranks();
+	test_cst_large();
+	test_grammars();
+	test_many_grammars();
+	test_single_rank();
+	test_errors();
+	return check_done("test_merge");
+}

@@ -12,7 +12,7 @@ set -u
 top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 packages="gcc make autoconf automake libtool pkg-config libopenmpi-dev
-openmpi-bin libncurses-dev libzstd-dev libyaml-dev tmux"
+openmpi-bin libncurses-dev libzstd-dev libyaml-dev python3 tmux"
 
 say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
@@ -107,20 +107,25 @@ do_test() {
 do_demo() {
 	install_packages
 	build "$top/build"
-	make -j"$jobs" tests/mktrace >/dev/null 2>&1 || die "cannot build the demo trace writer"
+	make -j"$jobs" tests/mpi/stencil >/dev/null 2>&1 ||
+		die "cannot build the example MPI program tests/mpi/stencil"
 	trace="$top/build/demo.rondo"
-	tests/mktrace --demo "$trace" || die "the demo trace writer failed"
-	say "a small trace written by the tests' writer: $trace"
-	say "(the MPI tracer that records real programs is the next milestone)"
+	rm -f "$trace"
+	# Open MPI refuses to run as root unless told it may.
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	echo
+	echo "\$ rondo run -o demo.rondo -- mpirun -np 4 --oversubscribe tests/mpi/stencil 100"
+	tui/rondo run -o "$trace" -- mpirun -np 4 --oversubscribe \
+		tests/mpi/stencil 100 || die "the traced run failed"
 	echo
 	echo "\$ rondo info demo.rondo"
 	tui/rondo info "$trace" || exit 1
 	echo
-	echo "\$ rondo dump --grammar demo.rondo"
-	tui/rondo dump --grammar "$trace" || exit 1
+	echo "\$ rondo dump --grammar demo.rondo | tail -n 14"
+	tui/rondo dump --grammar "$trace" | tail -n 14
 	echo
-	echo "\$ rondo dump --rank 1 demo.rondo | head -n 12"
-	tui/rondo dump --rank 1 "$trace" | head -n 12
+	echo "\$ rondo dump --rank 1 demo.rondo | head -n 20"
+	tui/rondo dump --rank 1 "$trace" | head -n 20
 }
 
 case "${1:-}" in

@@ -18,6 +18,7 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

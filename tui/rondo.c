@@ -17,6 +17,8 @@ static const struct command {
 	const char *args;
 	const char *help;
 } commands[] = {
+	{"run", cmd_run, "[OPTIONS] -- COMMAND...",
+	 "run an MPI program with the tracer in every rank"},
 	{"info", cmd_info, "FILE", "summary of a trace: job, sizes, rank groups"},
 	{"dump", cmd_dump, "[--rank R] [--grammar] FILE",
 	 "calls in order, or the compressed form with --grammar"},

@@ -1,0 +1,538 @@
+/*
+ * handles.c - symbolic ids for MPI handles, buffers and callbacks.
+ *
+ * A handle's value means nothing across ranks or runs, so the trace holds
+ * small ids instead: per handle type, freed ids are reused lowest first, so
+ * a loop that creates and frees a datatype keeps using the same id.  Predefined
+ * handles are recorded by name.
+ *
+ * A handle value does not identify one object: Open MPI returns one shared
+ * request for every small send that completes at once.  So a value maps to
+ * an id with a reference count: creating it again while it is live gives
+ * the same id, and it is released when every holder freed it.  An unknown
+ * value (created before tracing began, or by a path we did not see) gets a
+ * fresh id; nothing here ever stops the program.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+#define CONST_FLAG 0x80000000u
+
+enum htype {
+	H_COMM,
+	H_GROUP,
+	H_DATATYPE,
+	H_OP,
+	H_INFO,
+	H_ERRHANDLER,
+	H_WIN,
+	H_FILE,
+	H_MESSAGE,
+	H_REQUEST,
+	H_BUF,
+	H_CALLBACK,
+	H_COUNT
+};
+
+/* One handle type: value -> id (or CONST_FLAG | constant index). */
+struct hmap {
+	uint64_t *key;
+	uint32_t *val;
+	uint32_t *refs;
+	uint32_t cap, n;
+	uint32_t next_id;
+	uint32_t *free_ids;
+	uint32_t nfree, capfree;
+};
+
+static struct hmap maps[H_COUNT];
+
+static const uint32_t kind_of[H_COUNT] = {
+	[H_COMM] = RONDO_ARG_COMM,	   [H_GROUP] = RONDO_ARG_GROUP,
+	[H_DATATYPE] = RONDO_ARG_DATATYPE, [H_OP] = RONDO_ARG_OP,
+	[H_INFO] = RONDO_ARG_INFO,	   [H_ERRHANDLER] = RONDO_ARG_ERRHANDLER,
+	[H_WIN] = RONDO_ARG_WIN,	   [H_FILE] = RONDO_ARG_FILE,
+	[H_MESSAGE] = RONDO_ARG_MESSAGE,   [H_REQUEST] = RONDO_ARG_REQUEST,
+	[H_BUF] = RONDO_ARG_BUFFER,	   [H_CALLBACK] = RONDO_ARG_CALLBACK,
+};
+
+/* ---- named constants ------------------------------------------------------ */
+
+/* Values that are not handles, recorded by name. */
+enum {
+	C_ANY_SOURCE,
+	C_ANY_TAG,
+	C_PROC_NULL,
+	C_ROOT,
+	C_IN_PLACE,
+	C_STATUS_IGNORE,
+	C_STATUSES_IGNORE,
+	C_UNTRACKED_BUFFER,
+	C_FIXED
+};
+
+static const char *const fixed_names[C_FIXED] = {
+	"MPI_ANY_SOURCE",    "MPI_ANY_TAG",	    "MPI_PROC_NULL",
+	"MPI_ROOT",	     "MPI_IN_PLACE",	    "MPI_STATUS_IGNORE",
+	"MPI_STATUSES_IGNORE", "(buffer)",
+};
+
+#define PREDEF(type, h) {type, #h, 0}
+
+/* Predefined handles; their values are filled in by handles_init(). */
+static struct predef {
+	enum htype type;
+	const char *name;
+	uint64_t key;
+} predef[] = {
+	PREDEF(H_COMM, MPI_COMM_WORLD), PREDEF(H_COMM, MPI_COMM_SELF),
+	PREDEF(H_COMM, MPI_COMM_NULL), PREDEF(H_GROUP, MPI_GROUP_EMPTY),
+	PREDEF(H_GROUP, MPI_GROUP_NULL), PREDEF(H_REQUEST, MPI_REQUEST_NULL),
+	PREDEF(H_OP, MPI_OP_NULL), PREDEF(H_OP, MPI_MAX), PREDEF(H_OP, MPI_MIN),
+	PREDEF(H_OP, MPI_SUM), PREDEF(H_OP, MPI_PROD), PREDEF(H_OP, MPI_LAND),
+	PREDEF(H_OP, MPI_BAND), PREDEF(H_OP, MPI_LOR), PREDEF(H_OP, MPI_BOR),
+	PREDEF(H_OP, MPI_LXOR), PREDEF(H_OP, MPI_BXOR),
+	PREDEF(H_OP, MPI_MAXLOC), PREDEF(H_OP, MPI_MINLOC),
+	PREDEF(H_OP, MPI_REPLACE), PREDEF(H_OP, MPI_NO_OP),
+	PREDEF(H_INFO, MPI_INFO_NULL), PREDEF(H_INFO, MPI_INFO_ENV),
+	PREDEF(H_ERRHANDLER, MPI_ERRHANDLER_NULL),
+	PREDEF(H_ERRHANDLER, MPI_ERRORS_ARE_FATAL),
+	PREDEF(H_ERRHANDLER, MPI_ERRORS_RETURN),
+	PREDEF(H_WIN, MPI_WIN_NULL), PREDEF(H_FILE, MPI_FILE_NULL),
+	PREDEF(H_MESSAGE, MPI_MESSAGE_NULL),
+	PREDEF(H_MESSAGE, MPI_MESSAGE_NO_PROC),
+	PREDEF(H_DATATYPE, MPI_DATATYPE_NULL), PREDEF(H_DATATYPE, MPI_CHAR),
+	PREDEF(H_DATATYPE, MPI_SIGNED_CHAR),
+	PREDEF(H_DATATYPE, MPI_UNSIGNED_CHAR), PREDEF(H_DATATYPE, MPI_BYTE),
+	PREDEF(H_DATATYPE, MPI_WCHAR), PREDEF(H_DATATYPE, MPI_SHORT),
+	PREDEF(H_DATATYPE, MPI_UNSIGNED_SHORT), PREDEF(H_DATATYPE, MPI_INT),
+	PREDEF(H_DATATYPE, MPI_UNSIGNED), PREDEF(H_DATATYPE, MPI_LONG),
+	PREDEF(H_DATATYPE, MPI_UNSIGNED_LONG),
+	PREDEF(H_DATATYPE, MPI_LONG_LONG_INT),
+	PREDEF(H_DATATYPE, MPI_UNSIGNED_LONG_LONG),
+	PREDEF(H_DATATYPE, MPI_FLOAT), PREDEF(H_DATATYPE, MPI_DOUBLE),
+	PREDEF(H_DATATYPE, MPI_LONG_DOUBLE), PREDEF(H_DATATYPE, MPI_INT8_T),
+	PREDEF(H_DATATYPE, MPI_INT16_T), PREDEF(H_DATATYPE, MPI_INT32_T),
+	PREDEF(H_DATATYPE, MPI_INT64_T), PREDEF(H_DATATYPE, MPI_UINT8_T),
+	PREDEF(H_DATATYPE, MPI_UINT16_T), PREDEF(H_DATATYPE, MPI_UINT32_T),
+	PREDEF(H_DATATYPE, MPI_UINT64_T), PREDEF(H_DATATYPE, MPI_C_BOOL),
+	PREDEF(H_DATATYPE, MPI_C_FLOAT_COMPLEX),
+	PREDEF(H_DATATYPE, MPI_C_DOUBLE_COMPLEX), PREDEF(H_DATATYPE, MPI_AINT),
+	PREDEF(H_DATATYPE, MPI_OFFSET), PREDEF(H_DATATYPE, MPI_COUNT),
+	PREDEF(H_DATATYPE, MPI_PACKED), PREDEF(H_DATATYPE, MPI_FLOAT_INT),
+	PREDEF(H_DATATYPE, MPI_DOUBLE_INT), PREDEF(H_DATATYPE, MPI_LONG_INT),
+	PREDEF(H_DATATYPE, MPI_2INT), PREDEF(H_DATATYPE, MPI_SHORT_INT),
+	PREDEF(H_DATATYPE, MPI_LONG_DOUBLE_INT),
+};
+
+#define NPREDEF (sizeof(predef) / sizeof(predef[0]))
+
+uint32_t handles_const_count(void)
+{
+	return C_FIXED + NPREDEF;
+}
+
+const char *handles_const_name(uint32_t i)
+{
+	if (i < C_FIXED)
+		return fixed_names[i];
+	return i < C_FIXED + NPREDEF ? predef[i - C_FIXED].name : NULL;
+}
+
+/* ---- the maps --------------------------------------------------------------- */
+
+static uint32_t hmap_slot(uint64_t key, uint32_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (uint32_t)key & (cap - 1);
+}
+
+/* Index of key's slot, or of the empty slot where it would go. */
+static uint32_t hmap_find(const struct hmap *m, uint64_t key)
+{
+	uint32_t i = hmap_slot(key, m->cap);
+
+	while (m->refs[i] && m->key[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int hmap_grow(struct hmap *m)
+{
+	struct hmap old = *m;
+	uint32_t cap = old.cap ? old.cap * 2 : 64;
+
+	m->key = calloc(cap, sizeof(*m->key));
+	m->val = calloc(cap, sizeof(*m->val));
+	m->refs = calloc(cap, sizeof(*m->refs));
+	if (!m->key || !m->val || !m->refs) {
+		free(m->key);
+		free(m->val);
+		free(m->refs);
+		*m = old;
+		return -1;
+	}
+	m->cap = cap;
+	for (uint32_t i = 0; i < old.cap; i++) {
+		if (old.refs[i]) {
+			uint32_t j = hmap_find(m, old.key[i]);
+
+			m->key[j] = old.key[i];
+			m->val[j] = old.val[i];
+			m->refs[j] = old.refs[i];
+		}
+	}
+	free(old.key);
+	free(old.val);
+	free(old.refs);
+	return 0;
+}
+
+/* Removes slot i, shifting back the entries probed past it. */
+static void hmap_remove(struct hmap *m, uint32_t i)
+{
+	uint32_t j = i;
+
+	m->refs[i] = 0;
+	m->n--;
+	for (;;) {
+		uint32_t home;
+
+		j = (j + 1) & (m->cap - 1);
+		if (!m->refs[j])
+			return;
+		home = hmap_slot(m->key[j], m->cap);
+		/* j's entry may move to i if i lies between home and j */
+		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
+			m->key[i] = m->key[j];
+			m->val[i] = m->val[j];
+			m->refs[i] = m->refs[j];
+			m->refs[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* Free ids form a min-heap: the lowest free id is reused first, so the
+ * ids a loop iteration gets do not depend on the order the previous
+ * iteration freed them in (Waitall completing r1 before r0). */
+static uint32_t hmap_new_id(struct hmap *m)
+{
+	uint32_t *h = m->free_ids, top, i = 0;
+
+	if (!m->nfree)
+		return m->next_id++;
+	top = h[0];
+	h[0] = h[--m->nfree];
+	for (;;) {
+		uint32_t c = 2 * i + 1, t;
+
+		if (c >= m->nfree)
+			break;
+		if (c + 1 < m->nfree && h[c + 1] < h[c])
+			c++;
+		if (h[i] <= h[c])
+			break;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+	return top;
+}
+
+static void hmap_release_id(struct hmap *m, uint32_t id)
+{
+	uint32_t i;
+
+	if (m->nfree == m->capfree) {
+		uint32_t cap = m->capfree ? m->capfree * 2 : 16;
+		uint32_t *p = realloc(m->free_ids, cap * sizeof(*p));
+
+		if (!p)
+			return; /* the id is lost, not reused: harmless */
+		m->free_ids = p;
+		m->capfree = cap;
+	}
+	for (i = m->nfree++; i > 0 && m->free_ids[(i - 1) / 2] > id;
+	     i = (i - 1) / 2)
+		m->free_ids[i] = m->free_ids[(i - 1) / 2];
+	m->free_ids[i] = id;
+}
+
+/* Looks the value up, adding it with a fresh id when absent (`create`
+ * adds a reference when present).  Returns the value (id or constant), or
+ * UINT32_MAX when out of memory. */
+static uint32_t hmap_get(struct hmap *m, uint64_t key, int create)
+{
+	uint32_t i;
+
+	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+		return UINT32_MAX;
+	i = hmap_find(m, key);
+	if (m->refs[i]) {
+		if (create && !(m->val[i] & CONST_FLAG))
+			m->refs[i]++;
+		return m->val[i];
+	}
+	m->key[i] = key;
+	m->val[i] = hmap_new_id(m);
+	m->refs[i] = 1;
+	m->n++;
+	return m->val[i];
+}
+
+/* Drops one reference; the id is reused once none is left. */
+static void hmap_put(struct hmap *m, uint64_t key)
+{
+	uint32_t i;
+
+	if (!m->cap)
+		return;
+	i = hmap_find(m, key);
+	if (!m->refs[i] || (m->val[i] & CONST_FLAG))
+		return;
+	if (--m->refs[i] == 0) {
+		hmap_release_id(m, m->val[i]);
+		m->refs[i] = 1; /* hmap_remove counts it out */
+		hmap_remove(m, i);
+	}
+}
+
+static void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c)
+{
+	uint32_t i;
+
+	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+		return;
+	i = hmap_find(m, key);
+	if (!m->refs[i])
+		m->n++;
+	m->key[i] = key;
+	m->val[i] = CONST_FLAG | c;
+	m->refs[i] = 1;
+}
+
+#define KEY(h) handle_key(&(h), sizeof(h))
+
+static uint64_t handle_key(const void *p, size_t n)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, p, n < sizeof(k) ? n : sizeof(k));
+	return k;
+}
+
+void handles_init(void)
+{
+	static const MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF,
+					 MPI_COMM_NULL};
+	uint64_t keys[NPREDEF];
+	size_t k = 0;
+
+	/* The handles' values, in the order of predef[] (the macros expand
+	 * to expressions of different types, hence one by one). */
+#define V(h) keys[k++] = KEY(h)
+	for (size_t i = 0; i < 3; i++)
+		V(comms[i]);
+	{
+		MPI_Group g[] = {MPI_GROUP_EMPTY, MPI_GROUP_NULL};
+		MPI_Request q = MPI_REQUEST_NULL;
+		MPI_Op o[] = {MPI_OP_NULL, MPI_MAX,  MPI_MIN,	 MPI_SUM,
+			      MPI_PROD,	   MPI_LAND, MPI_BAND,	 MPI_LOR,
+			      MPI_BOR,	   MPI_LXOR, MPI_BXOR,	 MPI_MAXLOC,
+			      MPI_MINLOC,  MPI_REPLACE, MPI_NO_OP};
+		MPI_Info in[] = {MPI_INFO_NULL, MPI_INFO_ENV};
+		MPI_Errhandler e[] = {MPI_ERRHANDLER_NULL, MPI_ERRORS_ARE_FATAL,
+				      MPI_ERRORS_RETURN};
+		MPI_Win w = MPI_WIN_NULL;
+		MPI_File f = MPI_FILE_NULL;
+		MPI_Message msg[] = {MPI_MESSAGE_NULL, MPI_MESSAGE_NO_PROC};
+		MPI_Datatype t[] = {
+			MPI_DATATYPE_NULL, MPI_CHAR, MPI_SIGNED_CHAR,
+			MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
+			MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG,
+			MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT,
+			MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE,
+			MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+			MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+			MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX,
+			MPI_C_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT,
+			MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT,
+			MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+			MPI_LONG_DOUBLE_INT};
+
+		for (size_t i = 0; i < 2; i++)
+			V(g[i]);
+		V(q);
+		for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
+			V(o[i]);
+		for (size_t i = 0; i < 2; i++)
+			V(in[i]);
+		for (size_t i = 0; i < 3; i++)
+			V(e[i]);
+		V(w);
+		V(f);
+		for (size_t i = 0; i < 2; i++)
+			V(msg[i]);
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+			V(t[i]);
+	}
+#undef V
+	for (size_t i = 0; i < k && i < NPREDEF; i++)
+		hmap_set_const(&maps[predef[i].type], keys[i],
+			       (uint32_t)(C_FIXED + i));
+}
+
+/* ---- recording ---------------------------------------------------------------- */
+
+static void put_const(struct rec *r, uint32_t c)
+{
+	fmt_arg_put_uint(rec_args(r), RONDO_ARG_CONST, c);
+}
+
+/* Records value v of map type t as a constant or a symbolic id. */
+static void put_handle(struct rec *r, enum htype t, uint32_t v)
+{
+	if (v == UINT32_MAX) {
+		rt.failed = 1;
+		fmt_arg_put_none(rec_args(r), RONDO_ARG_NULL);
+	} else if (v & CONST_FLAG) {
+		put_const(r, v & ~CONST_FLAG);
+	} else {
+		fmt_arg_put_uint(rec_args(r), kind_of[t], v);
+	}
+}
+
+#define REC_HANDLE(H, T, TYPE)                                                 \
+	void rec_##H(struct rec *r, T h)                                       \
+	{                                                                      \
+		put_handle(r, TYPE, hmap_get(&maps[TYPE], KEY(h), 0));         \
+	}                                                                      \
+	void rec_##H##_out(struct rec *r, T h)                                 \
+	{                                                                      \
+		put_handle(r, TYPE, hmap_get(&maps[TYPE], KEY(h), 1));         \
+	}                                                                      \
+	void rec_##H##_inout(struct rec *r, T before, T after)                 \
+	{                                                                      \
+		uint64_t b = KEY(before), a = KEY(after);                      \
+		put_handle(r, TYPE, hmap_get(&maps[TYPE], b, 0));              \
+		if (a != b) {                                                  \
+			hmap_put(&maps[TYPE], b);                              \
+			(void)hmap_get(&maps[TYPE], a, 1);                     \
+		}                                                              \
+	}
+
+REC_HANDLE(comm, MPI_Comm, H_COMM)
+REC_HANDLE(group, MPI_Group, H_GROUP)
+REC_HANDLE(datatype, MPI_Datatype, H_DATATYPE)
+REC_HANDLE(op, MPI_Op, H_OP)
+REC_HANDLE(info, MPI_Info, H_INFO)
+REC_HANDLE(errhandler, MPI_Errhandler, H_ERRHANDLER)
+REC_HANDLE(win, MPI_Win, H_WIN)
+REC_HANDLE(file, MPI_File, H_FILE)
+REC_HANDLE(message, MPI_Message, H_MESSAGE)
+REC_HANDLE(request, MPI_Request, H_REQUEST)
+#undef REC_HANDLE
+
+void rec_buf(struct rec *r, const void *p)
+{
+	struct fmt_buf *b = rec_args(r);
+	uint32_t id;
+
+	if (!p) {
+		fmt_arg_put_none(b, RONDO_ARG_NULL);
+	} else if (p == MPI_IN_PLACE) {
+		put_const(r, C_IN_PLACE);
+	} else if (!rt.track_pointers) {
+		put_const(r, C_UNTRACKED_BUFFER);
+	} else {
+		/* One id per distinct address until allocations are tracked
+		 * as segments. */
+		id = hmap_get(&maps[H_BUF], (uint64_t)(uintptr_t)p, 0);
+		fmt_arg_put_list(b, RONDO_ARG_BUFFER, 2);
+		fmt_arg_put_uint(b, RONDO_ARG_INT, id);
+		fmt_arg_put_sint(b, RONDO_ARG_INT, 0);
+	}
+}
+
+void rec_callback(struct rec *r, void (*fn)(void))
+{
+	if (!fn) {
+		fmt_arg_put_none(rec_args(r), RONDO_ARG_NULL);
+		return;
+	}
+	put_handle(r, H_CALLBACK,
+		   hmap_get(&maps[H_CALLBACK], (uint64_t)(uintptr_t)fn, 0));
+}
+
+void rec_tag(struct rec *r, int tag)
+{
+	if (tag == MPI_ANY_TAG) {
+		put_const(r, C_ANY_TAG);
+		return;
+	}
+	fmt_arg_put_sint(rec_args(r), RONDO_ARG_TAG, tag);
+}
+
+/* A rank relative to `me` in a group of `size`, taken modulo the size
+ * into (-size/2, size/2]: so the periodic neighbour of rank 0 (size - 1)
+ * is -1, as for every other rank, and a periodic stencil gives every rank
+ * the same signatures. */
+static int64_t rank_offset(int rank, int me, int size)
+{
+	int64_t d = ((int64_t)rank - me) % size;
+
+	if (d < 0)
+		d += size;
+	return d > size / 2 ? d - size : d;
+}
+
+void rec_rank(struct rec *r, int rank, MPI_Comm comm)
+{
+	int me, size, inter = 1;
+
+	if (rank == MPI_ANY_SOURCE)
+		put_const(r, C_ANY_SOURCE);
+	else if (rank == MPI_PROC_NULL)
+		put_const(r, C_PROC_NULL);
+	else if (rank == MPI_ROOT)
+		put_const(r, C_ROOT);
+	else if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) ||
+		 inter || PMPI_Comm_rank(comm, &me) || PMPI_Comm_size(comm, &size) ||
+		 rank < 0 || rank >= size)
+		/* an intercommunicator's ranks are in the other group */
+		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK, rank);
+	else
+		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK_REL,
+				 rank_offset(rank, me, size));
+}
+
+void rec_statuses_ignored(struct rec *r)
+{
+	put_const(r, C_STATUSES_IGNORE);
+}
+
+void rec_status(struct rec *r, const MPI_Status *s)
+{
+	struct fmt_buf *b = rec_args(r);
+
+	if (s == MPI_STATUS_IGNORE) {
+		put_const(r, C_STATUS_IGNORE);
+		return;
+	}
+	/* Source relative to the caller's world rank: which communicator
+	 * the request belonged to is not known here yet. */
+	fmt_arg_put_list(b, RONDO_ARG_STATUS, 2);
+	if (s->MPI_SOURCE == MPI_ANY_SOURCE || s->MPI_SOURCE == MPI_PROC_NULL) {
+		fmt_arg_put_sint(b, RONDO_ARG_RANK, s->MPI_SOURCE);
+	} else {
+		fmt_arg_put_sint(b, RONDO_ARG_RANK_REL,
+				 rank_offset(s->MPI_SOURCE, rt.rank, rt.size));
+	}
+	fmt_arg_put_sint(b, RONDO_ARG_TAG, s->MPI_TAG);
+}

@@ -1,0 +1,416 @@
+/*
+ * output.c - the trace file: at MPI_Finalize every rank's signature table,
+ * grammar and statistics go to rank 0, which merges them and writes one
+ * .rondo file.
+ *
+ * This first version gathers everything on rank 0 with PMPI_Gatherv; the
+ * merge itself (merge.c) already stores identical rank grammars once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "merge.h"
+#include "runtime.h"
+
+/* ---- what each rank sends --------------------------------------------------- */
+
+static void put_part(struct fmt_buf *out, struct fmt_buf *part)
+{
+	fmt_put_uvarint(out, part->len);
+	fmt_put_bytes(out, part->data, part->len);
+	out->oom |= part->oom;
+	fmt_buf_free(part);
+}
+
+/* The rank's tables: failed flag, signatures, grammar, statistics. */
+static int local_encode(struct fmt_buf *out)
+{
+	struct fmt_cst cst = {rt.nsig, calloc(rt.nsig + 1, sizeof(struct fmt_sig)),
+			      NULL};
+	struct fmt_stats st = {0, calloc(rt.nsig + 1, sizeof(struct fmt_stat))};
+	struct fmt_grammar g = {0};
+	struct fmt_buf part = {0};
+	int rc = 0;
+
+	if (!cst.sig || !st.st || grammar_export(rt.g, &g) < 0)
+		rc = RONDO_E_NOMEM;
+	for (uint32_t s = 0; rc == 0 && s < rt.nsig; s++) {
+		cst.sig[s] = (struct fmt_sig){rt.sig[s].func, rt.sig[s].nargs,
+					      rt.sig[s].len,
+					      rt.sig_bytes.data + rt.sig[s].off};
+		if (rt.sig[s].st.count)
+			st.st[st.n++] = (struct fmt_stat){s, rt.sig[s].st};
+	}
+	fmt_put_uvarint(out, rt.failed || rc);
+	if (rc == 0) {
+		fmt_cst_encode(&part, &cst);
+		put_part(out, &part);
+		fmt_grammar_encode(&part, &g);
+		put_part(out, &part);
+		fmt_stats_encode(&part, &st);
+		put_part(out, &part);
+	}
+	free(cst.sig);
+	free(st.st);
+	fmt_grammar_free(&g);
+	return out->oom ? RONDO_E_NOMEM : rc;
+}
+
+/* ---- what rank 0 does with it ---------------------------------------------- */
+
+struct job {
+	struct merge *m;
+	rondo_stat *stat; /* by global signature */
+	uint32_t nstat;
+	uint32_t failed_ranks;
+	uint64_t calls;
+};
+
+static int get_part(struct fmt_cur *c, const uint8_t **p, size_t *n)
+{
+	return fmt_get_bytes(c, p, n);
+}
+
+static void stat_add(rondo_stat *to, const rondo_stat *s)
+{
+	if (to->count == 0 || s->min_ns < to->min_ns)
+		to->min_ns = s->min_ns;
+	if (s->max_ns > to->max_ns)
+		to->max_ns = s->max_ns;
+	to->count += s->count;
+	to->total_ns += s->total_ns;
+	to->sumsq_ns2 += s->sumsq_ns2;
+	for (int k = 0; k < RONDO_HIST_BINS; k++)
+		to->hist[k] += s->hist[k];
+}
+
+/* Global ids for the rank's terminals, then its statistics. */
+static int job_stats(struct job *j, const uint8_t *p, size_t n,
+		     const uint32_t *map, uint32_t nsig)
+{
+	struct fmt_stats st;
+	struct fmt_err e;
+	const struct fmt_cst *all = merge_cst(j->m);
+
+	if (fmt_stats_decode(&st, p, n, nsig, &e) < 0)
+		return -1;
+	if (all->n > j->nstat) {
+		rondo_stat *s = realloc(j->stat, sizeof(*s) * all->n);
+
+		if (!s) {
+			fmt_stats_free(&st);
+			return -1;
+		}
+		memset(s + j->nstat, 0, sizeof(*s) * (all->n - j->nstat));
+		j->stat = s;
+		j->nstat = all->n;
+	}
+	for (uint32_t i = 0; i < st.n; i++) {
+		stat_add(&j->stat[map[st.st[i].sig]], &st.st[i].s);
+		j->calls += st.st[i].s.count;
+	}
+	fmt_stats_free(&st);
+	return 0;
+}
+
+/* Adds one rank's tables to the job; a rank whose data is damaged or
+ * missing gets an empty call sequence and is counted as failed. */
+static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
+{
+	struct fmt_cur c;
+	struct fmt_err e;
+	struct fmt_cst cst = {0};
+	struct fmt_grammar g = {0}, empty = {0};
+	const uint8_t *pc, *pg, *ps;
+	size_t nc, ng, ns;
+	uint64_t failed = 1;
+	uint32_t *map = NULL;
+	int rc = -1;
+
+	fmt_cur_init(&c, p, n, "rank", &e);
+	if (fmt_get_uvarint(&c, &failed) == 0 && get_part(&c, &pc, &nc) == 0 &&
+	    get_part(&c, &pg, &ng) == 0 && get_part(&c, &ps, &ns) == 0 &&
+	    fmt_cst_decode(&cst, pc, nc, rt_nfuncs(), &e) == 0 &&
+	    (map = malloc(sizeof(*map) * (cst.n + 1))) != NULL &&
+	    merge_add_cst(j->m, &cst, map) == 0 &&
+	    fmt_grammar_decode(&g, pg, ng, cst.n, NULL, &e) == 0) {
+		for (uint32_t i = 0; i < g.first[g.nrules]; i++)
+			if (!RONDO_SYM_IS_RULE(g.body[i].sym))
+				g.body[i].sym = map[g.body[i].sym];
+		rc = job_stats(j, ps, ns, map, cst.n);
+	}
+	if (rc == 0 && g.nrules > 0)
+		rc = merge_add_grammar(j->m, &g);
+	else {
+		/* One empty rule: the rank's calls are lost, said in the
+		 * metadata. */
+		empty.nrules = 1;
+		empty.first = (uint32_t[]){0, 0};
+		rc = merge_add_grammar(j->m, &empty) < 0 ? -1 : 1;
+	}
+	j->failed_ranks += failed || rc != 0;
+	fmt_grammar_free(&g);
+	fmt_cst_free(&cst);
+	free(map);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the sections ---------------------------------------------------------- */
+
+static void meta_add(struct fmt_meta *m, const char *key, const char *value)
+{
+	struct fmt_kv *kv = realloc(m->kv, sizeof(*kv) * (m->n + 1));
+
+	if (!kv)
+		return;
+	m->kv = kv;
+	kv[m->n].key = strdup(key);
+	kv[m->n].value = strdup(value ? value : "");
+	if (kv[m->n].key && kv[m->n].value)
+		m->n++;
+	else {
+		free(kv[m->n].key);
+		free(kv[m->n].value);
+	}
+}
+
+/* The program's command line, from /proc. */
+static void command_line(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/cmdline", "rb");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; n > 0 && i < n - 1; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+}
+
+static void job_meta(struct fmt_meta *m, const struct job *j)
+{
+	char buf[4096], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len = 0, major = 0, minor = 0;
+
+	meta_add(m, "program", program_invocation_short_name);
+	command_line(buf, sizeof(buf));
+	meta_add(m, "command", buf);
+	snprintf(buf, sizeof(buf), "%d", rt.size);
+	meta_add(m, "ranks", buf);
+	PMPI_Get_library_version(lib, &len);
+	lib[strcspn(lib, "\n")] = '\0';
+	meta_add(m, "mpi", lib);
+	PMPI_Get_version(&major, &minor);
+	snprintf(buf, sizeof(buf), "%d.%d", major, minor);
+	meta_add(m, "mpi_version", buf);
+	gethostname(buf, sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	meta_add(m, "host", buf);
+	meta_add(m, "start", rt.start);
+	meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
+	snprintf(buf, sizeof(buf), "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d",
+		 rt.track_pointers, rt.verbose);
+	meta_add(m, "settings", buf);
+	if (j->failed_ranks) {
+		snprintf(buf, sizeof(buf), "%u ranks ran out of memory or sent "
+			 "damaged tables; their calls are missing",
+			 j->failed_ranks);
+		meta_add(m, "incomplete", buf);
+	}
+}
+
+/* Functions the job used, numbered in order of first use; cst is
+ * renumbered to match. */
+static int job_funcs(struct fmt_funcs *f, struct fmt_cst *cst)
+{
+	uint32_t nf = rt_nfuncs(), *id = malloc(sizeof(*id) * nf);
+
+	f->f = calloc(cst->n + 1, sizeof(*f->f));
+	if (!id || !f->f) {
+		free(id);
+		return -1;
+	}
+	memset(id, 0xff, sizeof(*id) * nf);
+	for (uint32_t s = 0; s < cst->n; s++) {
+		uint32_t fn = cst->sig[s].func;
+
+		if (id[fn] == UINT32_MAX) {
+			const struct rec_func *rf = rt_func(fn);
+
+			id[fn] = f->n;
+			/* Names are borrowed from the static tables. */
+			f->f[f->n++] = (struct fmt_func){
+				(char *)rf->name, rf->nparams,
+				(char **)rf->params};
+		}
+		cst->sig[s].func = id[fn];
+	}
+	free(id);
+	return 0;
+}
+
+static int job_sections(struct job *j, struct fmt_writer *w)
+{
+	const struct fmt_cst *all = merge_cst(j->m);
+	struct fmt_cst cst = {all->n, malloc(sizeof(struct fmt_sig) * (all->n + 1)),
+			      NULL};
+	struct fmt_funcs funcs = {0};
+	struct fmt_consts consts = {handles_const_count(),
+				    malloc(sizeof(char *) * handles_const_count())};
+	struct fmt_stats st = {0, malloc(sizeof(struct fmt_stat) * (j->nstat + 1))};
+	struct fmt_meta meta = {0};
+	struct fmt_grammar g = {0};
+	struct fmt_rankmap rm = {0};
+	struct fmt_buf b[7] = {{0}};
+	static const uint32_t type[7] = {
+		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
+		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS};
+	int rc = -1;
+
+	if (cst.sig && consts.name && st.st &&
+	    merge_finish(j->m, &g, &rm) == 0) {
+		memcpy(cst.sig, all->sig, sizeof(*cst.sig) * all->n);
+		rc = job_funcs(&funcs, &cst);
+	}
+	if (rc == 0) {
+		for (uint32_t i = 0; i < consts.n; i++)
+			consts.name[i] = (char *)handles_const_name(i);
+		for (uint32_t s = 0; s < j->nstat; s++)
+			if (j->stat[s].count)
+				st.st[st.n++] = (struct fmt_stat){s, j->stat[s]};
+		job_meta(&meta, j);
+		fmt_meta_encode(&b[0], &meta);
+		fmt_funcs_encode(&b[1], &funcs);
+		fmt_consts_encode(&b[2], &consts);
+		fmt_cst_encode(&b[3], &cst);
+		fmt_grammar_encode(&b[4], &g);
+		fmt_rankmap_encode(&b[5], &rm);
+		fmt_stats_encode(&b[6], &st);
+	}
+	for (int i = 0; i < 7 && rc == 0; i++)
+		rc = b[i].oom ? -1 : fmt_writer_add(w, type[i], b[i].data,
+						    b[i].len, 3);
+	for (int i = 0; i < 7; i++)
+		fmt_buf_free(&b[i]);
+	fmt_meta_free(&meta);
+	free(funcs.f);
+	free(consts.name);
+	free(cst.sig);
+	free(st.st);
+	fmt_grammar_free(&g);
+	fmt_rankmap_free(&rm);
+	return rc;
+}
+
+/* ---- where the file goes ---------------------------------------------------- */
+
+static void default_name(char *buf, size_t size, const char *dir)
+{
+	snprintf(buf, size, "%s%s%s-%s.rondo", dir ? dir : "",
+		 dir ? "/" : "", program_invocation_short_name, rt.stamp);
+}
+
+/* Writes to RONDO_OUT (a file, or a directory to put the file in), else
+ * the working directory; when that fails, says why and tries the working
+ * directory, then /tmp. */
+static int job_save(struct fmt_writer *w, char *path, size_t size)
+{
+	struct stat st;
+	char why[512];
+
+	if (rt.out[0] && stat(rt.out, &st) == 0 && S_ISDIR(st.st_mode))
+		default_name(path, size, rt.out);
+	else if (rt.out[0])
+		snprintf(path, size, "%s", rt.out);
+	else
+		default_name(path, size, NULL);
+	if (fmt_writer_save(w, path, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "rondo: cannot write the trace: %s\n", why);
+	default_name(path, size, NULL);
+	if (fmt_writer_save(w, path, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "rondo: cannot write the trace: %s\n", why);
+	default_name(path, size, "/tmp");
+	if (fmt_writer_save(w, path, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "rondo: cannot write the trace: %s; no trace kept\n",
+		why);
+	return -1;
+}
+
+/* Rank 0: merges what every rank sent and writes the file. */
+static void job_write(const uint8_t *all, const int *len, const int *displ)
+{
+	struct job j = {merge_create()};
+	struct fmt_writer w;
+	struct stat st;
+	char path[PATH_MAX + 64];
+	int rc = j.m ? 0 : -1;
+
+	fmt_writer_init(&w);
+	for (int r = 0; r < rt.size && rc == 0; r++)
+		rc = job_add_rank(&j, all + displ[r], (size_t)len[r]);
+	if (rc == 0)
+		rc = job_sections(&j, &w);
+	if (rc < 0)
+		fprintf(stderr, "rondo: out of memory while merging the ranks' "
+				"traces; no trace written\n");
+	else if (job_save(&w, path, sizeof(path)) == 0)
+		fprintf(stderr, "rondo: %s: %lld bytes, %llu MPI calls, %u "
+				"signatures, %d ranks\n",
+			path, stat(path, &st) == 0 ? (long long)st.st_size : -1,
+			(unsigned long long)j.calls, merge_cst(j.m)->n, rt.size);
+	fmt_writer_free(&w);
+	merge_free(j.m);
+	free(j.stat);
+}
+
+void output_write(void)
+{
+	struct fmt_buf mine = {0};
+	int len, *lens = NULL, *displ = NULL;
+	uint8_t *all = NULL;
+	size_t total = 0;
+
+	if (local_encode(&mine) < 0 || mine.len > INT_MAX) {
+		/* Still take part in the gather: an empty contribution
+		 * marks this rank as failed. */
+		mine.len = 0;
+	}
+	len = (int)mine.len;
+	if (rt.rank == 0) {
+		lens = calloc((size_t)rt.size, sizeof(int));
+		displ = calloc((size_t)rt.size, sizeof(int));
+	}
+	PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (rt.rank == 0 && lens && displ) {
+		for (int r = 0; r < rt.size; r++) {
+			displ[r] = (int)total;
+			total += (size_t)lens[r];
+		}
+		all = total <= INT_MAX ? malloc(total + 1) : NULL;
+	}
+	PMPI_Gatherv(mine.data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0,
+		     MPI_COMM_WORLD);
+	if (rt.rank == 0) {
+		if (all)
+			job_write(all, lens, displ);
+		else
+			fprintf(stderr, "rondo: the ranks' tables (%zu bytes) "
+					"do not fit in memory on rank 0; no "
+					"trace written\n", total);
+	}
+	free(all);
+	free(lens);
+	free(displ);
+	fmt_buf_free(&mine);
+}

@@ -1,0 +1,335 @@
+/*
+ * record.c - turning one MPI call into a terminal of the rank's grammar.
+ *
+ * The wrapper's recorders encode the argument values into the thread's
+ * scratch buffer; rec_end() looks the (function, values) pair up in the
+ * rank's signature table, appends the signature's id to the grammar and
+ * adds the call's duration to the signature's aggregates.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+static __thread struct rec_thread thread_state;
+
+/* ---- telling the library's own calls from the program's ------------------ */
+
+#define MAX_RANGES 32
+
+/* Executable segments of the MPI library and its helpers. */
+static struct range {
+	uintptr_t lo, hi;
+} ranges[MAX_RANGES];
+static int nranges = -1;
+
+static int is_mpi_library(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	return !strncmp(base, "libmpi", 6) || !strncmp(base, "libopen-", 8) ||
+	       !strncmp(base, "libmca_", 7) || !strncmp(base, "mca_", 4) ||
+	       !strncmp(base, "libpmpi", 7) || !strncmp(base, "libmpich", 8);
+}
+
+static int add_ranges(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	if (!info->dlpi_name || !is_mpi_library(info->dlpi_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nranges < MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			ranges[nranges++] = (struct range){
+				info->dlpi_addr + ph->p_vaddr,
+				info->dlpi_addr + ph->p_vaddr + ph->p_memsz};
+	}
+	return 0;
+}
+
+/* Whether `caller` is code of the MPI library (or of a component it
+ * loaded later, so the list is refreshed when nothing matches). */
+static int from_mpi_library(const void *caller)
+{
+	uintptr_t a = (uintptr_t)caller;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (nranges < 0 || pass == 1) {
+			nranges = 0;
+			dl_iterate_phdr(add_ranges, NULL);
+		}
+		for (int i = 0; i < nranges; i++)
+			if (a >= ranges[i].lo && a < ranges[i].hi)
+				return 1;
+	}
+	return 0;
+}
+
+/* ---- one call ------------------------------------------------------------- */
+
+int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
+{
+	struct rec_thread *th = &thread_state;
+
+	if (rt.state != RT_ON || rt.paused || rt.disabled || rt.failed)
+		return 0;
+	/* Inside a recorded call, only the program's calls count: those
+	 * the library makes on its own, or forwards from a binding layer,
+	 * come from its code; a callback's calls come from the program. */
+	if (th->depth >= RT_MAX_DEPTH ||
+	    (th->depth > 0 && from_mpi_library(caller)))
+		return 0;
+	th->depth++;
+	r->th = th;
+	r->func = func;
+	r->t0 = r->t1 = 0;
+	return 1;
+}
+
+struct fmt_buf *rec_args(struct rec *r)
+{
+	return &r->th->level[r->th->depth - 1].args;
+}
+
+void rec_pmpi_start(struct rec *r)
+{
+	r->t0 = rt_now();
+}
+
+void rec_pmpi_done(struct rec *r)
+{
+	r->t1 = rt_now();
+}
+
+static void record_stat(rondo_stat *s, uint64_t d)
+{
+	if (s->count == 0 || d < s->min_ns)
+		s->min_ns = d;
+	if (d > s->max_ns)
+		s->max_ns = d;
+	s->count++;
+	s->total_ns += d;
+	s->sumsq_ns2 += (double)d * (double)d;
+	s->hist[fmt_hist_bin(d)]++;
+}
+
+int rec_end(struct rec *r, int ret)
+{
+	struct rt_level *lv = &r->th->level[r->th->depth - 1];
+	const struct rec_func *f = rt_func(r->func);
+	uint32_t sig;
+
+	if (rt.locking)
+		pthread_mutex_lock(&rt.lock);
+	if (lv->args.oom || !f) {
+		rt.failed = 1;
+	} else {
+		sig = record_signature(r->func, f->nparams, lv->args.data,
+				       lv->args.len);
+		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
+			rt.failed = 1;
+		} else {
+			record_stat(&rt.sig[sig].st,
+				    r->t1 > r->t0 ? r->t1 - r->t0 : 0);
+			rt.ncalls++;
+		}
+	}
+	if (rt.locking)
+		pthread_mutex_unlock(&rt.lock);
+	lv->args.len = 0;
+	lv->args.oom = 0;
+	r->th->depth--;
+	return ret;
+}
+
+MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
+{
+	struct rt_level *lv = &r->th->level[r->th->depth - 1];
+
+	if (n <= 0 || !a)
+		return NULL;
+	if ((size_t)n > lv->nsaved) {
+		MPI_Request *p = realloc(lv->saved, sizeof(*p) * (size_t)n);
+
+		if (!p)
+			return NULL;
+		lv->saved = p;
+		lv->nsaved = (size_t)n;
+	}
+	memcpy(lv->saved, a, sizeof(*a) * (size_t)n);
+	return lv->saved;
+}
+
+/* ---- plain values ----------------------------------------------------------- */
+
+void rec_null(struct rec *r)
+{
+	fmt_arg_put_none(rec_args(r), RONDO_ARG_NULL);
+}
+
+void rec_int(struct rec *r, int64_t v)
+{
+	fmt_arg_put_sint(rec_args(r), RONDO_ARG_INT, v);
+}
+
+void rec_string(struct rec *r, const char *s)
+{
+	if (!s)
+		rec_null(r);
+	else
+		fmt_arg_put_bytes(rec_args(r), RONDO_ARG_STRING, s,
+				  strnlen(s, 4096));
+}
+
+void rec_list(struct rec *r, int64_t n)
+{
+	fmt_arg_put_list(rec_args(r), RONDO_ARG_ARRAY, n > 0 ? (uint64_t)n : 0);
+}
+
+/* ---- lengths from a communicator -------------------------------------------- */
+
+int rec_comm_size(MPI_Comm comm)
+{
+	int inter = 0, n = 0;
+
+	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter))
+		return 0;
+	if (inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n))
+		return 0;
+	return n;
+}
+
+/* In- and out-degree of a process topology (Cartesian: two per dimension). */
+static void topo_degrees(MPI_Comm comm, int *in, int *out)
+{
+	int kind = MPI_UNDEFINED, rank, w;
+
+	*in = *out = 0;
+	if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind))
+		return;
+	if (kind == MPI_CART && PMPI_Cartdim_get(comm, in) == 0) {
+		*in *= 2;
+		*out = *in;
+	} else if (kind == MPI_GRAPH && PMPI_Comm_rank(comm, &rank) == 0 &&
+		   PMPI_Graph_neighbors_count(comm, rank, in) == 0) {
+		*out = *in;
+	} else if (kind == MPI_DIST_GRAPH) {
+		PMPI_Dist_graph_neighbors_count(comm, in, out, &w);
+	}
+}
+
+int rec_comm_indegree(MPI_Comm comm)
+{
+	int in, out;
+
+	topo_degrees(comm, &in, &out);
+	return in;
+}
+
+int rec_comm_outdegree(MPI_Comm comm)
+{
+	int in, out;
+
+	topo_degrees(comm, &in, &out);
+	return out;
+}
+
+int rec_cart_ndims(MPI_Comm comm)
+{
+	int n = 0;
+
+	if (comm == MPI_COMM_NULL || PMPI_Cartdim_get(comm, &n))
+		return 0;
+	return n;
+}
+
+/* ---- the signature table ---------------------------------------------------- */
+
+static uint64_t sig_hash(uint32_t func, const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ func;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static int index_grow(void)
+{
+	uint32_t cap = rt.index_cap ? rt.index_cap * 2 : 1024;
+	uint32_t *idx = malloc(sizeof(*idx) * cap);
+
+	if (!idx)
+		return -1;
+	memset(idx, 0xff, sizeof(*idx) * cap);
+	for (uint32_t s = 0; s < rt.nsig; s++) {
+		uint32_t i = (uint32_t)rt.sig[s].hash & (cap - 1);
+
+		while (idx[i] != UINT32_MAX)
+			i = (i + 1) & (cap - 1);
+		idx[i] = s;
+	}
+	free(rt.sig_index);
+	rt.sig_index = idx;
+	rt.index_cap = cap;
+	return 0;
+}
+
+static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
+			size_t n, uint64_t h)
+{
+	struct rt_sig *s;
+
+	if (rt.nsig == rt.capsig) {
+		uint32_t cap = rt.capsig ? rt.capsig * 2 : 256;
+
+		s = realloc(rt.sig, sizeof(*s) * cap);
+		if (!s)
+			return UINT32_MAX;
+		rt.sig = s;
+		rt.capsig = cap;
+	}
+	s = &rt.sig[rt.nsig];
+	memset(s, 0, sizeof(*s));
+	*s = (struct rt_sig){func, nargs, (uint32_t)n,
+			     (uint32_t)rt.sig_bytes.len, h, {0}};
+	fmt_put_bytes(&rt.sig_bytes, p, n);
+	if (rt.sig_bytes.oom || rt.sig_bytes.len > UINT32_MAX)
+		return UINT32_MAX;
+	return rt.nsig++;
+}
+
+uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
+			  size_t n)
+{
+	uint64_t h = sig_hash(func, p, n);
+	uint32_t i;
+
+	if ((rt.nsig + 1) * 2 > rt.index_cap && index_grow() < 0)
+		return UINT32_MAX;
+	for (i = (uint32_t)h & (rt.index_cap - 1); rt.sig_index[i] != UINT32_MAX;
+	     i = (i + 1) & (rt.index_cap - 1)) {
+		const struct rt_sig *s = &rt.sig[rt.sig_index[i]];
+
+		if (s->hash == h && s->func == func && s->len == n &&
+		    !memcmp(rt.sig_bytes.data + s->off, p, n))
+			return rt.sig_index[i];
+	}
+	rt.sig_index[i] = sig_add(func, nargs, p, n, h);
+	return rt.sig_index[i];
+}
+
+int record_start(void)
+{
+	rt.g = grammar_create();
+	if (!rt.g)
+		return -1;
+	rt.state = RT_ON;
+	return 0;
+}

@@ -1,0 +1,124 @@
+/*
+ * record.h - what a generated wrapper calls to record one MPI call.
+ *
+ * Every wrapper has the same shape:
+ *
+ *	int MPI_Xxx(args)
+ *	{
+ *		struct rec r;
+ *		int ret;
+ *
+ *		if (!rec_begin(&r, RF_MPI_Xxx))
+ *			return PMPI_Xxx(args);
+ *		(save inout handles and request arrays the call may change)
+ *		rec_pmpi_start(&r);
+ *		ret = PMPI_Xxx(args);
+ *		rec_pmpi_done(&r);
+ *		(one recorder per parameter, in parameter order)
+ *		return rec_end(&r, ret);
+ *	}
+ *
+ * All values are recorded after the PMPI call, in parameter order, one
+ * value per parameter (a list counts as one value): inputs passed by value
+ * are unchanged by then, outputs are known, and inout handles were saved
+ * before the call.  So encoding stays out of the measured duration, and
+ * the recorded values line up with the parameter names the trace stores.
+ *
+ * rec_begin() returns 0 when this call is not to be recorded: before
+ * MPI_Init or after MPI_Finalize, while paused by MPI_Pcontrol(0), with
+ * RONDO_DISABLE set, or when the call is made by the MPI library or a
+ * binding layer from inside another recorded call (the re-entrancy guard).
+ * Calls the program makes from inside MPI callbacks are recorded.
+ */
+#ifndef RONDO_RECORD_H
+#define RONDO_RECORD_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* The recording state of one call, on the wrapper's stack. */
+struct rec {
+	uint32_t func;   /* index into rec_funcs */
+	uint64_t t0, t1; /* PMPI call start and end, ns */
+	struct rec_thread *th;
+};
+
+/* A function the wrappers know: its name and its parameters, in order;
+ * out[i] is 1 for an output (recorded after the call as an output value,
+ * shown marked as such). */
+struct rec_func {
+	const char *name;
+	uint32_t nparams;
+	const char *const *params;
+	const unsigned char *out;
+};
+
+/* Generated (tracer/wrappers.c): every wrapped function; RF_<name> is its
+ * index. */
+extern const struct rec_func rec_funcs[];
+extern const uint32_t rec_nfuncs;
+
+/* rec_begin(r, func): 1 to record this call, 0 to pass it through.  A
+ * macro so that the wrapper's own caller is known: a call made from inside
+ * the MPI library is internal, one from the program (even from a callback
+ * MPI invoked) is recorded. */
+int rec_begin_at(struct rec *r, uint32_t func, const void *caller);
+#define rec_begin(r, func)                                                     \
+	rec_begin_at((r), (func), __builtin_return_address(0))
+void rec_pmpi_start(struct rec *r);
+void rec_pmpi_done(struct rec *r);
+/* Records the call (signature, grammar, timing) and returns ret. */
+int rec_end(struct rec *r, int ret);
+
+/* ---- scalar values ------------------------------------------------------ */
+void rec_null(struct rec *r);                 /* NULL pointer, not recorded */
+void rec_int(struct rec *r, int64_t v);       /* counts, sizes, flags... */
+void rec_tag(struct rec *r, int tag);         /* MPI_ANY_TAG by name */
+/* A rank in `comm` (dest, source, root): MPI_ANY_SOURCE, MPI_PROC_NULL,
+ * MPI_ROOT by name, others relative to the caller where that helps. */
+void rec_rank(struct rec *r, int rank, MPI_Comm comm);
+void rec_buf(struct rec *r, const void *p);   /* MPI_IN_PLACE, MPI_BOTTOM */
+void rec_string(struct rec *r, const char *s);
+void rec_callback(struct rec *r, void (*fn)(void));
+/* The next n values are the elements of one list (an array parameter). */
+void rec_list(struct rec *r, int64_t n);
+
+/* A status written by the call (MPI_STATUS_IGNORE recorded as such). */
+void rec_status(struct rec *r, const MPI_Status *s);
+/* An array of statuses passed as MPI_STATUSES_IGNORE (Open MPI gives it
+ * the same value as MPI_STATUS_IGNORE, so the wrapper says which). */
+void rec_statuses_ignored(struct rec *r);
+
+/* ---- handles -------------------------------------------------------------
+ * For each handle type H: rec_H records an existing handle the call reads;
+ * rec_H_out a handle the call created (a new symbolic id); rec_H_inout a
+ * handle the call may change or free, given its value before and after the
+ * call (after == the null handle: the id is released). */
+#define REC_HANDLE(H, T)                                                       \
+	void rec_##H(struct rec *r, T h);                                      \
+	void rec_##H##_out(struct rec *r, T h);                                \
+	void rec_##H##_inout(struct rec *r, T before, T after);
+
+REC_HANDLE(comm, MPI_Comm)
+REC_HANDLE(group, MPI_Group)
+REC_HANDLE(datatype, MPI_Datatype)
+REC_HANDLE(op, MPI_Op)
+REC_HANDLE(info, MPI_Info)
+REC_HANDLE(errhandler, MPI_Errhandler)
+REC_HANDLE(win, MPI_Win)
+REC_HANDLE(file, MPI_File)
+REC_HANDLE(message, MPI_Message)
+REC_HANDLE(request, MPI_Request)
+#undef REC_HANDLE
+
+/* A copy of n requests, taken before a call that may change them (Waitall,
+ * Testsome...); valid until rec_end. */
+MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n);
+
+/* ---- lengths the API description marks "*" ------------------------------ */
+int rec_comm_size(MPI_Comm comm);        /* remote size for an intercomm */
+int rec_comm_indegree(MPI_Comm comm);    /* neighbourhood collectives */
+int rec_comm_outdegree(MPI_Comm comm);
+int rec_cart_ndims(MPI_Comm comm);
+
+#endif /* RONDO_RECORD_H */

@@ -1,0 +1,223 @@
+/*
+ * runtime.c - the tracer's life in one MPI process: settings, start at
+ * MPI_Init, pause and resume with MPI_Pcontrol, the trace at MPI_Finalize.
+ *
+ * These four functions are written by hand; every other MPI function is a
+ * generated wrapper (wrappers.c).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "runtime.h"
+
+struct rt rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .track_pointers = 1};
+
+static const char *const init_params[] = {"argc", "argv"};
+static const char *const init_thread_params[] = {"argc", "argv", "required",
+						  "provided"};
+static const char *const pcontrol_params[] = {"level"};
+static const unsigned char init_out[] = {0, 0};
+static const unsigned char init_thread_out[] = {0, 0, 0, 1};
+static const unsigned char pcontrol_out[] = {0};
+
+static const struct rec_func hand_written[RT_NFUNCS] = {
+	[RT_INIT] = {"MPI_Init", 2, init_params, init_out},
+	[RT_INIT_THREAD] = {"MPI_Init_thread", 4, init_thread_params,
+			    init_thread_out},
+	[RT_FINALIZE] = {"MPI_Finalize", 0, NULL, NULL},
+	[RT_PCONTROL] = {"MPI_Pcontrol", 1, pcontrol_params, pcontrol_out},
+};
+
+const struct rec_func *rt_func(uint32_t f)
+{
+	if (f < rec_nfuncs)
+		return &rec_funcs[f];
+	return f - rec_nfuncs < RT_NFUNCS ? &hand_written[f - rec_nfuncs]
+					  : NULL;
+}
+
+uint32_t rt_nfuncs(void)
+{
+	return rec_nfuncs + RT_NFUNCS;
+}
+
+uint64_t rt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rt_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rt.rank != 0)
+		return;
+	fputs("rondo: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A boolean setting: 1/0, yes/no, true/false, on/off. */
+static int setting_bool(const char *name, int def)
+{
+	static const char *const yes[] = {"1", "yes", "true", "on"};
+	static const char *const no[] = {"0", "no", "false", "off", ""};
+	const char *v = getenv(name);
+
+	if (!v)
+		return def;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	rt_warn("%s='%s' is not a yes/no value; using %s", name, v,
+		def ? "yes" : "no");
+	return def;
+}
+
+void rt_settings(void)
+{
+	const char *out = getenv("RONDO_OUT");
+	const char *verbose = getenv("RONDO_VERBOSE");
+	char *end;
+
+	rt.disabled = setting_bool("RONDO_DISABLE", 0);
+	rt.track_pointers = setting_bool("RONDO_TRACK_POINTERS", 1);
+	if (verbose) {
+		long v = strtol(verbose, &end, 10);
+
+		if (*verbose && !*end && v >= 0 && v <= 2)
+			rt.verbose = (int)v;
+		else
+			rt_warn("RONDO_VERBOSE='%s' is not 0, 1 or 2; using 0",
+				verbose);
+	}
+	if (out && strlen(out) >= sizeof(rt.out))
+		rt_warn("RONDO_OUT is longer than %zu bytes; using the "
+			"working directory", sizeof(rt.out) - 1);
+	else if (out)
+		strcpy(rt.out, out);
+}
+
+/* Everything that needs MPI up: called once PMPI_Init succeeded. */
+static void runtime_start(int provided)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
+	rt_settings();
+	rt.locking = provided == MPI_THREAD_MULTIPLE;
+	/* Rank 0's clock names the file: every rank uses it at the end. */
+	localtime_r(&now, &tm);
+	strftime(rt.start, sizeof(rt.start), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	strftime(rt.stamp, sizeof(rt.stamp), "%Y%m%d-%H%M%S", &tm);
+	if (rt.disabled)
+		return;
+	handles_init();
+	if (record_start() < 0)
+		rt_warn("out of memory at MPI_Init: not tracing");
+}
+
+/* Records a hand-written call with the given duration. */
+static struct rec *hand_begin(struct rec *r, enum rt_func f, uint64_t t0,
+			      uint64_t t1, const void *caller)
+{
+	if (!rec_begin_at(r, rec_nfuncs + f, caller))
+		return NULL;
+	r->t0 = t0;
+	r->t1 = t1;
+	return r;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	uint64_t t0 = rt_now(), t1;
+	struct rec r;
+	int ret = PMPI_Init(argc, argv);
+
+	t1 = rt_now();
+	if (ret == MPI_SUCCESS)
+		runtime_start(MPI_THREAD_SINGLE);
+	if (!hand_begin(&r, RT_INIT, t0, t1, __builtin_return_address(0)))
+		return ret;
+	if (argc)
+		rec_int(&r, *argc);
+	else
+		rec_null(&r);
+	rec_null(&r); /* argv: the command line is in the metadata */
+	return rec_end(&r, ret);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	uint64_t t0 = rt_now(), t1;
+	struct rec r;
+	int ret = PMPI_Init_thread(argc, argv, required, provided);
+
+	t1 = rt_now();
+	if (ret == MPI_SUCCESS)
+		runtime_start(provided ? *provided : required);
+	if (!hand_begin(&r, RT_INIT_THREAD, t0, t1,
+			__builtin_return_address(0)))
+		return ret;
+	if (argc)
+		rec_int(&r, *argc);
+	else
+		rec_null(&r);
+	rec_null(&r);
+	rec_int(&r, required);
+	if (provided)
+		rec_int(&r, *provided);
+	else
+		rec_null(&r);
+	return rec_end(&r, ret);
+}
+
+int MPI_Finalize(void)
+{
+	uint64_t t = rt_now();
+	struct rec r;
+
+	/* The call itself is recorded first: what follows is the tracer's
+	 * own work and the library's shutdown. */
+	if (hand_begin(&r, RT_FINALIZE, t, t, __builtin_return_address(0)))
+		rec_end(&r, MPI_SUCCESS);
+	if (rt.state == RT_ON) {
+		rt.state = RT_DONE;
+		output_write();
+	}
+	rt.state = RT_DONE;
+	return PMPI_Finalize();
+}
+
+int MPI_Pcontrol(const int level, ...)
+{
+	uint64_t t = rt_now();
+	struct rec r;
+
+	/* Pausing records the call that paused, resuming the call that
+	 * resumed: the trace shows both ends of the gap. */
+	if (level != 0)
+		rt.paused = 0;
+	if (hand_begin(&r, RT_PCONTROL, t, t, __builtin_return_address(0))) {
+		rec_int(&r, level);
+		rec_end(&r, MPI_SUCCESS);
+	}
+	if (level == 0)
+		rt.paused = 1;
+	return PMPI_Pcontrol(level);
+}

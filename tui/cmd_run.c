@@ -1,0 +1,164 @@
+/*
+ * cmd_run.c - `rondo run [options] -- COMMAND...`: runs an MPI program with
+ * the tracer preloaded in every rank.
+ *
+ * For mpirun/mpiexec the library is passed with `-x LD_PRELOAD=...` (which
+ * reaches every rank, remote ones included; a plain LD_PRELOAD would load
+ * it into mpirun itself and only the local ranks would inherit it), and the
+ * RONDO_* settings with `-x NAME`.  Any other command is run with
+ * LD_PRELOAD set, as a singleton MPI program.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define TRACE_LIB "librondo-trace.so"
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rondo run [OPTIONS] -- COMMAND [ARGS...]\n\n"
+		"Runs COMMAND with the tracer in every MPI rank, e.g.\n"
+		"  rondo run -- mpirun -np 8 ./app input\n"
+		"The trace is written at MPI_Finalize as PROGRAM-DATE-TIME.rondo\n"
+		"in the working directory.\n\n"
+		"  -o, --output PATH   the trace file, or a directory for it\n"
+		"                      (RONDO_OUT)\n"
+		"      --no-pointers   record buffers without tracking addresses\n"
+		"                      (RONDO_TRACK_POINTERS=0)\n"
+		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
+		"  -h, --help          this text\n\n"
+		"The tracer library is looked for in RONDO_TRACE_LIB, then in\n"
+		"%s, then beside the build tree of this rondo.\n",
+		PKGLIBDIR);
+}
+
+static int readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The installed library, else the one of the build tree this program
+ * runs from (libtool keeps the real binary in tui/.libs/). */
+static int find_library(char *path, size_t size)
+{
+	static const char *const rel[] = {"/../tracer/.libs/" TRACE_LIB,
+					  "/../../tracer/.libs/" TRACE_LIB};
+	const char *env = getenv("RONDO_TRACE_LIB");
+	char exe[PATH_MAX], *dir;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(path, size, "%s", env);
+		return readable(path) ? 0 : -1;
+	}
+	snprintf(path, size, "%s/%s", PKGLIBDIR, TRACE_LIB);
+	if (readable(path))
+		return 0;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char abs[PATH_MAX];
+
+		snprintf(path, size, "%s%s", dir, rel[i]);
+		if (readable(path) && realpath(path, abs)) {
+			snprintf(path, size, "%s", abs);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int is_launcher(const char *cmd)
+{
+	const char *base = strrchr(cmd, '/');
+
+	base = base ? base + 1 : cmd;
+	return !strcmp(base, "mpirun") || !strcmp(base, "mpiexec") ||
+	       !strcmp(base, "orterun");
+}
+
+/* The launcher's arguments with -x options inserted after its name. */
+static char **launcher_argv(char **cmd, int ncmd, char *preload)
+{
+	/* execvp takes char *const[]: writable copies of the words */
+	static char x[] = "-x";
+	static char vars[][24] = {"RONDO_OUT", "RONDO_DISABLE", "RONDO_VERBOSE",
+				  "RONDO_TRACK_POINTERS"};
+	char **av = calloc((size_t)ncmd + 3 + 2 * 4, sizeof(*av));
+	int k = 0;
+
+	if (!av)
+		return NULL;
+	av[k++] = cmd[0];
+	av[k++] = x;
+	av[k++] = preload;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		if (getenv(vars[i])) {
+			av[k++] = x;
+			av[k++] = vars[i];
+		}
+	}
+	for (int i = 1; i < ncmd; i++)
+		av[k++] = cmd[i];
+	return av;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'},
+		{"no-pointers", no_argument, 0, 'P'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	char lib[PATH_MAX + 64], preload[PATH_MAX + 96];
+	const char *old;
+	char **av;
+	int c;
+
+	/* '+': options stop at the command, which has options of its own */
+	while ((c = getopt_long(argc, argv, "+o:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': setenv("RONDO_OUT", optarg, 1); break;
+		case 'P': setenv("RONDO_TRACK_POINTERS", "0", 1); break;
+		case 'v': setenv("RONDO_VERBOSE", "1", 1); break;
+		case 'h': run_usage(stdout); return CLI_EXIT_OK;
+		default: return cli_usage_error("run ", "bad option");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("run ", "run needs a command to run");
+	if (find_library(lib, sizeof(lib)) < 0) {
+		cli_error("cannot find the tracer library %s (set "
+			  "RONDO_TRACE_LIB, or install rondo)", TRACE_LIB);
+		return CLI_EXIT_FAIL;
+	}
+	/* Libraries already preloaded stay first (a sanitizer runtime must). */
+	old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s",
+		 old && *old ? old : "", old && *old ? ":" : "", lib);
+	if (is_launcher(argv[optind])) {
+		av = launcher_argv(argv + optind, argc - optind, preload);
+		if (!av) {
+			cli_error("out of memory");
+			return CLI_EXIT_FAIL;
+		}
+	} else {
+		putenv(preload);
+		av = argv + optind;
+	}
+	execvp(av[0], av);
+	cli_error("cannot run '%s': %s", av[0], strerror(errno));
+	return 127;
+}

@@ -12,7 +12,8 @@ set -u
 top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 packages="gcc make autoconf automake libtool pkg-config libopenmpi-dev
-openmpi-bin libncurses-dev libzstd-dev libyaml-dev python3 tmux"
+openmpi-bin libncurses-dev libzstd-dev libyaml-dev python3 tmux
+python3-mpi4py netpipe-openmpi"
 
 say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }

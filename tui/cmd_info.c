@@ -86,7 +86,7 @@ int cmd_info(int argc, char **argv)
 		const char *k, *v;
 
 		rondo_meta_entry(t, i, &k, &v);
-		printf("  %-10s %s\n", k, v);
+		printf("  %-12s %s\n", k, v);
 	}
 	info_groups(t);
 	info_sections(t);

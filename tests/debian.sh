@@ -1,0 +1,61 @@
+#!/bin/sh
+# debian.sh - real MPI programs from Debian packages, traced end to end:
+# mpi4py's ring test (python3-mpi4py: MPI_Init_thread, Python) and NetPIPE
+# (netpipe-openmpi).  Their own output must keep its shape, and the trace
+# must hold their calls.  quickstart.sh installs both packages.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+rondo="$top_builddir/tui/rondo"
+lib="$top_builddir/tracer/.libs/librondo-trace.so"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+missing=""
+/usr/bin/python3 -c 'import mpi4py' 2>/dev/null || missing="$missing python3-mpi4py"
+[ -x /usr/bin/NPopenmpi ] || missing="$missing netpipe-openmpi"
+if [ -n "$missing" ]; then
+	echo "SKIP: Debian packages not installed:$missing (./quickstart.sh test installs them)"
+	exit 77
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+san=$(ldd "$lib" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }')
+if [ -n "$san" ]; then
+	export LD_PRELOAD="$san"
+	export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:exitcode=86"
+fi
+cd "$tmp" || exit 1
+
+# mpi4py ring test: same report traced and untraced, timings aside.
+ring="/usr/bin/python3 -m mpi4py.bench ringtest -n 64 -l 20"
+mpirun -np 4 $ring >plain.out 2>&1 || fail "ringtest failed untraced: $(cat plain.out)"
+"$rondo" run -o ring.rondo -- mpirun -np 4 ${san:+-x ASAN_OPTIONS} $ring >traced.out 2>&1 ||
+	fail "ringtest failed traced: $(cat traced.out)"
+mask() { grep -v '^rondo: ' "$1" | sed 's/[0-9.e+-]* seconds/T seconds/'; }
+[ "$(mask plain.out)" = "$(mask traced.out)" ] ||
+	fail "ringtest output changed: $(mask plain.out) / $(mask traced.out)"
+"$rondo" info ring.rondo >info.out || fail "rondo info ring.rondo"
+grep -q '^ranks        4$' info.out || fail "ring: ranks: $(cat info.out)"
+# 20 loops of a Send and a Recv on each rank, all in the trace
+sends=$("$rondo" dump --rank 1 ring.rondo | grep -c ' MPI_Send(')
+[ "$sends" -ge 20 ] || fail "ring: rank 1 recorded $sends MPI_Send calls, want >= 20"
+"$rondo" dump --rank 0 ring.rondo | head -n 1 | grep -q 'MPI_Init_thread(' ||
+	fail "ring: the trace does not start with MPI_Init_thread"
+
+# NetPIPE up to 256 bytes: the same table of sizes, and one small trace.
+np="/usr/bin/NPopenmpi -u 256"
+mpirun -np 2 $np -o np-plain.out >/dev/null 2>&1 || fail "NetPIPE failed untraced"
+"$rondo" run -o np.rondo -- mpirun -np 2 ${san:+-x ASAN_OPTIONS} $np -o np-traced.out \
+	>np.log 2>&1 || fail "NetPIPE failed traced: $(tail -n 5 np.log)"
+[ "$(awk '{print $1}' np-plain.out)" = "$(awk '{print $1}' np-traced.out)" ] ||
+	fail "NetPIPE measured other sizes traced"
+calls=$("$rondo" info np.rondo | sed -n 's/^calls *//p')
+size=$(wc -c <np.rondo)
+echo "NetPIPE -u 256: ${calls:-?} calls in $size bytes"
+[ "${calls:-0}" -gt 10000 ] || fail "NetPIPE: only ${calls:-0} calls recorded"
+[ "$size" -lt 65536 ] || fail "NetPIPE: the trace takes $size bytes"
+
+echo "debian.sh: $fails failed"
+[ "$fails" -eq 0 ]

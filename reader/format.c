@@ -1186,26 +1186,35 @@ void fmt_funcs_encode(struct fmt_buf *b, const struct fmt_funcs *f)
 	for (uint32_t i = 0; i < f->n; i++) {
 		fmt_put_str(b, f->f[i].name);
 		fmt_put_uvarint(b, f->f[i].nparams);
-		for (uint32_t k = 0; k < f->f[i].nparams; k++)
+		for (uint32_t k = 0; k < f->f[i].nparams; k++) {
 			fmt_put_str(b, f->f[i].params[k]);
+			fmt_put_uvarint(b, f->f[i].flags ? f->f[i].flags[k] : 0);
+		}
 	}
 }
 
 static int func_read(struct fmt_cur *c, struct fmt_func *f)
 {
 	uint32_t n = 0;
+	uint64_t flags = 0;
 	int rc = cur_get_str(c, &f->name);
 
 	if (!rc)
-		rc = fmt_get_count(c, &n, 1);
+		rc = fmt_get_count(c, &n, 2);
 	if (rc)
 		return rc;
 	f->params = calloc(n ? n : 1, sizeof(*f->params));
-	if (!f->params)
+	f->flags = calloc(n ? n : 1, sizeof(*f->flags));
+	if (!f->params || !f->flags)
 		return cur_nomem(c);
 	f->nparams = n;
-	for (uint32_t k = 0; k < n && !rc; k++)
+	for (uint32_t k = 0; k < n && !rc; k++) {
 		rc = cur_get_str(c, &f->params[k]);
+		if (!rc)
+			rc = fmt_get_uvarint(c, &flags);
+		/* Flags this reader does not know are kept, and ignored. */
+		f->flags[k] = (uint8_t)flags;
+	}
 	return rc;
 }
 
@@ -1245,6 +1254,7 @@ void fmt_funcs_free(struct fmt_funcs *f)
 		for (uint32_t k = 0; f->f[i].params && k < f->f[i].nparams; k++)
 			free(f->f[i].params[k]);
 		free(f->f[i].params);
+		free(f->f[i].flags);
 		free(f->f[i].name);
 	}
 	free(f->f);

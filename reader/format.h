@@ -186,10 +186,14 @@ int fmt_meta_decode(struct fmt_meta *m, const uint8_t *p, size_t n,
 		    struct fmt_err *e);
 void fmt_meta_free(struct fmt_meta *m);
 
+/* Parameter flags. */
+#define FMT_PARAM_OUT 1u /* an output: its value is what the call returned */
+
 struct fmt_func {
 	char *name;
 	uint32_t nparams;
 	char **params;
+	uint8_t *flags; /* FMT_PARAM_* per parameter; NULL when writing: none */
 };
 
 struct fmt_funcs {

@@ -160,6 +160,11 @@ RONDO_API uint32_t rondo_func_param_count(const rondo_trace *t, uint32_t id);
 RONDO_API const char *rondo_func_param_name(const rondo_trace *t,
 					    uint32_t id, uint32_t p);
 
+/** Returns 1 if parameter `p` of function `id` is an output (its value is
+ * what the call returned, e.g. the rank of MPI_Comm_rank), else 0. */
+RONDO_API int rondo_func_param_is_output(const rondo_trace *t, uint32_t id,
+					 uint32_t p);
+
 /** Returns the number of named constants (MPI_COMM_WORLD, MPI_DOUBLE...). */
 RONDO_API uint32_t rondo_const_count(const rondo_trace *t);
 

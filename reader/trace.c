@@ -380,6 +380,13 @@ const char *rondo_func_param_name(const rondo_trace *t, uint32_t id,
 	return t->funcs.f[id].params[p];
 }
 
+int rondo_func_param_is_output(const rondo_trace *t, uint32_t id, uint32_t p)
+{
+	if (!t || !t->opened || id >= t->funcs.n || p >= t->funcs.f[id].nparams)
+		return 0;
+	return (t->funcs.f[id].flags[p] & FMT_PARAM_OUT) != 0;
+}
+
 uint32_t rondo_const_count(const rondo_trace *t)
 {
 	return t && t->opened ? t->consts.n : 0;

@@ -197,6 +197,11 @@ static void test_demo(void)
 	CHECK(!strcmp(rondo_func_name(t, 1), "MPI_Isend"));
 	CHECK(rondo_func_name(t, 7) == NULL);
 	CHECK(!strcmp(rondo_func_param_name(t, 1, 3), "dest"));
+	CHECK(!strcmp(rondo_func_param_name(t, 1, 6), "request"));
+	CHECK(rondo_func_param_is_output(t, 1, 6) == 1);
+	CHECK(rondo_func_param_is_output(t, 1, 3) == 0);
+	CHECK(rondo_func_param_is_output(t, 2, 0) == 1); /* Irecv's buf */
+	CHECK(rondo_func_param_is_output(t, 1, 7) == 0); /* no such param */
 	CHECK(rondo_sig_count(t) == 12);
 	/* end ranks differ from the middle ones: three groups */
 	CHECK(rondo_group_count(t) == 3);

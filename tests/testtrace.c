@@ -100,7 +100,10 @@ uint32_t tt_func(struct testtrace *tt, const char *name, ...)
 	while ((p = va_arg(ap, const char *)) != NULL) {
 		f->params = tt_alloc(f->params, f->nparams + 1,
 				     sizeof(*f->params));
-		f->params[f->nparams++] = tt_strdup(p);
+		f->flags = tt_alloc(f->flags, f->nparams + 1, 1);
+		/* ">name": an output parameter */
+		f->flags[f->nparams] = *p == '>' ? FMT_PARAM_OUT : 0;
+		f->params[f->nparams++] = tt_strdup(p + (*p == '>'));
 	}
 	va_end(ap);
 	return tt->funcs.n++;
@@ -385,9 +388,9 @@ struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 	tt_meta(d.tt, "tracer", "testtrace");
 	f_init = tt_func(d.tt, "MPI_Init", "argc", "argv", NULL);
 	d.f_isend = tt_func(d.tt, "MPI_Isend", "buf", "count", "datatype",
-			    "dest", "tag", "comm", "request", NULL);
-	d.f_irecv = tt_func(d.tt, "MPI_Irecv", "buf", "count", "datatype",
-			    "source", "tag", "comm", "request", NULL);
+			    "dest", "tag", "comm", ">request", NULL);
+	d.f_irecv = tt_func(d.tt, "MPI_Irecv", ">buf", "count", "datatype",
+			    "source", "tag", "comm", ">request", NULL);
 	d.f_waitall = tt_func(d.tt, "MPI_Waitall", "count",
 			      "array_of_requests", "array_of_statuses", NULL);
 	d.f_allreduce = tt_func(d.tt, "MPI_Allreduce", "sendbuf", "recvbuf",

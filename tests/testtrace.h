@@ -18,7 +18,8 @@ struct testtrace *tt_create(uint32_t nranks);
 void tt_free(struct testtrace *tt);
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value);
-/* A function with its parameter names (NULL-terminated list). */
+/* A function with its parameter names (NULL-terminated list); a name
+ * starting with '>' is an output parameter. */
 uint32_t tt_func(struct testtrace *tt, const char *name, ...);
 uint32_t tt_const(struct testtrace *tt, const char *name);
 /* A signature: function and encoded argument values (copied). */

@@ -249,7 +249,7 @@ static int job_funcs(struct fmt_funcs *f, struct fmt_cst *cst)
 			/* Names are borrowed from the static tables. */
 			f->f[f->n++] = (struct fmt_func){
 				(char *)rf->name, rf->nparams,
-				(char **)rf->params};
+				(char **)rf->params, (uint8_t *)rf->out};
 		}
 		cst->sig[s].func = id[fn];
 	}

@@ -110,7 +110,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_META] = "meta",       [FMT_SEC_FUNCS] = "funcs",
 		[FMT_SEC_CONSTS] = "consts",   [FMT_SEC_CST] = "cst",
 		[FMT_SEC_GRAMMAR] = "grammar", [FMT_SEC_RANKMAP] = "rankmap",
-		[FMT_SEC_STATS] = "stats",
+		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
@@ -1406,6 +1406,47 @@ int fmt_arg_get(struct fmt_cur *c, rondo_arg *out)
 	return arg_read(c, out, 0);
 }
 
+/* Re-encodes a value already checked by arg_read, element by element. */
+static void arg_copy(struct fmt_buf *out, const rondo_arg *a, uint32_t kind,
+		     uint64_t (*map)(void *ctx, uint64_t v), void *ctx)
+{
+	struct fmt_cur in;
+	rondo_arg el;
+
+	switch (a->wire) {
+	case RONDO_WIRE_NONE:
+		fmt_arg_put_none(out, a->kind);
+		break;
+	case RONDO_WIRE_UINT:
+		fmt_arg_put_uint(out, a->kind,
+				 a->kind == kind ? map(ctx, a->u) : a->u);
+		break;
+	case RONDO_WIRE_SINT:
+		fmt_arg_put_sint(out, a->kind, a->i);
+		break;
+	case RONDO_WIRE_BYTES:
+		fmt_arg_put_bytes(out, a->kind, a->data, a->size);
+		break;
+	case RONDO_WIRE_LIST:
+		fmt_arg_put_list(out, a->kind, a->n);
+		fmt_cur_init(&in, a->data, a->size, NULL, NULL);
+		for (uint64_t k = 0; k < a->n && arg_read(&in, &el, 1) == 0; k++)
+			arg_copy(out, &el, kind, map, ctx);
+		break;
+	}
+}
+
+int fmt_arg_map(struct fmt_buf *out, struct fmt_cur *in, uint32_t kind,
+		uint64_t (*map)(void *ctx, uint64_t v), void *ctx)
+{
+	rondo_arg a;
+	int rc = arg_read(in, &a, 0);
+
+	if (rc == 0)
+		arg_copy(out, &a, kind, map, ctx);
+	return rc;
+}
+
 /* ---- call signatures ----------------------------------------------------- */
 
 void fmt_cst_encode(struct fmt_buf *b, const struct fmt_cst *c)
@@ -1990,4 +2031,146 @@ unsigned fmt_hist_bin(uint64_t ns)
 		k++;
 #endif
 	return k;
+}
+
+/* ---- communicators ---------------------------------------------------------- */
+
+/* Members as runs of equal strides: a communicator of every other rank,
+ * or of a block, takes a few bytes whatever its size. */
+static void members_put(struct fmt_buf *b, const uint32_t *w, uint32_t n)
+{
+	uint32_t runs = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			fmt_put_uvarint(b, runs);
+		for (uint32_t i = 0; i < n;) {
+			uint32_t len = 1;
+			int64_t stride = i + 1 < n ? (int64_t)w[i + 1] - w[i] : 1;
+
+			while (i + len < n &&
+			       (int64_t)w[i + len] - w[i + len - 1] == stride)
+				len++;
+			if (pass == 0) {
+				runs++;
+			} else {
+				fmt_put_uvarint(b, w[i]);
+				fmt_put_uvarint(b, len);
+				fmt_put_svarint(b, len > 1 ? stride : 0);
+			}
+			i += len;
+		}
+	}
+}
+
+void fmt_comms_encode(struct fmt_buf *b, const struct fmt_comms *c)
+{
+	fmt_put_uvarint(b, c->n);
+	for (uint32_t i = 0; i < c->n; i++) {
+		fmt_put_uvarint(b, c->c[i].n);
+		fmt_put_uvarint(b, c->c[i].first);
+		members_put(b, c->c[i].world, c->c[i].n);
+	}
+}
+
+static int run_read(struct fmt_cur *c, struct fmt_comm *m, uint32_t *have,
+		    uint32_t nranks)
+{
+	size_t at = c->pos;
+	uint64_t start, len;
+	int64_t stride;
+	int rc = fmt_get_uvarint(c, &start);
+
+	if (!rc)
+		rc = fmt_get_uvarint(c, &len);
+	if (!rc)
+		rc = fmt_get_svarint(c, &stride);
+	if (rc)
+		return rc;
+	if (len == 0 || len > m->n - *have)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"a run of %" PRIu64 " members, %u left", len,
+				m->n - *have);
+	for (uint64_t k = 0; k < len; k++) {
+		/* start < 2^32 and |stride| < 2^32 keep this in range */
+		int64_t r = start < nranks && stride > -(1ll << 32) &&
+					    stride < (1ll << 32)
+				    ? (int64_t)start + (int64_t)k * stride
+				    : -1;
+
+		if (r < 0 || r >= nranks)
+			return cur_fail(c, RONDO_E_CORRUPT, at,
+					"member %" PRIu64 " of a run is not a "
+					"rank of the job (%u ranks)", k, nranks);
+		m->world[(*have)++] = (uint32_t)r;
+	}
+	return 0;
+}
+
+static int comm_read(struct fmt_cur *c, struct fmt_comm *m, uint32_t nranks)
+{
+	size_t at = c->pos;
+	uint32_t runs = 0, have = 0;
+	uint64_t first, n;
+	/* Runs make members cheap: the bound is the job, not the bytes. */
+	int rc = fmt_get_uvarint(c, &n);
+
+	if (!rc && n > nranks)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"a communicator of %" PRIu64 " members, the job "
+				"had %u ranks", n, nranks);
+	m->n = (uint32_t)n;
+	if (!rc)
+		rc = fmt_get_uvarint(c, &first);
+	if (!rc && first > m->n)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"first group of %" PRIu64 " in %u members",
+				first, m->n);
+	if (!rc)
+		rc = fmt_get_count(c, &runs, 3);
+	if (rc)
+		return rc;
+	m->first = (uint32_t)first;
+	m->world = malloc(sizeof(*m->world) * (m->n ? m->n : 1));
+	if (!m->world)
+		return cur_nomem(c);
+	for (uint32_t k = 0; k < runs && !rc; k++)
+		rc = run_read(c, m, &have, nranks);
+	if (!rc && have != m->n)
+		rc = cur_fail(c, RONDO_E_CORRUPT, at,
+			      "runs give %u of %u members", have, m->n);
+	return rc;
+}
+
+int fmt_comms_decode(struct fmt_comms *c, const uint8_t *p, size_t n,
+		     uint32_t nranks, struct fmt_err *e)
+{
+	struct fmt_cur cur;
+	uint32_t count;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	fmt_cur_init(&cur, p, n, fmt_section_name(FMT_SEC_COMMS), e);
+	rc = fmt_get_count(&cur, &count, 3);
+	if (!rc) {
+		c->c = calloc(count ? count : 1, sizeof(*c->c));
+		if (!c->c)
+			rc = cur_nomem(&cur);
+		else
+			c->n = count;
+	}
+	for (uint32_t i = 0; i < c->n && !rc; i++)
+		rc = comm_read(&cur, &c->c[i], nranks);
+	rc = cur_done(&cur, rc);
+	if (rc)
+		fmt_comms_free(c);
+	return rc;
+}
+
+void fmt_comms_free(struct fmt_comms *c)
+{
+	for (uint32_t i = 0; c->c && i < c->n; i++)
+		free(c->c[i].world);
+	free(c->c);
+	memset(c, 0, sizeof(*c));
 }

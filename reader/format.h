@@ -33,6 +33,7 @@ enum fmt_section {
 	FMT_SEC_GRAMMAR = 5,
 	FMT_SEC_RANKMAP = 6,
 	FMT_SEC_STATS = 7,
+	FMT_SEC_COMMS = 8,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -303,6 +304,32 @@ void fmt_stats_encode(struct fmt_buf *b, const struct fmt_stats *s);
 int fmt_stats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
 		     uint32_t nsigs, struct fmt_err *e);
 void fmt_stats_free(struct fmt_stats *s);
+
+/* Communicators: id k (the value of a COMM argument) has members world[0..
+ * n-1], its rank i being world rank world[i]; an intercommunicator lists
+ * its first group (first members), then the other. */
+struct fmt_comm {
+	uint32_t n;
+	uint32_t first; /* 0 for an intracommunicator */
+	uint32_t *world;
+};
+
+struct fmt_comms {
+	uint32_t n;
+	struct fmt_comm *c;
+};
+
+void fmt_comms_encode(struct fmt_buf *b, const struct fmt_comms *c);
+/* Checks every world rank is below nranks and first <= n. */
+int fmt_comms_decode(struct fmt_comms *c, const uint8_t *p, size_t n,
+		     uint32_t nranks, struct fmt_err *e);
+void fmt_comms_free(struct fmt_comms *c);
+
+/* Copies one argument value from `in` to `out`, replacing each UINT value
+ * of kind `kind` (in lists too) by map(ctx, value).  Returns 0 or a
+ * RONDO_E_* code (the value is checked as fmt_arg_get does). */
+int fmt_arg_map(struct fmt_buf *out, struct fmt_cur *in, uint32_t kind,
+		uint64_t (*map)(void *ctx, uint64_t v), void *ctx);
 
 /* Histogram bin of a duration in nanoseconds (see rondo_stat). */
 unsigned fmt_hist_bin(uint64_t ns);

@@ -322,6 +322,25 @@ RONDO_API int rondo_group_format(const rondo_trace *t, uint32_t g, char *buf,
 				 size_t size);
 
 /* ------------------------------------------------------------------------ */
+/* Communicators: the id of a COMM argument value                            */
+
+/** Returns the number of communicators the trace describes. */
+RONDO_API uint32_t rondo_comm_count(const rondo_trace *t);
+
+/** Returns the number of members of communicator `c` (0 if out of range,
+ * or if the trace does not know them). */
+RONDO_API uint32_t rondo_comm_size(const rondo_trace *t, uint32_t c);
+
+/** For an intercommunicator, the size of its first group (members
+ * 0..first-1; the other group follows); 0 for an intracommunicator. */
+RONDO_API uint32_t rondo_comm_first_group(const rondo_trace *t, uint32_t c);
+
+/** Returns the world rank of member `k` of communicator `c` (its rank k),
+ * or UINT32_MAX if out of range. */
+RONDO_API uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c,
+				     uint32_t k);
+
+/* ------------------------------------------------------------------------ */
 /* Per-signature statistics                                                  */
 
 #define RONDO_HIST_BINS 64

@@ -60,6 +60,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_grammar_free(&t->g);
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->stats);
+	fmt_comms_free(&t->comms);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
 	free(t->rank_root);
@@ -186,6 +187,8 @@ static int trace_decode(rondo_trace *t)
 	DECODE(FMT_SEC_RANKMAP, 1,
 	       fmt_rankmap_decode(&t->rm, p, n, t->g.nrules, &e));
 	DECODE(FMT_SEC_STATS, 0, fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
+	DECODE(FMT_SEC_COMMS, 0,
+	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 #undef DECODE
 	return 0;
 }
@@ -537,4 +540,28 @@ int rondo_sig_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
 		return RONDO_E_MISSING;
 	*out = t->stats.st[lo].s;
 	return 0;
+}
+
+/* ---- communicators ---------------------------------------------------------- */
+
+uint32_t rondo_comm_count(const rondo_trace *t)
+{
+	return t && t->opened ? t->comms.n : 0;
+}
+
+uint32_t rondo_comm_size(const rondo_trace *t, uint32_t c)
+{
+	return t && t->opened && c < t->comms.n ? t->comms.c[c].n : 0;
+}
+
+uint32_t rondo_comm_first_group(const rondo_trace *t, uint32_t c)
+{
+	return t && t->opened && c < t->comms.n ? t->comms.c[c].first : 0;
+}
+
+uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c, uint32_t k)
+{
+	if (!t || !t->opened || c >= t->comms.n || k >= t->comms.c[c].n)
+		return UINT32_MAX;
+	return t->comms.c[c].world[k];
 }

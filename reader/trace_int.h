@@ -34,6 +34,7 @@ struct rondo_trace {
 	uint32_t ngroups;
 	struct trace_group *groups;
 	struct fmt_stats stats;
+	struct fmt_comms comms;
 
 	char err[512];
 };

@@ -32,6 +32,7 @@ expect() {
 	cst-*) echo "section 'cst'" ;;
 	meta-*) echo "section 'meta'" ;;
 	stats-*) echo "section 'stats'" ;;
+	comms-*) echo "section 'comms'" ;;
 	*) echo "(no expectation written for this file)" ;;
 	esac
 }

@@ -162,6 +162,16 @@ static int corpus_payloads(const char *dir)
 	fmt_put_uvarint(&b, 1000000);
 	fmt_put_str(&b, "key");
 	rc |= with_payload(dir, "meta-long-string.rondo", FMT_SEC_META, &b);
+	/* communicators: a member that is not a rank of the 4-rank job */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 2);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 3);
+	fmt_put_uvarint(&b, 2);
+	fmt_put_svarint(&b, 1);
+	rc |= with_payload(dir, "comms-bad-member.rondo", FMT_SEC_COMMS, &b);
 	/* statistics: histogram does not add up to the count */
 	b.len = 0;
 	fmt_put_uvarint(&b, 1);

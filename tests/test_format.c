@@ -1562,8 +1562,86 @@ static void test_save(void)
 	fmt_writer_free(&w);
 }
 
+/* Communicators: members as runs, checked against the job's ranks. */
+static void test_comms(void)
+{
+	uint32_t every_other[] = {0, 2, 4, 6, 8, 10}, mixed[] = {7, 3, 4, 5, 1};
+	uint32_t inter[] = {0, 1, 2, 3};
+	struct fmt_comm c[] = {{6, 0, every_other}, {5, 0, mixed},
+			       {4, 2, inter}, {0, 0, NULL}};
+	struct fmt_comms in = {4, c}, out;
+	struct fmt_buf b = {0};
+	struct fmt_err e = {0};
+
+	fmt_comms_encode(&b, &in);
+	CHECK(!b.oom);
+	CHECK(fmt_comms_decode(&out, b.data, b.len, 12, &e) == 0);
+	CHECK(out.n == 4);
+	for (uint32_t i = 0; i < 4 && out.n == 4; i++) {
+		CHECK(out.c[i].n == c[i].n && out.c[i].first == c[i].first);
+		for (uint32_t k = 0; k < c[i].n; k++)
+			CHECK(out.c[i].world[k] == c[i].world[k]);
+	}
+	fmt_comms_free(&out);
+	/* every other rank of 6 is one run: start, length, stride */
+	CHECK(b.len < 30);
+	/* a member beyond the job's ranks */
+	CHECK(fmt_comms_decode(&out, b.data, b.len, 10, &e) == RONDO_E_CORRUPT);
+	CHECK(strcmp(e.section, "comms") == 0 && strstr(e.msg, "not a rank"));
+	/* every truncation fails cleanly */
+	for (size_t n = 0; n < b.len; n++)
+		CHECK(fmt_comms_decode(&out, b.data, n, 12, NULL) < 0);
+	fmt_buf_free(&b);
+	/* runs that do not add up to the size */
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 3);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 2);
+	fmt_put_svarint(&b, 1);
+	CHECK(fmt_comms_decode(&out, b.data, b.len, 12, &e) == RONDO_E_CORRUPT);
+	fmt_buf_free(&b);
+}
+
+static uint64_t plus_100(void *ctx, uint64_t v)
+{
+	(*(int *)ctx)++;
+	return v + 100;
+}
+
+/* fmt_arg_map renames one kind of value, inside lists too. */
+static void test_arg_map(void)
+{
+	struct fmt_buf in = {0}, out = {0}, want = {0};
+	struct fmt_cur c;
+	int calls = 0;
+
+	fmt_arg_put_uint(&in, RONDO_ARG_COMM, 3);
+	fmt_arg_put_list(&in, RONDO_ARG_ARRAY, 2);
+	fmt_arg_put_uint(&in, RONDO_ARG_COMM, 4);
+	fmt_arg_put_uint(&in, RONDO_ARG_DATATYPE, 4);
+	fmt_arg_put_sint(&in, RONDO_ARG_RANK_REL, -1);
+	fmt_arg_put_uint(&want, RONDO_ARG_COMM, 103);
+	fmt_arg_put_list(&want, RONDO_ARG_ARRAY, 2);
+	fmt_arg_put_uint(&want, RONDO_ARG_COMM, 104);
+	fmt_arg_put_uint(&want, RONDO_ARG_DATATYPE, 4);
+	fmt_arg_put_sint(&want, RONDO_ARG_RANK_REL, -1);
+	fmt_cur_init(&c, in.data, in.len, "cst", NULL);
+	for (int k = 0; k < 3; k++)
+		CHECK(fmt_arg_map(&out, &c, RONDO_ARG_COMM, plus_100, &calls) == 0);
+	CHECK(calls == 2);
+	CHECK(out.len == want.len && !memcmp(out.data, want.data, out.len));
+	CHECK(fmt_arg_map(&out, &c, RONDO_ARG_COMM, plus_100, &calls) < 0);
+	fmt_buf_free(&in);
+	fmt_buf_free(&out);
+	fmt_buf_free(&want);
+}
+
 int main(void)
 {
+	test_comms();
+	test_arg_map();
 	test_uvarint();
 	test_uvarint_bad();
 	test_svarint();

@@ -259,7 +259,7 @@ static void test_errors(void)
 	/* a newer minor version with an unknown section opens */
 	rondo_format_version(t, &major, &minor);
 	CHECK(major == RONDO_FORMAT_MAJOR);
-	CHECK(rondo_section_count(t) == 8);
+	CHECK(rondo_section_count(t) == 9);
 	CHECK(rondo_trace_open(t, "again.rondo") == RONDO_E_STATE);
 	rondo_trace_free(t);
 
@@ -290,9 +290,10 @@ static void test_empty_rules(void)
 {
 	struct testtrace *tt = tt_demo(1, 1); /* for its tables */
 	struct fmt_writer w;
-	struct fmt_buf g = {0}, m = {0}, out = {0};
-	struct tt_patch patch[2] = {{FMT_SEC_GRAMMAR, &g},
-				    {FMT_SEC_RANKMAP, &m}};
+	struct fmt_buf g = {0}, m = {0}, cm = {0}, out = {0};
+	struct tt_patch patch[3] = {{FMT_SEC_GRAMMAR, &g},
+				    {FMT_SEC_RANKMAP, &m},
+				    {FMT_SEC_COMMS, &cm}};
 	rondo_trace *t = rondo_trace_create();
 	rondo_iter *it;
 	uint32_t sig;
@@ -306,6 +307,14 @@ static void test_empty_rules(void)
 	fmt_put_uvarint(&g, 3u << 2 | 1);
 	fmt_put_uvarint(&g, 1);
 	fmt_put_uvarint(&g, 0u << 2 | 2);
+	/* one communicator: ranks 1, 0 (in that order) */
+	fmt_put_uvarint(&cm, 1);
+	fmt_put_uvarint(&cm, 2);
+	fmt_put_uvarint(&cm, 0);
+	fmt_put_uvarint(&cm, 1);
+	fmt_put_uvarint(&cm, 1);
+	fmt_put_uvarint(&cm, 2);
+	fmt_put_svarint(&cm, -1);
 	/* two ranks: rank 0 runs R1, rank 1 runs R0 (no calls) */
 	fmt_put_uvarint(&m, 2);
 	fmt_put_uvarint(&m, 1);
@@ -313,12 +322,16 @@ static void test_empty_rules(void)
 	fmt_put_uvarint(&m, 1u << 2);
 	fmt_put_uvarint(&m, 0u << 2);
 	fmt_writer_init(&w);
-	CHECK(tt_finish_patched(tt, &w, 0, patch, 2) == 0);
+	CHECK(tt_finish_patched(tt, &w, 0, patch, 3) == 0);
 	CHECK(fmt_writer_finish(&w, &out) == 0);
 	CHECKF(rondo_trace_open_memory(t, out.data, out.len, "empty") == 0, "%s",
 	       rondo_trace_error(t));
 	CHECK(rondo_rank_calls(t, 0) == 3 && rondo_rank_calls(t, 1) == 0);
 	CHECK(rondo_group_count(t) == 2);
+	CHECK(rondo_comm_count(t) == 1 && rondo_comm_size(t, 0) == 2);
+	CHECK(rondo_comm_member(t, 0, 0) == 1 && rondo_comm_member(t, 0, 1) == 0);
+	CHECK(rondo_comm_member(t, 0, 2) == UINT32_MAX);
+	CHECK(rondo_comm_first_group(t, 0) == 0 && rondo_comm_size(t, 1) == 0);
 	it = rondo_iter_create(t, 0);
 	for (int k = 0; k < 3; k++)
 		CHECK(rondo_iter_next(it, &sig) == 1 && sig == 3);
@@ -336,6 +349,7 @@ static void test_empty_rules(void)
 	fmt_buf_free(&out);
 	fmt_buf_free(&g);
 	fmt_buf_free(&m);
+	fmt_buf_free(&cm);
 	tt_free(tt);
 }
 

@@ -203,10 +203,11 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 {
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
-	struct fmt_buf b[8] = {{0}};
-	static const uint32_t type[7] = {
+	struct fmt_buf b[9] = {{0}};
+	static const uint32_t type[8] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
-		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS};
+		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS};
+	struct fmt_comms comms = {0}; /* the writer uses the world's only */
 	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
 
@@ -225,8 +226,9 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_grammar_encode(&b[4], &all);
 	fmt_rankmap_encode(&b[5], &rm);
 	fmt_stats_encode(&b[6], &used);
+	fmt_comms_encode(&b[7], &comms);
 	free(used.st);
-	for (int i = 0; i < 7 && rc == 0; i++) {
+	for (int i = 0; i < 8 && rc == 0; i++) {
 		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
 
 		if (p)
@@ -235,10 +237,10 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
-		fmt_put_str(&b[7], "from the future");
-		rc = fmt_writer_add(w, 999, b[7].data, b[7].len, 3);
+		fmt_put_str(&b[8], "from the future");
+		rc = fmt_writer_add(w, 999, b[8].data, b[8].len, 3);
 	}
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		fmt_buf_free(&b[i]);
 	fmt_grammar_free(&all);
 	fmt_rankmap_free(&rm);

@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "runtime.h"
-
-#define CONST_FLAG 0x80000000u
 
 enum htype {
 	H_COMM,
@@ -34,17 +33,6 @@ enum htype {
 	H_BUF,
 	H_CALLBACK,
 	H_COUNT
-};
-
-/* One handle type: value -> id (or CONST_FLAG | constant index). */
-struct hmap {
-	uint64_t *key;
-	uint32_t *val;
-	uint32_t *refs;
-	uint32_t cap, n;
-	uint32_t next_id;
-	uint32_t *free_ids;
-	uint32_t nfree, capfree;
 };
 
 static struct hmap maps[H_COUNT];
@@ -141,182 +129,6 @@ const char *handles_const_name(uint32_t i)
 	return i < C_FIXED + NPREDEF ? predef[i - C_FIXED].name : NULL;
 }
 
-/* ---- the maps --------------------------------------------------------------- */
-
-static uint32_t hmap_slot(uint64_t key, uint32_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (uint32_t)key & (cap - 1);
-}
-
-/* Index of key's slot, or of the empty slot where it would go. */
-static uint32_t hmap_find(const struct hmap *m, uint64_t key)
-{
-	uint32_t i = hmap_slot(key, m->cap);
-
-	while (m->refs[i] && m->key[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static int hmap_grow(struct hmap *m)
-{
-	struct hmap old = *m;
-	uint32_t cap = old.cap ? old.cap * 2 : 64;
-
-	m->key = calloc(cap, sizeof(*m->key));
-	m->val = calloc(cap, sizeof(*m->val));
-	m->refs = calloc(cap, sizeof(*m->refs));
-	if (!m->key || !m->val || !m->refs) {
-		free(m->key);
-		free(m->val);
-		free(m->refs);
-		*m = old;
-		return -1;
-	}
-	m->cap = cap;
-	for (uint32_t i = 0; i < old.cap; i++) {
-		if (old.refs[i]) {
-			uint32_t j = hmap_find(m, old.key[i]);
-
-			m->key[j] = old.key[i];
-			m->val[j] = old.val[i];
-			m->refs[j] = old.refs[i];
-		}
-	}
-	free(old.key);
-	free(old.val);
-	free(old.refs);
-	return 0;
-}
-
-/* Removes slot i, shifting back the entries probed past it. */
-static void hmap_remove(struct hmap *m, uint32_t i)
-{
-	uint32_t j = i;
-
-	m->refs[i] = 0;
-	m->n--;
-	for (;;) {
-		uint32_t home;
-
-		j = (j + 1) & (m->cap - 1);
-		if (!m->refs[j])
-			return;
-		home = hmap_slot(m->key[j], m->cap);
-		/* j's entry may move to i if i lies between home and j */
-		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			m->refs[i] = m->refs[j];
-			m->refs[j] = 0;
-			i = j;
-		}
-	}
-}
-
-/* Free ids form a min-heap: the lowest free id is reused first, so the
- * ids a loop iteration gets do not depend on the order the previous
- * iteration freed them in (Waitall completing r1 before r0). */
-static uint32_t hmap_new_id(struct hmap *m)
-{
-	uint32_t *h = m->free_ids, top, i = 0;
-
-	if (!m->nfree)
-		return m->next_id++;
-	top = h[0];
-	h[0] = h[--m->nfree];
-	for (;;) {
-		uint32_t c = 2 * i + 1, t;
-
-		if (c >= m->nfree)
-			break;
-		if (c + 1 < m->nfree && h[c + 1] < h[c])
-			c++;
-		if (h[i] <= h[c])
-			break;
-		t = h[i];
-		h[i] = h[c];
-		h[c] = t;
-		i = c;
-	}
-	return top;
-}
-
-static void hmap_release_id(struct hmap *m, uint32_t id)
-{
-	uint32_t i;
-
-	if (m->nfree == m->capfree) {
-		uint32_t cap = m->capfree ? m->capfree * 2 : 16;
-		uint32_t *p = realloc(m->free_ids, cap * sizeof(*p));
-
-		if (!p)
-			return; /* the id is lost, not reused: harmless */
-		m->free_ids = p;
-		m->capfree = cap;
-	}
-	for (i = m->nfree++; i > 0 && m->free_ids[(i - 1) / 2] > id;
-	     i = (i - 1) / 2)
-		m->free_ids[i] = m->free_ids[(i - 1) / 2];
-	m->free_ids[i] = id;
-}
-
-/* Looks the value up, adding it with a fresh id when absent (`create`
- * adds a reference when present).  Returns the value (id or constant), or
- * UINT32_MAX when out of memory. */
-static uint32_t hmap_get(struct hmap *m, uint64_t key, int create)
-{
-	uint32_t i;
-
-	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
-		return UINT32_MAX;
-	i = hmap_find(m, key);
-	if (m->refs[i]) {
-		if (create && !(m->val[i] & CONST_FLAG))
-			m->refs[i]++;
-		return m->val[i];
-	}
-	m->key[i] = key;
-	m->val[i] = hmap_new_id(m);
-	m->refs[i] = 1;
-	m->n++;
-	return m->val[i];
-}
-
-/* Drops one reference; the id is reused once none is left. */
-static void hmap_put(struct hmap *m, uint64_t key)
-{
-	uint32_t i;
-
-	if (!m->cap)
-		return;
-	i = hmap_find(m, key);
-	if (!m->refs[i] || (m->val[i] & CONST_FLAG))
-		return;
-	if (--m->refs[i] == 0) {
-		hmap_release_id(m, m->val[i]);
-		m->refs[i] = 1; /* hmap_remove counts it out */
-		hmap_remove(m, i);
-	}
-}
-
-static void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c)
-{
-	uint32_t i;
-
-	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
-		return;
-	i = hmap_find(m, key);
-	if (!m->refs[i])
-		m->n++;
-	m->key[i] = key;
-	m->val[i] = CONST_FLAG | c;
-	m->refs[i] = 1;
-}
-
 #define KEY(h) handle_key(&(h), sizeof(h))
 
 static uint64_t handle_key(const void *p, size_t n)
@@ -337,8 +149,11 @@ void handles_init(void)
 	/* The handles' values, in the order of predef[] (the macros expand
 	 * to expressions of different types, hence one by one). */
 #define V(h) keys[k++] = KEY(h)
-	for (size_t i = 0; i < 3; i++)
+	/* Communicators have a table of their own (comms.c). */
+	for (size_t i = 0; i < 3; i++) {
+		comms_name(comms[i], (uint32_t)(C_FIXED + k));
 		V(comms[i]);
+	}
 	{
 		MPI_Group g[] = {MPI_GROUP_EMPTY, MPI_GROUP_NULL};
 		MPI_Request q = MPI_REQUEST_NULL;
@@ -384,8 +199,9 @@ void handles_init(void)
 	}
 #undef V
 	for (size_t i = 0; i < k && i < NPREDEF; i++)
-		hmap_set_const(&maps[predef[i].type], keys[i],
-			       (uint32_t)(C_FIXED + i));
+		if (predef[i].type != H_COMM)
+			hmap_set_const(&maps[predef[i].type], keys[i],
+				       (uint32_t)(C_FIXED + i));
 }
 
 /* ---- recording ---------------------------------------------------------------- */
@@ -427,7 +243,6 @@ static void put_handle(struct rec *r, enum htype t, uint32_t v)
 		}                                                              \
 	}
 
-REC_HANDLE(comm, MPI_Comm, H_COMM)
 REC_HANDLE(group, MPI_Group, H_GROUP)
 REC_HANDLE(datatype, MPI_Datatype, H_DATATYPE)
 REC_HANDLE(op, MPI_Op, H_OP)

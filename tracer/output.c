@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hmap.h"
 #include "merge.h"
 #include "runtime.h"
 
@@ -29,7 +30,8 @@ static void put_part(struct fmt_buf *out, struct fmt_buf *part)
 	fmt_buf_free(part);
 }
 
-/* The rank's tables: failed flag, signatures, grammar, statistics. */
+/* The rank's tables: failed flag, signatures, grammar, statistics, the
+ * communicators it speaks for. */
 static int local_encode(struct fmt_buf *out)
 {
 	struct fmt_cst cst = {rt.nsig, calloc(rt.nsig + 1, sizeof(struct fmt_sig)),
@@ -56,6 +58,8 @@ static int local_encode(struct fmt_buf *out)
 		put_part(out, &part);
 		fmt_stats_encode(&part, &st);
 		put_part(out, &part);
+		comms_encode(&part);
+		put_part(out, &part);
 	}
 	free(cst.sig);
 	free(st.st);
@@ -71,11 +75,136 @@ struct job {
 	uint32_t nstat;
 	uint32_t failed_ranks;
 	uint64_t calls;
+	struct hmap comm_id;    /* communicator identity -> id in comms */
+	struct fmt_comms comms; /* grows as identities are met */
+	uint32_t capcomms;
+	int oom;
 };
 
-static int get_part(struct fmt_cur *c, const uint8_t **p, size_t *n)
+enum { PART_CST, PART_GRAMMAR, PART_STATS, PART_COMMS, NPARTS };
+
+/* Splits what a rank sent; 0, or -1 for a rank that sent nothing usable. */
+static int rank_parts(const uint8_t *p, size_t n, const uint8_t **part,
+		      size_t *len, uint64_t *failed)
 {
-	return fmt_get_bytes(c, p, n);
+	struct fmt_cur c;
+	int rc;
+
+	*failed = 1;
+	fmt_cur_init(&c, p, n, "rank", NULL);
+	rc = fmt_get_uvarint(&c, failed);
+	for (int i = 0; i < NPARTS && rc == 0; i++)
+		rc = fmt_get_bytes(&c, &part[i], &len[i]);
+	return rc ? -1 : 0;
+}
+
+/* The small id of a communicator identity, a new one (members unknown
+ * until its speaker's list says) the first time. */
+static uint32_t job_comm(struct job *j, uint64_t key)
+{
+	uint32_t id = hmap_lookup(&j->comm_id, key);
+	struct fmt_comm *c;
+
+	if (id != UINT32_MAX)
+		return id;
+	if (j->comms.n == j->capcomms) {
+		uint32_t cap = j->capcomms ? j->capcomms * 2 : 16;
+
+		c = realloc(j->comms.c, sizeof(*c) * cap);
+		if (!c) {
+			j->oom = 1;
+			return 0;
+		}
+		j->comms.c = c;
+		j->capcomms = cap;
+	}
+	id = j->comms.n;
+	if (hmap_insert(&j->comm_id, key, id) < 0) {
+		j->oom = 1;
+		return 0;
+	}
+	j->comms.c[j->comms.n++] = (struct fmt_comm){0, 0, NULL};
+	return id;
+}
+
+static uint64_t job_comm_map(void *ctx, uint64_t key)
+{
+	return job_comm(ctx, key);
+}
+
+/* Every rank's list of the communicators it speaks for, first: ids in
+ * order of ranks, and members. */
+static void job_comm_lists(struct job *j, const uint8_t *all, const int *len,
+			   const int *displ)
+{
+	for (int r = 0; r < rt.size; r++) {
+		const uint8_t *part[NPARTS];
+		size_t plen[NPARTS];
+		uint64_t failed, n = 0, key, first, m, w;
+		struct fmt_cur c;
+		int rc;
+
+		if (rank_parts(all + displ[r], (size_t)len[r], part, plen,
+			       &failed) < 0)
+			continue;
+		fmt_cur_init(&c, part[PART_COMMS], plen[PART_COMMS], NULL, NULL);
+		rc = fmt_get_uvarint(&c, &n);
+		for (uint64_t i = 0; i < n && rc == 0; i++) {
+			struct fmt_comm *fc;
+			uint32_t id;
+
+			rc = fmt_get_uvarint(&c, &key);
+			rc = rc ? rc : fmt_get_uvarint(&c, &first);
+			rc = rc ? rc : fmt_get_uvarint(&c, &m);
+			if (rc || m > (uint64_t)rt.size || first > m)
+				break;
+			id = job_comm(j, key);
+			if (j->oom)
+				return;
+			fc = &j->comms.c[id];
+			fc->world = fc->world ? fc->world
+					      : malloc(sizeof(uint32_t) * (m + 1));
+			if (!fc->world) {
+				j->oom = 1;
+				return;
+			}
+			fc->n = (uint32_t)m;
+			fc->first = (uint32_t)first;
+			for (uint64_t k = 0; k < m && rc == 0; k++) {
+				rc = fmt_get_uvarint(&c, &w);
+				fc->world[k] = w < (uint64_t)rt.size ? (uint32_t)w : 0;
+			}
+		}
+	}
+}
+
+/* A rank's signatures with its communicator identities replaced by their
+ * small ids; the arguments live in *bytes. */
+static int job_rename_comms(struct job *j, struct fmt_cst *cst,
+			    struct fmt_buf *bytes)
+{
+	size_t *off = malloc(sizeof(size_t) * (cst->n + 1));
+
+	if (!off)
+		return -1;
+	for (uint32_t s = 0; s < cst->n; s++) {
+		struct fmt_cur in;
+
+		off[s] = bytes->len;
+		fmt_cur_init(&in, cst->sig[s].args, cst->sig[s].len, NULL, NULL);
+		for (uint32_t a = 0; a < cst->sig[s].nargs; a++)
+			if (fmt_arg_map(bytes, &in, RONDO_ARG_COMM,
+					job_comm_map, j) < 0)
+				break;
+	}
+	for (uint32_t s = 0; s < cst->n; s++) {
+		size_t end = s + 1 < cst->n ? off[s + 1] : bytes->len;
+
+		cst->sig[s].args = bytes->data + off[s];
+		cst->sig[s].len = (uint32_t)(end - off[s]);
+	}
+	free(off);
+	return bytes->oom || j->oom ? -1 : 0;
 }
 
 static void stat_add(rondo_stat *to, const rondo_stat *s)
@@ -124,27 +253,29 @@ static int job_stats(struct job *j, const uint8_t *p, size_t n,
  * missing gets an empty call sequence and is counted as failed. */
 static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
 {
-	struct fmt_cur c;
 	struct fmt_err e;
 	struct fmt_cst cst = {0};
 	struct fmt_grammar g = {0}, empty = {0};
-	const uint8_t *pc, *pg, *ps;
-	size_t nc, ng, ns;
+	struct fmt_buf bytes = {0};
+	const uint8_t *part[NPARTS];
+	size_t len[NPARTS];
 	uint64_t failed = 1;
 	uint32_t *map = NULL;
 	int rc = -1;
 
-	fmt_cur_init(&c, p, n, "rank", &e);
-	if (fmt_get_uvarint(&c, &failed) == 0 && get_part(&c, &pc, &nc) == 0 &&
-	    get_part(&c, &pg, &ng) == 0 && get_part(&c, &ps, &ns) == 0 &&
-	    fmt_cst_decode(&cst, pc, nc, rt_nfuncs(), &e) == 0 &&
+	if (rank_parts(p, n, part, len, &failed) == 0 &&
+	    fmt_cst_decode(&cst, part[PART_CST], len[PART_CST], rt_nfuncs(),
+			   &e) == 0 &&
+	    job_rename_comms(j, &cst, &bytes) == 0 &&
 	    (map = malloc(sizeof(*map) * (cst.n + 1))) != NULL &&
 	    merge_add_cst(j->m, &cst, map) == 0 &&
-	    fmt_grammar_decode(&g, pg, ng, cst.n, NULL, &e) == 0) {
+	    fmt_grammar_decode(&g, part[PART_GRAMMAR], len[PART_GRAMMAR],
+			       cst.n, NULL, &e) == 0) {
 		for (uint32_t i = 0; i < g.first[g.nrules]; i++)
 			if (!RONDO_SYM_IS_RULE(g.body[i].sym))
 				g.body[i].sym = map[g.body[i].sym];
-		rc = job_stats(j, ps, ns, map, cst.n);
+		rc = job_stats(j, part[PART_STATS], len[PART_STATS], map,
+			       cst.n);
 	}
 	if (rc == 0 && g.nrules > 0)
 		rc = merge_add_grammar(j->m, &g);
@@ -158,6 +289,7 @@ static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
 	j->failed_ranks += failed || rc != 0;
 	fmt_grammar_free(&g);
 	fmt_cst_free(&cst);
+	fmt_buf_free(&bytes);
 	free(map);
 	return rc < 0 ? -1 : 0;
 }
@@ -269,10 +401,10 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_meta meta = {0};
 	struct fmt_grammar g = {0};
 	struct fmt_rankmap rm = {0};
-	struct fmt_buf b[7] = {{0}};
-	static const uint32_t type[7] = {
+	struct fmt_buf b[8] = {{0}};
+	static const uint32_t type[8] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
-		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS};
+		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS};
 	int rc = -1;
 
 	if (cst.sig && consts.name && st.st &&
@@ -294,11 +426,12 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_grammar_encode(&b[4], &g);
 		fmt_rankmap_encode(&b[5], &rm);
 		fmt_stats_encode(&b[6], &st);
+		fmt_comms_encode(&b[7], &j->comms);
 	}
-	for (int i = 0; i < 7 && rc == 0; i++)
+	for (int i = 0; i < 8 && rc == 0; i++)
 		rc = b[i].oom ? -1 : fmt_writer_add(w, type[i], b[i].data,
 						    b[i].len, 3);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		fmt_buf_free(&b[i]);
 	fmt_meta_free(&meta);
 	free(funcs.f);
@@ -357,10 +490,14 @@ static void job_write(const uint8_t *all, const int *len, const int *displ)
 	int rc = j.m ? 0 : -1;
 
 	fmt_writer_init(&w);
-	for (int r = 0; r < rt.size && rc == 0; r++)
-		rc = job_add_rank(&j, all + displ[r], (size_t)len[r]);
 	if (rc == 0)
+		job_comm_lists(&j, all, len, displ);
+	for (int r = 0; r < rt.size && rc == 0 && !j.oom; r++)
+		rc = job_add_rank(&j, all + displ[r], (size_t)len[r]);
+	if (rc == 0 && !j.oom)
 		rc = job_sections(&j, &w);
+	else
+		rc = -1;
 	if (rc < 0)
 		fprintf(stderr, "rondo: out of memory while merging the ranks' "
 				"traces; no trace written\n");
@@ -372,6 +509,8 @@ static void job_write(const uint8_t *all, const int *len, const int *displ)
 	fmt_writer_free(&w);
 	merge_free(j.m);
 	free(j.stat);
+	hmap_free(&j.comm_id);
+	fmt_comms_free(&j.comms);
 }
 
 void output_write(void)

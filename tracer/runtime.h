@@ -96,6 +96,13 @@ uint32_t handles_const_count(void);
 const char *handles_const_name(uint32_t i);
 void handles_init(void);
 
+/* ---- comms.c ------------------------------------------------------------- */
+/* A predefined communicator is recorded as constant `constant`. */
+void comms_name(MPI_Comm c, uint32_t constant);
+/* The identities this rank speaks for: count, then per identity its key,
+ * first-group size (intercommunicators, else 0), members' world ranks. */
+void comms_encode(struct fmt_buf *b);
+
 /* ---- output.c ------------------------------------------------------------ */
 /* Gathers every rank's tables and grammar on rank 0, which writes the
  * trace.  Collective over MPI_COMM_WORLD; call before PMPI_Finalize. */

@@ -81,6 +81,7 @@ int cmd_info(int argc, char **argv)
 	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",
 	       rondo_rule_count(t), rondo_grammar_size(t));
 	printf("rank groups  %" PRIu32 "\n", rondo_group_count(t));
+	printf("comms        %" PRIu32 "\n", rondo_comm_count(t));
 	printf("\nmetadata:\n");
 	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
 		const char *k, *v;

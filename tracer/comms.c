@@ -1,0 +1,248 @@
+/*
+ * comms.c - communicators named by their members.
+ *
+ * Every member of a communicator must record it under the same id, and
+ * analyses must map its ranks back to world ranks.  Creation order differs
+ * between ranks, so instead a communicator's identity is a hash of its
+ * members' world ranks (in its own rank order) and an instance number: the
+ * lowest one no live communicator with the same members holds.  Creating
+ * and freeing are collective over the members, so they all compute the same
+ * identity without talking to each other, and re-creating a communicator in
+ * a loop gives it the same identity every time.
+ *
+ * The identities are 64-bit; at MPI_Finalize rank 0 renumbers them into
+ * small ids (c0, c1, ...) and the member with the lowest world rank of each
+ * one sends its member list for the trace.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "runtime.h"
+
+struct ident {
+	uint64_t key;
+	uint32_t live;  /* handles of this rank with this identity */
+	uint32_t n;     /* members */
+	uint32_t first; /* intercommunicator: size of its first group, else 0 */
+	int *world;     /* their world ranks, kept by the lowest one only */
+};
+
+static struct hmap by_handle; /* handle -> ident index, or a constant */
+static struct ident *idents;
+static uint32_t nidents, capidents;
+
+#define KEY(h) comm_value(h)
+
+static uint64_t comm_value(MPI_Comm c)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, &c, sizeof(c) < sizeof(k) ? sizeof(c) : sizeof(k));
+	return k;
+}
+
+void comms_name(MPI_Comm c, uint32_t constant)
+{
+	hmap_set_const(&by_handle, KEY(c), constant);
+}
+
+static int lowest(const int *w, int n)
+{
+	int m = n > 0 ? w[0] : 0;
+
+	for (int i = 1; i < n; i++)
+		m = w[i] < m ? w[i] : m;
+	return m;
+}
+
+/* An intercommunicator's two groups, the one with the lowest world rank
+ * first, so that both sides name it alike. */
+static void canonical_order(int *w, int nl, int nr, uint32_t *first)
+{
+	int *tmp;
+
+	*first = (uint32_t)nl;
+	if (nr == 0 || lowest(w, nl) < lowest(w + nl, nr))
+		return;
+	tmp = malloc(sizeof(int) * (size_t)nl);
+	if (!tmp)
+		return;
+	memcpy(tmp, w, sizeof(int) * (size_t)nl);
+	memmove(w, w + nl, sizeof(int) * (size_t)nr);
+	memcpy(w + nr, tmp, sizeof(int) * (size_t)nl);
+	free(tmp);
+	*first = (uint32_t)nr;
+}
+
+/* World ranks of the members: the group in rank order; for an
+ * intercommunicator both groups (*first: the first one's size).  NULL
+ * when MPI says no. */
+static int *comm_members(MPI_Comm c, uint32_t *n, uint32_t *first)
+{
+	MPI_Group world, local, remote = MPI_GROUP_NULL;
+	int isinter = 0, nl = 0, nr = 0, *in, *out = NULL;
+
+	if (PMPI_Comm_test_inter(c, &isinter) || PMPI_Comm_group(c, &local))
+		return NULL;
+	if (isinter && PMPI_Comm_remote_group(c, &remote)) {
+		PMPI_Group_free(&local);
+		return NULL;
+	}
+	PMPI_Group_size(local, &nl);
+	if (isinter)
+		PMPI_Group_size(remote, &nr);
+	in = malloc(sizeof(int) * (size_t)(nl + nr + 1));
+	out = malloc(sizeof(int) * (size_t)(nl + nr + 1));
+	if (in && out && PMPI_Comm_group(MPI_COMM_WORLD, &world) == 0) {
+		for (int i = 0; i < nl + nr; i++)
+			in[i] = i < nl ? i : i - nl;
+		PMPI_Group_translate_ranks(local, nl, in, world, out);
+		if (isinter)
+			PMPI_Group_translate_ranks(remote, nr, in + nl, world,
+						   out + nl);
+		PMPI_Group_free(&world);
+	} else {
+		free(out);
+		out = NULL;
+	}
+	free(in);
+	PMPI_Group_free(&local);
+	if (isinter)
+		PMPI_Group_free(&remote);
+	*n = (uint32_t)(nl + nr);
+	*first = 0;
+	if (out && isinter)
+		canonical_order(out, nl, nr, first);
+	return out;
+}
+
+static uint64_t members_hash(const int *w, uint32_t n, uint32_t first)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ first;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ (uint32_t)w[i]) * 0x100000001b3ull;
+	return h ^ (h >> 31);
+}
+
+/* The identity a new communicator gets: the first instance of its member
+ * set no live handle holds.  Returns its index, or UINT32_MAX. */
+static uint32_t ident_for(MPI_Comm c)
+{
+	uint32_t n, i, first;
+	int *w = comm_members(c, &n, &first);
+	uint64_t h;
+
+	if (!w)
+		return UINT32_MAX;
+	h = members_hash(w, n, first);
+	for (uint64_t inst = 0;; inst++) {
+		uint64_t key = h ^ (inst * 0x9e3779b97f4a7c15ull);
+
+		for (i = 0; i < nidents && idents[i].key != key; i++)
+			;
+		if (i < nidents && idents[i].live > 0)
+			continue;
+		if (i == nidents) {
+			if (nidents == capidents) {
+				uint32_t cap = capidents ? capidents * 2 : 16;
+				struct ident *p =
+					realloc(idents, sizeof(*p) * cap);
+
+				if (!p)
+					break;
+				idents = p;
+				capidents = cap;
+			}
+			idents[i] = (struct ident){key, 0, n, first, NULL};
+			nidents++;
+		}
+		/* The lowest world rank speaks for the members. */
+		if (!idents[i].world && lowest(w, (int)n) == rt.rank) {
+			idents[i].world = w;
+			w = NULL;
+		}
+		free(w);
+		return i;
+	}
+	free(w);
+	return UINT32_MAX;
+}
+
+/* Takes a new handle into the table; returns its ident or constant. */
+static uint32_t comm_adopt(MPI_Comm c)
+{
+	uint32_t v = hmap_lookup(&by_handle, KEY(c));
+
+	if (v == UINT32_MAX) {
+		v = ident_for(c);
+		if (v == UINT32_MAX || hmap_insert(&by_handle, KEY(c), v) < 0)
+			return UINT32_MAX;
+		idents[v].live++;
+	} else if (!(v & CONST_FLAG)) {
+		hmap_insert(&by_handle, KEY(c), v); /* the same value again */
+	}
+	return v;
+}
+
+static void comm_release(MPI_Comm c)
+{
+	uint32_t v;
+
+	if (hmap_unref(&by_handle, KEY(c), &v) == 1 && v < nidents)
+		idents[v].live--;
+}
+
+static void put_comm(struct rec *r, uint32_t v)
+{
+	if (v == UINT32_MAX) {
+		rt.failed = 1;
+		rec_null(r);
+	} else if (v & CONST_FLAG) {
+		fmt_arg_put_uint(rec_args(r), RONDO_ARG_CONST, v & ~CONST_FLAG);
+	} else {
+		fmt_arg_put_uint(rec_args(r), RONDO_ARG_COMM, idents[v].key);
+	}
+}
+
+void rec_comm(struct rec *r, MPI_Comm c)
+{
+	uint32_t v = hmap_lookup(&by_handle, KEY(c));
+
+	/* One created before tracing began, or out of our sight. */
+	put_comm(r, v != UINT32_MAX ? v : comm_adopt(c));
+}
+
+void rec_comm_out(struct rec *r, MPI_Comm c)
+{
+	put_comm(r, comm_adopt(c));
+}
+
+void rec_comm_inout(struct rec *r, MPI_Comm before, MPI_Comm after)
+{
+	rec_comm(r, before);
+	if (KEY(after) == KEY(before))
+		return;
+	comm_release(before);
+	if (after != MPI_COMM_NULL)
+		comm_adopt(after);
+}
+
+void comms_encode(struct fmt_buf *b)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < nidents; i++)
+		n += idents[i].world != NULL;
+	fmt_put_uvarint(b, n);
+	for (uint32_t i = 0; i < nidents; i++) {
+		if (!idents[i].world)
+			continue;
+		fmt_put_uvarint(b, idents[i].key);
+		fmt_put_uvarint(b, idents[i].first);
+		fmt_put_uvarint(b, idents[i].n);
+		for (uint32_t k = 0; k < idents[i].n; k++)
+			fmt_put_uvarint(b, (uint32_t)idents[i].world[k]);
+	}
+}

@@ -1,0 +1,223 @@
+/*
+ * hmap.c - the tables behind symbolic ids: a value (a handle, an address)
+ * maps to a small id with a reference count, or to a named constant.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+
+/* ---- the maps --------------------------------------------------------------- */
+
+static uint32_t hmap_slot(uint64_t key, uint32_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (uint32_t)key & (cap - 1);
+}
+
+/* Index of key's slot, or of the empty slot where it would go. */
+static uint32_t hmap_find(const struct hmap *m, uint64_t key)
+{
+	uint32_t i = hmap_slot(key, m->cap);
+
+	while (m->refs[i] && m->key[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int hmap_grow(struct hmap *m)
+{
+	struct hmap old = *m;
+	uint32_t cap = old.cap ? old.cap * 2 : 64;
+
+	m->key = calloc(cap, sizeof(*m->key));
+	m->val = calloc(cap, sizeof(*m->val));
+	m->refs = calloc(cap, sizeof(*m->refs));
+	if (!m->key || !m->val || !m->refs) {
+		free(m->key);
+		free(m->val);
+		free(m->refs);
+		*m = old;
+		return -1;
+	}
+	m->cap = cap;
+	for (uint32_t i = 0; i < old.cap; i++) {
+		if (old.refs[i]) {
+			uint32_t j = hmap_find(m, old.key[i]);
+
+			m->key[j] = old.key[i];
+			m->val[j] = old.val[i];
+			m->refs[j] = old.refs[i];
+		}
+	}
+	free(old.key);
+	free(old.val);
+	free(old.refs);
+	return 0;
+}
+
+/* Removes slot i, shifting back the entries probed past it. */
+static void hmap_remove(struct hmap *m, uint32_t i)
+{
+	uint32_t j = i;
+
+	m->refs[i] = 0;
+	m->n--;
+	for (;;) {
+		uint32_t home;
+
+		j = (j + 1) & (m->cap - 1);
+		if (!m->refs[j])
+			return;
+		home = hmap_slot(m->key[j], m->cap);
+		/* j's entry may move to i if i lies between home and j */
+		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
+			m->key[i] = m->key[j];
+			m->val[i] = m->val[j];
+			m->refs[i] = m->refs[j];
+			m->refs[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* Free ids form a min-heap: the lowest free id is reused first, so the
+ * ids a loop iteration gets do not depend on the order the previous
+ * iteration freed them in (Waitall completing r1 before r0). */
+static uint32_t hmap_new_id(struct hmap *m)
+{
+	uint32_t *h = m->free_ids, top, i = 0;
+
+	if (!m->nfree)
+		return m->next_id++;
+	top = h[0];
+	h[0] = h[--m->nfree];
+	for (;;) {
+		uint32_t c = 2 * i + 1, t;
+
+		if (c >= m->nfree)
+			break;
+		if (c + 1 < m->nfree && h[c + 1] < h[c])
+			c++;
+		if (h[i] <= h[c])
+			break;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+	return top;
+}
+
+static void hmap_release_id(struct hmap *m, uint32_t id)
+{
+	uint32_t i;
+
+	if (m->nfree == m->capfree) {
+		uint32_t cap = m->capfree ? m->capfree * 2 : 16;
+		uint32_t *p = realloc(m->free_ids, cap * sizeof(*p));
+
+		if (!p)
+			return; /* the id is lost, not reused: harmless */
+		m->free_ids = p;
+		m->capfree = cap;
+	}
+	for (i = m->nfree++; i > 0 && m->free_ids[(i - 1) / 2] > id;
+	     i = (i - 1) / 2)
+		m->free_ids[i] = m->free_ids[(i - 1) / 2];
+	m->free_ids[i] = id;
+}
+
+uint32_t hmap_lookup(const struct hmap *m, uint64_t key)
+{
+	uint32_t i;
+
+	if (!m->cap)
+		return UINT32_MAX;
+	i = hmap_find(m, key);
+	return m->refs[i] ? m->val[i] : UINT32_MAX;
+}
+
+int hmap_insert(struct hmap *m, uint64_t key, uint32_t val)
+{
+	uint32_t i;
+
+	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+		return -1;
+	i = hmap_find(m, key);
+	if (m->refs[i]) {
+		if (!(m->val[i] & CONST_FLAG))
+			m->refs[i]++;
+		return 0;
+	}
+	m->key[i] = key;
+	m->val[i] = val;
+	m->refs[i] = 1;
+	m->n++;
+	return 0;
+}
+
+int hmap_unref(struct hmap *m, uint64_t key, uint32_t *val)
+{
+	uint32_t i;
+
+	if (!m->cap)
+		return -1;
+	i = hmap_find(m, key);
+	if (!m->refs[i] || (m->val[i] & CONST_FLAG))
+		return -1;
+	*val = m->val[i];
+	if (--m->refs[i] > 0)
+		return 0;
+	m->refs[i] = 1; /* hmap_remove counts it out */
+	hmap_remove(m, i);
+	return 1;
+}
+
+uint32_t hmap_get(struct hmap *m, uint64_t key, int create)
+{
+	uint32_t v = hmap_lookup(m, key);
+
+	if (v != UINT32_MAX) {
+		if (create)
+			hmap_insert(m, key, v); /* one more reference */
+		return v;
+	}
+	v = m->nfree ? m->free_ids[0] : m->next_id;
+	if (hmap_insert(m, key, v) < 0)
+		return UINT32_MAX;
+	return hmap_new_id(m); /* takes v, as looked at above */
+}
+
+void hmap_put(struct hmap *m, uint64_t key)
+{
+	uint32_t v;
+
+	if (hmap_unref(m, key, &v) == 1)
+		hmap_release_id(m, v);
+}
+
+void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c)
+{
+	uint32_t i;
+
+	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+		return;
+	i = hmap_find(m, key);
+	if (!m->refs[i])
+		m->n++;
+	m->key[i] = key;
+	m->val[i] = CONST_FLAG | c;
+	m->refs[i] = 1;
+}
+
+void hmap_free(struct hmap *m)
+{
+	free(m->key);
+	free(m->val);
+	free(m->refs);
+	free(m->free_ids);
+	memset(m, 0, sizeof(*m));
+}

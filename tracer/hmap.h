@@ -1,0 +1,49 @@
+/*
+ * hmap.h - value -> symbolic id tables (see hmap.c).
+ */
+#ifndef RONDO_HMAP_H
+#define RONDO_HMAP_H
+
+#include <stdint.h>
+
+/* A value maps to an id, or to CONST_FLAG | a constant's index. */
+#define CONST_FLAG 0x80000000u
+
+/* One handle type: value -> id (or CONST_FLAG | constant index). */
+struct hmap {
+	uint64_t *key;
+	uint32_t *val;
+	uint32_t *refs;
+	uint32_t cap, n;
+	uint32_t next_id;
+	uint32_t *free_ids;
+	uint32_t nfree, capfree;
+};
+
+/* The id or constant a value maps to, or UINT32_MAX if none. */
+uint32_t hmap_lookup(const struct hmap *m, uint64_t key);
+
+/* Maps a value to `val`, or adds a reference if it is mapped already.
+ * Returns 0, or -1 when out of memory. */
+int hmap_insert(struct hmap *m, uint64_t key, uint32_t val);
+
+/* Drops one reference to a value and sets *val to what it mapped to.
+ * Returns 1 when that was the last (the value is unmapped), 0 when some
+ * remain, -1 for a value not mapped (or a constant). */
+int hmap_unref(struct hmap *m, uint64_t key, uint32_t *val);
+
+/* Looks the value up, adding it with a fresh id when absent (`create`
+ * adds a reference when present).  Returns the id or constant, or
+ * UINT32_MAX when out of memory. */
+uint32_t hmap_get(struct hmap *m, uint64_t key, int create);
+
+/* Drops one reference; the id is reused once none is left. */
+void hmap_put(struct hmap *m, uint64_t key);
+
+/* Names a value: it always maps to constant c. */
+void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c);
+
+/* Frees the table's arrays; it is empty and usable again after. */
+void hmap_free(struct hmap *m);
+
+#endif /* RONDO_HMAP_H */

@@ -241,14 +241,25 @@ RONDO_API int rondo_arg_elem(const rondo_arg *list, uint64_t k,
 			     rondo_arg *out);
 
 /**
- * Writes signature `sig` as text, e.g.
- * "MPI_Send(buf=seg1+0, count=10, datatype=MPI_DOUBLE, dest=+1, tag=7,
- * comm=MPI_COMM_WORLD)", into `buf` (always NUL-terminated when size > 0).
+ * Writes signature `sig` as text: the inputs in parameter order, then
+ * " -> " and the outputs, e.g. "MPI_Irecv(count=10, datatype=MPI_DOUBLE,
+ * source=-1, tag=7, comm=MPI_COMM_WORLD -> buf=m1+0, request=r0)"; ranks
+ * stored relative to the caller are written with a sign.  Into `buf`
+ * (always NUL-terminated when size > 0).
  * Returns the length the full text needs, as snprintf does, or
  * RONDO_E_RANGE.
  */
 RONDO_API int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
 			       size_t size);
+
+/**
+ * As rondo_sig_format(), for the call as rank `rank` made it: ranks stored
+ * relative to the caller are written as the absolute ranks the program
+ * passed (in the call's communicator, whose members the trace holds).
+ * Returns the length the full text needs, or RONDO_E_RANGE.
+ */
+RONDO_API int rondo_sig_format_rank(const rondo_trace *t, uint32_t sig,
+				    uint32_t rank, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* The grammar                                                               */

@@ -47,10 +47,19 @@ static const char *const handle_prefix[RONDO_ARG_KIND_COUNT] = {
 	[RONDO_ARG_SESSION] = "s",     [RONDO_ARG_CALLBACK] = "fn",
 };
 
-static void format_value(struct out *o, const rondo_trace *t,
+/* What formatting needs besides the value: the trace, and the caller's
+ * rank in the call's communicator and in the world (size 0: unknown, so
+ * relative ranks stay relative). */
+struct fctx {
+	const rondo_trace *t;
+	int64_t me, size;
+	int64_t wme, wsize;
+};
+
+static void format_value(struct out *o, const struct fctx *c,
 			 const rondo_arg *a);
 
-static void format_list(struct out *o, const rondo_trace *t,
+static void format_list(struct out *o, const struct fctx *c,
 			const rondo_arg *a, const char *open,
 			const char *close)
 {
@@ -61,7 +70,7 @@ static void format_list(struct out *o, const rondo_trace *t,
 		if (rondo_arg_elem(a, k, &e) < 0)
 			break;
 		out_printf(o, "%s", k ? ", " : "");
-		format_value(o, t, &e);
+		format_value(o, c, &e);
 	}
 	if (a->n > FORMAT_MAX_ELEMS)
 		out_printf(o, ", ... %" PRIu64 " in all", a->n);
@@ -85,7 +94,7 @@ static void format_string(struct out *o, const rondo_arg *a)
 }
 
 /* A value whose kind this library does not know, by its wire form. */
-static void format_generic(struct out *o, const rondo_trace *t,
+static void format_generic(struct out *o, const struct fctx *c,
 			   const rondo_arg *a)
 {
 	out_printf(o, "?%" PRIu32 ":", a->kind);
@@ -93,12 +102,12 @@ static void format_generic(struct out *o, const rondo_trace *t,
 	case RONDO_WIRE_UINT: out_printf(o, "%" PRIu64, a->u); break;
 	case RONDO_WIRE_SINT: out_printf(o, "%" PRId64, a->i); break;
 	case RONDO_WIRE_BYTES: out_printf(o, "<%zu bytes>", a->size); break;
-	case RONDO_WIRE_LIST: format_list(o, t, a, "[", "]"); break;
+	case RONDO_WIRE_LIST: format_list(o, c, a, "[", "]"); break;
 	default: out_printf(o, "-"); break;
 	}
 }
 
-static void format_buffer(struct out *o, const rondo_trace *t,
+static void format_buffer(struct out *o, const struct fctx *c,
 			  const rondo_arg *a)
 {
 	rondo_arg seg, off;
@@ -108,10 +117,10 @@ static void format_buffer(struct out *o, const rondo_trace *t,
 	    off.wire == RONDO_WIRE_SINT)
 		out_printf(o, "m%" PRIu64 "%+" PRId64, seg.u, off.i);
 	else
-		format_list(o, t, a, "buf[", "]");
+		format_list(o, c, a, "buf[", "]");
 }
 
-static void format_value(struct out *o, const rondo_trace *t,
+static void format_value(struct out *o, const struct fctx *c,
 			 const rondo_arg *a)
 {
 	const char *name;
@@ -132,15 +141,18 @@ static void format_value(struct out *o, const rondo_trace *t,
 		}
 		break;
 	case RONDO_ARG_RANK_REL:
-		if (a->wire == RONDO_WIRE_SINT) {
+		if (a->wire != RONDO_WIRE_SINT)
+			break;
+		if (c->size > 0) /* the caller's rank is known: absolute */
+			out_printf(o, "%" PRId64,
+				   ((c->me + a->i) % c->size + c->size) % c->size);
+		else
 			out_printf(o, "%+" PRId64, a->i);
-			return;
-		}
-		break;
+		return;
 	case RONDO_ARG_CONST:
 		if (a->wire != RONDO_WIRE_UINT)
 			break;
-		name = a->u <= UINT32_MAX ? rondo_const_name(t, (uint32_t)a->u)
+		name = a->u <= UINT32_MAX ? rondo_const_name(c->t, (uint32_t)a->u)
 					  : NULL;
 		if (name)
 			out_printf(o, "%s", name);
@@ -149,17 +161,22 @@ static void format_value(struct out *o, const rondo_trace *t,
 		return;
 	case RONDO_ARG_BUFFER:
 		if (a->wire == RONDO_WIRE_LIST) {
-			format_buffer(o, t, a);
+			format_buffer(o, c, a);
 			return;
 		}
 		break;
 	case RONDO_ARG_STATUS:
+		if (a->wire == RONDO_WIRE_LIST) {
+			/* a status's source is relative to the world rank */
+			struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize};
+
+			format_list(o, &w, a, "status{", "}");
+			return;
+		}
+		break;
 	case RONDO_ARG_ARRAY:
 		if (a->wire == RONDO_WIRE_LIST) {
-			format_list(o, t, a,
-				    a->kind == RONDO_ARG_STATUS ? "status{"
-								: "[",
-				    a->kind == RONDO_ARG_STATUS ? "}" : "]");
+			format_list(o, c, a, "[", "]");
 			return;
 		}
 		break;
@@ -176,37 +193,117 @@ static void format_value(struct out *o, const rondo_trace *t,
 		}
 		break;
 	}
-	format_generic(o, t, a);
+	format_generic(o, c, a);
+}
+
+/* The caller's rank and the size of the call's communicator (its first
+ * communicator argument), to turn relative ranks back into absolute ones;
+ * size 0 when not known. */
+static void call_context(struct fctx *c, uint32_t sig)
+{
+	const rondo_trace *t = c->t;
+	rondo_arg a;
+
+	for (uint32_t i = 0; i < t->cst.sig[sig].nargs; i++) {
+		const char *name;
+
+		if (rondo_sig_arg(t, sig, i, &a) < 0 || a.wire != RONDO_WIRE_UINT)
+			continue;
+		if (a.kind == RONDO_ARG_COMM) {
+			uint32_t n = a.u <= UINT32_MAX
+					     ? rondo_comm_size(t, (uint32_t)a.u)
+					     : 0;
+
+			/* an intercommunicator's ranks are not relative */
+			if (n == 0 || rondo_comm_first_group(t, (uint32_t)a.u))
+				return;
+			for (uint32_t k = 0; k < n; k++) {
+				if (rondo_comm_member(t, (uint32_t)a.u, k) ==
+				    (uint64_t)c->wme) {
+					c->me = k;
+					c->size = n;
+				}
+			}
+			return;
+		}
+		name = a.kind == RONDO_ARG_CONST && a.u <= UINT32_MAX
+			       ? rondo_const_name(t, (uint32_t)a.u)
+			       : NULL;
+		if (name && !strcmp(name, "MPI_COMM_WORLD")) {
+			c->me = c->wme;
+			c->size = c->wsize;
+			return;
+		}
+		if (name && !strcmp(name, "MPI_COMM_SELF")) {
+			c->me = 0;
+			c->size = 1;
+			return;
+		}
+	}
+}
+
+/* Writes one parameter, "name=value", after the separator. */
+static void format_param(struct out *o, const struct fctx *c, uint32_t sig,
+			 uint32_t i, const char *sep)
+{
+	uint32_t func = c->t->cst.sig[sig].func;
+	const char *pname = rondo_func_param_name(c->t, func, i);
+	rondo_arg a;
+
+	if (rondo_sig_arg(c->t, sig, i, &a) < 0)
+		return;
+	out_printf(o, "%s", sep);
+	if (pname)
+		out_printf(o, "%s=", pname);
+	else
+		out_printf(o, "arg%" PRIu32 "=", i);
+	format_value(o, c, &a);
+}
+
+/* Inputs in parameter order, then " -> " and the outputs. */
+static int sig_format(const struct fctx *c, uint32_t sig, char *buf,
+		      size_t size)
+{
+	const rondo_trace *t = c->t;
+	struct out o = {buf, size, 0};
+	uint32_t func = t->cst.sig[sig].func, nargs = t->cst.sig[sig].nargs;
+	uint32_t n = 0, k = 0;
+
+	if (size)
+		buf[0] = '\0';
+	out_printf(&o, "%s(", rondo_func_name(t, func));
+	for (uint32_t i = 0; i < nargs; i++)
+		if (!rondo_func_param_is_output(t, func, i))
+			format_param(&o, c, sig, i, n++ ? ", " : "");
+	for (uint32_t i = 0; i < nargs; i++)
+		if (rondo_func_param_is_output(t, func, i))
+			format_param(&o, c, sig, i,
+				     k++ ? ", " : n ? " -> " : "-> ");
+	out_printf(&o, ")");
+	return o.len > INT32_MAX ? INT32_MAX : (int)o.len;
 }
 
 int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
 		     size_t size)
 {
-	struct out o = {buf, size, 0};
-	uint32_t func, nargs;
-	const char *fname;
-	rondo_arg a;
+	struct fctx c = {t, 0, 0, 0, 0};
 
 	if (!t || !t->opened || sig >= t->cst.n || (size && !buf))
 		return RONDO_E_RANGE;
-	if (size)
-		buf[0] = '\0';
-	func = t->cst.sig[sig].func;
-	nargs = t->cst.sig[sig].nargs;
-	fname = rondo_func_name(t, func);
-	out_printf(&o, "%s(", fname);
-	for (uint32_t i = 0; i < nargs; i++) {
-		const char *pname = rondo_func_param_name(t, func, i);
+	return sig_format(&c, sig, buf, size);
+}
 
-		if (rondo_sig_arg(t, sig, i, &a) < 0)
-			break;
-		out_printf(&o, "%s", i ? ", " : "");
-		if (pname)
-			out_printf(&o, "%s=", pname);
-		format_value(&o, t, &a);
-	}
-	out_printf(&o, ")");
-	return o.len > INT32_MAX ? INT32_MAX : (int)o.len;
+int rondo_sig_format_rank(const rondo_trace *t, uint32_t sig, uint32_t rank,
+			  char *buf, size_t size)
+{
+	struct fctx c = {t, 0, 0, rank, 0};
+
+	if (!t || !t->opened || sig >= t->cst.n || rank >= t->rm.nranks ||
+	    (size && !buf))
+		return RONDO_E_RANGE;
+	c.wsize = t->rm.nranks;
+	call_context(&c, sig);
+	return sig_format(&c, sig, buf, size);
 }
 
 /* Emits ranks first, first+stride, ... (n of them) as compactly as can be. */

@@ -221,9 +221,23 @@ static void test_demo(void)
 	n = rondo_sig_format(t, 4, buf, sizeof(buf));
 	CHECKF(!strcmp(buf, "MPI_Isend(buf=m1+8192, count=1024, "
 			    "datatype=MPI_DOUBLE, dest=+1, tag=7, "
-			    "comm=MPI_COMM_WORLD, request=r3)"),
+			    "comm=MPI_COMM_WORLD -> request=r3)"),
 	       "%s", buf);
 	CHECK(n == (int)strlen(buf));
+	/* as rank 2 made it: the absolute rank it passed */
+	CHECK(rondo_sig_format_rank(t, 4, 2, buf, sizeof(buf)) > 0);
+	CHECKF(strstr(buf, " dest=3, ") != NULL, "%s", buf);
+	/* Irecv: the receive buffer and the request are outputs */
+	rondo_sig_format(t, 1, buf, sizeof(buf));
+	CHECKF(!strcmp(buf, "MPI_Irecv(count=1024, datatype=MPI_DOUBLE, "
+			    "source=-1, tag=7, comm=MPI_COMM_WORLD -> "
+			    "buf=m2+0, request=r0)"),
+	       "%s", buf);
+	/* rank 0's left neighbour wraps modulo the world's 6 ranks */
+	rondo_sig_format_rank(t, 1, 0, buf, sizeof(buf));
+	CHECKF(strstr(buf, " source=5, ") != NULL, "%s", buf);
+	CHECK(rondo_sig_format_rank(t, 1, 6, buf, sizeof(buf)) ==
+	      RONDO_E_RANGE);
 	CHECK(rondo_sig_format(t, 4, small, sizeof(small)) == n &&
 	      strlen(small) == 7);
 	CHECK(rondo_sig_format(t, 99, buf, sizeof(buf)) == RONDO_E_RANGE);

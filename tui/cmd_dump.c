@@ -13,7 +13,8 @@ static void dump_usage(FILE *f)
 {
 	fprintf(f, "usage: rondo dump [--rank R] [--grammar] FILE\n\n"
 		   "Without options, prints every rank's calls in order, one\n"
-		   "per line: rank, index, the call with its parameters.\n\n"
+		   "per line: rank, index, the call with its inputs, then\n"
+		   "after \"->\" its outputs; ranks are absolute.\n\n"
 		   "  -r, --rank R    only rank R\n"
 		   "  -g, --grammar   print the compressed form instead: the\n"
 		   "                  signature table, the rules (symbols with\n"
@@ -21,20 +22,25 @@ static void dump_usage(FILE *f)
 		   "  -h, --help      this text\n");
 }
 
-/* Formats signature `sig` into a buffer grown as needed (freed by caller). */
-static char *dump_sig(const rondo_trace *t, uint32_t sig, char **buf,
-		      size_t *size)
+/* Formats signature `sig` as `rank` made it (ranks absolute), or with
+ * ranks relative for rank UINT32_MAX, into a buffer grown as needed. */
+static char *dump_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
+		      char **buf, size_t *size)
 {
-	int n = rondo_sig_format(t, sig, *buf, *size);
+	for (int pass = 0; pass < 2; pass++) {
+		int n = rank == UINT32_MAX
+				? rondo_sig_format(t, sig, *buf, *size)
+				: rondo_sig_format_rank(t, sig, rank, *buf,
+							*size);
+		char *p;
 
-	if (n >= 0 && (size_t)n >= *size) {
-		char *p = realloc(*buf, (size_t)n + 1);
-
+		if (n < 0 || (size_t)n < *size)
+			break;
+		p = realloc(*buf, (size_t)n + 1);
 		if (!p)
-			return *buf;
+			break; /* the text stays cut */
 		*buf = p;
 		*size = (size_t)n + 1;
-		rondo_sig_format(t, sig, *buf, *size);
 	}
 	return *buf;
 }
@@ -52,7 +58,8 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, char **buf,
 	}
 	while ((rc = rondo_iter_next(it, &sig)) == 1)
 		printf("%" PRIu32 " %" PRIu64 " %s\n", rank,
-		       rondo_iter_position(it) - 1, dump_sig(t, sig, buf, size));
+		       rondo_iter_position(it) - 1,
+		       dump_sig(t, sig, rank, buf, size));
 	rondo_iter_free(it);
 	if (rc < 0) {
 		cli_error("rank %" PRIu32 ": %s", rank, rondo_strerror(rc));
@@ -77,7 +84,8 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 
 	printf("signatures:\n");
 	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
-		printf("  s%-5" PRIu32 " %s\n", s, dump_sig(t, s, buf, size));
+		printf("  s%-5" PRIu32 " %s\n", s,
+		       dump_sig(t, s, UINT32_MAX, buf, size));
 	printf("rules:\n");
 	for (uint32_t r = 0; r < rondo_rule_count(t); r++) {
 		const rondo_sym *body;

@@ -1,0 +1,156 @@
+#!/bin/sh
+# bench_mpi.sh [BUILDDIR] - what the tracer costs a running MPI program.
+#
+# Runs tests/bench/bench_p2p traced and untraced, alternating, BENCH_REPS
+# times each (default 5), and prints medians: nanoseconds added per MPI
+# call, the wall-time ratio traced/untraced and the trace size, for a tight
+# Isend/Irecv/Waitall loop on 2 ranks and a 2-D stencil on 4 ranks (8x8
+# local grid, so that MPI dominates, and 64x64 for comparison); then
+# the peak resident set per rank of the stencil at 10^3 and 10^6
+# iterations, untraced and traced: the tracer's part should not grow with
+# the number of calls.
+# Figures, not pass/fail: the exit status is non-zero only when a run fails.
+# Builds nothing: BUILDDIR (default ../../build from here) must hold the
+# tracer and bench_p2p (`make tests/bench/bench_p2p`).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../../build}
+build=$(cd "$build" 2>/dev/null && pwd) ||
+	{ echo "bench_mpi: no build directory ${1:-$here/../../build}" >&2; exit 1; }
+lib=$build/tracer/.libs/librondo-trace.so
+prog=$build/tests/bench/bench_p2p
+reps=${BENCH_REPS:-5}
+
+die() { echo "bench_mpi: $*" >&2; exit 1; }
+command -v mpirun >/dev/null 2>&1 || die "no mpirun"
+[ -f "$lib" ] || die "$lib not built (make)"
+[ -x "$prog" ] || die "$prog not built (make tests/bench/bench_p2p)"
+case $reps in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive number" ;; esac
+
+tmp=$(mktemp -d) || die "cannot make a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+# Untraced means nothing preloaded, and the traced runs trace.
+unset LD_PRELOAD RONDO_DISABLE RONDO_OUT
+[ "$(id -u)" -ne 0 ] ||
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# A sanitizer build of the tracer needs its runtimes loaded first.
+pre=$lib
+san=$(ldd "$lib" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }')
+if [ -n "$san" ]; then
+	pre="$san:$lib"
+	export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0"
+fi
+
+# run traced|untraced NP ARGS...: one run of bench_p2p; leaves its
+# figures in wall calls rss rss0 bytes.
+run() {
+	kind=$1 np=$2
+	shift 2
+	rm -f "$tmp/t.rondo"
+	if [ "$kind" = traced ]; then
+		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$pre" \
+			-x RONDO_OUT="$tmp/t.rondo" "$prog" "$@" >"$tmp/out" 2>&1
+	else
+		mpirun --oversubscribe -np "$np" "$prog" "$@" >"$tmp/out" 2>&1
+	fi
+	status=$?
+	line=$(grep '^bench_p2p ' "$tmp/out")
+	if [ $status -ne 0 ] || [ -z "$line" ]; then
+		echo "bench_mpi: $kind run failed (status $status): mpirun -np $np $prog $*" >&2
+		cat "$tmp/out" >&2
+		exit 1
+	fi
+	# shellcheck disable=SC2086 # split into its key=value words
+	set -- $line
+	for kv; do
+		case $kv in
+		wall=*) wall=${kv#wall=} ;;
+		calls=*) calls=${kv#calls=} ;;
+		rss_kb=*) rss=${kv#rss_kb=} ;;
+		rss0_final_kb=*) rss0=${kv#rss0_final_kb=} ;;
+		esac
+	done
+	bytes=0
+	if [ "$kind" = traced ]; then
+		[ -s "$tmp/t.rondo" ] || die "traced run wrote no trace: $(cat "$tmp/out")"
+		bytes=$(wc -c <"$tmp/t.rondo")
+	fi
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# timing NAME NP ARGS...: reps alternating pairs, the order swapped every
+# repetition so that drift hits both sides alike; one table row, and
+# figure lines kept for the end.
+timing() {
+	name=$1 np=$2
+	shift 2
+	: >"$tmp/u" && : >"$tmp/t" && : >"$tmp/b"
+	i=1
+	while [ $i -le "$reps" ]; do
+		if [ $((i % 2)) -eq 1 ]; then order="untraced traced"; else order="traced untraced"; fi
+		for kind in $order; do
+			run "$kind" "$np" "$@"
+			if [ "$kind" = traced ]; then
+				echo "$wall" >>"$tmp/t"
+				echo "$bytes" >>"$tmp/b"
+			else
+				echo "$wall" >>"$tmp/u"
+			fi
+		done
+		i=$((i + 1))
+	done
+	u=$(median <"$tmp/u") t=$(median <"$tmp/t") b=$(median <"$tmp/b")
+	awk -v n="$name" -v np="$np" -v it="$2" -v c="$calls" -v u="$u" -v t="$t" -v b="$b" \
+		-v umin="$(sort -g "$tmp/u" | head -1)" -v umax="$(sort -g "$tmp/u" | tail -1)" \
+		-v tmin="$(sort -g "$tmp/t" | head -1)" -v tmax="$(sort -g "$tmp/t" | tail -1)" \
+		-v fig="$tmp/figures" -v spread="$tmp/spread" '
+		BEGIN {
+			ns = (t - u) / c * 1e9
+			printf "%-9s %5d %8d %10d %9.4f %9.4f %6.3f %8.1f %8d\n", n, np, it, c, u, t, t / u, ns, b
+			printf "figure %s-%d added-ns-per-call %.1f\n", n, it, ns >> fig
+			printf "figure %s-%d wall-ratio %.3f\n", n, it, t / u >> fig
+			printf "figure %s-%d trace-bytes %d\n", n, it, b >> fig
+			printf "figure %s-%d added-ns-per-call-fastest %.1f\n", n, it, (tmin - umin) / c * 1e9 >> fig
+			printf "  %s %d: untraced %.4f..%.4f s, traced %.4f..%.4f s\n", n, it, umin, umax, tmin, tmax >> spread
+		}'
+}
+
+# memory KIND ITERS: one table row and a figure line.
+memory() {
+	run "$1" 4 stencil "$2"
+	printf "%-17s %8d %10d %14d %14d %8d\n" "stencil $1" "$2" "$calls" "$rss" "$rss0" "$bytes"
+	echo "figure stencil-$1-$2 peak-rss-kb $rss" >>"$tmp/figures"
+}
+
+cores=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
+echo "rondo bench-mpi: $build"
+cflags=$(sed -n 's/^CFLAGS = //p' "$build/Makefile" 2>/dev/null)
+echo "$(mpirun --version 2>&1 | head -1); $cores cores${cflags:+; CFLAGS $cflags}"
+[ -z "$san" ] || echo "note: the tracer is built with sanitizers; these figures do not describe a release build"
+[ -z "${RONDO_TRACK_POINTERS:-}" ] || echo "note: RONDO_TRACK_POINTERS=$RONDO_TRACK_POINTERS"
+[ "$cores" -ge 4 ] || echo "note: the stencil runs 4 ranks on $cores cores (oversubscribed)"
+echo "p2p: 8-byte Irecv+Isend+Waitall on 2 ranks; stencil: 5-point halo exchange and"
+echo "Allreduce, 8x8 local grid (stencil64: 64x64, more compute per call)"
+echo "medians of $reps runs each, traced and untraced alternating; wall = loop time, max over ranks"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo
+echo "case      ranks    iters  calls/rank untraced-s  traced-s  ratio  ns/call  trace-B"
+: >"$tmp/figures"
+: >"$tmp/spread"
+timing p2p 2 p2p 100000
+timing p2p 2 p2p 1000000
+timing stencil 4 stencil 10000
+timing stencil64 4 stencil 10000 64
+echo "spread (fastest..slowest run); *-fastest figures compare the fastest runs,"
+echo "which other load on the machine disturbs least:"
+cat "$tmp/spread"
+echo
+echo "case                 iters calls/rank peak-RSS/rank  rank0-final  trace-B   (kB, max over ranks)"
+memory untraced 1000
+memory untraced 1000000
+memory traced 1000
+memory traced 1000000
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo
+cat "$tmp/figures"

@@ -25,6 +25,7 @@ struct ident {
 	uint32_t live;  /* handles of this rank with this identity */
 	uint32_t n;     /* members */
 	uint32_t first; /* intercommunicator: size of its first group, else 0 */
+	int me;         /* this rank's rank in it */
 	int *world;     /* their world ranks, kept by the lowest one only */
 };
 
@@ -155,7 +156,10 @@ static uint32_t ident_for(MPI_Comm c)
 				idents = p;
 				capidents = cap;
 			}
-			idents[i] = (struct ident){key, 0, n, first, NULL};
+			idents[i] = (struct ident){key, 0, n, first, 0, NULL};
+			for (uint32_t k = 0; k < n; k++)
+				if (w[k] == rt.rank)
+					idents[i].me = (int)k;
 			nidents++;
 		}
 		/* The lowest world rank speaks for the members. */
@@ -204,6 +208,24 @@ static void put_comm(struct rec *r, uint32_t v)
 	} else {
 		fmt_arg_put_uint(rec_args(r), RONDO_ARG_COMM, idents[v].key);
 	}
+}
+
+int comms_rank(MPI_Comm c, int *me, int *size)
+{
+	uint32_t v;
+
+	/* the common case first, without a lookup */
+	if (c == MPI_COMM_WORLD) {
+		*me = rt.rank;
+		*size = rt.size;
+		return 0;
+	}
+	v = hmap_lookup(&by_handle, KEY(c));
+	if (v == UINT32_MAX || (v & CONST_FLAG) || idents[v].first)
+		return -1;
+	*me = idents[v].me;
+	*size = (int)idents[v].n;
+	return 0;
 }
 
 void rec_comm(struct rec *r, MPI_Comm c)

@@ -317,8 +317,10 @@ void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 		put_const(r, C_PROC_NULL);
 	else if (rank == MPI_ROOT)
 		put_const(r, C_ROOT);
-	else if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) ||
-		 inter || PMPI_Comm_rank(comm, &me) || PMPI_Comm_size(comm, &size) ||
+	else if (comm == MPI_COMM_NULL ||
+		 (comms_rank(comm, &me, &size) < 0 &&
+		  (PMPI_Comm_test_inter(comm, &inter) || inter ||
+		   PMPI_Comm_rank(comm, &me) || PMPI_Comm_size(comm, &size))) ||
 		 rank < 0 || rank >= size)
 		/* an intercommunicator's ranks are in the other group */
 		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK, rank);

@@ -99,6 +99,9 @@ void handles_init(void);
 /* ---- comms.c ------------------------------------------------------------- */
 /* A predefined communicator is recorded as constant `constant`. */
 void comms_name(MPI_Comm c, uint32_t constant);
+/* This rank's rank in intracommunicator c and its size, without asking MPI
+ * when c is known; -1 for an intercommunicator or one not seen. */
+int comms_rank(MPI_Comm c, int *me, int *size);
 /* The identities this rank speaks for: count, then per identity its key,
  * first-group size (intercommunicators, else 0), members' world ranks. */
 void comms_encode(struct fmt_buf *b);

@@ -54,6 +54,23 @@ calls=$(wc -l <"$tmp/out")
 expect_exit 0 "$rondo" dump demo.rondo -r 3
 [ "$(wc -l <"$tmp/out")" -eq $((3 + 5 * 5)) ] || fail "dump -r 3 after the file"
 
+# selections: --ranks lists, --function, --limit
+expect_exit 0 "$rondo" dump --ranks 1-3:2 demo.rondo
+[ "$(cut -d' ' -f1 "$tmp/out" | sort -u | tr '\n' ' ')" = "1 3 " ] ||
+	fail "--ranks 1-3:2 printed ranks $(cut -d' ' -f1 "$tmp/out" | sort -u | tr '\n' ' ')"
+expect_exit 0 "$rondo" dump --function Allreduce demo.rondo
+[ "$(grep -c ' MPI_Allreduce(' "$tmp/out")" -eq 40 ] && [ "$(wc -l <"$tmp/out")" -eq 40 ] ||
+	fail "--function Allreduce: $(wc -l <"$tmp/out") lines"
+expect_exit 0 "$rondo" dump --function MPI_Barrier --ranks 0,2 demo.rondo
+[ "$(wc -l <"$tmp/out")" -eq 2 ] || fail "--function MPI_Barrier --ranks 0,2"
+expect_exit 0 "$rondo" dump -n 7 demo.rondo
+[ "$(wc -l <"$tmp/out")" -eq 7 ] || fail "--limit 7 printed $(wc -l <"$tmp/out")"
+expect_exit 1 "$rondo" dump --function MPI_Nope demo.rondo
+grep -q "has no calls of it" "$tmp/err" || fail "unknown function message"
+expect_exit 2 "$rondo" dump --ranks 1- demo.rondo
+expect_exit 1 "$rondo" dump --ranks 2-9 demo.rondo
+expect_exit 2 "$rondo" dump --limit many demo.rondo
+
 # a newer minor version with an unknown section is read
 "$mktrace" --ranks 2 --iters 2 --future future.rondo || fail "mktrace --future"
 expect_exit 0 "$rondo" info future.rondo

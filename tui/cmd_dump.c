@@ -6,20 +6,104 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
 static void dump_usage(FILE *f)
 {
-	fprintf(f, "usage: rondo dump [--rank R] [--grammar] FILE\n\n"
+	fprintf(f, "usage: rondo dump [OPTIONS] FILE\n\n"
 		   "Without options, prints every rank's calls in order, one\n"
 		   "per line: rank, index, the call with its inputs, then\n"
 		   "after \"->\" its outputs; ranks are absolute.\n\n"
-		   "  -r, --rank R    only rank R\n"
-		   "  -g, --grammar   print the compressed form instead: the\n"
-		   "                  signature table, the rules (symbols with\n"
-		   "                  repeat counts) and the rank groups\n"
-		   "  -h, --help      this text\n");
+		   "  -r, --rank R        only rank R\n"
+		   "      --ranks LIST    only these ranks: 0-3,7,10-20:2\n"
+		   "  -f, --function NAME only calls of this function\n"
+		   "                      (MPI_Send, or Send)\n"
+		   "  -n, --limit N       at most N calls in all\n"
+		   "  -g, --grammar       print the compressed form instead: the\n"
+		   "                      signature table, the rules (symbols with\n"
+		   "                      repeat counts) and the rank groups\n"
+		   "  -h, --help          this text\n");
+}
+
+/* What to print. */
+struct dump_sel {
+	uint8_t *rank;   /* ranks to print, one flag each */
+	uint8_t *sig;    /* signatures to print, NULL: all */
+	uint64_t left;   /* calls still to print */
+};
+
+/* One item of a rank list: first to last by step. */
+struct rank_run {
+	uint32_t first, last, step;
+};
+
+/* Parses "0-3,7,10-20:2"; the number of runs, or -1 (syntax). */
+static int parse_ranks(const char *s, struct rank_run **runs)
+{
+	const char *p = s;
+	int n = 0;
+
+	*runs = NULL;
+	while (*p) {
+		struct rank_run r, *grown;
+		char *end;
+		unsigned long a, b, step = 1;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = b = strtoul(p, &end, 10);
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -1;
+			b = strtoul(p, &end, 10);
+			if (*end == ':') {
+				p = end + 1;
+				step = strtoul(p, &end, 10);
+				if (end == p || step == 0)
+					return -1;
+			}
+		}
+		if (b < a || b >= UINT32_MAX || step >= UINT32_MAX)
+			return -1;
+		r = (struct rank_run){(uint32_t)a, (uint32_t)b, (uint32_t)step};
+		grown = realloc(*runs, sizeof(r) * (size_t)(n + 1));
+		if (!grown)
+			return -1;
+		*runs = grown;
+		(*runs)[n++] = r;
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+/* Flags the signatures of function `name` ("MPI_Send" or "Send"); NULL
+ * when the trace has no such function. */
+static uint8_t *select_function(const rondo_trace *t, const char *name)
+{
+	uint32_t n = rondo_sig_count(t), hits = 0;
+	uint8_t *sel = calloc(n ? n : 1, 1);
+
+	for (uint32_t s = 0; sel && s < n; s++) {
+		const char *f = rondo_func_name(t, rondo_sig_func(t, s));
+
+		if (f && (!strcmp(f, name) ||
+			  (!strncmp(f, "MPI_", 4) && !strcmp(f + 4, name)))) {
+			sel[s] = 1;
+			hits++;
+		}
+	}
+	if (!hits) {
+		free(sel);
+		return NULL;
+	}
+	return sel;
 }
 
 /* Formats signature `sig` as `rank` made it (ranks absolute), or with
@@ -45,8 +129,8 @@ static char *dump_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 	return *buf;
 }
 
-static int dump_rank(const rondo_trace *t, uint32_t rank, char **buf,
-		     size_t *size)
+static int dump_rank(const rondo_trace *t, uint32_t rank,
+		     struct dump_sel *sel, char **buf, size_t *size)
 {
 	rondo_iter *it = rondo_iter_create(t, rank);
 	uint32_t sig;
@@ -56,10 +140,14 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, char **buf,
 		cli_error("rank %" PRIu32 ": out of memory", rank);
 		return CLI_EXIT_FAIL;
 	}
-	while ((rc = rondo_iter_next(it, &sig)) == 1)
+	while (sel->left > 0 && (rc = rondo_iter_next(it, &sig)) == 1) {
+		if (sel->sig && !sel->sig[sig])
+			continue;
 		printf("%" PRIu32 " %" PRIu64 " %s\n", rank,
 		       rondo_iter_position(it) - 1,
 		       dump_sig(t, sig, rank, buf, size));
+		sel->left--;
+	}
 	rondo_iter_free(it);
 	if (rc < 0) {
 		cli_error("rank %" PRIu32 ": %s", rank, rondo_strerror(rc));
@@ -108,52 +196,105 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 	}
 }
 
+/* Applies the options that need the trace; CLI_EXIT_OK or a failure
+ * already reported. */
+static int dump_select(const rondo_trace *t, const char *file,
+		       const struct rank_run *runs, int nruns,
+		       const char *func, struct dump_sel *sel)
+{
+	uint32_t n = rondo_rank_count(t);
+
+	sel->rank = calloc(n ? n : 1, 1);
+	if (!sel->rank) {
+		cli_error("out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	if (nruns < 0)
+		memset(sel->rank, 1, n); /* no list: every rank */
+	for (int i = 0; i < nruns; i++) {
+		if (runs[i].last >= n) {
+			cli_error("rank %" PRIu32 ": %s has ranks 0 to %" PRIu32,
+				  runs[i].last, file, n - 1);
+			return CLI_EXIT_FAIL;
+		}
+		for (uint64_t r = runs[i].first; r <= runs[i].last;
+		     r += runs[i].step)
+			sel->rank[r] = 1;
+	}
+	if (func && !(sel->sig = select_function(t, func))) {
+		cli_error("--function %s: %s has no calls of it", func, file);
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"rank", required_argument, 0, 'r'},
+		{"ranks", required_argument, 0, 'R'},
+		{"function", required_argument, 0, 'f'},
+		{"limit", required_argument, 0, 'n'},
 		{"grammar", no_argument, 0, 'g'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
-	const char *rank_arg = NULL;
-	int grammar = 0, c, rc = CLI_EXIT_OK;
+	const char *func = NULL;
+	struct dump_sel sel = {NULL, NULL, UINT64_MAX};
+	struct rank_run *runs = NULL;
+	int grammar = 0, c, rc, nruns = -1;
 	rondo_trace *t;
-	uint32_t rank;
+	uint32_t limit;
 	size_t size = 256;
 	char *buf;
 
-	while ((c = getopt_long(argc, argv, "r:gh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:f:n:gh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': rank_arg = optarg; break;
+		case 'r':
+		case 'R':
+			free(runs);
+			nruns = parse_ranks(optarg, &runs);
+			if (nruns < 0) {
+				free(runs);
+				return cli_usage_error(
+					"dump ", "--%s: '%s' is not a rank%s",
+					c == 'r' ? "rank" : "ranks", optarg,
+					c == 'r' ? "" : " list (0-3,7,10-20:2)");
+			}
+			break;
+		case 'f': func = optarg; break;
+		case 'n':
+			if (cli_parse_u32(optarg, UINT32_MAX, &limit) < 0)
+				return cli_usage_error("dump ", "--limit: '%s' is "
+						       "not a number", optarg);
+			sel.left = limit;
+			break;
 		case 'g': grammar = 1; break;
 		case 'h': dump_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("dump ", "bad option");
 		}
 	}
-	if (optind != argc - 1)
+	if (optind != argc - 1) {
+		free(runs);
 		return cli_usage_error("dump ", "dump takes one FILE");
-	if (rank_arg && cli_parse_u32(rank_arg, UINT32_MAX, &rank) < 0)
-		return cli_usage_error("dump ", "--rank: '%s' is not a rank",
-				       rank_arg);
-	t = cli_open(argv[optind]);
-	if (!t)
-		return CLI_EXIT_FAIL;
-	buf = malloc(size);
-	if (!buf) {
-		cli_error("out of memory");
-		rc = CLI_EXIT_FAIL;
-	} else if (rank_arg && rank >= rondo_rank_count(t)) {
-		cli_error("--rank %" PRIu32 ": %s has ranks 0 to %" PRIu32,
-			  rank, argv[optind], rondo_rank_count(t) - 1);
-		rc = CLI_EXIT_FAIL;
-	} else if (grammar) {
-		dump_grammar(t, &buf, &size);
-	} else if (rank_arg) {
-		rc = dump_rank(t, rank, &buf, &size);
-	} else {
-		for (uint32_t r = 0; r < rondo_rank_count(t) && !rc; r++)
-			rc = dump_rank(t, r, &buf, &size);
 	}
+	t = cli_open(argv[optind]);
+	if (!t) {
+		free(runs);
+		return CLI_EXIT_FAIL;
+	}
+	buf = malloc(size);
+	rc = buf ? dump_select(t, argv[optind], runs, nruns, func, &sel)
+		 : (cli_error("out of memory"), CLI_EXIT_FAIL);
+	if (rc == CLI_EXIT_OK && grammar) {
+		dump_grammar(t, &buf, &size);
+	} else if (rc == CLI_EXIT_OK) {
+		for (uint32_t r = 0; r < rondo_rank_count(t) && !rc; r++)
+			if (sel.rank[r])
+				rc = dump_rank(t, r, &sel, &buf, &size);
+	}
+	free(runs);
+	free(sel.rank);
+	free(sel.sig);
 	free(buf);
 	rondo_trace_free(t);
 	return rc;

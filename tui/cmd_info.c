@@ -29,6 +29,47 @@ static void info_sections(const rondo_trace *t)
 	}
 }
 
+struct func_use {
+	uint32_t func, sigs;
+	uint64_t calls;
+};
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct func_use *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Functions used, most called first (calls from the statistics). */
+static void info_functions(const rondo_trace *t)
+{
+	uint32_t n = rondo_func_count(t);
+	struct func_use *u = calloc(n ? n : 1, sizeof(*u));
+	rondo_stat st;
+
+	if (!u)
+		return;
+	for (uint32_t f = 0; f < n; f++)
+		u[f].func = f;
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
+		uint32_t f = rondo_sig_func(t, s);
+
+		u[f].sigs++;
+		if (rondo_sig_stat(t, s, &st) == 0)
+			u[f].calls += st.count;
+	}
+	qsort(u, n, sizeof(*u), by_calls);
+	printf("\nfunctions used:\n  %-28s %14s %10s\n", "function", "calls",
+	       "signatures");
+	for (uint32_t i = 0; i < n; i++)
+		printf("  %-28s %14" PRIu64 " %10" PRIu32 "\n",
+		       rondo_func_name(t, u[i].func), u[i].calls, u[i].sigs);
+	free(u);
+}
+
 static void info_groups(const rondo_trace *t)
 {
 	char ranks[96];
@@ -89,6 +130,7 @@ int cmd_info(int argc, char **argv)
 		rondo_meta_entry(t, i, &k, &v);
 		printf("  %-12s %s\n", k, v);
 	}
+	info_functions(t);
 	info_groups(t);
 	info_sections(t);
 	rondo_trace_free(t);

@@ -89,6 +89,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	r->th = th;
 	r->func = func;
 	r->t0 = r->t1 = 0;
+	r->locked = 0;
 	return 1;
 }
 
@@ -102,9 +103,16 @@ void rec_pmpi_start(struct rec *r)
 	r->t0 = rt_now();
 }
 
+/* From here to rec_end the recorders touch the shared tables (handles,
+ * communicators, signatures, grammar): with several threads in MPI, one
+ * at a time. */
 void rec_pmpi_done(struct rec *r)
 {
 	r->t1 = rt_now();
+	if (rt.locking) {
+		pthread_mutex_lock(&rt.lock);
+		r->locked = 1;
+	}
 }
 
 static void record_stat(rondo_stat *s, uint64_t d)
@@ -125,8 +133,10 @@ int rec_end(struct rec *r, int ret)
 	const struct rec_func *f = rt_func(r->func);
 	uint32_t sig;
 
-	if (rt.locking)
+	if (rt.locking && !r->locked) {
 		pthread_mutex_lock(&rt.lock);
+		r->locked = 1;
+	}
 	if (lv->args.oom || !f) {
 		rt.failed = 1;
 	} else {
@@ -140,7 +150,7 @@ int rec_end(struct rec *r, int ret)
 			rt.ncalls++;
 		}
 	}
-	if (rt.locking)
+	if (r->locked)
 		pthread_mutex_unlock(&rt.lock);
 	lv->args.len = 0;
 	lv->args.oom = 0;

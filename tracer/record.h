@@ -40,6 +40,7 @@
 struct rec {
 	uint32_t func;   /* index into rec_funcs */
 	uint64_t t0, t1; /* PMPI call start and end, ns */
+	int locked;      /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	struct rec_thread *th;
 };
 

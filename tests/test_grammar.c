@@ -2,7 +2,8 @@
  * test_grammar.c - the Sequitur engine against inputs whose expansion is
  * known: every grammar must expand back to its input exactly, keep the
  * engine's invariants at every checkpoint, and stay small where the input
- * is loop-shaped.
+ * is loop-shaped.  Every input is also fed to a second grammar with the
+ * fast path off, and both must export the same grammar.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ static void seq_push(struct seq *s, uint32_t x)
 struct run {
 	const char *name;
 	struct grammar *g;
+	struct grammar *slow; /* the same appends, fast path off */
 	struct seq in;
 	uint32_t max_terminal;
 	size_t every; /* grammar_check every this many appends; 0: never */
@@ -49,9 +51,11 @@ static void run_start(struct run *r, const char *name, size_t every)
 	r->name = name;
 	r->every = every;
 	r->g = grammar_create();
-	CHECK(r->g != NULL);
-	if (!r->g)
+	r->slow = grammar_create();
+	CHECK(r->g != NULL && r->slow != NULL);
+	if (!r->g || !r->slow)
 		exit(1);
+	grammar_set_fast_path(r->slow, 0);
 }
 
 static void run_check(struct run *r)
@@ -71,6 +75,9 @@ static void run_append(struct run *r, uint32_t t, uint64_t k)
 		return;
 	rc = grammar_append(r->g, t, k);
 	CHECKF(rc == 0, "%s: append %zu returned %d", r->name, r->appends, rc);
+	rc = grammar_append(r->slow, t, k);
+	CHECKF(rc == 0, "%s: slow append %zu returned %d", r->name, r->appends,
+	       rc);
 	r->failed |= rc != 0;
 	while (k--)
 		seq_push(&r->in, t);
@@ -229,16 +236,52 @@ static void check_round_trip(struct run *r, const struct fmt_grammar *fg)
 	fmt_buf_free(&b);
 }
 
+static int fmt_equal(const struct fmt_grammar *a, const struct fmt_grammar *b)
+{
+	uint32_t i;
+
+	if (a->nrules != b->nrules)
+		return 0;
+	if (memcmp(a->first, b->first, (a->nrules + 1) * sizeof(*a->first)))
+		return 0;
+	for (i = 0; i < a->first[a->nrules]; i++)
+		if (a->body[i].sym != b->body[i].sym ||
+		    a->body[i].count != b->body[i].count)
+			return 0;
+	return 1;
+}
+
+/* The fast path must not change the grammar: r->g, before and after a
+ * flush, exports what r->slow does. */
+static void check_same_as_slow(struct run *r)
+{
+	struct fmt_grammar fast = {0}, flushed = {0}, slow = {0};
+	int rc = grammar_export(r->g, &fast);
+
+	CHECKF(rc == 0, "%s: export returned %d", r->name, rc);
+	CHECK(grammar_flush(r->g) == 0);
+	CHECK(grammar_export(r->g, &flushed) == 0);
+	CHECK(grammar_export(r->slow, &slow) == 0);
+	CHECKF(fmt_equal(&fast, &slow) && fmt_equal(&flushed, &slow),
+	       "%s after %zu appends: the fast path changed the grammar",
+	       r->name, r->appends);
+	fmt_grammar_free(&fast);
+	fmt_grammar_free(&flushed);
+	fmt_grammar_free(&slow);
+}
+
 /* Checks everything about a finished run and frees it; returns its rule
  * count for size assertions. */
 static uint32_t run_finish(struct run *r)
 {
 	struct fmt_grammar fg = {0};
-	uint32_t rules = grammar_rule_count(r->g);
+	uint32_t rules;
 	int rc;
 
 	if (!r->failed)
 		run_check(r);
+	check_same_as_slow(r);
+	rules = grammar_rule_count(r->g);
 	CHECK(grammar_length(r->g) == r->in.n);
 	rc = grammar_export(r->g, &fg);
 	CHECKF(rc == 0, "%s: export returned %d", r->name, rc);
@@ -252,6 +295,7 @@ static uint32_t run_finish(struct run *r)
 	}
 	fmt_grammar_free(&fg);
 	grammar_free(r->g);
+	grammar_free(r->slow);
 	free(r->in.v);
 	return rules;
 }
@@ -631,6 +675,156 @@ static void test_large_ids(void)
 	run_finish(&r);
 }
 
+/* ---- the fast path ------------------------------------------------------ */
+
+/* Appends body[0..len) reps times. */
+static void run_loop(struct run *r, const uint32_t *body, size_t len,
+		     uint32_t reps)
+{
+	size_t i;
+
+	while (reps--)
+		for (i = 0; i < len; i++)
+			run_append(r, body[i], 1);
+}
+
+/*
+ * A loop that leaves its body after j symbols, for every j, in every way:
+ * a new symbol, a body symbol out of place, the same symbol with a count,
+ * then loops again.  The fast path follows a prefix of the body and must
+ * replay it exactly when the input turns away.
+ */
+static void diverge_body(const char *name, const uint32_t *body, size_t len,
+			 uint32_t reps)
+{
+	static const char *how[] = {"new", "first", "next", "count", "check"};
+	struct run r;
+	size_t j, k;
+
+	for (j = 0; j < len; j++) {
+		for (k = 0; k < sizeof(how) / sizeof(*how); k++) {
+			run_start(&r, name, 0);
+			run_loop(&r, body, len, reps);
+			run_loop(&r, body, j, 1);
+			if (k == 4) {
+				/* A check or an export with symbols pending
+				 * must not disturb anything. */
+				run_check(&r);
+				check_same_as_slow(&r);
+			} else if (k == 3) {
+				run_append(&r, body[j], 2);
+			} else {
+				run_append(&r, k == 0	? 999
+					       : k == 1 ? body[0]
+							: body[(j + 1) % len],
+					   1);
+			}
+			run_loop(&r, body, len, reps);
+			run_loop(&r, body, j, 1);
+			run_finish(&r);
+		}
+	}
+}
+
+static void test_fast_diverge(void)
+{
+	static const uint32_t lens[] = {2, 3, 5, 17, 50};
+	static const uint32_t reps[] = {1, 2, 3, 6};
+	uint32_t body[64], nested[64], n = 0, i, j, k;
+
+	for (i = 0; i < 64; i++)
+		body[i] = 300 + i;
+	for (i = 0; i < sizeof(lens) / sizeof(*lens); i++)
+		for (j = 0; j < sizeof(reps) / sizeof(*reps); j++)
+			diverge_body("diverge", body, lens[i], reps[j]);
+	/* for { for 3 { A B } C for 2 { D } E^2 }: divergence inside the
+	 * inner loops of an outer iteration, at every position. */
+	for (k = 0; k < 3; k++) {
+		nested[n++] = 1;
+		nested[n++] = 2;
+	}
+	nested[n++] = 3;
+	nested[n++] = 4;
+	nested[n++] = 4;
+	nested[n++] = 5;
+	nested[n++] = 5;
+	for (j = 0; j < sizeof(reps) / sizeof(*reps); j++)
+		diverge_body("diverge nested", nested, n, reps[j]);
+	/* A body with repeats inside: A B A B A C. */
+	diverge_body("diverge repeats", (const uint32_t[]){1, 2, 1, 2, 1, 3},
+		     6, 4);
+}
+
+/* for i { for j < f(i) { A B C } D }: inner loops of varying length, so
+ * that the same body occurs with many counts, some of them equal. */
+static void test_fast_counts(void)
+{
+	static const uint32_t abc[] = {1, 2, 3};
+	struct run r;
+	uint32_t i, seeds;
+	uint64_t seed;
+
+	for (seeds = 1; seeds <= 40; seeds++) {
+		seed = seeds;
+		run_start(&r, "varying inner loops", every_for(3000));
+		for (i = 0; i < 60; i++) {
+			run_loop(&r, abc, 3, 1 + rng_next(&seed) % 6);
+			run_append(&r, 4 + rng_next(&seed) % 2, 1);
+		}
+		run_finish(&r);
+	}
+	/* Two loops over the same body, then the first one again. */
+	run_start(&r, "shared body", 1);
+	for (i = 0; i < 4; i++) {
+		run_loop(&r, abc, 3, 5);
+		run_append(&r, 9, 1);
+		run_loop(&r, abc, 3, 7);
+		run_append(&r, 10, 1);
+	}
+	run_loop(&r, abc, 3, 20);
+	run_finish(&r);
+}
+
+/* Random loop bodies, each repeated a random number of times, with random
+ * mutations and counts: loops that differ slightly from earlier ones. */
+static void test_fast_random(void)
+{
+	uint32_t body[24], len, i, k, reps, t;
+	uint64_t seed, s, nloops;
+	struct run r;
+
+	for (seed = 1; seed <= 200; seed++) {
+		s = seed;
+		run_start(&r, "random loops", seed % 8 ? 0 : 97);
+		len = 0;
+		for (nloops = 0; nloops < 30; nloops++) {
+			if (!len || rng_next(&s) % 3 == 0) {
+				len = 1 + rng_next(&s) % 12;
+				for (i = 0; i < len; i++)
+					body[i] = rng_next(&s) % 6;
+			} else {
+				t = rng_next(&s) % 6;
+				body[rng_next(&s) % len] = t;
+			}
+			reps = 1 + rng_next(&s) % 9;
+			for (k = 0; k < reps; k++) {
+				for (i = 0; i < len; i++) {
+					t = rng_next(&s) % 40;
+					/* Rare glitches: a count, a
+					 * stray symbol, a skipped one. */
+					if (t == 0)
+						run_append(&r, body[i], 2);
+					else if (t == 1)
+						run_append(&r, 7, 1);
+					if (t != 2)
+						run_append(&r, body[i], 1);
+				}
+			}
+		}
+		run_finish(&r);
+	}
+}
+
 int main(void)
 {
 	test_arguments();
@@ -649,5 +843,8 @@ int main(void)
 	test_exhaustive(3, 1, 9);
 	test_exhaustive(3, 2, 6);
 	test_large_ids();
+	test_fast_diverge();
+	test_fast_counts();
+	test_fast_random();
 	return check_done("test_grammar");
 }

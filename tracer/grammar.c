@@ -55,6 +55,10 @@
 #define INITIAL_SLOTS 1024
 /* Nodes a new rule takes: its guard and its two body nodes. */
 #define RULE_NODES 3
+#define SNAPSHOTS  8
+/* The most pending symbols: a flush copies them out first, since replaying
+ * them edits the rules they come from. */
+#define PENDING_MAX (1u << 14)
 
 struct node {
 	uint32_t prev, next;
@@ -80,6 +84,35 @@ struct stack {
 	size_t n, cap;
 };
 
+/*
+ * The root as it stood when it ended with R^k after a node P: if it later
+ * ends with R^(k+1) after P, and the rule and symbol counts and the sum of
+ * all digram hashes say that nothing else changed, then the slow path just
+ * turned G(k) into G(k+1) on the input expand(R), and will do the same from
+ * G(k+1): see "Fast path".
+ */
+struct snapshot {
+	uint32_t last, prev, value, nrules;
+	uint64_t count, symbols, sum;
+};
+
+/* One level of the walk through expand(R): node is in a rule body, rep
+ * copies of it are done. */
+struct cframe {
+	uint32_t node;
+	uint64_t rep;
+};
+
+/* Armed when last != 0: the root ends with last = R^k, and the pending
+ * symbols, appended since but not yet given to the grammar, are the first
+ * `pending` symbols of expand(R); the top frame is the next one. */
+struct cursor {
+	struct cframe *f;
+	uint32_t depth, cap;
+	uint32_t last;
+	uint64_t pending;
+};
+
 struct grammar {
 	struct node *nodes;
 	uint32_t node_top, node_cap, node_free, node_nfree;
@@ -89,7 +122,13 @@ struct grammar {
 	size_t table_cap, table_n; /* table_cap is a power of two */
 	struct stack work;	   /* nodes whose digram must be checked */
 	struct stack rwork;	   /* rules whose utility must be checked */
+	uint64_t digram_sum; /* of the indexed digrams' 64-bit hashes */
 	uint64_t length, symbols;
+	struct snapshot snap[SNAPSHOTS];
+	uint32_t snap_next;
+	struct cursor cur;
+	uint32_t no_arm; /* a rule whose expansion outgrew PENDING_MAX */
+	int slow_only;	 /* grammar_set_fast_path(g, 0) */
 	int nomem;  /* an allocation failed inside the current append */
 	int failed; /* sticky: the grammar is unusable */
 };
@@ -266,7 +305,8 @@ static int digram_at(const struct grammar *g, uint32_t n)
 	return node_is_sym(g, n) && node_is_sym(g, g->nodes[n].next);
 }
 
-static uint32_t digram_hash(const struct grammar *g, uint32_t n)
+/* The slot keeps the top half; the whole hash goes into the table's sum. */
+static uint64_t digram_hash(const struct grammar *g, uint32_t n)
 {
 	const struct node *a = &g->nodes[n], *b = &g->nodes[a->next];
 	uint64_t h = (uint64_t)a->value << 32 | b->value;
@@ -274,7 +314,11 @@ static uint32_t digram_hash(const struct grammar *g, uint32_t n)
 	h ^= a->count * 0x9e3779b97f4a7c15u;
 	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9u;
 	h ^= b->count * 0xc2b2ae3d27d4eb4fu;
-	h = (h ^ (h >> 32)) * 0x94d049bb133111ebu;
+	return (h ^ (h >> 32)) * 0x94d049bb133111ebu;
+}
+
+static uint32_t hash_key(uint64_t h)
+{
 	return (uint32_t)(h >> 32);
 }
 
@@ -325,22 +369,23 @@ static int table_grow(struct grammar *g)
 }
 
 /* Puts n, absent from the table, into the empty slot i found for it. */
-static void table_put(struct grammar *g, size_t i, uint32_t n, uint32_t h)
+static void table_put(struct grammar *g, size_t i, uint32_t n, uint64_t h)
 {
 	if ((g->table_n + 1) * 2 > g->table_cap) {
 		if (table_grow(g)) {
 			g->nomem = 1;
 			return;
 		}
-		i = table_find(g, n, h);
+		i = table_find(g, n, hash_key(h));
 	}
-	g->table[i] = (struct slot){.node = n, .hash = h};
+	g->table[i] = (struct slot){.node = n, .hash = hash_key(h)};
 	g->table_n++;
+	g->digram_sum += h;
 }
 
 /* Backward-shift deletion: no tombstones, so probe lengths stay short
  * however many digrams come and go. */
-static void table_del(struct grammar *g, size_t i)
+static void table_del(struct grammar *g, size_t i, uint64_t h)
 {
 	size_t mask = g->table_cap - 1, j = i;
 
@@ -356,19 +401,22 @@ static void table_del(struct grammar *g, size_t i)
 	}
 	g->table[i].node = 0;
 	g->table_n--;
+	g->digram_sum -= h;
 }
 
 /* Removes the digram at n from the index if n is its indexed occurrence;
  * must precede any change to n, to its successor or to its link. */
 static void digram_forget(struct grammar *g, uint32_t n)
 {
+	uint64_t h;
 	size_t i;
 
 	if (!digram_at(g, n))
 		return;
-	i = table_find(g, n, digram_hash(g, n));
+	h = digram_hash(g, n);
+	i = table_find(g, n, hash_key(h));
 	if (g->table[i].node == n)
-		table_del(g, i);
+		table_del(g, i, h);
 }
 
 /* ---- edits -------------------------------------------------------------- */
@@ -504,13 +552,14 @@ static void digram_match(struct grammar *g, uint32_t m, uint32_t n)
 
 static void digram_check(struct grammar *g, uint32_t n)
 {
-	uint32_t h, m;
+	uint64_t h;
+	uint32_t m;
 	size_t i;
 
 	if (!digram_at(g, n))
 		return;
 	h = digram_hash(g, n);
-	i = table_find(g, n, h);
+	i = table_find(g, n, hash_key(h));
 	m = g->table[i].node;
 	if (!m)
 		table_put(g, i, n, h);
@@ -569,6 +618,255 @@ static int grammar_settle(struct grammar *g)
 	return grammar_fail(g);
 }
 
+
+/* ---- fast path ----------------------------------------------------------
+ *
+ * A loop makes the slow path rebuild its body symbol by symbol at every
+ * iteration: after R^k, expand(R) is appended one terminal at a time, rules
+ * for its first symbols are made, extended and inlined, and at last R^k R
+ * merges into R^(k+1), leaving the rest of the grammar as it was.  Once the
+ * slow path has been seen doing exactly that (a snapshot), the cursor
+ * follows the next iterations through expand(R) without touching the
+ * grammar, and on a whole iteration only bumps k.
+ *
+ * Why the result is the grammar the slow path would make.  The slow
+ * process is a function of the grammar's structure and the input (node and
+ * rule numbers only label it).  From G(k+1) on expand(R), it meets the same
+ * digrams as it met from G(k) except those whose first symbol is R^(k+1)
+ * rather than R^k; neither kind can match if no other node is R with that
+ * count (count_unique, required for both), and the new tail cannot make
+ * one.  So it ends in G(k+2) as before, provided its last step, the check
+ * of (P, R^(k+2)), again finds nothing, which cursor_complete() checks.
+ * Only count-1 appends take part, since (a,1)(a,1) and (a,2) may build
+ * different grammars.  Any other append, or a flush, first replays the
+ * pending symbols through the slow path, exactly as they came.
+ *
+ * The snapshot compares grammars by a sum of 64-bit digram hashes: a
+ * collision could at worst make the fast path build a different grammar
+ * than the slow path would, which is still correct (same expansion, all
+ * invariants hold).
+ */
+
+/* No node but last refers to last's rule with last's count, so that no
+ * digram starting with that symbol can be found elsewhere. */
+static int count_unique(const struct grammar *g, uint32_t last)
+{
+	const struct rule *x = &g->rules[g->nodes[last].value & ~RULE];
+
+	return x->refs == 1 ||
+	       (x->refs == 2 &&
+		g->nodes[x->ref_xor ^ last].count != g->nodes[last].count);
+}
+
+/* The digram sum without the root's last digram (P, last). */
+static uint64_t sum_without(const struct grammar *g, uint32_t last)
+{
+	uint32_t p = g->nodes[last].prev;
+
+	return g->digram_sum - (node_is_sym(g, p) ? digram_hash(g, p) : 0);
+}
+
+/* Pushes frames from the top frame's node down to a terminal. */
+static int cursor_descend(struct grammar *g)
+{
+	struct cursor *c = &g->cur;
+	uint32_t v;
+
+	while ((v = g->nodes[c->f[c->depth - 1].node].value) & RULE) {
+		if (c->depth == c->cap) {
+			uint32_t cap = c->cap ? c->cap * 2 : 16;
+			struct cframe *p = realloc(c->f, cap * sizeof(*p));
+
+			if (!p)
+				return -1;
+			c->f = p;
+			c->cap = cap;
+		}
+		c->f[c->depth++] = (struct cframe){
+		    g->nodes[g->rules[v & ~RULE].guard].next, 0};
+	}
+	return 0;
+}
+
+/* Points the cursor at the first symbol of expand(R). */
+static int cursor_reset(struct grammar *g)
+{
+	struct cursor *c = &g->cur;
+	uint32_t r = g->nodes[c->last].value & ~RULE;
+
+	c->pending = 0;
+	c->depth = 1;
+	c->f[0] = (struct cframe){g->nodes[g->rules[r].guard].next, 0};
+	return cursor_descend(g);
+}
+
+/* Moves past the terminal under the cursor.  Returns 0, 1 when that ended
+ * expand(R), or -1 when out of memory. */
+static int cursor_next(struct grammar *g)
+{
+	struct cursor *c = &g->cur;
+	struct cframe *f = &c->f[c->depth - 1];
+	uint32_t n;
+
+	if (++f->rep < g->nodes[f->node].count)
+		return 0;
+	for (;;) {
+		n = g->nodes[f->node].next;
+		if (node_is_sym(g, n)) {
+			*f = (struct cframe){n, 0};
+			break;
+		}
+		if (--c->depth == 0)
+			return 1;
+		f--;
+		if (++f->rep < g->nodes[f->node].count)
+			break;
+	}
+	return cursor_descend(g);
+}
+
+static void cursor_arm(struct grammar *g, uint32_t last)
+{
+	struct cursor *c = &g->cur;
+
+	c->last = 0;
+	if (g->slow_only || (g->nodes[last].value & ~RULE) == g->no_arm ||
+	    !count_unique(g, last))
+		return;
+	if (!c->cap) {
+		c->f = malloc(16 * sizeof(*c->f));
+		if (!c->f)
+			return;
+		c->cap = 16;
+	}
+	c->last = last;
+	if (cursor_reset(g))
+		c->last = 0;
+}
+
+/*
+ * A whole expand(R) has come: R^k becomes R^(k+1) if the new digram
+ * (P, R^(k+1)) is new, as the slow path would leave it.  Returns 0, or -1
+ * with nothing changed when the slow path must decide.
+ */
+static int cursor_complete(struct grammar *g)
+{
+	uint32_t last = g->cur.last, p = g->nodes[last].prev;
+	uint64_t h;
+	size_t i;
+
+	if (node_is_sym(g, p)) {
+		digram_forget(g, p);
+		g->nodes[last].count++;
+		h = digram_hash(g, p);
+		i = table_find(g, p, hash_key(h));
+		if (g->table[i].node) {
+			g->nodes[last].count--;
+			h = digram_hash(g, p);
+			table_put(g, table_find(g, p, hash_key(h)), p, h);
+			return -1;
+		}
+		table_put(g, i, p, h);
+	} else {
+		g->nodes[last].count++;
+	}
+	if (!count_unique(g, last) || cursor_reset(g))
+		g->cur.last = 0;
+	return 0;
+}
+
+/* Called after every slow append: arms the cursor when a snapshot's
+ * iteration has just completed, or takes a snapshot when the root ends
+ * with a rule reference. */
+static void snapshot_observe(struct grammar *g)
+{
+	uint32_t last = g->nodes[g->rules[ROOT].guard].prev, i;
+	const struct node *x = &g->nodes[last];
+	struct snapshot *e;
+	uint64_t sum;
+
+	if (!(x->value & RULE) || !x->count || g->slow_only)
+		return;
+	sum = sum_without(g, last);
+	for (i = 0; i < SNAPSHOTS; i++) {
+		e = &g->snap[i];
+		if (e->last && e->value == x->value &&
+		    e->count + 1 == x->count && e->prev == x->prev &&
+		    e->sum == sum && e->nrules == g->nrules &&
+		    e->symbols == g->symbols) {
+			e->last = 0;
+			cursor_arm(g, last);
+			return;
+		}
+	}
+	if (!count_unique(g, last))
+		return;
+	for (i = 0; i < SNAPSHOTS && g->snap[i].last != last; i++)
+		;
+	e = &g->snap[i < SNAPSHOTS ? i : g->snap_next++ % SNAPSHOTS];
+	*e = (struct snapshot){last,	   x->prev,    x->value, g->nrules,
+			       x->count, g->symbols, sum};
+}
+
+static int append_slow(struct grammar *g, uint32_t terminal, uint64_t count);
+
+/* Gives the pending symbols to the slow path; the cursor is disarmed. */
+static int cursor_flush(struct grammar *g)
+{
+	struct cursor *c = &g->cur;
+	uint64_t n = c->pending, i;
+	uint32_t *buf;
+	int rc = 0;
+
+	if (!c->last)
+		return 0;
+	if (n >= PENDING_MAX)
+		g->no_arm = g->nodes[c->last].value & ~RULE;
+	if (!n) {
+		c->last = 0;
+		return 0;
+	}
+	buf = malloc(n * sizeof(*buf));
+	/* The frames that reached the pending symbols are still allocated,
+	 * so the walk again cannot fail. */
+	if (!buf || cursor_reset(g)) {
+		free(buf);
+		c->last = 0;
+		return grammar_fail(g);
+	}
+	for (i = 0; i < n; i++) {
+		buf[i] = g->nodes[c->f[c->depth - 1].node].value;
+		cursor_next(g);
+	}
+	c->last = 0;
+	/* The pending symbols are counted in g->length already. */
+	g->length -= n;
+	for (i = 0; i < n && !rc; i++)
+		rc = append_slow(g, buf[i], 1);
+	free(buf);
+	return rc;
+}
+
+/* Takes a count-1 append of t without the slow path if it can. */
+static int append_fast(struct grammar *g, uint32_t t)
+{
+	struct cursor *c = &g->cur;
+	int rc;
+
+	if (c->pending >= PENDING_MAX ||
+	    g->nodes[c->f[c->depth - 1].node].value != t)
+		return -1;
+	rc = cursor_next(g);
+	if (rc == 0) {
+		c->pending++;
+		return 0;
+	}
+	if (rc == 1 && cursor_complete(g) == 0)
+		return 0;
+	/* The cursor is lost; the flush walks it again. */
+	return -1;
+}
+
 /* ---- public interface --------------------------------------------------- */
 
 struct grammar *grammar_create(void)
@@ -601,26 +899,26 @@ void grammar_free(struct grammar *g)
 	free(g->table);
 	free(g->work.v);
 	free(g->rwork.v);
+	free(g->cur.f);
 	free(g);
 }
 
-int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count)
+static int append_slow(struct grammar *g, uint32_t terminal, uint64_t count)
 {
 	uint32_t gd, last, n;
+	int rc;
 
-	if (g->failed)
-		return RONDO_E_STATE;
-	if (!count || terminal > GRAMMAR_MAX_TERMINAL ||
-	    count > MAX_LENGTH - g->length)
-		return RONDO_E_RANGE;
+	/* Armed with nothing pending, as a flush's replay may leave it. */
+	g->cur.last = 0;
 	if (node_reserve(g, 1))
 		return grammar_fail(g);
 	gd = g->rules[ROOT].guard;
 	last = g->nodes[gd].prev;
 	if (node_is_sym(g, last) && g->nodes[last].value == terminal) {
+		/* The work stack is empty: checking at once is settling. */
 		digram_forget(g, g->nodes[last].prev);
 		g->nodes[last].count += count;
-		work_digram(g, g->nodes[last].prev);
+		digram_check(g, g->nodes[last].prev);
 	} else {
 		n = node_alloc(g, terminal, count);
 		node_link(g, last, n);
@@ -629,7 +927,77 @@ int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count)
 		work_digram(g, last);
 	}
 	g->length += count;
-	return grammar_settle(g);
+	rc = grammar_settle(g);
+	if (!rc)
+		snapshot_observe(g);
+	return rc;
+}
+
+int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count)
+{
+	int rc;
+
+	if (g->failed)
+		return RONDO_E_STATE;
+	if (!count || terminal > GRAMMAR_MAX_TERMINAL ||
+	    count > MAX_LENGTH - g->length)
+		return RONDO_E_RANGE;
+	if (g->cur.last) {
+		if (count == 1 && append_fast(g, terminal) == 0) {
+			g->length++;
+			return 0;
+		}
+		rc = cursor_flush(g);
+		if (rc)
+			return rc;
+	}
+	/* Snapshots promise an iteration of count-1 appends. */
+	if (count > 1)
+		memset(g->snap, 0, sizeof(g->snap));
+	return append_slow(g, terminal, count);
+}
+
+int grammar_flush(struct grammar *g)
+{
+	if (g->failed)
+		return RONDO_E_STATE;
+	return g->cur.pending ? cursor_flush(g) : 0;
+}
+
+void grammar_set_fast_path(struct grammar *g, int on)
+{
+	g->slow_only = !on;
+	if (!on && !grammar_flush(g))
+		g->cur.last = 0;
+}
+
+/* A copy of g with its pending symbols given to the grammar, for the
+ * functions that must not change g; NULL when out of memory. */
+static struct grammar *grammar_flushed_copy(const struct grammar *g)
+{
+	struct grammar *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *g;
+	c->work = c->rwork = (struct stack){0};
+	c->nodes = malloc((size_t)g->node_cap * sizeof(*c->nodes));
+	c->rules = malloc((size_t)g->rule_cap * sizeof(*c->rules));
+	c->table = malloc(g->table_cap * sizeof(*c->table));
+	c->cur.f = malloc(g->cur.cap * sizeof(*c->cur.f));
+	if (!c->nodes || !c->rules || !c->table || !c->cur.f) {
+		grammar_free(c);
+		return NULL;
+	}
+	memcpy(c->nodes, g->nodes, (size_t)g->node_top * sizeof(*c->nodes));
+	memcpy(c->rules, g->rules, (size_t)g->rule_top * sizeof(*c->rules));
+	memcpy(c->table, g->table, g->table_cap * sizeof(*c->table));
+	memcpy(c->cur.f, g->cur.f, g->cur.cap * sizeof(*c->cur.f));
+	if (grammar_flush(c)) {
+		grammar_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 uint64_t grammar_length(const struct grammar *g)
@@ -652,7 +1020,8 @@ size_t grammar_memory(const struct grammar *g)
 	return sizeof(*g) + (size_t)g->node_cap * sizeof(*g->nodes) +
 	       (size_t)g->rule_cap * sizeof(*g->rules) +
 	       g->table_cap * sizeof(*g->table) +
-	       (g->work.cap + g->rwork.cap) * sizeof(uint32_t);
+	       (g->work.cap + g->rwork.cap) * sizeof(uint32_t) +
+	       g->cur.cap * sizeof(*g->cur.f);
 }
 
 /* ---- export ------------------------------------------------------------- */
@@ -730,7 +1099,7 @@ static void export_body(const struct grammar *g, uint32_t r, const uint32_t *id,
 	}
 }
 
-int grammar_export(const struct grammar *g, struct fmt_grammar *out)
+static int export_flushed(const struct grammar *g, struct fmt_grammar *out)
 {
 	uint32_t *order = malloc(g->rule_top * sizeof(*order));
 	uint32_t *id = malloc(g->rule_top * sizeof(*id));
@@ -764,6 +1133,22 @@ int grammar_export(const struct grammar *g, struct fmt_grammar *out)
 	}
 	free(order);
 	free(id);
+	return rc;
+}
+
+int grammar_export(const struct grammar *g, struct fmt_grammar *out)
+{
+	struct grammar *c;
+	int rc;
+
+	if (g->failed || !g->cur.pending)
+		return export_flushed(g, out);
+	memset(out, 0, sizeof(*out));
+	c = grammar_flushed_copy(g);
+	if (!c)
+		return RONDO_E_NOMEM;
+	rc = export_flushed(c, out);
+	grammar_free(c);
 	return rc;
 }
 
@@ -822,7 +1207,8 @@ static int audit_node(struct audit *a, uint32_t r, uint32_t prev, uint32_t n)
 	if (g->nodes[prev].value == x->value)
 		return audit_fail(a, "rule %u: equal neighbours at node %u", r,
 				  n);
-	if (g->table[table_find(g, prev, digram_hash(g, prev))].node != prev)
+	if (g->table[table_find(g, prev, hash_key(digram_hash(g, prev)))]
+		.node != prev)
 		return audit_fail(a, "rule %u: digram at node %u %s", r, prev,
 				  "is not indexed or occurs twice");
 	a->digrams++;
@@ -930,7 +1316,7 @@ static int audit_run(struct audit *a)
 	return audit_lengths(a);
 }
 
-int grammar_check(const struct grammar *g, char *why, size_t whylen)
+static int check_flushed(const struct grammar *g, char *why, size_t whylen)
 {
 	struct audit a = {.g = g, .why = why, .whylen = whylen};
 	int rc;
@@ -945,5 +1331,23 @@ int grammar_check(const struct grammar *g, char *why, size_t whylen)
 				 : audit_fail(&a, "out of memory");
 	free(a.refs);
 	free(a.ref_xor);
+	return rc;
+}
+
+int grammar_check(const struct grammar *g, char *why, size_t whylen)
+{
+	struct grammar *c;
+	int rc;
+
+	if (g->failed || !g->cur.pending)
+		return check_flushed(g, why, whylen);
+	c = grammar_flushed_copy(g);
+	if (!c) {
+		if (whylen)
+			snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	rc = check_flushed(c, why, whylen);
+	grammar_free(c);
 	return rc;
 }

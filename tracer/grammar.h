@@ -15,6 +15,14 @@
  * Memory is proportional to the grammar: nodes and rules are recycled
  * through free lists and the digram index is an open-addressing table, so
  * the steady state allocates nothing per symbol.
+ *
+ * Loops take a fast path: once the root ends with R^k and the engine has
+ * seen an iteration of R leave the rest of the grammar unchanged, further
+ * count-1 appends that follow expand(R) only move a cursor, and a whole
+ * iteration turns R^k into R^(k+1).  Symbols that follow the cursor are
+ * "pending" until then; any other append first replays them through the
+ * ordinary path, so the grammar is the one the engine would build without
+ * the fast path.  grammar_flush() replays them on demand.
  */
 #ifndef RONDO_GRAMMAR_H
 #define RONDO_GRAMMAR_H
@@ -45,6 +53,20 @@ int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count);
 /* Returns the number of terminals appended so far (counts included). */
 uint64_t grammar_length(const struct grammar *g);
 
+/*
+ * Gives the pending symbols (see above) to the grammar.  Returns 0,
+ * RONDO_E_NOMEM (the grammar is then unusable) or RONDO_E_STATE.
+ * grammar_export() and grammar_check() do not need it; the figures below
+ * describe the grammar without the pending symbols unless it is called.
+ */
+int grammar_flush(struct grammar *g);
+
+/*
+ * Turns the fast path on (the default) or off, flushing first.  The
+ * grammar is the same either way; for tests and benchmarks.
+ */
+void grammar_set_fast_path(struct grammar *g, int on);
+
 /* Returns the number of live rules, the root included. */
 uint32_t grammar_rule_count(const struct grammar *g);
 
@@ -57,15 +79,18 @@ size_t grammar_memory(const struct grammar *g);
 /*
  * Exports the grammar: rules renumbered so that a rule refers only to rules
  * with smaller ids, the root last.  Terminals keep their ids.  `out` is
- * filled with malloc'd arrays; free with fmt_grammar_free().  Returns 0 or
- * RONDO_E_NOMEM.
+ * filled with malloc'd arrays; free with fmt_grammar_free().  Pending
+ * symbols are included: when there are any, a flushed copy of the grammar
+ * is exported, which costs O(grammar) time and memory (grammar_flush()
+ * first avoids it).  Returns 0, RONDO_E_NOMEM or RONDO_E_STATE.
  */
 int grammar_export(const struct grammar *g, struct fmt_grammar *out);
 
 /*
  * Verifies the engine's invariants: no digram twice, every digram indexed,
  * rule utility, no adjacent equal symbols, reference counts right.  For
- * tests; costs O(grammar).  Returns 0, or -1 with a reason in why.
+ * tests; costs O(grammar), on a flushed copy if symbols are pending.
+ * Returns 0, or -1 with a reason in why.
  */
 int grammar_check(const struct grammar *g, char *why, size_t whylen);
 

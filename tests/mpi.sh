@@ -2,6 +2,15 @@
 # mpi.sh - real MPI programs under the tracer: each writes what it calls as
 # one regular expression per call and rank; `rondo dump` of its trace must
 # match them line by line.  Runs through `rondo run -- mpirun ...`.
+# Programs (tests/mpi/): basic, p2p, coll, completion, comms, topo, types,
+# rma, io, thread, errors (expect.h is their shared part), and abort.
+#
+# Pending checks: a call the tracer cannot record right yet is checked
+# loosely; the program also writes the strict regex and why
+# (expect_pending() in expect.h).  This script tries the strict ones, and
+# prints at the end every reason with its own pending checks (pending()):
+# "PENDING" while a strict regex fails, "passes now" once all match (then
+# make the check strict).  Pending checks do not fail the run.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 rondo="$top_builddir/tui/rondo"
@@ -10,6 +19,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# A check the tracer cannot pass yet: reported, not counted as a failure.
+pending() { printf 'PEND\t%s\n' "$*" >>"$tmp/pending"; }
+: >"$tmp/pending"
+: >"$tmp/functions"
 
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
@@ -24,9 +37,11 @@ if [ -n "$san" ]; then
 fi
 
 # check NAME NP ARGS...: runs tests/mpi/NAME on NP ranks, compares.
+# Collects the functions called and the pending checks.
 check() {
 	name=$1; np=$2; shift 2
 	out="$tmp/$name.rondo"
+	rm -f "$tmp/$name.expect".*
 	RONDO_EXPECT="$tmp/$name.expect" "$rondo" run -o "$out" -- \
 		mpirun -np "$np" -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} \
 		"$top_builddir/tests/mpi/$name" "$@" >"$tmp/$name.out" 2>&1
@@ -40,25 +55,44 @@ check() {
 	while [ $r -lt "$np" ]; do
 		"$rondo" dump --rank $r "$out" | cut -d' ' -f3- >"$tmp/got.$r" ||
 			fail "$name: rondo dump --rank $r"
+		sed 's/(.*//' "$tmp/got.$r" | sort -u >>"$tmp/functions"
 		if [ "$(wc -l <"$tmp/got.$r")" -ne "$(wc -l <"$tmp/$name.expect.$r")" ]; then
 			fail "$name rank $r: $(wc -l <"$tmp/got.$r") calls recorded, $(wc -l <"$tmp/$name.expect.$r") made"
 		fi
 		paste -d '\n' "$tmp/$name.expect.$r" "$tmp/got.$r" | awk -v who="$name rank $r" '
 			NR % 2 == 1 { re = $0; next }
-			$0 !~ ("^" re "$") { printf "FAIL: %s call %d:\n  want %s\n  got  %s\n", who, NR / 2 - 1, re, $0; bad = 1 }
-			END { exit bad }' || fails=$((fails + 1))
+			$0 !~ ("^" re "$") && ++bad <= 10 { printf "FAIL: %s call %d:\n  want %s\n  got  %s\n", who, NR / 2 - 1, re, $0 }
+			END { if (bad > 10) printf "FAIL: %s: %d more calls differ\n", who, bad - 10; exit bad > 0 }' || fails=$((fails + 1))
+		# pending: index, strict regex, reason -> PASS or PEND, reason
+		[ ! -s "$tmp/$name.expect.pending.$r" ] ||
+			awk -F '\t' -v got="$tmp/got.$r" '
+			BEGIN { while ((getline l <got) > 0) line[n++] = l }
+			{ ok = ($1 in line) && line[$1] ~ ("^" $2 "$")
+			  printf "%s\t%s\n", ok ? "PASS" : "PEND", $3 }' \
+			"$tmp/$name.expect.pending.$r" >>"$tmp/pending"
 		r=$((r + 1))
 	done
+}
+
+# rules FILE: "N (M symbols)" of `rondo info`, the grammar's size.
+rules() { "$rondo" info "$1" | sed -n 's/^rules *//p'; }
+
+# one_signature FILE FUNCTION: a call every rank makes alike (peers
+# relative to the caller, a whole graph the same everywhere) is stored as
+# one call signature for all ranks.
+one_signature() {
+	n=$("$rondo" dump --grammar "$1" | grep -c "^ *s[0-9]* *$2(")
+	[ "$n" -eq 1 ] || fail "$(basename "$1" .rondo): $n signatures of $2, want 1"
 }
 
 check basic 1 3
 check basic 4 10
 # The loop compresses: 10 and 1000 iterations give the same grammar size.
 check basic 4 1000
-small=$("$rondo" info "$tmp/basic.rondo" | sed -n 's/^rules *//p')
+small=$(rules "$tmp/basic.rondo")
 RONDO_EXPECT="$tmp/x" "$rondo" run -o "$tmp/b10.rondo" -- mpirun -np 4 -x RONDO_EXPECT \
 	${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 10 >/dev/null 2>&1
-big=$("$rondo" info "$tmp/b10.rondo" | sed -n 's/^rules *//p')
+big=$(rules "$tmp/b10.rondo")
 [ "$small" = "$big" ] || fail "grammar grows with iterations: $big at 10, $small at 1000"
 
 # Settings: a bad value warns once and the program runs on; RONDO_DISABLE
@@ -80,5 +114,84 @@ grep -q "cannot write the trace: .*/nonexistent/dir/t.rondo" "$tmp/u.out" ||
 	fail "unwritable output not reported: $(cat "$tmp/u.out")"
 ls "$tmp"/wd/basic-*.rondo >/dev/null 2>&1 || fail "no fallback trace in the working directory"
 
+check p2p 3
+check coll 1
+check coll 4
+check coll 8
+check comms 3
+check comms 4
+check topo 4
+one_signature "$tmp/topo.rondo" MPI_Graph_create
+one_signature "$tmp/topo.rondo" MPI_Dist_graph_create_adjacent
+check rma 3
+mkdir "$tmp/io"
+check io 2 "$tmp/io"
+[ -z "$(ls -A "$tmp/io")" ] || fail "io: the file was not deleted"
+check thread 2
+check errors 2
+
+# Completion in any order: the loop must not make the grammar grow.
+check completion 3 10
+small=$(rules "$tmp/completion.rondo")
+check completion 3 100
+big=$(rules "$tmp/completion.rondo")
+# PENDING: Waitany/Waitsome record the completed index, the requests
+# already completed (MPI_REQUEST_NULL) and the statuses, so each completion
+# order is another signature and a random order does not compress (request
+# pools per signature and reduced statuses are not there yet).
+[ "$small" = "$big" ] ||
+	pending "completion: the grammar grows with a Waitany/Waitsome loop" \
+		"in random order: rules $small at 10 iterations, $big at 100"
+
+# A datatype created, committed, used and freed 100 000 times: t0 every
+# time (the regexes), and the grammar the same as after 1 000.
+check types 2 1000
+small=$(rules "$tmp/types.rondo")
+check types 2 100000
+big=$(rules "$tmp/types.rondo")
+one_signature "$tmp/types.rondo" MPI_Sendrecv
+[ "$small" = "$big" ] ||
+	fail "types: grammar grows: $small rules at 1000 iterations, $big at 100000"
+size=$(wc -c <"$tmp/types.rondo")
+[ "$size" -lt 16384 ] || fail "types: 100000 iterations take $size bytes"
+
+# MPI_Abort: mpirun exits as it does without the tracer (its status; its
+# own MPI_ABORT banner is lost about half the time by Open MPI 4.1, traced
+# or not, so the output is not compared).  The trace is written at
+# MPI_Finalize, which never comes: no trace, no report line.
+# mpirun runs without the sanitizer runtimes here (only the ranks get
+# them): while it forwards that banner, Open MPI 4.1's mpirun reads a
+# buffer it has freed (ASan: heap-use-after-free in
+# orte_rml_oob_send_buffer_nb), and would exit 86 instead.
+mkdir "$tmp/bin"
+printf '#!/bin/sh\nunset LD_PRELOAD\nexec %s "$@"\n' "$(command -v mpirun)" \
+	>"$tmp/bin/mpirun"
+chmod +x "$tmp/bin/mpirun"
+timeout 120 "$tmp/bin/mpirun" -np 2 ${san:+-x LD_PRELOAD="$san" -x ASAN_OPTIONS} \
+	"$top_builddir/tests/mpi/abort" >"$tmp/abort0.out" 2>&1
+want=$?
+timeout 120 "$rondo" run -o "$tmp/abort.rondo" -- "$tmp/bin/mpirun" -np 2 \
+	${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/abort" >"$tmp/abort.out" 2>&1
+got=$?
+[ "$want" -ne 0 ] && [ "$want" -ne 124 ] || fail "abort: untraced, mpirun exits $want"
+[ "$got" = "$want" ] || fail "abort: mpirun exits $got traced, $want untraced"
+[ ! -e "$tmp/abort.rondo" ] || fail "abort: a trace was written"
+! grep -q "^rondo:" "$tmp/abort.out" || fail "abort: $(grep "^rondo:" "$tmp/abort.out")"
+
+# What the suite exercised.
+sort -u "$tmp/functions" >"$tmp/functions.all"
+n=$(wc -l <"$tmp/functions.all")
+echo "mpi.sh: $n distinct MPI functions exercised:"
+fmt -w 76 <"$tmp/functions.all" | sed 's/^/  /'
+[ "$n" -ge 40 ] || fail "only $n distinct MPI functions exercised, want 40 or more"
+
+if [ -s "$tmp/pending" ]; then
+	echo "mpi.sh: pending checks (not counted as failures):"
+	awk -F '\t' '$1 == "PEND" { pend[$2] = 1 } { all[$2] = 1 }
+		END { for (r in all)
+			if (r in pend) print "PENDING: " r
+			else print "PENDING, passes now (make it a check): " r }' \
+		"$tmp/pending" | sort
+fi
 echo "mpi.sh: $fails failed"
 [ "$fails" -eq 0 ]

@@ -365,6 +365,11 @@ OPAQUE_KINDS = {"F90_STATUS", "F08_STATUS"}
 ERROR_KINDS = {"ERROR_CODE", "ERROR_CLASS"}
 # A rank that refers to another communicator than the first one.
 RANK_COMM = {("MPI_Intercomm_create", "remote_leader"): "peer_comm"}
+# Rank arrays that describe a whole graph, the same on every rank (every
+# node's edges): recorded as plain integers, since relative to the caller
+# they would differ from rank to rank.
+WHOLE_GRAPH = {("MPI_Graph_create", "edges"), ("MPI_Graph_map", "edges"),
+               ("MPI_Graph_get", "edges")}
 # Absolute addresses stored in an MPI_Aint: recorded as buffers.
 ADDRESSES = {("MPI_Get_address", "address")}
 # Parameters ignored when a buffer is MPI_IN_PLACE: buffer -> (functions
@@ -625,7 +630,8 @@ class Wrapper:
             kind = HANDLES[c.base][0] + ("" if p.direction == "in" else "_out")
         elif p.kind == "WEIGHT":
             kind = "weights"
-        elif p.kind in RANK_KINDS and self.comm:
+        elif p.kind in RANK_KINDS and self.comm and \
+                (self.f.name, p.name) not in WHOLE_GRAPH:
             kind, extra = "rank", [self.rank_comm(p)]
         elif self.h.kind_of(c.base) == "int":
             kind = "int:" + c.base

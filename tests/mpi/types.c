@@ -1,0 +1,143 @@
+/*
+ * types.c - derived datatypes under the tracer, checked call by call
+ * (expect.h): a vector type created, committed, used in a ring exchange
+ * and freed ITERATIONS times (its id is reused: t0 every time, and
+ * mpi.sh checks that the grammar does not grow with the loop), then
+ * the other constructors and queries once, with Pack and Unpack.
+ *
+ *   mpirun -np 2 types [ITERATIONS]      (any number of ranks)
+ */
+#include "expect.h"
+
+#define WORLD MPI_COMM_WORLD
+
+static int rank, size, left, right;
+
+static void loop(long iters)
+{
+	int out[4] = {rank, -1, rank, -1}, in[4];
+	MPI_Datatype every_other;
+
+	for (long i = 0; i < iters; i++) {
+		MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+		EXPECT("MPI_Type_vector\\(count=2, blocklength=1, stride=2, "
+		       "oldtype=MPI_INT, " OUT "newtype=t0\\)");
+		MPI_Type_commit(&every_other);
+		EXPECT("MPI_Type_commit\\(" OUT "datatype=t0\\)");
+		MPI_Sendrecv(out, 1, every_other, right, 0, in, 1, every_other,
+			     left, 0, WORLD, MPI_STATUS_IGNORE);
+		EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
+		       "sendtype=t0, dest=%s, sendtag=0, " OUT "recvbuf=" BUF
+		       ", recvcount=1, recvtype=t0, source=%s, recvtag=0, "
+		       "comm=MPI_COMM_WORLD, "
+		       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(right, WORLD),
+		       rx_rank(left, WORLD));
+		MPI_Type_free(&every_other);
+		CHECK(every_other == MPI_DATATYPE_NULL);
+		EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	}
+	CHECK(iters == 0 || in[2] == left);
+}
+
+/* The other constructors, each type used or queried, then freed in an
+ * order different from their creation: freed ids are reused lowest
+ * first. */
+static void constructors(void)
+{
+	struct {
+		int i;
+		double d;
+	} rec[2] = {{0, 0}, {0, 0}};
+	int bl[2] = {1, 1}, disp[2] = {0, 3}, sizes[2] = {4, 4};
+	int subsizes[2] = {2, 2}, starts[2] = {1, 1}, sz, len, pos = 0;
+	MPI_Aint ad[2], base, lb, extent;
+	MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, st, ix, sub, rs, dp;
+	char packed[256], name[MPI_MAX_OBJECT_NAME];
+	int grid[16] = {0}, back[16] = {0};
+
+	MPI_Get_address(&rec[0], &base);
+	EXPECT("MPI_Get_address\\(location=" BUF ", " OUT "address=" BUF "\\)");
+	MPI_Get_address(&rec[0].d, &ad[1]);
+	EXPECT("MPI_Get_address\\(location=" BUF ", " OUT "address=" BUF "\\)");
+	ad[0] = 0;
+	ad[1] -= base;
+	MPI_Type_create_struct(2, bl, ad, types, &st);
+	EXPECT("MPI_Type_create_struct\\(count=2, "
+	       "array_of_blocklengths=\\[1, 1\\], "
+	       "array_of_displacements=\\[0, %ld\\], "
+	       "array_of_types=\\[MPI_INT, MPI_DOUBLE\\], "
+	       OUT "newtype=t0\\)", (long)ad[1]);
+	MPI_Type_indexed(2, bl, disp, MPI_INT, &ix);
+	EXPECT("MPI_Type_indexed\\(count=2, "
+	       "array_of_blocklengths=\\[1, 1\\], "
+	       "array_of_displacements=\\[0, 3\\], oldtype=MPI_INT, "
+	       OUT "newtype=t1\\)");
+	MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C,
+				 MPI_INT, &sub);
+	EXPECT("MPI_Type_create_subarray\\(ndims=2, "
+	       "array_of_sizes=\\[4, 4\\], array_of_subsizes=\\[2, 2\\], "
+	       "array_of_starts=\\[1, 1\\], order=%d, oldtype=MPI_INT, "
+	       OUT "newtype=t2\\)", MPI_ORDER_C);
+	MPI_Type_create_resized(st, 0, (MPI_Aint)sizeof(rec[0]), &rs);
+	EXPECT("MPI_Type_create_resized\\(oldtype=t0, lb=0, extent=%d, "
+	       OUT "newtype=t3\\)", (int)sizeof(rec[0]));
+	MPI_Type_dup(sub, &dp);
+	EXPECT("MPI_Type_dup\\(oldtype=t2, " OUT "newtype=t4\\)");
+	MPI_Type_set_name(dp, "centre");
+	EXPECT("MPI_Type_set_name\\(datatype=t4, type_name=\"centre\"\\)");
+	MPI_Type_get_name(dp, name, &len);
+	EXPECT("MPI_Type_get_name\\(datatype=t4, "
+	       OUT "type_name=\"centre\", " OUT "resultlen=6\\)");
+	MPI_Type_commit(&rs);
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t3\\)");
+	MPI_Type_commit(&dp);
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t4\\)");
+	MPI_Type_size(rs, &sz);
+	EXPECT("MPI_Type_size\\(datatype=t3, " OUT "size=%d\\)", sz);
+	MPI_Type_get_extent(rs, &lb, &extent);
+	EXPECT("MPI_Type_get_extent\\(datatype=t3, " OUT "lb=0, "
+	       OUT "extent=%d\\)", (int)sizeof(rec[0]));
+	/* The centre of a 4 x 4 grid, packed and unpacked elsewhere. */
+	for (int i = 0; i < 16; i++)
+		grid[i] = i;
+	MPI_Pack(grid, 1, dp, packed, sizeof(packed), &pos, WORLD);
+	CHECK(pos == 4 * (int)sizeof(int));
+	EXPECT("MPI_Pack\\(inbuf=" BUF ", incount=1, datatype=t4, "
+	       OUT "outbuf=" BUF ", outsize=%d, position=0, "
+	       "comm=MPI_COMM_WORLD\\)", (int)sizeof(packed));
+	pos = 0;
+	MPI_Unpack(packed, sizeof(packed), &pos, back, 1, dp, WORLD);
+	CHECK(back[5] == 5 && back[10] == 10 && back[0] == 0);
+	EXPECT("MPI_Unpack\\(inbuf=" BUF ", insize=%d, position=0, "
+	       OUT "outbuf=" BUF ", outcount=1, datatype=t4, "
+	       "comm=MPI_COMM_WORLD\\)", (int)sizeof(packed));
+	MPI_Type_free(&ix);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t1\\)");
+	MPI_Type_free(&st);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	MPI_Type_contiguous(3, MPI_INT, &ix);
+	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, "
+	       OUT "newtype=t0\\)");
+	MPI_Type_free(&ix);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	MPI_Type_free(&dp);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t4\\)");
+	MPI_Type_free(&rs);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t3\\)");
+	MPI_Type_free(&sub);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t2\\)");
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? atol(argv[1]) : 10;
+
+	MPI_Init(&argc, &argv);
+	expect_start(&rank, &size);
+	left = (rank + size - 1) % size;
+	right = (rank + 1) % size;
+	loop(iters);
+	constructors();
+	expect_finalize();
+	return 0;
+}

@@ -58,13 +58,17 @@ enum {
 	C_STATUS_IGNORE,
 	C_STATUSES_IGNORE,
 	C_UNTRACKED_BUFFER,
+	C_UNDEFINED,
+	C_UNWEIGHTED,
+	C_WEIGHTS_EMPTY,
 	C_FIXED
 };
 
 static const char *const fixed_names[C_FIXED] = {
 	"MPI_ANY_SOURCE",    "MPI_ANY_TAG",	    "MPI_PROC_NULL",
 	"MPI_ROOT",	     "MPI_IN_PLACE",	    "MPI_STATUS_IGNORE",
-	"MPI_STATUSES_IGNORE", "(buffer)",
+	"MPI_STATUSES_IGNORE", "(buffer)",	    "MPI_UNDEFINED",
+	"MPI_UNWEIGHTED",    "MPI_WEIGHTS_EMPTY",
 };
 
 #define PREDEF(type, h) {type, #h, 0}
@@ -116,6 +120,11 @@ static struct predef {
 };
 
 #define NPREDEF (sizeof(predef) / sizeof(predef[0]))
+
+uint32_t handles_const_undefined(void)
+{
+	return C_UNDEFINED;
+}
 
 uint32_t handles_const_count(void)
 {
@@ -263,6 +272,10 @@ void rec_buf(struct rec *r, const void *p)
 		fmt_arg_put_none(b, RONDO_ARG_NULL);
 	} else if (p == MPI_IN_PLACE) {
 		put_const(r, C_IN_PLACE);
+	} else if (p == MPI_UNWEIGHTED) {
+		put_const(r, C_UNWEIGHTED);
+	} else if (p == MPI_WEIGHTS_EMPTY) {
+		put_const(r, C_WEIGHTS_EMPTY);
 	} else if (!rt.track_pointers) {
 		put_const(r, C_UNTRACKED_BUFFER);
 	} else {
@@ -317,6 +330,8 @@ void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 		put_const(r, C_PROC_NULL);
 	else if (rank == MPI_ROOT)
 		put_const(r, C_ROOT);
+	else if (rank == MPI_UNDEFINED)
+		put_const(r, C_UNDEFINED);
 	else if (comm == MPI_COMM_NULL ||
 		 (comms_rank(comm, &me, &size) < 0 &&
 		  (PMPI_Comm_test_inter(comm, &inter) || inter ||
@@ -345,11 +360,19 @@ void rec_status(struct rec *r, const MPI_Status *s)
 	/* Source relative to the caller's world rank: which communicator
 	 * the request belonged to is not known here yet. */
 	fmt_arg_put_list(b, RONDO_ARG_STATUS, 2);
-	if (s->MPI_SOURCE == MPI_ANY_SOURCE || s->MPI_SOURCE == MPI_PROC_NULL) {
+	/* An empty status (MPI_ANY_SOURCE, MPI_ANY_TAG) and one from
+	 * MPI_PROC_NULL name their values. */
+	if (s->MPI_SOURCE == MPI_ANY_SOURCE)
+		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_ANY_SOURCE);
+	else if (s->MPI_SOURCE == MPI_PROC_NULL)
+		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_PROC_NULL);
+	else if (s->MPI_SOURCE < 0 || s->MPI_SOURCE >= rt.size)
 		fmt_arg_put_sint(b, RONDO_ARG_RANK, s->MPI_SOURCE);
-	} else {
+	else
 		fmt_arg_put_sint(b, RONDO_ARG_RANK_REL,
 				 rank_offset(s->MPI_SOURCE, rt.rank, rt.size));
-	}
-	fmt_arg_put_sint(b, RONDO_ARG_TAG, s->MPI_TAG);
+	if (s->MPI_TAG == MPI_ANY_TAG)
+		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_ANY_TAG);
+	else
+		fmt_arg_put_sint(b, RONDO_ARG_TAG, s->MPI_TAG);
 }

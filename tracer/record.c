@@ -185,7 +185,12 @@ void rec_null(struct rec *r)
 
 void rec_int(struct rec *r, int64_t v)
 {
-	fmt_arg_put_sint(rec_args(r), RONDO_ARG_INT, v);
+	/* MPI_UNDEFINED is chosen to be no value a count or index takes */
+	if (v == MPI_UNDEFINED)
+		fmt_arg_put_uint(rec_args(r), RONDO_ARG_CONST,
+				 handles_const_undefined());
+	else
+		fmt_arg_put_sint(rec_args(r), RONDO_ARG_INT, v);
 }
 
 void rec_string(struct rec *r, const char *s)

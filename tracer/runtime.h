@@ -93,6 +93,8 @@ uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 /* ---- handles.c ----------------------------------------------------------- */
 /* Named constants: index in the trace's constant table. */
 uint32_t handles_const_count(void);
+/* The constant MPI_UNDEFINED is recorded as. */
+uint32_t handles_const_undefined(void);
 const char *handles_const_name(uint32_t i);
 void handles_init(void);
 

@@ -363,8 +363,11 @@ POINTER_OUT_KINDS = {"C_BUFFER", "C_BUFFER2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10
 OPAQUE_KINDS = {"F90_STATUS", "F08_STATUS"}
 # Returned values that are error codes, not results.
 ERROR_KINDS = {"ERROR_CODE", "ERROR_CLASS"}
-# A rank that refers to another communicator than the first one.
-RANK_COMM = {("MPI_Intercomm_create", "remote_leader"): "peer_comm"}
+# Ranks of another communicator than the call's first one: recorded as the
+# absolute value, since readers turn relative ranks back with the first
+# communicator (MPI_Intercomm_create's remote_leader is a rank of
+# peer_comm).
+OTHER_COMM_RANKS = {("MPI_Intercomm_create", "remote_leader")}
 # Rank arrays that describe a whole graph, the same on every rank (every
 # node's edges): recorded as plain integers, since relative to the caller
 # they would differ from rank to rank.
@@ -524,10 +527,6 @@ class Wrapper:
         return "wrappers_%s(%s, %s)" % (rule, v, inner) if inner else None
 
     # -- recorders --------------------------------------------------------------
-    def rank_comm(self, p):
-        other = RANK_COMM.get((self.f.name, p.name))
-        return self.by_name[other].c.name if other in self.by_name else self.comm
-
     def value(self, p, expr, ctype):
         """The recorder of one value of type ctype, or None."""
         r = "&" + self.r
@@ -538,8 +537,9 @@ class Wrapper:
             return None
         if (self.f.name, p.name) in ADDRESSES:
             return "rec_buf(%s, (const void *)(intptr_t)%s)" % (r, expr)
-        if p.kind in RANK_KINDS and self.comm:
-            return "rec_rank(%s, %s, %s)" % (r, expr, self.rank_comm(p))
+        if p.kind in RANK_KINDS and self.comm and \
+                (self.f.name, p.name) not in OTHER_COMM_RANKS:
+            return "rec_rank(%s, %s, %s)" % (r, expr, self.comm)
         if p.kind == "TAG":
             return "rec_tag(%s, %s)" % (r, expr)
         return "rec_int(%s, %s)" % (r, expr)
@@ -632,7 +632,7 @@ class Wrapper:
             kind = "weights"
         elif p.kind in RANK_KINDS and self.comm and \
                 (self.f.name, p.name) not in WHOLE_GRAPH:
-            kind, extra = "rank", [self.rank_comm(p)]
+            kind, extra = "rank", [self.comm]
         elif self.h.kind_of(c.base) == "int":
             kind = "int:" + c.base
         else:

@@ -120,6 +120,62 @@ static void format_buffer(struct out *o, const struct fctx *c,
 		format_list(o, c, a, "buf[", "]");
 }
 
+/* The name of the status field value `e` gives, by its kind: a source
+ * is a rank (or MPI_ANY_SOURCE, MPI_PROC_NULL), a tag a tag (or
+ * MPI_ANY_TAG), a count an integer (or MPI_UNDEFINED); NULL for a flag
+ * ("cancelled") or a value of no known field. */
+static const char *status_field(const struct fctx *c, const rondo_arg *e)
+{
+	const char *name;
+
+	switch (e->kind) {
+	case RONDO_ARG_RANK:
+	case RONDO_ARG_RANK_REL: return "source";
+	case RONDO_ARG_TAG: return "tag";
+	case RONDO_ARG_INT: return "count";
+	case RONDO_ARG_CONST:
+		name = e->wire == RONDO_WIRE_UINT && e->u <= UINT32_MAX
+			       ? rondo_const_name(c->t, (uint32_t)e->u)
+			       : NULL;
+		if (!name)
+			return NULL;
+		if (!strcmp(name, "MPI_ANY_SOURCE") ||
+		    !strcmp(name, "MPI_PROC_NULL"))
+			return "source";
+		if (!strcmp(name, "MPI_ANY_TAG"))
+			return "tag";
+		if (!strcmp(name, "MPI_UNDEFINED"))
+			return "count";
+		return NULL;
+	}
+	return NULL;
+}
+
+/* A status: its fields by name, "status{source=3, tag=7}"; the source
+ * is stored relative to the caller's world rank (the request's
+ * communicator is not known where the status is recorded).  The fields
+ * that can be inferred are not stored: status{} says nothing more than
+ * the call that was completed. */
+static void format_status(struct out *o, const struct fctx *c,
+			  const rondo_arg *a)
+{
+	struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize};
+	const char *field;
+	rondo_arg e;
+
+	out_printf(o, "status{");
+	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS; k++) {
+		if (rondo_arg_elem(a, k, &e) < 0)
+			break;
+		out_printf(o, "%s", k ? ", " : "");
+		field = status_field(c, &e);
+		if (field)
+			out_printf(o, "%s=", field);
+		format_value(o, &w, &e);
+	}
+	out_printf(o, "}");
+}
+
 static void format_value(struct out *o, const struct fctx *c,
 			 const rondo_arg *a)
 {
@@ -167,10 +223,7 @@ static void format_value(struct out *o, const struct fctx *c,
 		break;
 	case RONDO_ARG_STATUS:
 		if (a->wire == RONDO_WIRE_LIST) {
-			/* a status's source is relative to the world rank */
-			struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize};
-
-			format_list(o, &w, a, "status{", "}");
+			format_status(o, c, a);
 			return;
 		}
 		break;

@@ -115,9 +115,24 @@ grep -q "cannot write the trace: .*/nonexistent/dir/t.rondo" "$tmp/u.out" ||
 ls "$tmp"/wd/basic-*.rondo >/dev/null 2>&1 || fail "no fallback trace in the working directory"
 
 check p2p 3
+# two_requests FILE: an Iallreduce and an Ibcast in flight together are
+# two requests with two ids, which the Waitall names, also when Open MPI
+# gave both the same handle (on 1 rank).
+two_requests() {
+	"$rondo" dump --rank 0 "$1" | awk '
+		function req(s) { sub(/.*request=/, "", s); sub(/\).*/, "", s); return s }
+		/MPI_Iallreduce\(.*op=MPI_MIN/ { a = req($0); n = NR; next }
+		NR == n + 1 && /MPI_Ibcast\(/ { b = req($0); next }
+		NR == n + 2 && /MPI_Waitall\(count=2 ->/ { w = $0; found = 1 }
+		END { if (!found || a == b || index(w, "[" a ", " b "]") == 0) {
+			print "Iallreduce " a ", Ibcast " b ", then " w; exit 1 } }' ||
+		fail "$(basename "$1" .rondo): two requests in flight named wrong"
+}
 check coll 1
+two_requests "$tmp/coll.rondo"
 check coll 4
 check coll 8
+two_requests "$tmp/coll.rondo"
 check comms 3
 check comms 4
 check topo 4
@@ -130,18 +145,28 @@ check io 2 "$tmp/io"
 check thread 2
 check errors 2
 
-# Completion in any order: the loop must not make the grammar grow.
+# Completion in any order.  The order is information the trace keeps
+# (indices, which requests are null), so the grammar may grow with a
+# random order; but a request's id must not depend on it: the hub's
+# receive from one worker has one signature, whatever the order it was
+# served in (request ids come from a pool per signature).
+hub_receives() {
+	"$rondo" dump --rank 0 --function MPI_Irecv "$1" | grep ' tag=5,' |
+		cut -d' ' -f3- | sort -u | wc -l
+}
 check completion 3 10
-small=$(rules "$tmp/completion.rondo")
+small=$(wc -c <"$tmp/completion.rondo")
 check completion 3 100
-big=$(rules "$tmp/completion.rondo")
-# PENDING: Waitany/Waitsome record the completed index, the requests
-# already completed (MPI_REQUEST_NULL) and the statuses, so each completion
-# order is another signature and a random order does not compress (request
-# pools per signature and reduced statuses are not there yet).
-[ "$small" = "$big" ] ||
-	pending "completion: the grammar grows with a Waitany/Waitsome loop" \
-		"in random order: rules $small at 10 iterations, $big at 100"
+big=$(wc -c <"$tmp/completion.rondo")
+n=$(hub_receives "$tmp/completion.rondo")
+[ "$n" -eq 2 ] ||
+	fail "completion: the hub's receives from 2 workers have $n signatures"
+echo "mpi.sh: completion in random order: $small bytes at 10 iterations," \
+	"$big at 100"
+check completion 5 100
+n=$(hub_receives "$tmp/completion.rondo")
+[ "$n" -eq 4 ] ||
+	fail "completion: the hub's receives from 4 workers have $n signatures"
 
 # A datatype created, committed, used and freed 100 000 times: t0 every
 # time (the regexes), and the grammar the same as after 1 000.

@@ -61,6 +61,7 @@ enum {
 	C_UNDEFINED,
 	C_UNWEIGHTED,
 	C_WEIGHTS_EMPTY,
+	C_CANCELLED,
 	C_FIXED
 };
 
@@ -68,7 +69,7 @@ static const char *const fixed_names[C_FIXED] = {
 	"MPI_ANY_SOURCE",    "MPI_ANY_TAG",	    "MPI_PROC_NULL",
 	"MPI_ROOT",	     "MPI_IN_PLACE",	    "MPI_STATUS_IGNORE",
 	"MPI_STATUSES_IGNORE", "(buffer)",	    "MPI_UNDEFINED",
-	"MPI_UNWEIGHTED",    "MPI_WEIGHTS_EMPTY",
+	"MPI_UNWEIGHTED",    "MPI_WEIGHTS_EMPTY",   "cancelled",
 };
 
 #define PREDEF(type, h) {type, #h, 0}
@@ -124,6 +125,25 @@ static struct predef {
 uint32_t handles_const_undefined(void)
 {
 	return C_UNDEFINED;
+}
+
+uint32_t handles_const_cancelled(void)
+{
+	return C_CANCELLED;
+}
+
+/* Index in predef[] of a predefined handle, by name. */
+static uint32_t predef_const(const char *name)
+{
+	for (size_t i = 0; i < NPREDEF; i++)
+		if (!strcmp(predef[i].name, name))
+			return (uint32_t)(C_FIXED + i);
+	return UINT32_MAX;
+}
+
+uint32_t handles_const_request_null(void)
+{
+	return predef_const("MPI_REQUEST_NULL");
 }
 
 uint32_t handles_const_count(void)
@@ -207,10 +227,12 @@ void handles_init(void)
 			V(t[i]);
 	}
 #undef V
+	/* Requests have a table of their own too (requests.c). */
 	for (size_t i = 0; i < k && i < NPREDEF; i++)
-		if (predef[i].type != H_COMM)
+		if (predef[i].type != H_COMM && predef[i].type != H_REQUEST)
 			hmap_set_const(&maps[predef[i].type], keys[i],
 				       (uint32_t)(C_FIXED + i));
+	requests_init(handles_const_request_null());
 }
 
 /* ---- recording ---------------------------------------------------------------- */
@@ -260,7 +282,6 @@ REC_HANDLE(errhandler, MPI_Errhandler, H_ERRHANDLER)
 REC_HANDLE(win, MPI_Win, H_WIN)
 REC_HANDLE(file, MPI_File, H_FILE)
 REC_HANDLE(message, MPI_Message, H_MESSAGE)
-REC_HANDLE(request, MPI_Request, H_REQUEST)
 #undef REC_HANDLE
 
 void rec_buf(struct rec *r, const void *p)
@@ -349,30 +370,24 @@ void rec_statuses_ignored(struct rec *r)
 	put_const(r, C_STATUSES_IGNORE);
 }
 
-void rec_status(struct rec *r, const MPI_Status *s)
+void rec_status_ignored(struct rec *r)
+{
+	put_const(r, C_STATUS_IGNORE);
+}
+
+void rec_status_source(struct rec *r, int source)
 {
 	struct fmt_buf *b = rec_args(r);
 
-	if (s == MPI_STATUS_IGNORE) {
-		put_const(r, C_STATUS_IGNORE);
-		return;
-	}
-	/* Source relative to the caller's world rank: which communicator
-	 * the request belonged to is not known here yet. */
-	fmt_arg_put_list(b, RONDO_ARG_STATUS, 2);
-	/* An empty status (MPI_ANY_SOURCE, MPI_ANY_TAG) and one from
-	 * MPI_PROC_NULL name their values. */
-	if (s->MPI_SOURCE == MPI_ANY_SOURCE)
+	/* An empty status (MPI_ANY_SOURCE) and one from MPI_PROC_NULL name
+	 * their values. */
+	if (source == MPI_ANY_SOURCE)
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_ANY_SOURCE);
-	else if (s->MPI_SOURCE == MPI_PROC_NULL)
+	else if (source == MPI_PROC_NULL)
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_PROC_NULL);
-	else if (s->MPI_SOURCE < 0 || s->MPI_SOURCE >= rt.size)
-		fmt_arg_put_sint(b, RONDO_ARG_RANK, s->MPI_SOURCE);
+	else if (source < 0 || source >= rt.size)
+		fmt_arg_put_sint(b, RONDO_ARG_RANK, source);
 	else
 		fmt_arg_put_sint(b, RONDO_ARG_RANK_REL,
-				 rank_offset(s->MPI_SOURCE, rt.rank, rt.size));
-	if (s->MPI_TAG == MPI_ANY_TAG)
-		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_ANY_TAG);
-	else
-		fmt_arg_put_sint(b, RONDO_ARG_TAG, s->MPI_TAG);
+				 rank_offset(source, rt.rank, rt.size));
 }

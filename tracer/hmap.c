@@ -130,6 +130,16 @@ static void hmap_release_id(struct hmap *m, uint32_t id)
 	m->free_ids[i] = id;
 }
 
+uint32_t hmap_take_id(struct hmap *m)
+{
+	return hmap_new_id(m);
+}
+
+void hmap_give_id(struct hmap *m, uint32_t id)
+{
+	hmap_release_id(m, id);
+}
+
 uint32_t hmap_lookup(const struct hmap *m, uint64_t key)
 {
 	uint32_t i;

@@ -40,6 +40,10 @@ uint32_t hmap_get(struct hmap *m, uint64_t key, int create);
 /* Drops one reference; the id is reused once none is left. */
 void hmap_put(struct hmap *m, uint64_t key);
 
+/* The id allocator alone: the lowest free id, and giving one back. */
+uint32_t hmap_take_id(struct hmap *m);
+void hmap_give_id(struct hmap *m, uint32_t id);
+
 /* Names a value: it always maps to constant c. */
 void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c);
 

@@ -98,6 +98,16 @@ struct fmt_buf *rec_args(struct rec *r)
 	return &r->th->level[r->th->depth - 1].args;
 }
 
+struct rt_level *rec_level(struct rec *r)
+{
+	return &r->th->level[r->th->depth - 1];
+}
+
+uint32_t rec_func_id(const struct rec *r)
+{
+	return r->func;
+}
+
 void rec_pmpi_start(struct rec *r)
 {
 	r->t0 = rt_now();
@@ -154,6 +164,8 @@ int rec_end(struct rec *r, int ret)
 		pthread_mutex_unlock(&rt.lock);
 	lv->args.len = 0;
 	lv->args.oom = 0;
+	lv->nctx = 0;
+	lv->ndup = 0;
 	r->th->depth--;
 	return ret;
 }
@@ -266,7 +278,7 @@ int rec_cart_ndims(MPI_Comm comm)
 
 /* ---- the signature table ---------------------------------------------------- */
 
-static uint64_t sig_hash(uint32_t func, const uint8_t *p, size_t n)
+uint64_t record_hash(uint32_t func, const uint8_t *p, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ func;
 
@@ -323,7 +335,7 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 			  size_t n)
 {
-	uint64_t h = sig_hash(func, p, n);
+	uint64_t h = record_hash(func, p, n);
 	uint32_t i;
 
 	if ((rt.nsig + 1) * 2 > rt.index_cap && index_grow() < 0)

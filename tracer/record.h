@@ -84,8 +84,24 @@ void rec_callback(struct rec *r, void (*fn)(void));
 /* The next n values are the elements of one list (an array parameter). */
 void rec_list(struct rec *r, int64_t n);
 
-/* A status written by the call (MPI_STATUS_IGNORE recorded as such). */
+/* Statuses written by the call (MPI_STATUS_IGNORE recorded as such),
+ * reduced to the fields that cannot be inferred (requests.c):
+ *  - rec_status_req: the status of the k-th request the call named (the
+ *    request arguments recorded before it; MPI_UNDEFINED: none, an empty
+ *    status);
+ *  - rec_status_recv: of a blocking receive or probe posted with these
+ *    values (count -1: none posted, a probe);
+ *  - rec_status_io: of a file operation of count elements of type;
+ *  - rec_status: of unknown origin, every field. */
 void rec_status(struct rec *r, const MPI_Status *s);
+/* A status the call reads (MPI_Get_count...): its fields were recorded by
+ * the call that wrote it; none is recorded again. */
+void rec_status_read(struct rec *r, const MPI_Status *s);
+void rec_status_req(struct rec *r, const MPI_Status *s, int k);
+void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
+		     MPI_Datatype type, int source, int tag);
+void rec_status_io(struct rec *r, const MPI_Status *s, int64_t count,
+		   MPI_Datatype type);
 /* An array of statuses passed as MPI_STATUSES_IGNORE (Open MPI gives it
  * the same value as MPI_STATUS_IGNORE, so the wrapper says which). */
 void rec_statuses_ignored(struct rec *r);
@@ -111,6 +127,22 @@ REC_HANDLE(file, MPI_File)
 REC_HANDLE(message, MPI_Message)
 REC_HANDLE(request, MPI_Request)
 #undef REC_HANDLE
+
+/* A request a call created (rec_request_out is rec_request_new for
+ * REC_REQ_OTHER): kind says what its completion's status can add; a
+ * receive passes its posted count, datatype, source and tag, a file
+ * operation its count and datatype (the others are ignored).  The id comes
+ * from the pool of the call's signature without the request, so the
+ * request must be the call's last argument recorded. */
+enum rec_req_kind {
+	REC_REQ_NULL,	 /* MPI_REQUEST_NULL: an empty status */
+	REC_REQ_OTHER,	 /* sends, collectives, one-sided: a cancellation */
+	REC_REQ_RECV,	 /* receives: the wildcards matched, the count */
+	REC_REQ_IO,	 /* file operations: the count transferred */
+	REC_REQ_UNKNOWN, /* generalized, or not seen created: every field */
+};
+void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
+		     MPI_Datatype type, int source, int tag);
 
 /* A copy of n requests, taken before a call that may change them (Waitall,
  * Testsome...); valid until rec_end. */

@@ -18,11 +18,29 @@ enum rt_state { RT_BEFORE, RT_ON, RT_DONE };
  * recorded call is one level down). */
 #define RT_MAX_DEPTH 4
 
+/* Most request values one call names more than once (requests.c). */
+#define RT_MAX_DUP 8
+
+/* What a status of a request's completion can add (requests.c). */
+struct req_info {
+	uint8_t kind; /* enum rec_req_kind */
+	uint8_t any_source, any_tag;
+	int64_t count;	   /* posted count, -1 when there is none */
+	int64_t type_size; /* bytes per element of the posted datatype */
+};
+
 /* One call's scratch space, one per nesting level and thread. */
 struct rt_level {
 	struct fmt_buf args;    /* the encoded argument values */
 	MPI_Request *saved;     /* rec_save_requests */
 	size_t nsaved;
+	struct req_info *ctx;   /* the requests the call named, in order */
+	uint32_t nctx, capctx;
+	struct rt_dup {         /* values shared by several requests: */
+		uint64_t key;   /* how many of their occurrences kept */
+		uint32_t kept;  /* their request */
+	} dup[RT_MAX_DUP];
+	uint32_t ndup;
 };
 
 struct rec_thread {
@@ -79,10 +97,18 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Reads the RONDO_* environment; bad values warn and keep the default. */
 void rt_settings(void);
+/* A yes/no value (1/0, yes/no, true/false, on/off, case ignored; "" is
+ * no): 1 or 0, -1 for NULL or anything else.  Safe before MPI_Init. */
+int rt_bool(const char *v);
 
 /* ---- record.c ------------------------------------------------------------ */
 /* Where the current call's argument values are encoded. */
 struct fmt_buf *rec_args(struct rec *r);
+/* The current call's scratch space, and its function id. */
+struct rt_level *rec_level(struct rec *r);
+uint32_t rec_func_id(const struct rec *r);
+/* The hash signatures are looked up by. */
+uint64_t record_hash(uint32_t func, const uint8_t *p, size_t n);
 /* Starts recording: the grammar and tables exist, state RT_ON. */
 int record_start(void);
 /* Finds or adds the signature of the current call; UINT32_MAX when out of
@@ -93,8 +119,18 @@ uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 /* ---- handles.c ----------------------------------------------------------- */
 /* Named constants: index in the trace's constant table. */
 uint32_t handles_const_count(void);
-/* The constant MPI_UNDEFINED is recorded as. */
+/* The constants MPI_UNDEFINED, MPI_REQUEST_NULL and a cancelled status
+ * are recorded as. */
 uint32_t handles_const_undefined(void);
+uint32_t handles_const_request_null(void);
+uint32_t handles_const_cancelled(void);
+/* A status's source (a rank of the request's communicator, which is not
+ * known here: relative to the world rank), and MPI_STATUS_IGNORE. */
+void rec_status_source(struct rec *r, int source);
+void rec_status_ignored(struct rec *r);
+
+/* ---- requests.c ---------------------------------------------------------- */
+void requests_init(uint32_t null_const);
 const char *handles_const_name(uint32_t i);
 void handles_init(void);
 

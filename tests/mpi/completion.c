@@ -7,11 +7,14 @@
  *    send, so they complete in whatever order the messages arrive;
  *  - Testany and Testsome: the messages are sent before the receives are
  *    posted (a barrier between), so the tests find them and the number of
- *    polls does not vary from one iteration to the next.
+ *    polls does not vary from one iteration to the next;
+ *  - then a hub: Waitany over one receive per worker, each completion
+ *    answered at once and its receive posted again.
  *
  * Whatever the order, the program knows what each call returned and
- * writes it.  mpi.sh also runs it with 10 and 100 iterations: a loop must
- * not make the grammar grow.
+ * writes it.  mpi.sh also runs it with 10 and 100 iterations: the order
+ * of completions is real information, but the symbols must not change
+ * with it (the receive from one worker always has the same request id).
  *
  *   mpirun -np 3 completion [ITERATIONS]     (2 to 9 ranks)
  */
@@ -38,15 +41,20 @@ static const char *rx_reqs(void)
 	return rx_list(k, e);
 }
 
+/* The receive from rank i + 1. */
+static void post_one(int i, int tag)
+{
+	MPI_Irecv(&in[i], 1, MPI_INT, i + 1, tag, WORLD, &rq[i]);
+	EXPECT("MPI_Irecv\\(" OUT "buf=" BUF ", count=1, "
+	       "datatype=MPI_INT, source=%s, tag=%d, "
+	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+	       rx_rank(i + 1, WORLD), tag);
+}
+
 static void post(int tag)
 {
-	for (int i = 0; i < k; i++) {
-		MPI_Irecv(&in[i], 1, MPI_INT, i + 1, tag, WORLD, &rq[i]);
-		EXPECT("MPI_Irecv\\(" OUT "buf=" BUF ", count=1, "
-		       "datatype=MPI_INT, source=%s, tag=%d, "
-		       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
-		       rx_rank(i + 1, WORLD), tag);
-	}
+	for (int i = 0; i < k; i++)
+		post_one(i, tag);
 }
 
 static void barrier(void)
@@ -61,7 +69,7 @@ static void send_to_hub(int tag)
 
 	/* Wait* phases: a random delay, so the messages arrive in an order
 	 * that changes from one iteration to the next. */
-	if (tag <= 2)
+	if (tag <= 2 || tag == 5)
 		usleep((useconds_t)(rand_r(&seed) % 400));
 	MPI_Send(&v, 1, MPI_INT, 0, tag, WORLD);
 	EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, dest=%s, "
@@ -87,7 +95,7 @@ static void wait_any(void)
 		check_received(idx, &st, 1);
 		EXPECT("MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, "
 		       OUT "index=%d, " OUT "status=%s\\)", k, before, idx,
-		       rx_status(&st, WORLD));
+		       ST_NONE);
 	}
 }
 
@@ -107,7 +115,7 @@ static void some(int test, int tag)
 		CHECK(out != MPI_UNDEFINED);
 		for (int i = 0; i < out; i++) {
 			check_received(idx[i], &sts[i], tag);
-			st[i] = rx_status(&sts[i], WORLD);
+			st[i] = ST_NONE;
 		}
 		EXPECT("MPI_%s\\(incount=%d, " OUT "array_of_requests=%s, "
 		       OUT "outcount=%d, " OUT "array_of_indices=%s, "
@@ -136,7 +144,7 @@ static void test_any(void)
 		check_received(idx, &st, 3);
 		EXPECT("MPI_Testany\\(count=%d, " OUT "array_of_requests=%s, "
 		       OUT "index=%d, " OUT "flag=1, " OUT "status=%s\\)", k,
-		       before, idx, rx_status(&st, WORLD));
+		       before, idx, ST_NONE);
 		done++;
 	}
 }
@@ -144,7 +152,7 @@ static void test_any(void)
 /* Nothing left to complete: MPI_UNDEFINED, and no entries. */
 #define WAITANY_NULL                                                           \
 	"MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, "               \
-	OUT "index=%s, " OUT "status=" ANY_STATUS "\\)"
+	OUT "index=%s, " OUT "status=" ST_NONE "\\)"
 #define WAITSOME_NULL                                                          \
 	"MPI_Waitsome\\(incount=%d, " OUT "array_of_requests=%s, "            \
 	OUT "outcount=%s, " OUT "array_of_indices=NULL, "                      \
@@ -162,6 +170,64 @@ static void all_null(void)
 	MPI_Waitsome(k, rq, &out, indices, MPI_STATUSES_IGNORE);
 	CHECK(out == MPI_UNDEFINED);
 	EXPECT("%s", rx_printf(WAITSOME_NULL, k, nulls, "MPI_UNDEFINED"));
+}
+
+/* A hub serving its workers in the order they come: each completion is
+ * answered at once (an Isend) and the receive posted again.  The receive
+ * from a given worker must keep its request id whatever the order: ids
+ * come from a pool per signature (mpi.sh counts the Irecv signatures). */
+static void hub(int rounds)
+{
+	static int ack[MAXK];
+	MPI_Request sq[MAXK];
+	MPI_Status st;
+	const char *before;
+	int left[MAXK], todo = k * rounds, idx;
+
+	for (int i = 0; i < k; i++) {
+		sq[i] = MPI_REQUEST_NULL;
+		left[i] = rounds;
+		post_one(i, 5);
+	}
+	while (todo > 0) {
+		before = rx_reqs();
+		MPI_Waitany(k, rq, &idx, &st);
+		CHECK(idx >= 0 && idx < k && in[idx] == (idx + 1) * 10 + 5);
+		EXPECT("MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, "
+		       OUT "index=%d, " OUT "status=" ST_NONE "\\)", k, before,
+		       idx);
+		todo--;
+		if (sq[idx] != MPI_REQUEST_NULL) {
+			MPI_Wait(&sq[idx], &st);
+			EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+			       "status=" ST_NONE "\\)");
+		}
+		MPI_Isend(&ack[idx], 1, MPI_INT, idx + 1, 6, WORLD, &sq[idx]);
+		EXPECT("MPI_Isend\\(buf=" BUF ", count=1, datatype=MPI_INT, "
+		       "dest=%s, tag=6, comm=MPI_COMM_WORLD, " OUT "request="
+		       REQ "\\)", rx_rank(idx + 1, WORLD));
+		if (--left[idx] > 0)
+			post_one(idx, 5);
+	}
+	MPI_Waitall(k, sq, MPI_STATUSES_IGNORE);
+	EXPECT("MPI_Waitall\\(count=%d, " OUT "array_of_requests=%s, "
+	       OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)", k,
+	       rx_list(k, (const char *[MAXK]){REQ, REQ, REQ, REQ, REQ, REQ,
+					       REQ, REQ}));
+}
+
+static void worker(int rounds)
+{
+	int ack;
+
+	for (int i = 0; i < rounds; i++) {
+		send_to_hub(5);
+		MPI_Recv(&ack, 1, MPI_INT, 0, 6, WORLD, MPI_STATUS_IGNORE);
+		EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=1, "
+		       "datatype=MPI_INT, source=%s, tag=6, "
+		       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+		       rx_rank(0, WORLD));
+	}
 }
 
 static void iteration(void)
@@ -209,6 +275,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < iters; i++)
 		iteration();
+	if (rank == 0)
+		hub(iters);
+	else
+		worker(iters);
 	if (rank == 0)
 		all_null();
 	expect_finalize();

@@ -384,6 +384,9 @@ IN_PLACE_SIDES = {
     "recvbuf": (re.compile(r"^MPI_I?[Ss]catterv?(_init)?(_c)?$"),
                 {"recvcount", "recvtype"}),
 }
+# Requests whose statuses the program writes (generalized requests): every
+# field of their statuses is recorded.  Others: STATUS_RULES in RULES.md.
+USER_REQUESTS = {"MPI_Grequest_start"}
 # Length rules computed from a communicator -> the runtime's function.
 COMM_RULES = {"comm_size": "rec_comm_size", "indegree": "rec_comm_indegree",
               "outdegree": "rec_comm_outdegree", "cart_ndims": "rec_cart_ndims"}
@@ -527,9 +530,72 @@ class Wrapper:
         return "wrappers_%s(%s, %s)" % (rule, v, inner) if inner else None
 
     # -- recorders --------------------------------------------------------------
+    def param_name(self, *names):
+        """The C name of the first of these parameters the function has."""
+        for n in names:
+            if n in self.by_name:
+                return self.by_name[n].c.name
+        return None
+
+    def posted(self):
+        """A receive's posted count, datatype, source and tag, as C
+        expressions; a matched message (Mrecv) matched any source and tag;
+        a probe posts no count.  None for a function that receives
+        nothing."""
+        count = self.param_name("count", "recvcount") or "-1"
+        dtype = self.param_name("datatype", "recvtype") or "MPI_DATATYPE_NULL"
+        source, tag = self.param_name("source"), self.param_name("tag", "recvtag")
+        if source and tag:
+            return [count, dtype, source, tag]
+        if "message" in self.by_name and count != "-1":
+            return [count, dtype, "MPI_ANY_SOURCE", "MPI_ANY_TAG"]
+        return None
+
+    def request_out(self, expr):
+        """The recorder of a request the call creates: its kind says what
+        the status of its completion can add (STATUS_RULES)."""
+        r = "&" + self.r
+        if self.params[-1].c.base != "MPI_Request":
+            warn("%s: the request is not the last parameter; its pool is"
+                 " keyed by the arguments before it" % self.f.name)
+        posted = self.posted()
+        if posted:
+            return "rec_request_new(%s, %s, REC_REQ_RECV, %s)" % (
+                r, expr, ", ".join(posted))
+        count = self.param_name("count")
+        if self.f.name.startswith("MPI_File_") and count:
+            return "rec_request_new(%s, %s, REC_REQ_IO, %s, %s, 0, 0)" % (
+                r, expr, count, self.param_name("datatype"))
+        if self.f.name in USER_REQUESTS:
+            return ("rec_request_new(%s, %s, REC_REQ_UNKNOWN, -1,"
+                    " MPI_DATATYPE_NULL, 0, 0)" % (r, expr))
+        return "rec_request_out(%s, %s)" % (r, expr)
+
+    def status(self, p):
+        """The recorder of one status (STATUS_RULES)."""
+        r, v = "&" + self.r, p.c.name
+        if p.direction == "in":
+            return "rec_status_read(%s, %s)" % (r, v)
+        index = self.param_name("index")
+        if index:
+            return "rec_status_req(%s, %s, %s ? *%s : -1)" % (r, v, index, index)
+        request = self.by_name.get("request")
+        if request is not None and request.c.base == "MPI_Request":
+            return "rec_status_req(%s, %s, 0)" % (r, v)
+        posted = self.posted()
+        if posted:
+            return "rec_status_recv(%s, %s, %s)" % (r, v, ", ".join(posted))
+        if self.f.name.startswith("MPI_File_"):
+            return "rec_status_io(%s, %s, %s, %s)" % (
+                r, v, self.param_name("count") or "-1",
+                self.param_name("datatype") or "MPI_DATATYPE_NULL")
+        return "rec_status(%s, %s)" % (r, v)
+
     def value(self, p, expr, ctype):
         """The recorder of one value of type ctype, or None."""
         r = "&" + self.r
+        if ctype == "MPI_Request" and p.direction == "out":
+            return self.request_out(expr)
         if ctype in HANDLES:
             suffix = "_out" if p.direction == "out" else ""
             return "rec_%s%s(%s, %s)" % (HANDLES[ctype][0], suffix, r, expr)
@@ -561,7 +627,7 @@ class Wrapper:
         elif p.length is not None:
             self.array(p)
         elif c.base == "MPI_Status" and c.depth == 1:
-            p.stmt = "rec_status(%s, %s)" % (r, v)
+            p.stmt = self.status(p)
             p.deref = True
             p.out = int(p.direction != "in")
         elif c.depth == 1:
@@ -617,7 +683,15 @@ class Wrapper:
         elif c.base == "char":
             kind = "argv_list" if c.depth == 3 else "string"
         elif c.base == "MPI_Status":
-            kind = "status"
+            # Waitall/Testall: status i is of request i; Waitsome/Testsome:
+            # of request indices[i]
+            indices = self.param_name("array_of_indices")
+            if indices:
+                kind, extra = "status_of_indices", [indices]
+            elif "array_of_requests" in self.by_name:
+                kind = "status_of_requests"
+            else:
+                kind = "status"
         elif c.base == "MPI_Request" and p.direction == "inout":
             saved = self.fresh("saved_" + v)
             self.helpers.add("save_requests")
@@ -799,6 +873,11 @@ LISTS = {
     "argv_list": ("char **const *a", "wrappers_argv(r, a[i])", None, ""),
     "status": ("const MPI_Status *a", "rec_status(r, &a[i])",
                "!a || n < 0", ""),
+    "status_of_requests": ("const MPI_Status *a",
+                           "rec_status_req(r, &a[i], (int)i)", "!a || n < 0", ""),
+    "status_of_indices": ("const MPI_Status *a",
+                          "rec_status_req(r, &a[i], idx ? idx[i] : -1)",
+                          "!a || n < 0", ", const int *idx"),
     "request_inout": ("const MPI_Request *saved, const MPI_Request *a",
                       "rec_request_inout(r, saved[i], a[i])",
                       "!a || n < 0 || (n > 0 && !saved)", ""),
@@ -843,7 +922,7 @@ def helper_text(kind):
         params, elem, absent, extra = ("const %s *a" % ctype,
                                        "rec_%s(r, a[i])" % kind, None, "")
     named = ""
-    if kind == "status":
+    if kind.startswith("status"):
         named = ("if (a == MPI_STATUSES_IGNORE) {\n\t\trec_statuses_ignored(r);"
                  "\n\t\treturn;\n\t}\n\t")
     return LIST_HELPER % {"name": ident(kind), "params": params, "extra": extra,

@@ -1,0 +1,476 @@
+/*
+ * requests.c - symbolic ids for requests, and statuses reduced to what
+ * cannot be inferred.
+ *
+ * Ids come from a pool per creating call signature (the signature without
+ * the request: MPI_Irecv from rank 3 with tag 7 into m2+0 is one pool).  A
+ * request takes the lowest free slot of its pool, and slot k of a pool
+ * always has the same id.  So the request a program posts again as soon as
+ * the previous one completed (a Waitsome loop re-posting its receives)
+ * keeps its id, whatever order the others completed in, and the calls
+ * that name it keep their signatures.
+ *
+ * A handle value does not identify one request: Open MPI returns one
+ * shared, completed request for every small send that completes at once,
+ * so two live requests may have the same value.  Each value keeps the
+ * list of its live requests, oldest first; within one call the k-th
+ * occurrence of a value in the arguments is its k-th live request not
+ * released earlier in the call.  A value never seen (a request created
+ * before tracing began) gets a request of its own; nothing here stops the
+ * program.
+ *
+ * Each request remembers what a status of its completion can add: a
+ * receive's wildcards and posted size.  The Wait and Test calls hand their
+ * statuses to rec_status_req() with the index of the request, which keeps
+ * only the fields that say something: the source and tag a wildcard
+ * matched, a received count that differs from the posted one, a
+ * cancellation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "runtime.h"
+
+#define NONE UINT32_MAX
+
+struct req {
+	uint64_t key; /* the handle value */
+	uint32_t id;
+	uint32_t pool, slot; /* NONE for a request of unknown origin */
+	uint32_t next;	     /* next live request with the same value */
+	struct req_info info;
+};
+
+static struct {
+	struct hmap byval;  /* handle value -> its first live request */
+	struct hmap pools;  /* hash of the creating signature -> pool */
+	struct hmap ids;    /* pool << 32 | slot -> request id */
+	struct hmap *slots; /* per pool: its slot allocator */
+	uint32_t npools, cappools;
+	struct req *req;
+	uint32_t nreq, capreq, free; /* free: list of unused entries */
+	uint32_t next_id;
+	uint64_t null_key;
+	uint32_t null_const;
+} rq = {.free = NONE};
+
+static uint64_t request_key(MPI_Request h)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, &h, sizeof(h) < sizeof(k) ? sizeof(h) : sizeof(k));
+	return k;
+}
+
+void requests_init(uint32_t null_const)
+{
+	rq.null_key = request_key(MPI_REQUEST_NULL);
+	rq.null_const = null_const;
+}
+
+/* Makes room for element n of the array *p of *cap elements of `size`
+ * bytes (doubling, from `first`).  Returns 0, or -1 when out of memory. */
+static int grow(void *p, uint32_t *cap, uint32_t n, size_t size,
+		uint32_t first)
+{
+	uint32_t c = *cap ? *cap * 2 : first;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	q = realloc(*(void **)p, c * size);
+	if (!q)
+		return -1;
+	*(void **)p = q;
+	*cap = c;
+	return 0;
+}
+
+/* ---- the per-call context ----------------------------------------------------- */
+
+/* The requests the current call named, in argument order, for its
+ * statuses. */
+static int ctx_push(struct rec *r, const struct req_info *info)
+{
+	struct rt_level *lv = rec_level(r);
+
+	if (grow(&lv->ctx, &lv->capctx, lv->nctx, sizeof(*lv->ctx), 8) < 0)
+		return -1;
+	lv->ctx[lv->nctx++] = *info;
+	return 0;
+}
+
+/* How many earlier arguments of this call named value `key` and kept
+ * their request (it was not released): the index of this occurrence in
+ * the value's list.  Only values shared by several requests count. */
+static uint32_t ctx_occurrence(struct rec *r, uint64_t key, int keep)
+{
+	struct rt_level *lv = rec_level(r);
+	uint32_t i;
+
+	for (i = 0; i < lv->ndup; i++)
+		if (lv->dup[i].key == key)
+			break;
+	if (i == lv->ndup) {
+		if (i == RT_MAX_DUP)
+			return 0;
+		lv->dup[lv->ndup++] = (struct rt_dup){key, 0};
+	}
+	return keep ? lv->dup[i].kept++ : lv->dup[i].kept;
+}
+
+/* ---- pools ---------------------------------------------------------------------- */
+
+static uint32_t pool_of(uint64_t hash)
+{
+	uint32_t p = hmap_lookup(&rq.pools, hash);
+
+	if (p != UINT32_MAX)
+		return p;
+	if (grow(&rq.slots, &rq.cappools, rq.npools, sizeof(*rq.slots), 64) < 0)
+		return NONE;
+	if (hmap_insert(&rq.pools, hash, rq.npools) < 0)
+		return NONE;
+	memset(&rq.slots[rq.npools], 0, sizeof(rq.slots[0]));
+	return rq.npools++;
+}
+
+/* The id of slot `slot` of pool `pool`: the same every time. */
+static uint32_t slot_id(uint32_t pool, uint32_t slot)
+{
+	uint64_t k = (uint64_t)pool << 32 | slot;
+	uint32_t id = hmap_lookup(&rq.ids, k);
+
+	if (id != UINT32_MAX)
+		return id;
+	if (hmap_insert(&rq.ids, k, rq.next_id) < 0)
+		return NONE;
+	return rq.next_id++;
+}
+
+/* ---- live requests ------------------------------------------------------------- */
+
+static uint32_t req_alloc(void)
+{
+	uint32_t i = rq.free;
+
+	if (i != NONE) {
+		rq.free = rq.req[i].next;
+		return i;
+	}
+	if (grow(&rq.req, &rq.capreq, rq.nreq, sizeof(*rq.req), 64) < 0)
+		return NONE;
+	return rq.nreq++;
+}
+
+/* A new live request for value key, last in the value's list. */
+static struct req *req_add(uint64_t key, uint32_t pool,
+			   const struct req_info *info)
+{
+	uint32_t i = req_alloc(), head, slot = NONE, id;
+	struct req *q;
+
+	if (i == NONE)
+		return NULL;
+	if (pool != NONE) {
+		slot = hmap_take_id(&rq.slots[pool]);
+		id = slot_id(pool, slot);
+	} else {
+		/* unknown origin: a pool of its own per value */
+		pool = pool_of(key ^ 0x9e3779b97f4a7c15ull);
+		slot = pool == NONE ? NONE : hmap_take_id(&rq.slots[pool]);
+		id = pool == NONE ? NONE : slot_id(pool, slot);
+	}
+	q = &rq.req[i];
+	*q = (struct req){key, id, pool, slot, NONE, *info};
+	if (id == NONE || pool == NONE) {
+		q->next = rq.free;
+		rq.free = i;
+		return NULL;
+	}
+	head = hmap_lookup(&rq.byval, key);
+	if (head == UINT32_MAX) {
+		if (hmap_insert(&rq.byval, key, i) < 0) {
+			hmap_give_id(&rq.slots[pool], slot);
+			q->next = rq.free;
+			rq.free = i;
+			return NULL;
+		}
+	} else {
+		while (rq.req[head].next != NONE)
+			head = rq.req[head].next;
+		rq.req[head].next = i;
+	}
+	return q;
+}
+
+/* The k-th live request of value key (the last one if there are fewer),
+ * or NULL. */
+static struct req *req_find(uint64_t key, uint32_t k, uint32_t *prev)
+{
+	uint32_t i = hmap_lookup(&rq.byval, key), p = NONE;
+
+	if (i == UINT32_MAX)
+		return NULL;
+	for (; k > 0 && rq.req[i].next != NONE; k--) {
+		p = i;
+		i = rq.req[i].next;
+	}
+	if (prev)
+		*prev = p;
+	return &rq.req[i];
+}
+
+/* Releases a live request: its slot is free again. */
+static void req_release(struct req *q, uint32_t prev)
+{
+	uint32_t i = (uint32_t)(q - rq.req), v;
+
+	if (prev != NONE) {
+		rq.req[prev].next = q->next;
+	} else if (q->next != NONE) {
+		hmap_unref(&rq.byval, q->key, &v);
+		hmap_insert(&rq.byval, q->key, q->next);
+	} else {
+		hmap_unref(&rq.byval, q->key, &v);
+	}
+	hmap_give_id(&rq.slots[q->pool], q->slot);
+	q->next = rq.free;
+	rq.free = i;
+}
+
+static void put_request(struct rec *r, uint32_t id)
+{
+	if (id == NONE) {
+		rt.failed = 1;
+		fmt_arg_put_none(rec_args(r), RONDO_ARG_NULL);
+	} else {
+		fmt_arg_put_uint(rec_args(r), RONDO_ARG_REQUEST, id);
+	}
+}
+
+static void put_null(struct rec *r)
+{
+	static const struct req_info null_info = {REC_REQ_NULL, 0, 0, -1, 0};
+
+	ctx_push(r, &null_info);
+	fmt_arg_put_uint(rec_args(r), RONDO_ARG_CONST, rq.null_const);
+}
+
+/* An existing request the call names; `released` when the call freed it
+ * (the value came back as MPI_REQUEST_NULL). */
+static void name_request(struct rec *r, MPI_Request h, int released)
+{
+	static const struct req_info unknown = {REC_REQ_UNKNOWN, 1, 1, -1, 0};
+	uint64_t key = request_key(h);
+	uint32_t prev = NONE;
+	struct req *q;
+
+	if (key == rq.null_key) {
+		put_null(r);
+		return;
+	}
+	q = req_find(key, 0, NULL);
+	if (q && q->next != NONE) /* shared by several requests */
+		q = req_find(key, ctx_occurrence(r, key, !released), &prev);
+	else if (!q)
+		q = req_add(key, NONE, &unknown);
+	if (!q) {
+		put_request(r, NONE);
+		return;
+	}
+	ctx_push(r, &q->info);
+	put_request(r, q->id);
+	if (released)
+		req_release(q, prev);
+}
+
+/* ---- what the wrappers call ------------------------------------------------------- */
+
+void rec_request(struct rec *r, MPI_Request h)
+{
+	name_request(r, h, 0);
+}
+
+void rec_request_inout(struct rec *r, MPI_Request before, MPI_Request after)
+{
+	/* No MPI call replaces a request by another: it keeps it or frees
+	 * it (a request that is not persistent, once complete). */
+	name_request(r, before, request_key(before) != request_key(after));
+}
+
+void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
+		     MPI_Datatype type, int source, int tag)
+{
+	struct fmt_buf *b = rec_args(r);
+	struct req_info info = {(uint8_t)kind, source == MPI_ANY_SOURCE,
+				tag == MPI_ANY_TAG, count, 0};
+	struct req *q;
+	int size = 0;
+
+	if (request_key(h) == rq.null_key) {
+		fmt_arg_put_uint(b, RONDO_ARG_CONST, rq.null_const);
+		return;
+	}
+	if ((kind == REC_REQ_RECV || kind == REC_REQ_IO) && type != MPI_DATATYPE_NULL &&
+	    PMPI_Type_size(type, &size) == MPI_SUCCESS)
+		info.type_size = size;
+	else
+		info.count = -1;
+	if (kind == REC_REQ_RECV && source == MPI_PROC_NULL)
+		info.kind = REC_REQ_NULL; /* completes at once with an empty status */
+	/* the pool: the call's arguments before the request, its last one */
+	q = req_add(request_key(h),
+		    pool_of(record_hash(rec_func_id(r), b->data, b->len)),
+		    &info);
+	put_request(r, q ? q->id : NONE);
+}
+
+void rec_request_out(struct rec *r, MPI_Request h)
+{
+	rec_request_new(r, h, REC_REQ_OTHER, -1, MPI_DATATYPE_NULL, 0, 0);
+}
+
+/* ---- statuses ----------------------------------------------------------------------- */
+
+/* A status's fields, each kept or not. */
+enum { ST_SOURCE = 1, ST_TAG = 2, ST_COUNT = 4, ST_CANCELLED = 8 };
+
+static void put_status(struct rec *r, const MPI_Status *s, unsigned fields,
+		       int64_t type_size)
+{
+	struct fmt_buf *b = rec_args(r);
+	int n = 0, flag = 0, bytes = 0;
+	int64_t count = 0;
+
+	if (fields & ST_CANCELLED) {
+		if (PMPI_Test_cancelled(s, &flag) != MPI_SUCCESS || !flag)
+			fields &= ~(unsigned)ST_CANCELLED;
+	}
+	if (fields & ST_COUNT) {
+		if (PMPI_Get_count(s, MPI_BYTE, &bytes) != MPI_SUCCESS)
+			fields &= ~(unsigned)ST_COUNT;
+		else if (bytes == MPI_UNDEFINED || type_size <= 0)
+			count = bytes;
+		else
+			count = bytes % type_size ? MPI_UNDEFINED
+						  : bytes / type_size;
+	}
+	for (unsigned f = fields; f; f &= f - 1)
+		n++;
+	fmt_arg_put_list(b, RONDO_ARG_STATUS, (uint64_t)n);
+	if (fields & ST_SOURCE)
+		rec_status_source(r, s->MPI_SOURCE);
+	if (fields & ST_TAG)
+		rec_tag(r, s->MPI_TAG);
+	if (fields & ST_COUNT)
+		rec_int(r, count);
+	if (fields & ST_CANCELLED)
+		fmt_arg_put_uint(b, RONDO_ARG_CONST, handles_const_cancelled());
+}
+
+/* The fields a status of a request described by `info` adds, given the
+ * count it transferred in bytes. */
+static unsigned status_fields(const struct req_info *info, const MPI_Status *s)
+{
+	int bytes = 0;
+	unsigned f = 0;
+
+	switch (info->kind) {
+	case REC_REQ_NULL:
+		return 0;
+	case REC_REQ_OTHER:
+		return ST_CANCELLED;
+	case REC_REQ_UNKNOWN:
+		return ST_SOURCE | ST_TAG | ST_COUNT | ST_CANCELLED;
+	case REC_REQ_RECV:
+		f = ST_CANCELLED;
+		if (info->any_source)
+			f |= ST_SOURCE;
+		if (info->any_tag)
+			f |= ST_TAG;
+		break;
+	}
+	/* receives and file operations: the count when it is not the posted
+	 * one (a shorter message, a read at the end of a file) */
+	if (info->count < 0 || info->type_size <= 0 ||
+	    PMPI_Get_count(s, MPI_BYTE, &bytes) != MPI_SUCCESS ||
+	    bytes != info->count * info->type_size)
+		f |= ST_COUNT;
+	return f;
+}
+
+void rec_status(struct rec *r, const MPI_Status *s)
+{
+	static const struct req_info unknown = {REC_REQ_UNKNOWN, 1, 1, -1, 0};
+
+	if (s == MPI_STATUS_IGNORE)
+		rec_status_ignored(r);
+	else
+		put_status(r, s, status_fields(&unknown, s), 0);
+}
+
+void rec_status_read(struct rec *r, const MPI_Status *s)
+{
+	if (s == MPI_STATUS_IGNORE)
+		rec_status_ignored(r);
+	else
+		fmt_arg_put_list(rec_args(r), RONDO_ARG_STATUS, 0);
+}
+
+void rec_status_req(struct rec *r, const MPI_Status *s, int k)
+{
+	static const struct req_info empty = {REC_REQ_NULL, 0, 0, -1, 0};
+	struct rt_level *lv = rec_level(r);
+	const struct req_info *info;
+
+	if (s == MPI_STATUS_IGNORE) {
+		rec_status_ignored(r);
+		return;
+	}
+	if (k == MPI_UNDEFINED)
+		info = &empty; /* no active request: an empty status */
+	else if (k >= 0 && (uint32_t)k < lv->nctx)
+		info = &lv->ctx[k];
+	else
+		return rec_status(r, s);
+	put_status(r, s, status_fields(info, s), info->type_size);
+}
+
+void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
+		     MPI_Datatype type, int source, int tag)
+{
+	struct req_info info = {REC_REQ_RECV, source == MPI_ANY_SOURCE,
+				tag == MPI_ANY_TAG, count, 0};
+	int size = 0;
+
+	if (s == MPI_STATUS_IGNORE) {
+		rec_status_ignored(r);
+		return;
+	}
+	if (source == MPI_PROC_NULL)
+		info.kind = REC_REQ_NULL;
+	else if (count < 0 || type == MPI_DATATYPE_NULL ||
+		 PMPI_Type_size(type, &size) != MPI_SUCCESS)
+		info.count = -1;
+	info.type_size = size;
+	put_status(r, s, status_fields(&info, s), info.type_size);
+}
+
+void rec_status_io(struct rec *r, const MPI_Status *s, int64_t count,
+		   MPI_Datatype type)
+{
+	struct req_info info = {REC_REQ_IO, 0, 0, count, 0};
+	int size = 0;
+
+	if (s == MPI_STATUS_IGNORE) {
+		rec_status_ignored(r);
+		return;
+	}
+	if (count < 0 || type == MPI_DATATYPE_NULL ||
+	    PMPI_Type_size(type, &size) != MPI_SUCCESS)
+		info.count = -1;
+	info.type_size = size;
+	put_status(r, s, status_fields(&info, s), info.type_size);
+}

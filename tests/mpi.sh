@@ -135,6 +135,15 @@ check coll 8
 two_requests "$tmp/coll.rondo"
 check comms 3
 check comms 4
+# MPI_Comm_idup: the new communicator has one id on every rank, the one
+# the calls on it use once the request completed.
+"$rondo" dump "$tmp/comms.rondo" | awk '
+	/MPI_Comm_idup\(/ { c = $0; sub(/.*newcomm=/, "", c); sub(/,.*/, "", c)
+		dup[$1] = c; ids[c] = 1; next }
+	($1 in dup) && /MPI_Barrier\(/ { if ($0 !~ "comm=" dup[$1] "\\)") bad = 1
+		delete dup[$1] }
+	END { n = 0; for (c in ids) n++; exit bad || n != 1 }' ||
+	fail "comms: MPI_Comm_idup names its communicator differently"
 check topo 4
 one_signature "$tmp/topo.rondo" MPI_Graph_create
 one_signature "$tmp/topo.rondo" MPI_Dist_graph_create_adjacent

@@ -128,11 +128,12 @@ static uint64_t members_hash(const int *w, uint32_t n, uint32_t first)
 }
 
 /* The identity a new communicator gets: the first instance of its member
- * set no live handle holds.  Returns its index, or UINT32_MAX. */
-static uint32_t ident_for(MPI_Comm c)
+ * set (those of `like`) no live handle holds.  Returns its index, or
+ * UINT32_MAX. */
+static uint32_t ident_for(MPI_Comm like)
 {
 	uint32_t n, i, first;
-	int *w = comm_members(c, &n, &first);
+	int *w = comm_members(like, &n, &first);
 	uint64_t h;
 
 	if (!w)
@@ -174,13 +175,14 @@ static uint32_t ident_for(MPI_Comm c)
 	return UINT32_MAX;
 }
 
-/* Takes a new handle into the table; returns its ident or constant. */
-static uint32_t comm_adopt(MPI_Comm c)
+/* Takes a new handle into the table, with the members of `like`; returns
+ * its ident or constant. */
+static uint32_t comm_adopt_like(MPI_Comm c, MPI_Comm like)
 {
 	uint32_t v = hmap_lookup(&by_handle, KEY(c));
 
 	if (v == UINT32_MAX) {
-		v = ident_for(c);
+		v = ident_for(like);
 		if (v == UINT32_MAX || hmap_insert(&by_handle, KEY(c), v) < 0)
 			return UINT32_MAX;
 		idents[v].live++;
@@ -188,6 +190,11 @@ static uint32_t comm_adopt(MPI_Comm c)
 		hmap_insert(&by_handle, KEY(c), v); /* the same value again */
 	}
 	return v;
+}
+
+static uint32_t comm_adopt(MPI_Comm c)
+{
+	return comm_adopt_like(c, c);
 }
 
 static void comm_release(MPI_Comm c)
@@ -239,6 +246,16 @@ void rec_comm(struct rec *r, MPI_Comm c)
 void rec_comm_out(struct rec *r, MPI_Comm c)
 {
 	put_comm(r, comm_adopt(c));
+}
+
+void rec_comm_dup_out(struct rec *r, MPI_Comm c, MPI_Comm parent)
+{
+	/* the duplicate may not be usable before the request completes,
+	 * but its members are the parent's */
+	if (c == MPI_COMM_NULL || parent == MPI_COMM_NULL)
+		rec_comm_out(r, c);
+	else
+		put_comm(r, comm_adopt_like(c, parent));
 }
 
 void rec_comm_inout(struct rec *r, MPI_Comm before, MPI_Comm after)

@@ -144,6 +144,11 @@ enum rec_req_kind {
 void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 		     MPI_Datatype type, int source, int tag);
 
+/* The communicator a non-blocking duplication (MPI_Comm_idup) returns: it
+ * may not be usable before the call's request completes, so it is named
+ * by the members of the communicator it duplicates. */
+void rec_comm_dup_out(struct rec *r, MPI_Comm c, MPI_Comm parent);
+
 /* A copy of n requests, taken before a call that may change them (Waitall,
  * Testsome...); valid until rec_end. */
 MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n);

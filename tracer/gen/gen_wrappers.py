@@ -596,6 +596,9 @@ class Wrapper:
         r = "&" + self.r
         if ctype == "MPI_Request" and p.direction == "out":
             return self.request_out(expr)
+        if ctype == "MPI_Comm" and p.direction == "out" and \
+                self.f.name.startswith("MPI_Comm_idup") and self.comm:
+            return "rec_comm_dup_out(%s, %s, %s)" % (r, expr, self.comm)
         if ctype in HANDLES:
             suffix = "_out" if p.direction == "out" else ""
             return "rec_%s%s(%s, %s)" % (HANDLES[ctype][0], suffix, r, expr)

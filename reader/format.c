@@ -258,15 +258,13 @@ void fmt_buf_free(struct fmt_buf *b)
 }
 
 /* Makes room for n more bytes.  Returns 0, or -1 with b->oom set. */
-static int buf_reserve(struct fmt_buf *b, size_t n)
+static int buf_grow(struct fmt_buf *b, size_t n)
 {
 	size_t cap;
 	uint8_t *p;
 
 	if (b->oom)
 		return -1;
-	if (n <= b->cap - b->len)
-		return 0;
 	if (n > SIZE_MAX - b->len)
 		goto oom;
 	cap = b->cap ? b->cap : 256;
@@ -281,6 +279,14 @@ static int buf_reserve(struct fmt_buf *b, size_t n)
 oom:
 	b->oom = 1;
 	return -1;
+}
+
+/* Room for n more bytes: 0, or -1 when out of memory (b->oom set). */
+static inline int buf_reserve(struct fmt_buf *b, size_t n)
+{
+	if (!b->oom && n <= b->cap - b->len)
+		return 0;
+	return buf_grow(b, n);
 }
 
 void fmt_put_bytes(struct fmt_buf *b, const void *p, size_t n)
@@ -312,25 +318,49 @@ void fmt_put_le64(struct fmt_buf *b, uint64_t v)
 	fmt_put_bytes(b, s, sizeof(s));
 }
 
-void fmt_put_uvarint(struct fmt_buf *b, uint64_t v)
+/* Writes v as a varint at p (room for 10 bytes), returns the end.  The
+ * tracer encodes every argument of every call with these: they write in
+ * place, without a copy or a call per byte. */
+static inline uint8_t *varint_at(uint8_t *p, uint64_t v)
 {
-	uint8_t s[10];
-	size_t n = 0;
-
 	while (v >= 0x80) {
-		s[n++] = (uint8_t)(v | 0x80);
+		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	s[n++] = (uint8_t)v;
-	fmt_put_bytes(b, s, n);
+	*p++ = (uint8_t)v;
+	return p;
 }
 
 /* Zigzag: small magnitudes of either sign get short varints. */
-void fmt_put_svarint(struct fmt_buf *b, int64_t v)
+static inline uint64_t zigzag(int64_t v)
 {
 	uint64_t u = (uint64_t)v << 1;
 
-	fmt_put_uvarint(b, v < 0 ? ~u : u);
+	return v < 0 ? ~u : u;
+}
+
+/* Writes one or two varints (b's length grows by what they take). */
+static inline void put_varints(struct fmt_buf *b, int two, uint64_t v,
+			       uint64_t w)
+{
+	uint8_t *p;
+
+	if (buf_reserve(b, 20) < 0)
+		return;
+	p = varint_at(b->data + b->len, v);
+	if (two)
+		p = varint_at(p, w);
+	b->len = (size_t)(p - b->data);
+}
+
+void fmt_put_uvarint(struct fmt_buf *b, uint64_t v)
+{
+	put_varints(b, 0, v, 0);
+}
+
+void fmt_put_svarint(struct fmt_buf *b, int64_t v)
+{
+	put_varints(b, 0, zigzag(v), 0);
 }
 
 void fmt_put_f64(struct fmt_buf *b, double v)
@@ -1308,9 +1338,14 @@ void fmt_consts_free(struct fmt_consts *k)
 
 /* ---- argument values ----------------------------------------------------- */
 
+static uint64_t arg_tag_value(uint32_t kind, enum rondo_wire wire)
+{
+	return (uint64_t)kind << 3 | wire;
+}
+
 static void arg_tag(struct fmt_buf *b, uint32_t kind, enum rondo_wire wire)
 {
-	fmt_put_uvarint(b, (uint64_t)kind << 3 | wire);
+	put_varints(b, 0, arg_tag_value(kind, wire), 0);
 }
 
 void fmt_arg_put_none(struct fmt_buf *b, uint32_t kind)
@@ -1320,14 +1355,12 @@ void fmt_arg_put_none(struct fmt_buf *b, uint32_t kind)
 
 void fmt_arg_put_uint(struct fmt_buf *b, uint32_t kind, uint64_t v)
 {
-	arg_tag(b, kind, RONDO_WIRE_UINT);
-	fmt_put_uvarint(b, v);
+	put_varints(b, 1, arg_tag_value(kind, RONDO_WIRE_UINT), v);
 }
 
 void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind, int64_t v)
 {
-	arg_tag(b, kind, RONDO_WIRE_SINT);
-	fmt_put_svarint(b, v);
+	put_varints(b, 1, arg_tag_value(kind, RONDO_WIRE_SINT), zigzag(v));
 }
 
 void fmt_arg_put_bytes(struct fmt_buf *b, uint32_t kind, const void *p,
@@ -1340,8 +1373,7 @@ void fmt_arg_put_bytes(struct fmt_buf *b, uint32_t kind, const void *p,
 
 void fmt_arg_put_list(struct fmt_buf *b, uint32_t kind, uint64_t n)
 {
-	arg_tag(b, kind, RONDO_WIRE_LIST);
-	fmt_put_uvarint(b, n);
+	put_varints(b, 1, arg_tag_value(kind, RONDO_WIRE_LIST), n);
 }
 
 static int arg_read(struct fmt_cur *c, rondo_arg *a, unsigned depth);

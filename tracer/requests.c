@@ -42,11 +42,17 @@ struct req {
 	struct req_info info;
 };
 
+/* The requests of one creating signature: slot k has id ids[k]. */
+struct pool {
+	struct hmap slots; /* the slot allocator (its id heap only) */
+	uint32_t *ids;
+	uint32_t nids, capids;
+};
+
 static struct {
-	struct hmap byval;  /* handle value -> its first live request */
-	struct hmap pools;  /* hash of the creating signature -> pool */
-	struct hmap ids;    /* pool << 32 | slot -> request id */
-	struct hmap *slots; /* per pool: its slot allocator */
+	struct hmap byval; /* handle value -> its first live request */
+	struct hmap pools; /* hash of the creating signature -> pool */
+	struct pool *pool;
 	uint32_t npools, cappools;
 	struct req *req;
 	uint32_t nreq, capreq, free; /* free: list of unused entries */
@@ -128,24 +134,30 @@ static uint32_t pool_of(uint64_t hash)
 
 	if (p != UINT32_MAX)
 		return p;
-	if (grow(&rq.slots, &rq.cappools, rq.npools, sizeof(*rq.slots), 64) < 0)
+	if (grow(&rq.pool, &rq.cappools, rq.npools, sizeof(*rq.pool), 64) < 0)
 		return NONE;
 	if (hmap_insert(&rq.pools, hash, rq.npools) < 0)
 		return NONE;
-	memset(&rq.slots[rq.npools], 0, sizeof(rq.slots[0]));
+	memset(&rq.pool[rq.npools], 0, sizeof(rq.pool[0]));
 	return rq.npools++;
 }
 
-/* The id of slot `slot` of pool `pool`: the same every time. */
-static uint32_t slot_id(uint32_t pool, uint32_t slot)
+/* Takes the lowest free slot of a pool; its id is the same every time.
+ * Sets *slot; returns the id, or NONE when out of memory. */
+static uint32_t pool_take(uint32_t pool, uint32_t *slot)
 {
-	uint64_t k = (uint64_t)pool << 32 | slot;
-	uint32_t id = hmap_lookup(&rq.ids, k);
+	struct pool *p = &rq.pool[pool];
+	uint32_t k = hmap_take_id(&p->slots);
 
-	if (id != UINT32_MAX)
-		return id;
-	if (hmap_insert(&rq.ids, k, rq.next_id) < 0)
+	*slot = k;
+	if (k < p->nids)
+		return p->ids[k];
+	/* slots are taken lowest first: a new one is the next */
+	if (grow(&p->ids, &p->capids, k, sizeof(*p->ids), 4) < 0) {
+		hmap_give_id(&p->slots, k);
 		return NONE;
+	}
+	p->ids[p->nids++] = rq.next_id;
 	return rq.next_id++;
 }
 
@@ -173,15 +185,9 @@ static struct req *req_add(uint64_t key, uint32_t pool,
 
 	if (i == NONE)
 		return NULL;
-	if (pool != NONE) {
-		slot = hmap_take_id(&rq.slots[pool]);
-		id = slot_id(pool, slot);
-	} else {
-		/* unknown origin: a pool of its own per value */
+	if (pool == NONE) /* unknown origin: a pool of its own per value */
 		pool = pool_of(key ^ 0x9e3779b97f4a7c15ull);
-		slot = pool == NONE ? NONE : hmap_take_id(&rq.slots[pool]);
-		id = pool == NONE ? NONE : slot_id(pool, slot);
-	}
+	id = pool == NONE ? NONE : pool_take(pool, &slot);
 	q = &rq.req[i];
 	*q = (struct req){key, id, pool, slot, NONE, *info};
 	if (id == NONE || pool == NONE) {
@@ -192,7 +198,7 @@ static struct req *req_add(uint64_t key, uint32_t pool,
 	head = hmap_lookup(&rq.byval, key);
 	if (head == UINT32_MAX) {
 		if (hmap_insert(&rq.byval, key, i) < 0) {
-			hmap_give_id(&rq.slots[pool], slot);
+			hmap_give_id(&rq.pool[pool].slots, slot);
 			q->next = rq.free;
 			rq.free = i;
 			return NULL;
@@ -235,7 +241,7 @@ static void req_release(struct req *q, uint32_t prev)
 	} else {
 		hmap_unref(&rq.byval, q->key, &v);
 	}
-	hmap_give_id(&rq.slots[q->pool], q->slot);
+	hmap_give_id(&rq.pool[q->pool].slots, q->slot);
 	q->next = rq.free;
 	rq.free = i;
 }

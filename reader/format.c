@@ -111,6 +111,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_CONSTS] = "consts",   [FMT_SEC_CST] = "cst",
 		[FMT_SEC_GRAMMAR] = "grammar", [FMT_SEC_RANKMAP] = "rankmap",
 		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
+		[FMT_SEC_RANKTIME] = "ranktime",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
@@ -566,6 +567,50 @@ static int cur_get_str(struct fmt_cur *c, char **out)
 	if (n)
 		memcpy(*out, s, n);
 	(*out)[n] = '\0';
+	return 0;
+}
+
+/* Grows the array *pp of `size`-byte elements, capacity *cap, to hold
+ * `need`, doubling, as elements actually arrive: each costs at least a
+ * byte of payload, so memory stays proportional to it.  Returns 0, or -1
+ * with the array left as it was. */
+static int array_grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n = n <= SIZE_MAX / 2 ? n * 2 : need;
+	if (n > SIZE_MAX / size)
+		return -1;
+	memcpy(&p, pp, sizeof(p));
+	p = realloc(p, n * size);
+	if (!p)
+		return -1;
+	memcpy(pp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
+
+/* Increasing signature ids are stored as their distance past the one
+ * before (the first as itself); *next is the least id the next may be. */
+static int sig_next_read(struct fmt_cur *c, uint64_t *next, uint32_t nsigs,
+			 uint32_t *sig)
+{
+	size_t at = c->pos;
+	uint64_t d;
+	int rc = fmt_get_uvarint(c, &d);
+
+	if (rc)
+		return rc;
+	if (*next >= nsigs || d >= nsigs - *next)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"a signature past the last (the file has %u)",
+				nsigs);
+	*sig = (uint32_t)(*next + d);
+	*next = *sig + 1ull;
 	return 0;
 }
 
@@ -1645,27 +1690,6 @@ struct gread {
 	uint32_t nterm;
 };
 
-/* Grows the body as symbols actually arrive (each costs at least a byte,
- * so memory stays proportional to the payload). */
-static int body_reserve(struct gread *st, size_t need)
-{
-	size_t cap = st->cap ? st->cap : 64;
-	rondo_sym *p;
-
-	if (need <= st->cap)
-		return 0;
-	while (cap < need)
-		cap = cap <= SIZE_MAX / 2 ? cap * 2 : need;
-	if (cap > SIZE_MAX / sizeof(*p))
-		return -1;
-	p = realloc(st->g->body, cap * sizeof(*p));
-	if (!p)
-		return -1;
-	st->g->body = p;
-	st->cap = cap;
-	return 0;
-}
-
 static int count_read(struct fmt_cur *c, uint64_t *n)
 {
 	size_t at = c->pos;
@@ -1732,7 +1756,7 @@ static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
 	if (n > UINT32_MAX - base)
 		return cur_fail(c, RONDO_E_CORRUPT, at,
 				"more than 2^32-1 symbols in all rules");
-	if (body_reserve(st, (size_t)base + n))
+	if (array_grow(&g->body, &st->cap, (size_t)base + n, sizeof(*g->body)))
 		return cur_nomem(c);
 	for (uint32_t k = 0; k < n && !rc; k++)
 		rc = sym_read(c, st, r, &g->body[base + k], &total);
@@ -1997,18 +2021,10 @@ static int values_read(struct fmt_cur *c, rondo_stat *s)
 static int stat_read(struct fmt_cur *c, struct fmt_stat *st, uint64_t next,
 		     uint32_t nsigs)
 {
-	size_t at = c->pos;
-	uint64_t d;
-	int rc = fmt_get_uvarint(c, &d);
+	int rc = sig_next_read(c, &next, nsigs, &st->sig);
 
-	if (rc)
-		return rc;
-	if (next >= nsigs || d >= nsigs - next)
-		return cur_fail(c, RONDO_E_CORRUPT, at,
-				"statistics for a signature past the last "
-				"(the file has %u)", nsigs);
-	st->sig = (uint32_t)(next + d);
-	rc = values_read(c, &st->s);
+	if (!rc)
+		rc = values_read(c, &st->s);
 	return rc ? rc : hist_read(c, &st->s);
 }
 
@@ -2205,4 +2221,234 @@ void fmt_comms_free(struct fmt_comms *c)
 		free(c->c[i].world);
 	free(c->c);
 	memset(c, 0, sizeof(*c));
+}
+
+/* ---- per-rank times ------------------------------------------------------ */
+
+uint16_t fmt_time_code(uint64_t ns)
+{
+	unsigned e;
+	uint64_t m;
+
+	if (ns < 128)
+		return (uint16_t)ns;
+	e = fmt_hist_bin(ns) - 6; /* ns >> e is in [64, 128) */
+	m = (ns >> e) + (ns >> (e - 1) & 1); /* to the nearest, ties up */
+	if (m == 128) {
+		m = 64;
+		e++;
+	}
+	/* 128 << 57 would not fit 64 bits: the top code is as near as any. */
+	return e > 57 ? FMT_TIME_CODE_MAX : (uint16_t)(64 * e + m);
+}
+
+uint64_t fmt_time_value(uint16_t code)
+{
+	if (code > FMT_TIME_CODE_MAX)
+		code = FMT_TIME_CODE_MAX;
+	if (code < 128)
+		return code;
+	return (uint64_t)(64 + code % 64) << (code / 64 - 1);
+}
+
+/* One rank's list, for finding ranks that called the same signatures. */
+struct rank_list {
+	const uint32_t *sig;
+	uint64_t n;
+	uint32_t rank;
+};
+
+static int list_order(const struct rank_list *x, const struct rank_list *y)
+{
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	for (uint64_t k = 0; k < x->n; k++)
+		if (x->sig[k] != y->sig[k])
+			return x->sig[k] < y->sig[k] ? -1 : 1;
+	return 0;
+}
+
+static int list_cmp(const void *a, const void *b)
+{
+	const struct rank_list *x = a, *y = b;
+	int o = list_order(x, y);
+
+	return o ? o : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* same[r]: how many ranks back the nearest rank with r's list is, 0 if
+ * none.  Sorted by list, then rank, that rank comes right before r: no
+ * hash to trust, O(R log R) comparisons whatever the pattern. */
+static uint32_t *ranktime_same(const struct fmt_ranktime *r)
+{
+	struct rank_list *l = malloc(sizeof(*l) * ((size_t)r->nranks + 1));
+	uint32_t *same = calloc((size_t)r->nranks + 1, sizeof(*same));
+
+	if (!l || !same) {
+		free(l);
+		free(same);
+		return NULL;
+	}
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		uint64_t n = r->at[k + 1] - r->at[k];
+
+		l[k] = (struct rank_list){n ? r->sig + r->list[k] : NULL, n, k};
+	}
+	qsort(l, r->nranks, sizeof(*l), list_cmp);
+	for (uint32_t k = 1; k < r->nranks; k++)
+		if (list_order(&l[k - 1], &l[k]) == 0)
+			same[l[k].rank] = l[k].rank - l[k - 1].rank;
+	free(l);
+	return same;
+}
+
+void fmt_ranktime_encode(struct fmt_buf *b, const struct fmt_ranktime *r)
+{
+	uint32_t *same = ranktime_same(r);
+
+	if (!same) {
+		b->oom = 1;
+		return;
+	}
+	fmt_put_uvarint(b, r->nranks);
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		uint64_t n = r->at[k + 1] - r->at[k], s = r->list[k];
+
+		fmt_put_uvarint(b, same[k]);
+		if (!same[k]) {
+			const uint32_t *sig = r->sig + s;
+
+			fmt_put_uvarint(b, n);
+			for (uint64_t i = 0; i < n; i++)
+				fmt_put_uvarint(b, i ? sig[i] - sig[i - 1] - 1
+						     : sig[0]);
+		}
+		for (uint64_t i = 0; i < n; i++)
+			fmt_put_uvarint(b, r->code[r->at[k] + i]);
+	}
+	free(same);
+}
+
+/* What reading the times needs besides the cursor. */
+struct tread {
+	struct fmt_ranktime *r;
+	size_t nsig, capsig, capcode; /* signatures read, room for both */
+	uint32_t nsigs;
+};
+
+static int list_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
+		     uint64_t *n)
+{
+	struct fmt_ranktime *r = st->r;
+	uint64_t next = 0;
+	uint32_t cnt;
+	/* each signature also has a time: 2 bytes at least */
+	int rc = fmt_get_count(c, &cnt, 2);
+
+	if (rc)
+		return rc;
+	if (array_grow(&r->sig, &st->capsig, st->nsig + cnt, sizeof(*r->sig)))
+		return cur_nomem(c);
+	for (uint32_t k = 0; k < cnt && !rc; k++)
+		rc = sig_next_read(c, &next, st->nsigs, &r->sig[st->nsig + k]);
+	r->list[rank] = st->nsig;
+	st->nsig += cnt;
+	*n = cnt;
+	return rc;
+}
+
+static int codes_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
+		      uint64_t n)
+{
+	struct fmt_ranktime *r = st->r;
+	uint64_t base = r->at[rank], v;
+	/* A shared list says how many times follow: one byte each at least. */
+	int rc = cur_need(c, n, "the times of a rank");
+
+	if (rc)
+		return rc;
+	if (array_grow(&r->code, &st->capcode, base + n, sizeof(*r->code)))
+		return cur_nomem(c);
+	for (uint64_t k = 0; k < n; k++) {
+		size_t at = c->pos;
+
+		rc = fmt_get_uvarint(c, &v);
+		if (rc)
+			return rc;
+		if (v > FMT_TIME_CODE_MAX)
+			return cur_fail(c, RONDO_E_CORRUPT, at,
+					"time code %" PRIu64 " past the largest "
+					"(%u)", v, FMT_TIME_CODE_MAX);
+		r->code[base + k] = (uint16_t)v;
+	}
+	r->at[rank + 1] = base + n;
+	return 0;
+}
+
+static int rank_times_read(struct fmt_cur *c, struct tread *st, uint32_t rank)
+{
+	struct fmt_ranktime *r = st->r;
+	size_t at = c->pos;
+	uint64_t same, n = 0;
+	int rc = fmt_get_uvarint(c, &same);
+
+	if (rc)
+		return rc;
+	if (same > rank)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"rank %u shares the signatures of a rank %"
+				PRIu64 " before it", rank, same);
+	if (same) {
+		r->list[rank] = r->list[rank - same];
+		n = r->at[rank - same + 1] - r->at[rank - same];
+	} else {
+		rc = list_read(c, st, rank, &n);
+	}
+	return rc ? rc : codes_read(c, st, rank, n);
+}
+
+static int ranktime_read(struct fmt_cur *c, struct fmt_ranktime *r,
+			 uint32_t nranks, uint32_t nsigs)
+{
+	struct tread st = {r, 0, 0, 0, nsigs};
+	uint32_t n;
+	int rc = fmt_get_count(c, &n, 1);
+
+	if (rc)
+		return rc;
+	if (n != nranks)
+		return cur_fail(c, RONDO_E_CORRUPT, 0,
+				"times for %u ranks, the job had %u", n,
+				nranks);
+	r->at = calloc((size_t)n + 1, sizeof(*r->at));
+	r->list = calloc(n ? n : 1, sizeof(*r->list));
+	if (!r->at || !r->list)
+		return cur_nomem(c);
+	r->nranks = n;
+	for (uint32_t k = 0; k < n && !rc; k++)
+		rc = rank_times_read(c, &st, k);
+	return rc;
+}
+
+int fmt_ranktime_decode(struct fmt_ranktime *r, const uint8_t *p, size_t n,
+			uint32_t nranks, uint32_t nsigs, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_RANKTIME), e);
+	rc = cur_done(&c, ranktime_read(&c, r, nranks, nsigs));
+	if (rc)
+		fmt_ranktime_free(r);
+	return rc;
+}
+
+void fmt_ranktime_free(struct fmt_ranktime *r)
+{
+	free(r->at);
+	free(r->list);
+	free(r->sig);
+	free(r->code);
+	memset(r, 0, sizeof(*r));
 }

@@ -34,6 +34,7 @@ enum fmt_section {
 	FMT_SEC_RANKMAP = 6,
 	FMT_SEC_STATS = 7,
 	FMT_SEC_COMMS = 8,
+	FMT_SEC_RANKTIME = 9,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -324,6 +325,36 @@ void fmt_comms_encode(struct fmt_buf *b, const struct fmt_comms *c);
 int fmt_comms_decode(struct fmt_comms *c, const uint8_t *p, size_t n,
 		     uint32_t nranks, struct fmt_err *e);
 void fmt_comms_free(struct fmt_comms *c);
+
+/* Per-rank time in each signature.  Rank r called the signatures
+ * sig[list[r] ..] (at[r + 1] - at[r] of them, strictly increasing) and spent
+ * fmt_time_value(code[k]) ns in the k-th of them, k from at[r].  Ranks that
+ * called the same signatures may share one list (the decoder shares them
+ * as the file says; a writer may give each rank its own, list == at). */
+struct fmt_ranktime {
+	uint32_t nranks;
+	uint64_t *at;   /* nranks + 1 entries, at[0] = 0 */
+	uint64_t *list; /* nranks entries */
+	uint32_t *sig;
+	uint16_t *code;
+};
+
+/* The encoder finds ranks with equal lists itself and writes each list
+ * once; on allocation failure it sets b->oom. */
+void fmt_ranktime_encode(struct fmt_buf *b, const struct fmt_ranktime *r);
+/* Checks there are exactly nranks ranks, every signature < nsigs and
+ * increasing within its list, and every code <= FMT_TIME_CODE_MAX. */
+int fmt_ranktime_decode(struct fmt_ranktime *r, const uint8_t *p, size_t n,
+			uint32_t nranks, uint32_t nsigs, struct fmt_err *e);
+void fmt_ranktime_free(struct fmt_ranktime *r);
+
+/* A duration kept to 7 significant bits: exact below 128 ns, otherwise
+ * rounded to the nearest of 64 values per power of two, so the value read
+ * back is within ns/128 (0.79%) of ns; totals past 2^64 - 2^56 ns
+ * saturate at FMT_TIME_CODE_MAX, still within ns/127. */
+#define FMT_TIME_CODE_MAX 3775u
+uint16_t fmt_time_code(uint64_t ns);
+uint64_t fmt_time_value(uint16_t code);
 
 /* Copies one argument value from `in` to `out`, replacing each UINT value
  * of kind `kind` (in lists too) by map(ctx, value).  Returns 0 or a

@@ -3,8 +3,9 @@
  *
  * Opening reads the file once, checks the container, then decodes the
  * sections in dependency order (functions, signatures, grammar, rank map,
- * statistics), each decoder checking its references against what came
- * before.  After a successful open every accessor is a lookup.
+ * statistics, communicators, per-rank times), each decoder checking its
+ * references against what came before.  After a successful open every
+ * accessor is a lookup.
  */
 #include "config.h"
 
@@ -61,6 +62,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->stats);
 	fmt_comms_free(&t->comms);
+	fmt_ranktime_free(&t->times);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
 	free(t->rank_root);
@@ -189,6 +191,9 @@ static int trace_decode(rondo_trace *t)
 	DECODE(FMT_SEC_STATS, 0, fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
+	DECODE(FMT_SEC_RANKTIME, 0,
+	       fmt_ranktime_decode(&t->times, p, n, t->rm.nranks, t->cst.n,
+				   &e));
 #undef DECODE
 	return 0;
 }
@@ -564,4 +569,83 @@ uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c, uint32_t k)
 	if (!t || !t->opened || c >= t->comms.n || k >= t->comms.c[c].n)
 		return UINT32_MAX;
 	return t->comms.c[c].world[k];
+}
+
+/* ---- per-rank times ------------------------------------------------------ */
+
+/* 0, or why rank r's times cannot be read. */
+static int times_check(const rondo_trace *t, uint32_t rank)
+{
+	if (!t || !t->opened || rank >= t->rm.nranks)
+		return RONDO_E_RANGE;
+	return t->times.at ? 0 : RONDO_E_MISSING;
+}
+
+uint32_t rondo_rank_time_count(const rondo_trace *t, uint32_t rank)
+{
+	if (times_check(t, rank) < 0)
+		return 0;
+	/* A list holds distinct signatures: the count fits. */
+	return (uint32_t)(t->times.at[rank + 1] - t->times.at[rank]);
+}
+
+int rondo_rank_time_entry(const rondo_trace *t, uint32_t rank, uint32_t k,
+			  uint32_t *sig, uint64_t *ns)
+{
+	int rc = times_check(t, rank);
+
+	if (rc < 0)
+		return rc;
+	if (k >= rondo_rank_time_count(t, rank))
+		return RONDO_E_RANGE;
+	if (sig)
+		*sig = t->times.sig[t->times.list[rank] + k];
+	if (ns)
+		*ns = fmt_time_value(t->times.code[t->times.at[rank] + k]);
+	return 0;
+}
+
+int rondo_sig_rank_time(const rondo_trace *t, uint32_t sig, uint32_t rank,
+			uint64_t *ns)
+{
+	const struct fmt_ranktime *r;
+	uint32_t lo = 0, hi;
+	int rc = times_check(t, rank);
+
+	if (rc == RONDO_E_RANGE || sig >= t->cst.n || !ns)
+		return RONDO_E_RANGE;
+	if (rc < 0)
+		return rc;
+	r = &t->times;
+	*ns = 0;
+	hi = rondo_rank_time_count(t, rank);
+	while (lo < hi) { /* the rank's signatures are increasing */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (r->sig[r->list[rank] + mid] < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < rondo_rank_time_count(t, rank) &&
+	    r->sig[r->list[rank] + lo] == sig)
+		*ns = fmt_time_value(r->code[r->at[rank] + lo]);
+	return 0;
+}
+
+int rondo_rank_mpi_time(const rondo_trace *t, uint32_t rank, uint64_t *ns)
+{
+	int rc = times_check(t, rank);
+	uint64_t sum = 0;
+
+	if (rc < 0 || !ns)
+		return rc < 0 ? rc : RONDO_E_RANGE;
+	for (uint64_t k = t->times.at[rank]; k < t->times.at[rank + 1]; k++) {
+		uint64_t v = fmt_time_value(t->times.code[k]);
+
+		/* Only a made-up file gets near: saturate, do not wrap. */
+		sum = v > UINT64_MAX - sum ? UINT64_MAX : sum + v;
+	}
+	*ns = sum;
+	return 0;
 }

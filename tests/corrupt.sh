@@ -33,6 +33,7 @@ expect() {
 	meta-*) echo "section 'meta'" ;;
 	stats-*) echo "section 'stats'" ;;
 	comms-*) echo "section 'comms'" ;;
+	ranktime-*) echo "section 'ranktime'" ;;
 	*) echo "(no expectation written for this file)" ;;
 	esac
 }

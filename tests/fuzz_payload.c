@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0: {
 		struct fmt_meta m;
 
@@ -64,11 +64,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fmt_rankmap_free(&r);
 		break;
 	}
-	default: {
+	case 6: {
 		struct fmt_stats s;
 
 		rc = fmt_stats_decode(&s, p, n, 16, &e);
 		fmt_stats_free(&s);
+		break;
+	}
+	default: {
+		struct fmt_ranktime r;
+
+		rc = fmt_ranktime_decode(&r, p, n, 4, 16, &e);
+		fmt_ranktime_free(&r);
 		break;
 	}
 	}

@@ -185,6 +185,22 @@ static int corpus_payloads(const char *dir)
 	fmt_put_uvarint(&b, 3);
 	fmt_put_uvarint(&b, 1);
 	rc |= with_payload(dir, "stats-hist-mismatch.rondo", FMT_SEC_STATS, &b);
+	/* per-rank times: rank 0 called a signature the job does not have */
+	b.len = 0;
+	fmt_put_uvarint(&b, 4);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 500);
+	fmt_put_uvarint(&b, 0);
+	rc |= with_payload(dir, "ranktime-bad-sig.rondo", FMT_SEC_RANKTIME, &b);
+	/* per-rank times: for 3 ranks of the 4 */
+	b.len = 0;
+	fmt_put_uvarint(&b, 3);
+	for (int i = 0; i < 3; i++) {
+		fmt_put_uvarint(&b, 0);
+		fmt_put_uvarint(&b, 0);
+	}
+	rc |= with_payload(dir, "ranktime-ranks.rondo", FMT_SEC_RANKTIME, &b);
 	fmt_buf_free(&b);
 	return rc;
 }

@@ -290,21 +290,39 @@ static void fx_stats(struct fmt_buf *b)
 	fmt_stats_encode(b, &s);
 }
 
-/* The whole trace as a file: every known section and an unknown one. */
+/* Four ranks (as fx_rankmap) over 3 signatures: rank 2 called what rank
+ * 0 did, rank 3 nothing; times exact, rounded, and the largest. */
+static uint64_t fx_at[] = { 0, 2, 3, 5, 5 };
+static uint32_t fx_tsig[] = { 0, 2, 1, 0, 2 };
+static uint16_t fx_code[] = { 0, 127, 128, 3000, FMT_TIME_CODE_MAX };
+
+static void fx_ranktime(struct fmt_buf *b)
+{
+	struct fmt_ranktime r = { 4, fx_at, fx_at, fx_tsig, fx_code };
+
+	fmt_ranktime_encode(b, &r);
+}
+
+/* The whole trace as a file: every known section but comms, and an
+ * unknown one. */
 static void fx_file(struct fmt_buf *out, int level)
 {
-	void (*enc[])(struct fmt_buf *) = { fx_meta,    fx_funcs,   fx_consts,
-					    fx_cst,     fx_grammar, fx_rankmap,
-					    fx_stats };
+	void (*enc[])(struct fmt_buf *) = { fx_meta,	fx_funcs,   fx_consts,
+					    fx_cst,	fx_grammar, fx_rankmap,
+					    fx_stats,	fx_ranktime };
+	static const uint32_t type[] = { FMT_SEC_META,	  FMT_SEC_FUNCS,
+					 FMT_SEC_CONSTS,  FMT_SEC_CST,
+					 FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP,
+					 FMT_SEC_STATS,	  FMT_SEC_RANKTIME };
 	struct fmt_writer w;
 
 	fmt_writer_init(&w);
-	for (uint32_t i = 0; i < 7; i++) {
+	for (uint32_t i = 0; i < 8; i++) {
 		struct fmt_buf b = { 0 };
 
 		enc[i](&b);
 		CHECK(!b.oom);
-		CHECK(fmt_writer_add(&w, i + 1, b.data, b.len, level) == 0);
+		CHECK(fmt_writer_add(&w, type[i], b.data, b.len, level) == 0);
 		if (i == 2)
 			CHECK(fmt_writer_add(&w, 999, "future", 6, level) == 0);
 		fmt_buf_free(&b);
@@ -619,6 +637,16 @@ static int dec_stats(const uint8_t *p, size_t n, struct fmt_err *e)
 	return rc;
 }
 
+static int dec_ranktime(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_ranktime r;
+	int rc = fmt_ranktime_decode(&r, p, n, 4, 3, e);
+
+	CHECK(rc == 0 || (r.at == NULL && r.sig == NULL && r.code == NULL));
+	fmt_ranktime_free(&r);
+	return rc;
+}
+
 static void check_codec(const char *what, void (*enc)(struct fmt_buf *),
 			decode_fn fn)
 {
@@ -640,6 +668,7 @@ static void test_prefixes(void)
 	check_codec("grammar", fx_grammar, dec_grammar);
 	check_codec("rankmap", fx_rankmap, dec_rankmap);
 	check_codec("stats", fx_stats, dec_stats);
+	check_codec("ranktime", fx_ranktime, dec_ranktime);
 }
 
 static void test_strings(void)
@@ -1099,16 +1128,18 @@ static void test_stats_bad(void)
 static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 {
 	struct fmt_container c;
-	uint8_t *sec[8] = { 0 };
-	size_t len[8] = { 0 };
+	uint8_t *sec[10] = { 0 };
+	size_t len[10] = { 0 };
 	int rc = fmt_container_parse(&c, p, n, e);
-	decode_fn dec[8] = { NULL,	  dec_meta,    dec_funcs,
-			     dec_consts,  dec_cst,     dec_grammar,
-			     dec_rankmap, dec_stats };
+	decode_fn dec[10] = { NULL,	   dec_meta,	dec_funcs, dec_consts,
+			      dec_cst,	   dec_grammar, dec_rankmap,
+			      dec_stats,   NULL,	dec_ranktime };
 
-	for (uint32_t t = 1; !rc && t < 8; t++) {
+	for (uint32_t t = 1; !rc && t < 10; t++) {
 		int i = fmt_container_find(&c, t);
 
+		if (!dec[t])
+			continue;
 		if (i < 0) {
 			rc = RONDO_E_MISSING;
 			break;
@@ -1117,7 +1148,7 @@ static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 		if (!rc)
 			rc = dec[t](sec[t], len[t], e);
 	}
-	for (uint32_t t = 0; t < 8; t++)
+	for (uint32_t t = 0; t < 10; t++)
 		free(sec[t]);
 	fmt_container_free(&c);
 	return rc;
@@ -1136,7 +1167,7 @@ static void test_roundtrip(void)
 	CHECK(open_all(f.data, f.len, &e) == 0);
 	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
 	CHECK(c.major == RONDO_FORMAT_MAJOR && c.minor == RONDO_FORMAT_MINOR);
-	CHECK(c.nsec == 8 && c.sec[3].type == 999);
+	CHECK(c.nsec == 9 && c.sec[3].type == 999);
 	CHECK(fmt_container_find(&c, 42) == -1);
 	/* The unknown section is listed and loadable, and readers skip it. */
 	i = fmt_container_find(&c, 999);
@@ -1149,7 +1180,7 @@ static void test_roundtrip(void)
 	fx_meta(&want);
 	CHECK(len == want.len && memcmp(out, want.data, len) == 0);
 	free(out);
-	CHECK(fmt_section_load(&c, 8, &out, &len, &e) == RONDO_E_RANGE);
+	CHECK(fmt_section_load(&c, 9, &out, &len, &e) == RONDO_E_RANGE);
 	CHECK(out == NULL && len == 0);
 	fmt_container_free(&c);
 	fmt_container_free(&c);
@@ -1562,6 +1593,163 @@ static void test_save(void)
 	fmt_writer_free(&w);
 }
 
+/* Per-rank times: within 1/128 of the duration, monotonic, every code a
+ * distinct value, and the value of a code codes back to itself. */
+static void check_time(uint64_t d)
+{
+	uint16_t c = fmt_time_code(d);
+	uint64_t v = fmt_time_value(c), err = v > d ? v - d : d - v;
+	int top = d >= UINT64_MAX - (UINT64_C(1) << 56) + 1;
+
+	CHECKF(c <= FMT_TIME_CODE_MAX && (top ? err < d / 127 : err <= d / 128),
+	       "%llu ns -> code %u -> %llu ns", (unsigned long long)d, c,
+	       (unsigned long long)v);
+	CHECK(fmt_time_code(v) == c);
+}
+
+static void test_time_code(void)
+{
+	uint64_t prev = 0;
+
+	for (uint64_t d = 0; d < (1u << 18); d++) {
+		check_time(d);
+		CHECK(d == 0 || fmt_time_code(d) >= fmt_time_code(d - 1));
+	}
+	for (unsigned k = 7; k < 64; k++)
+		for (int64_t off = -3; off <= 3; off++) {
+			uint64_t p = UINT64_C(1) << k;
+
+			check_time(p + (uint64_t)off);
+			check_time(p + (p >> 7) + (uint64_t)off); /* a half */
+			check_time(p - (p >> 8) + (uint64_t)off);
+		}
+	check_time(UINT64_MAX);
+	check_time(UINT64_MAX - (UINT64_C(1) << 56));
+	CHECK(fmt_time_code(UINT64_MAX) == FMT_TIME_CODE_MAX);
+	CHECK(fmt_time_code(127) == 127 && fmt_time_value(127) == 127);
+	CHECK(fmt_time_value(128) == 128 && fmt_time_value(129) == 130);
+	/* 1 000 000 ns: 2^19 * 1.907..., kept as 122 << 13 = 999 424 */
+	CHECK(fmt_time_value(fmt_time_code(1000000)) == 999424);
+	for (unsigned c = 0; c <= FMT_TIME_CODE_MAX; c++) {
+		uint64_t v = fmt_time_value((uint16_t)c);
+
+		CHECK(c == 0 || v > prev);
+		CHECK(fmt_time_code(v) == c);
+		prev = v;
+	}
+	CHECK(fmt_time_value(FMT_TIME_CODE_MAX + 1) ==
+	      fmt_time_value(FMT_TIME_CODE_MAX));
+}
+
+/* Decodes the payload of uvarints v[0..n-1] for 1 rank, 3 signatures. */
+static int ranktime_of(const uint64_t *v, size_t n, struct fmt_err *e)
+{
+	struct fmt_ranktime got;
+	struct fmt_buf b = { 0 };
+	int rc;
+
+	for (size_t k = 0; k < n; k++)
+		fmt_put_uvarint(&b, v[k]);
+	rc = fmt_ranktime_decode(&got, b.data, b.len, 1, 3, e);
+	fmt_ranktime_free(&got);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+static void test_ranktime(void)
+{
+	struct fmt_ranktime got;
+	struct fmt_buf b = { 0 };
+	struct fmt_err e = { 0 };
+
+	fx_ranktime(&b);
+	/* 4 ranks: each says whether it shares an earlier rank's list,
+	 * else gives its list; then its times (0 and 127 take a byte, the
+	 * others two).  Rank 2 points 2 back; rank 3's list is empty. */
+	CHECK(b.len == 1 + (1 + 1 + 1 + 1 + 1 + 1) + (1 + 1 + 1 + 2) +
+			       (1 + 2 + 2) + (1 + 1));
+	CHECK(fmt_ranktime_decode(&got, b.data, b.len, 4, 3, &e) == 0);
+	CHECK(got.nranks == 4);
+	for (uint32_t r = 0; r < 4 && got.nranks == 4; r++) {
+		CHECK(got.at[r + 1] == fx_at[r + 1]);
+		for (uint64_t k = fx_at[r]; k < fx_at[r + 1]; k++)
+			CHECK(got.sig[got.list[r] + k - fx_at[r]] ==
+				      fx_tsig[k] &&
+			      got.code[k] == fx_code[k]);
+	}
+	/* rank 2 shares rank 0's list */
+	CHECK(got.list[2] == got.list[0]);
+	fmt_ranktime_free(&got);
+	fmt_ranktime_free(&got);
+	/* the job and the signatures must match */
+	CHECK(fmt_ranktime_decode(&got, b.data, b.len, 5, 3, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(e.offset == 0 && strstr(e.msg, "4 ranks, the job had 5"));
+	CHECK(fmt_ranktime_decode(&got, b.data, b.len, 4, 2, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(e.offset == 4 && strcmp(e.section, "ranktime") == 0 &&
+	      strstr(e.msg, "past the last"));
+	fmt_buf_free(&b);
+	/* one rank sharing the list of a rank before rank 0 */
+	CHECK(ranktime_of((uint64_t[]){ 1, 1 }, 2, &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 1 && strstr(e.msg, "shares"));
+	/* a code past the largest */
+	CHECK(ranktime_of((uint64_t[]){ 1, 0, 1, 0, FMT_TIME_CODE_MAX + 1 }, 5,
+			  &e) == RONDO_E_CORRUPT);
+	CHECK(e.offset == 4 && strstr(e.msg, "time code 3776"));
+	/* a list of 1000 shared by the next rank with no bytes left for its
+	 * times: refused before anything is allocated for them */
+	b.len = 0;
+	fmt_put_uvarint(&b, 2);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1000);
+	for (int k = 0; k < 2000; k++)
+		fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	CHECK(fmt_ranktime_decode(&got, b.data, b.len, 2, 1000, &e) ==
+	      RONDO_E_TRUNCATED);
+	CHECK(e.offset == b.len && strstr(e.msg, "times of a rank"));
+	fmt_put_uvarint(&b, 0); /* and one byte is not enough */
+	CHECK(fmt_ranktime_decode(&got, b.data, b.len, 2, 1000, &e) ==
+	      RONDO_E_TRUNCATED);
+	fmt_buf_free(&b);
+}
+
+/* Ranks with equal lists write the list once, however far apart. */
+static void test_ranktime_shared(void)
+{
+	enum { NR = 1000 };
+	static uint64_t at[NR + 1];
+	static uint32_t sig[NR * 3];
+	static uint16_t code[NR * 3];
+	struct fmt_ranktime r = { NR, at, at, sig, code }, got;
+	struct fmt_buf b = { 0 };
+
+	for (uint32_t k = 0; k < NR; k++) {
+		uint32_t n = k % 7 == 3 ? 1 : 3; /* a pattern with gaps */
+
+		for (uint32_t i = 0; i < n; i++) {
+			sig[at[k] + i] = n == 1 ? 5 : 10 * i + (k % 2);
+			code[at[k] + i] = (uint16_t)((k * 7 + i) % 3000);
+		}
+		at[k + 1] = at[k] + n;
+	}
+	fmt_ranktime_encode(&b, &r);
+	CHECK(!b.oom);
+	/* three distinct lists written; every rank a byte, then its times */
+	CHECK(b.len < 2 + NR + 3 * 5 + 2 * at[NR]);
+	CHECK(fmt_ranktime_decode(&got, b.data, b.len, NR, 30, NULL) == 0);
+	for (uint32_t k = 0; k < NR && got.at; k++) {
+		CHECK(got.at[k + 1] == at[k + 1]);
+		for (uint64_t i = at[k]; i < at[k + 1]; i++)
+			CHECK(got.sig[got.list[k] + i - at[k]] == sig[i] &&
+			      got.code[i] == code[i]);
+	}
+	CHECK(got.at && got.list[NR - 1] < 3 * 3);
+	fmt_ranktime_free(&got);
+	fmt_buf_free(&b);
+}
+
 /* Communicators: members as runs, checked against the job's ranks. */
 static void test_comms(void)
 {
@@ -1660,6 +1848,9 @@ int main(void)
 	test_rankmap();
 	test_stats();
 	test_stats_bad();
+	test_time_code();
+	test_ranktime();
+	test_ranktime_shared();
 	test_prefixes();
 	test_roundtrip();
 	test_codecs_used();

@@ -155,6 +155,44 @@ static void check_rank_walk(rondo_trace *t, const struct seqs *q, uint32_t r)
 	rondo_iter_free(it);
 }
 
+/* |got - want| <= want / 128: how per-rank times are kept. */
+static int near(uint64_t got, uint64_t want)
+{
+	return (got > want ? got - want : want - got) <= want / 128;
+}
+
+/* Each rank's time per signature against what the writer was told: every
+ * call of signature s took 100 + s ns. */
+static void check_rank_times(rondo_trace *t, const struct seqs *q,
+			     uint32_t r, uint32_t nsigs)
+{
+	uint64_t want[64] = {0}, ns, sum = 0, all;
+	uint32_t k = 0, sig, prev = 0;
+
+	for (uint64_t i = 0; i < q->n[r]; i++)
+		want[q->s[r][i]] += 100 + q->s[r][i];
+	for (uint32_t s = 0; s < nsigs; s++) {
+		CHECK(rondo_sig_rank_time(t, s, r, &ns) == 0);
+		CHECKF(want[s] ? near(ns, want[s]) : ns == 0,
+		       "rank %u sig %u: %llu ns, want %llu", r, s,
+		       (unsigned long long)ns, (unsigned long long)want[s]);
+		k += want[s] != 0;
+	}
+	/* the entries: the signatures called, in order, with the same times */
+	CHECK(rondo_rank_time_count(t, r) == k);
+	for (uint32_t i = 0; i < k; i++) {
+		uint64_t one;
+
+		CHECK(rondo_rank_time_entry(t, r, i, &sig, &ns) == 0);
+		CHECK(want[sig] && (i == 0 || sig > prev));
+		CHECK(rondo_sig_rank_time(t, sig, r, &one) == 0 && one == ns);
+		prev = sig;
+		sum += ns;
+	}
+	CHECK(rondo_rank_time_entry(t, r, k, &sig, &ns) == RONDO_E_RANGE);
+	CHECK(rondo_rank_mpi_time(t, r, &all) == 0 && all == sum);
+}
+
 static void test_random(void)
 {
 	struct seqs q;
@@ -164,8 +202,10 @@ static void test_random(void)
 	uint32_t ranks[16];
 
 	CHECK(rondo_rank_count(t) == 10);
-	for (uint32_t r = 0; r < 10; r++)
+	for (uint32_t r = 0; r < 10; r++) {
 		check_rank_walk(t, &q, r);
+		check_rank_times(t, &q, r, 7);
+	}
 	/* ranks 0, 3, 6, 9 share one sequence, hence one group */
 	CHECK(rondo_rank_root(t, 0) == rondo_rank_root(t, 9));
 	CHECK(rondo_group_size(t, 0) == 4);
@@ -188,6 +228,7 @@ static void test_demo(void)
 	rondo_stat st;
 	rondo_arg a, e;
 	uint32_t ranks[8];
+	uint64_t ns;
 	int n;
 
 	CHECK(rondo_rank_count(t) == 6);
@@ -258,6 +299,27 @@ static void test_demo(void)
 		CHECK(h == st.count);
 	}
 	CHECK(rondo_sig_stat(t, 12, &st) == RONDO_E_RANGE);
+	/* per rank: the ranks' times add up to the statistics' total */
+	for (uint32_t s = 0; s < 12; s++) {
+		uint64_t sum = 0;
+
+		for (uint32_t r = 0; r < 6; r++) {
+			CHECK(rondo_sig_rank_time(t, s, r, &ns) == 0);
+			sum += ns;
+		}
+		CHECK(rondo_sig_stat(t, s, &st) == 0 && near(sum, st.total_ns));
+	}
+	/* rank 0 calls neither Isend nor Irecv to its left */
+	CHECK(rondo_sig_rank_time(t, 1, 0, &ns) == 0 && ns == 0);
+	CHECK(rondo_sig_rank_time(t, 1, 1, &ns) == 0 && ns > 0);
+	CHECK(rondo_sig_rank_time(t, 12, 0, &ns) == RONDO_E_RANGE);
+	CHECK(rondo_sig_rank_time(t, 0, 6, &ns) == RONDO_E_RANGE);
+	CHECK(rondo_sig_rank_time(t, 0, 0, NULL) == RONDO_E_RANGE);
+	CHECK(rondo_rank_mpi_time(t, 6, &ns) == RONDO_E_RANGE);
+	CHECK(rondo_rank_mpi_time(t, 5, NULL) == RONDO_E_RANGE);
+	CHECK(rondo_rank_mpi_time(t, 5, &ns) == 0 && ns > 150000);
+	CHECK(rondo_rank_time_count(t, 6) == 0);
+	CHECK(rondo_rank_time_entry(t, 6, 0, NULL, NULL) == RONDO_E_RANGE);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
 	tt_free(tt);
@@ -273,7 +335,7 @@ static void test_errors(void)
 	/* a newer minor version with an unknown section opens */
 	rondo_format_version(t, &major, &minor);
 	CHECK(major == RONDO_FORMAT_MAJOR);
-	CHECK(rondo_section_count(t) == 9);
+	CHECK(rondo_section_count(t) == 10);
 	CHECK(rondo_trace_open(t, "again.rondo") == RONDO_E_STATE);
 	rondo_trace_free(t);
 
@@ -305,11 +367,14 @@ static void test_empty_rules(void)
 	struct testtrace *tt = tt_demo(1, 1); /* for its tables */
 	struct fmt_writer w;
 	struct fmt_buf g = {0}, m = {0}, cm = {0}, out = {0};
-	struct tt_patch patch[3] = {{FMT_SEC_GRAMMAR, &g},
+	/* no per-rank times: a file written before they were */
+	struct tt_patch patch[4] = {{FMT_SEC_GRAMMAR, &g},
 				    {FMT_SEC_RANKMAP, &m},
-				    {FMT_SEC_COMMS, &cm}};
+				    {FMT_SEC_COMMS, &cm},
+				    {FMT_SEC_RANKTIME, NULL}};
 	rondo_trace *t = rondo_trace_create();
 	rondo_iter *it;
+	uint64_t ns = 7;
 	uint32_t sig;
 
 	/* R0 = (empty), R1 = R0^2^60 s3^3 R0 */
@@ -336,7 +401,7 @@ static void test_empty_rules(void)
 	fmt_put_uvarint(&m, 1u << 2);
 	fmt_put_uvarint(&m, 0u << 2);
 	fmt_writer_init(&w);
-	CHECK(tt_finish_patched(tt, &w, 0, patch, 3) == 0);
+	CHECK(tt_finish_patched(tt, &w, 0, patch, 4) == 0);
 	CHECK(fmt_writer_finish(&w, &out) == 0);
 	CHECKF(rondo_trace_open_memory(t, out.data, out.len, "empty") == 0, "%s",
 	       rondo_trace_error(t));
@@ -346,6 +411,11 @@ static void test_empty_rules(void)
 	CHECK(rondo_comm_member(t, 0, 0) == 1 && rondo_comm_member(t, 0, 1) == 0);
 	CHECK(rondo_comm_member(t, 0, 2) == UINT32_MAX);
 	CHECK(rondo_comm_first_group(t, 0) == 0 && rondo_comm_size(t, 1) == 0);
+	CHECK(rondo_sig_rank_time(t, 3, 0, &ns) == RONDO_E_MISSING && ns == 7);
+	CHECK(rondo_sig_rank_time(t, 3, 2, &ns) == RONDO_E_RANGE);
+	CHECK(rondo_rank_mpi_time(t, 1, &ns) == RONDO_E_MISSING);
+	CHECK(rondo_rank_time_count(t, 0) == 0);
+	CHECK(rondo_rank_time_entry(t, 0, 0, &sig, &ns) == RONDO_E_MISSING);
 	it = rondo_iter_create(t, 0);
 	for (int k = 0; k < 3; k++)
 		CHECK(rondo_iter_next(it, &sig) == 1 && sig == 3);

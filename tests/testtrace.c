@@ -20,6 +20,12 @@ struct testtrace {
 	struct fmt_buf args;   /* all signatures' argument bytes */
 	size_t *args_off;      /* where each signature's bytes start */
 	struct fmt_stats stats; /* one record per signature, same index */
+	struct tt_time **time;  /* per rank, by signature: its own totals */
+	uint32_t *ntime;        /* signatures time[r] has room for */
+};
+
+struct tt_time {
+	uint64_t calls, ns;
 };
 
 /* A test cannot go on without memory: say so and stop. */
@@ -51,6 +57,10 @@ struct testtrace *tt_create(uint32_t nranks)
 	memset(tt, 0, sizeof(*tt));
 	tt->nranks = nranks;
 	tt->rank = tt_alloc(NULL, nranks, sizeof(*tt->rank));
+	tt->time = tt_alloc(NULL, nranks, sizeof(*tt->time));
+	tt->ntime = tt_alloc(NULL, nranks, sizeof(*tt->ntime));
+	memset(tt->time, 0, sizeof(*tt->time) * nranks);
+	memset(tt->ntime, 0, sizeof(*tt->ntime) * nranks);
 	for (uint32_t r = 0; r < nranks; r++) {
 		tt->rank[r] = grammar_create();
 		if (!tt->rank[r])
@@ -63,9 +73,13 @@ void tt_free(struct testtrace *tt)
 {
 	if (!tt)
 		return;
-	for (uint32_t r = 0; r < tt->nranks; r++)
+	for (uint32_t r = 0; r < tt->nranks; r++) {
 		grammar_free(tt->rank[r]);
+		free(tt->time[r]);
+	}
 	free(tt->rank);
+	free(tt->time);
+	free(tt->ntime);
 	fmt_meta_free(&tt->meta);
 	fmt_funcs_free(&tt->funcs);
 	fmt_consts_free(&tt->consts);
@@ -149,6 +163,15 @@ void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
 
 	if (grammar_append(tt->rank[rank], sig, count) < 0)
 		tt_die("grammar_append");
+	if (sig >= tt->ntime[rank]) {
+		tt->time[rank] = tt_alloc(tt->time[rank], sig + 1,
+					  sizeof(struct tt_time));
+		memset(tt->time[rank] + tt->ntime[rank], 0,
+		       sizeof(struct tt_time) * (sig + 1 - tt->ntime[rank]));
+		tt->ntime[rank] = sig + 1;
+	}
+	tt->time[rank][sig].calls += count;
+	tt->time[rank][sig].ns += count * ns;
 	s->count += count;
 	s->total_ns += count * ns;
 	s->sumsq_ns2 += (double)count * (double)ns * (double)ns;
@@ -183,6 +206,34 @@ static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 	return rc;
 }
 
+/* Each rank's times as the tracer writes them: a list per rank. */
+static void tt_times(struct testtrace *tt, struct fmt_buf *b)
+{
+	struct fmt_ranktime r = {tt->nranks, NULL, NULL, NULL, NULL};
+	uint64_t n = 0;
+
+	for (uint32_t k = 0; k < tt->nranks; k++)
+		n += tt->ntime[k];
+	r.at = tt_alloc(NULL, tt->nranks + 1, sizeof(*r.at));
+	r.sig = tt_alloc(NULL, n, sizeof(*r.sig));
+	r.code = tt_alloc(NULL, n, sizeof(*r.code));
+	r.list = r.at;
+	r.at[0] = n = 0;
+	for (uint32_t k = 0; k < tt->nranks; k++) {
+		for (uint32_t s = 0; s < tt->ntime[k]; s++) {
+			if (!tt->time[k][s].calls)
+				continue;
+			r.sig[n] = s;
+			r.code[n++] = fmt_time_code(tt->time[k][s].ns);
+		}
+		r.at[k + 1] = n;
+	}
+	fmt_ranktime_encode(b, &r);
+	free(r.at);
+	free(r.sig);
+	free(r.code);
+}
+
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 {
 	return tt_finish_patched(tt, w, future, NULL, 0);
@@ -203,10 +254,11 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 {
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
-	struct fmt_buf b[9] = {{0}};
-	static const uint32_t type[8] = {
+	struct fmt_buf b[10] = {{0}};
+	static const uint32_t type[9] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
-		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS};
+		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
+		FMT_SEC_RANKTIME};
 	struct fmt_comms comms = {0}; /* the writer uses the world's only */
 	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
@@ -227,8 +279,9 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_rankmap_encode(&b[5], &rm);
 	fmt_stats_encode(&b[6], &used);
 	fmt_comms_encode(&b[7], &comms);
+	tt_times(tt, &b[8]);
 	free(used.st);
-	for (int i = 0; i < 8 && rc == 0; i++) {
+	for (int i = 0; i < 9 && rc == 0; i++) {
 		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
 
 		if (p)
@@ -237,10 +290,10 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
-		fmt_put_str(&b[8], "from the future");
-		rc = fmt_writer_add(w, 999, b[8].data, b[8].len, 3);
+		fmt_put_str(&b[9], "from the future");
+		rc = fmt_writer_add(w, 999, b[9].data, b[9].len, 3);
 	}
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 10; i++)
 		fmt_buf_free(&b[i]);
 	fmt_grammar_free(&all);
 	fmt_rankmap_free(&rm);

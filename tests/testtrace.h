@@ -25,7 +25,8 @@ uint32_t tt_const(struct testtrace *tt, const char *name);
 /* A signature: function and encoded argument values (copied). */
 uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
 		uint32_t nargs);
-/* Rank `rank` calls `sig` `count` times in a row, each taking `ns`. */
+/* Rank `rank` calls `sig` `count` times in a row, each taking `ns`: added
+ * to the signature's statistics and to the rank's own time in it. */
 void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
 	     uint64_t ns);
 

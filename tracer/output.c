@@ -1,7 +1,8 @@
 /*
  * output.c - the trace file: at MPI_Finalize every rank's signature table,
  * grammar and statistics go to rank 0, which merges them and writes one
- * .rondo file.
+ * .rondo file.  The statistics are summed over ranks, and each rank's own
+ * totals are kept too, per signature, for the imbalance across ranks.
  *
  * This first version gathers everything on rank 0 with PMPI_Gatherv; the
  * merge itself (merge.c) already stores identical rank grammars once.
@@ -78,6 +79,14 @@ struct job {
 	struct hmap comm_id;    /* communicator identity -> id in comms */
 	struct fmt_comms comms; /* grows as identities are met */
 	uint32_t capcomms;
+	/* Each rank's time per signature: rank r's signatures (global ids,
+	 * increasing) and times are time_sig and time_code from time_at[r]
+	 * to time_at[r + 1]. */
+	uint64_t *time_at; /* one per rank, plus one */
+	uint32_t *time_sig;
+	uint16_t *time_code;
+	size_t ntime, captime;
+	uint32_t ranks; /* ranks added so far */
 	int oom;
 };
 
@@ -220,6 +229,74 @@ static void stat_add(rondo_stat *to, const rondo_stat *s)
 		to->hist[k] += s->hist[k];
 }
 
+static int job_times_reserve(struct job *j, size_t more)
+{
+	size_t cap = j->captime ? j->captime : 256;
+	uint32_t *s;
+	uint16_t *c;
+
+	if (more <= j->captime - j->ntime)
+		return 0;
+	while (cap - j->ntime < more)
+		cap *= 2;
+	s = realloc(j->time_sig, sizeof(*s) * cap);
+	if (!s)
+		return -1;
+	j->time_sig = s;
+	c = realloc(j->time_code, sizeof(*c) * cap);
+	if (!c)
+		return -1;
+	j->time_code = c;
+	j->captime = cap;
+	return 0;
+}
+
+struct sig_time {
+	uint32_t sig;
+	uint64_t ns;
+};
+
+static int by_sig(const void *a, const void *b)
+{
+	const struct sig_time *x = a, *y = b;
+
+	return (x->sig > y->sig) - (x->sig < y->sig);
+}
+
+/* The rank's own total in each signature it called, under global ids in
+ * increasing order, appended to the job's per-rank times (all or
+ * nothing). */
+static int job_rank_times(struct job *j, const struct fmt_stats *st,
+			  const uint32_t *map)
+{
+	struct sig_time *v = malloc(sizeof(*v) * (st->n + 1));
+	uint32_t n = 0;
+
+	if (!v || job_times_reserve(j, st->n) < 0) {
+		free(v);
+		return -1;
+	}
+	for (uint32_t i = 0; i < st->n; i++)
+		v[i] = (struct sig_time){map[st->st[i].sig],
+					 st->st[i].s.total_ns};
+	qsort(v, st->n, sizeof(*v), by_sig);
+	/* Local signatures have distinct global ids; were two to meet, one
+	 * entry with their sum keeps the list increasing, as readers check. */
+	for (uint32_t i = 0; i < st->n; i++) {
+		if (n && v[n - 1].sig == v[i].sig)
+			v[n - 1].ns += v[i].ns;
+		else
+			v[n++] = v[i];
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		j->time_sig[j->ntime + k] = v[k].sig;
+		j->time_code[j->ntime + k] = fmt_time_code(v[k].ns);
+	}
+	j->ntime += n;
+	free(v);
+	return 0;
+}
+
 /* Global ids for the rank's terminals, then its statistics. */
 static int job_stats(struct job *j, const uint8_t *p, size_t n,
 		     const uint32_t *map, uint32_t nsig)
@@ -240,6 +317,10 @@ static int job_stats(struct job *j, const uint8_t *p, size_t n,
 		memset(s + j->nstat, 0, sizeof(*s) * (all->n - j->nstat));
 		j->stat = s;
 		j->nstat = all->n;
+	}
+	if (job_rank_times(j, &st, map) < 0) {
+		fmt_stats_free(&st);
+		return -1;
 	}
 	for (uint32_t i = 0; i < st.n; i++) {
 		stat_add(&j->stat[map[st.st[i].sig]], &st.st[i].s);
@@ -287,6 +368,7 @@ static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
 		rc = merge_add_grammar(j->m, &empty) < 0 ? -1 : 1;
 	}
 	j->failed_ranks += failed || rc != 0;
+	j->time_at[++j->ranks] = j->ntime;
 	fmt_grammar_free(&g);
 	fmt_cst_free(&cst);
 	fmt_buf_free(&bytes);
@@ -401,10 +483,13 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_meta meta = {0};
 	struct fmt_grammar g = {0};
 	struct fmt_rankmap rm = {0};
-	struct fmt_buf b[8] = {{0}};
-	static const uint32_t type[8] = {
+	struct fmt_ranktime times = {(uint32_t)rt.size, j->time_at, j->time_at,
+				     j->time_sig, j->time_code};
+	struct fmt_buf b[9] = {{0}};
+	static const uint32_t type[9] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
-		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS};
+		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
+		FMT_SEC_RANKTIME};
 	int rc = -1;
 
 	if (cst.sig && consts.name && st.st &&
@@ -427,11 +512,12 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_rankmap_encode(&b[5], &rm);
 		fmt_stats_encode(&b[6], &st);
 		fmt_comms_encode(&b[7], &j->comms);
+		fmt_ranktime_encode(&b[8], &times);
 	}
-	for (int i = 0; i < 8 && rc == 0; i++)
+	for (int i = 0; i < 9 && rc == 0; i++)
 		rc = b[i].oom ? -1 : fmt_writer_add(w, type[i], b[i].data,
 						    b[i].len, 3);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		fmt_buf_free(&b[i]);
 	fmt_meta_free(&meta);
 	free(funcs.f);
@@ -487,7 +573,10 @@ static void job_write(const uint8_t *all, const int *len, const int *displ)
 	struct fmt_writer w;
 	struct stat st;
 	char path[PATH_MAX + 64];
-	int rc = j.m ? 0 : -1;
+	int rc;
+
+	j.time_at = calloc((size_t)rt.size + 1, sizeof(*j.time_at));
+	rc = j.m && j.time_at ? 0 : -1;
 
 	fmt_writer_init(&w);
 	if (rc == 0)
@@ -511,6 +600,9 @@ static void job_write(const uint8_t *all, const int *len, const int *displ)
 	free(j.stat);
 	hmap_free(&j.comm_id);
 	fmt_comms_free(&j.comms);
+	free(j.time_at);
+	free(j.time_sig);
+	free(j.time_code);
 }
 
 void output_write(void)

@@ -12,8 +12,9 @@ static void info_usage(FILE *f)
 {
 	fprintf(f, "usage: rondo info FILE\n\n"
 		   "Prints the job's metadata, the size of the trace and of its\n"
-		   "sections, the grammar's size and the rank groups (ranks\n"
-		   "whose whole call sequence is the same).\n");
+		   "sections, the grammar's size, the spread of the time ranks\n"
+		   "spent in MPI and the rank groups (ranks whose whole call\n"
+		   "sequence is the same).\n");
 }
 
 static void info_sections(const rondo_trace *t)
@@ -27,6 +28,50 @@ static void info_sections(const rondo_trace *t)
 		printf("  %-12s %12" PRIu64 " %12" PRIu64 "\n", name, stored,
 		       raw);
 	}
+}
+
+/* Three significant digits at most: the times are stored to 0.8%. */
+static void info_duration(char *buf, size_t size, double ns)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	double v = ns;
+	int u = 0;
+
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%.*f %s", u == 0 || v >= 100 ? 0 : v >= 10 ? 1 : 2,
+		 v, unit[u]);
+}
+
+/* Time in MPI per rank: the mean, the extremes and who they are, and
+ * max/mean, the usual measure of imbalance.  Nothing for a file written
+ * before per-rank times were. */
+static void info_rank_times(const rondo_trace *t)
+{
+	uint32_t n = rondo_rank_count(t), lo = 0, hi = 0;
+	uint64_t ns, min = UINT64_MAX, max = 0;
+	char smin[24], smean[24], smax[24];
+	double sum = 0;
+
+	for (uint32_t r = 0; r < n; r++) {
+		if (rondo_rank_mpi_time(t, r, &ns) < 0)
+			return;
+		sum += (double)ns;
+		if (ns < min)
+			min = ns, lo = r;
+		if (ns > max)
+			max = ns, hi = r;
+	}
+	if (n == 0)
+		return;
+	info_duration(smin, sizeof(smin), (double)min);
+	info_duration(smean, sizeof(smean), sum / n);
+	info_duration(smax, sizeof(smax), (double)max);
+	printf("mpi time     mean %s/rank, min %s (rank %" PRIu32 "), max %s "
+	       "(rank %" PRIu32 "), max/mean %.2f\n", smean, smin, lo, smax, hi,
+	       sum > 0 ? max / (sum / n) : 1.0);
 }
 
 struct func_use {
@@ -123,6 +168,7 @@ int cmd_info(int argc, char **argv)
 	       rondo_rule_count(t), rondo_grammar_size(t));
 	printf("rank groups  %" PRIu32 "\n", rondo_group_count(t));
 	printf("comms        %" PRIu32 "\n", rondo_comm_count(t));
+	info_rank_times(t);
 	printf("\nmetadata:\n");
 	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
 		const char *k, *v;

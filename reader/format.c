@@ -259,7 +259,7 @@ void fmt_buf_free(struct fmt_buf *b)
 }
 
 /* Makes room for n more bytes.  Returns 0, or -1 with b->oom set. */
-static int buf_grow(struct fmt_buf *b, size_t n)
+int fmt_buf_grow(struct fmt_buf *b, size_t n)
 {
 	size_t cap;
 	uint8_t *p;
@@ -282,17 +282,9 @@ oom:
 	return -1;
 }
 
-/* Room for n more bytes: 0, or -1 when out of memory (b->oom set). */
-static inline int buf_reserve(struct fmt_buf *b, size_t n)
-{
-	if (!b->oom && n <= b->cap - b->len)
-		return 0;
-	return buf_grow(b, n);
-}
-
 void fmt_put_bytes(struct fmt_buf *b, const void *p, size_t n)
 {
-	if (n == 0 || buf_reserve(b, n))
+	if (n == 0 || fmt_buf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
@@ -317,51 +309,6 @@ void fmt_put_le64(struct fmt_buf *b, uint64_t v)
 
 	st64(s, v);
 	fmt_put_bytes(b, s, sizeof(s));
-}
-
-/* Writes v as a varint at p (room for 10 bytes), returns the end.  The
- * tracer encodes every argument of every call with these: they write in
- * place, without a copy or a call per byte. */
-static inline uint8_t *varint_at(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-/* Zigzag: small magnitudes of either sign get short varints. */
-static inline uint64_t zigzag(int64_t v)
-{
-	uint64_t u = (uint64_t)v << 1;
-
-	return v < 0 ? ~u : u;
-}
-
-/* Writes one or two varints (b's length grows by what they take). */
-static inline void put_varints(struct fmt_buf *b, int two, uint64_t v,
-			       uint64_t w)
-{
-	uint8_t *p;
-
-	if (buf_reserve(b, 20) < 0)
-		return;
-	p = varint_at(b->data + b->len, v);
-	if (two)
-		p = varint_at(p, w);
-	b->len = (size_t)(p - b->data);
-}
-
-void fmt_put_uvarint(struct fmt_buf *b, uint64_t v)
-{
-	put_varints(b, 0, v, 0);
-}
-
-void fmt_put_svarint(struct fmt_buf *b, int64_t v)
-{
-	put_varints(b, 0, zigzag(v), 0);
 }
 
 void fmt_put_f64(struct fmt_buf *b, double v)
@@ -1068,7 +1015,7 @@ int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 		return w->err;
 	if (w->n >= FMT_MAX_SECTIONS)
 		return w->err = RONDO_E_RANGE;
-	if (writer_grow_tab(w) || buf_reserve(&w->body, len ? len : 1))
+	if (writer_grow_tab(w) || fmt_buf_reserve(&w->body, len ? len : 1))
 		return w->err = RONDO_E_NOMEM;
 	s = &w->tab[w->n++];
 	memset(s, 0, sizeof(*s));
@@ -1383,42 +1330,11 @@ void fmt_consts_free(struct fmt_consts *k)
 
 /* ---- argument values ----------------------------------------------------- */
 
-static uint64_t arg_tag_value(uint32_t kind, enum rondo_wire wire)
-{
-	return (uint64_t)kind << 3 | wire;
-}
-
-static void arg_tag(struct fmt_buf *b, uint32_t kind, enum rondo_wire wire)
-{
-	put_varints(b, 0, arg_tag_value(kind, wire), 0);
-}
-
-void fmt_arg_put_none(struct fmt_buf *b, uint32_t kind)
-{
-	arg_tag(b, kind, RONDO_WIRE_NONE);
-}
-
-void fmt_arg_put_uint(struct fmt_buf *b, uint32_t kind, uint64_t v)
-{
-	put_varints(b, 1, arg_tag_value(kind, RONDO_WIRE_UINT), v);
-}
-
-void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind, int64_t v)
-{
-	put_varints(b, 1, arg_tag_value(kind, RONDO_WIRE_SINT), zigzag(v));
-}
-
 void fmt_arg_put_bytes(struct fmt_buf *b, uint32_t kind, const void *p,
 		       size_t n)
 {
-	arg_tag(b, kind, RONDO_WIRE_BYTES);
-	fmt_put_uvarint(b, n);
+	fmt_put_varints(b, 1, fmt_arg_tag(kind, RONDO_WIRE_BYTES), n);
 	fmt_put_bytes(b, p, n);
-}
-
-void fmt_arg_put_list(struct fmt_buf *b, uint32_t kind, uint64_t n)
-{
-	put_varints(b, 1, arg_tag_value(kind, RONDO_WIRE_LIST), n);
 }
 
 static int arg_read(struct fmt_cur *c, rondo_arg *a, unsigned depth);

@@ -104,12 +104,66 @@ struct fmt_buf {
 };
 
 void fmt_buf_free(struct fmt_buf *b);
+/* Room for n more bytes, growing the buffer: 0, or -1 when out of memory
+ * (b->oom is set, and every later write is dropped). */
+int fmt_buf_grow(struct fmt_buf *b, size_t n);
 void fmt_put_bytes(struct fmt_buf *b, const void *p, size_t n);
 void fmt_put_u8(struct fmt_buf *b, uint8_t v);
 void fmt_put_le32(struct fmt_buf *b, uint32_t v);
 void fmt_put_le64(struct fmt_buf *b, uint64_t v);
-void fmt_put_uvarint(struct fmt_buf *b, uint64_t v);
-void fmt_put_svarint(struct fmt_buf *b, int64_t v);
+
+/* Varints and argument values are written inline: the tracer encodes
+ * every argument of every call with them, in place, with one room check
+ * for a tag and its value. */
+static inline int fmt_buf_reserve(struct fmt_buf *b, size_t n)
+{
+	if (!b->oom && n <= b->cap - b->len)
+		return 0;
+	return fmt_buf_grow(b, n);
+}
+
+/* Writes v as a varint at p (room for 10 bytes); returns the end. */
+static inline uint8_t *fmt_varint_at(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Zigzag: small magnitudes of either sign get short varints. */
+static inline uint64_t fmt_zigzag(int64_t v)
+{
+	uint64_t u = (uint64_t)v << 1;
+
+	return v < 0 ? ~u : u;
+}
+
+/* Writes one varint, or two (`two`: v then w). */
+static inline void fmt_put_varints(struct fmt_buf *b, int two, uint64_t v,
+				   uint64_t w)
+{
+	uint8_t *p;
+
+	if (fmt_buf_reserve(b, 20) < 0)
+		return;
+	p = fmt_varint_at(b->data + b->len, v);
+	if (two)
+		p = fmt_varint_at(p, w);
+	b->len = (size_t)(p - b->data);
+}
+
+static inline void fmt_put_uvarint(struct fmt_buf *b, uint64_t v)
+{
+	fmt_put_varints(b, 0, v, 0);
+}
+
+static inline void fmt_put_svarint(struct fmt_buf *b, int64_t v)
+{
+	fmt_put_varints(b, 0, fmt_zigzag(v), 0);
+}
 void fmt_put_f64(struct fmt_buf *b, double v);
 void fmt_put_str(struct fmt_buf *b, const char *s); /* uvarint length + bytes */
 
@@ -244,14 +298,39 @@ void fmt_cst_free(struct fmt_cst *c);
  * value at a time with fmt_arg_get (bounds-checked, lists checked
  * recursively up to FMT_MAX_ARG_DEPTH). */
 #define FMT_MAX_ARG_DEPTH 8
-void fmt_arg_put_none(struct fmt_buf *b, uint32_t kind);
-void fmt_arg_put_uint(struct fmt_buf *b, uint32_t kind, uint64_t v);
-void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind, int64_t v);
+static inline uint64_t fmt_arg_tag(uint32_t kind, enum rondo_wire wire)
+{
+	return (uint64_t)kind << 3 | wire;
+}
+
+static inline void fmt_arg_put_none(struct fmt_buf *b, uint32_t kind)
+{
+	fmt_put_varints(b, 0, fmt_arg_tag(kind, RONDO_WIRE_NONE), 0);
+}
+
+static inline void fmt_arg_put_uint(struct fmt_buf *b, uint32_t kind,
+				    uint64_t v)
+{
+	fmt_put_varints(b, 1, fmt_arg_tag(kind, RONDO_WIRE_UINT), v);
+}
+
+static inline void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind,
+				    int64_t v)
+{
+	fmt_put_varints(b, 1, fmt_arg_tag(kind, RONDO_WIRE_SINT),
+			fmt_zigzag(v));
+}
+
 void fmt_arg_put_bytes(struct fmt_buf *b, uint32_t kind, const void *p,
 		       size_t n);
+
 /* A list: the header (tag and element count); the n elements follow as
  * ordinary values. */
-void fmt_arg_put_list(struct fmt_buf *b, uint32_t kind, uint64_t n);
+static inline void fmt_arg_put_list(struct fmt_buf *b, uint32_t kind,
+				    uint64_t n)
+{
+	fmt_put_varints(b, 1, fmt_arg_tag(kind, RONDO_WIRE_LIST), n);
+}
 int fmt_arg_get(struct fmt_cur *c, rondo_arg *out);
 
 /* A grammar: rules 0..nrules-1, rule r's body is body[first[r] ..

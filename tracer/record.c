@@ -87,15 +87,11 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 		return 0;
 	th->depth++;
 	r->th = th;
+	r->args = &th->level[th->depth - 1].args;
 	r->func = func;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	return 1;
-}
-
-struct fmt_buf *rec_args(struct rec *r)
-{
-	return &r->th->level[r->th->depth - 1].args;
 }
 
 struct rt_level *rec_level(struct rec *r)

@@ -36,12 +36,15 @@
 #include <mpi.h>
 #include <stdint.h>
 
+struct fmt_buf;
+
 /* The recording state of one call, on the wrapper's stack. */
 struct rec {
 	uint32_t func;   /* index into rec_funcs */
 	uint64_t t0, t1; /* PMPI call start and end, ns */
 	int locked;      /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	struct rec_thread *th;
+	struct fmt_buf *args; /* where the values are encoded */
 };
 
 /* A function the wrappers know: its name and its parameters, in order;

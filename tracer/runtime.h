@@ -103,7 +103,10 @@ int rt_bool(const char *v);
 
 /* ---- record.c ------------------------------------------------------------ */
 /* Where the current call's argument values are encoded. */
-struct fmt_buf *rec_args(struct rec *r);
+static inline struct fmt_buf *rec_args(struct rec *r)
+{
+	return r->args;
+}
 /* The current call's scratch space, and its function id. */
 struct rt_level *rec_level(struct rec *r);
 uint32_t rec_func_id(const struct rec *r);

@@ -106,7 +106,7 @@ uint32_t rec_func_id(const struct rec *r)
 
 void rec_pmpi_start(struct rec *r)
 {
-	r->t0 = rt_now();
+	r->t0 = rt_clock();
 }
 
 /* From here to rec_end the recorders touch the shared tables (handles,
@@ -114,7 +114,7 @@ void rec_pmpi_start(struct rec *r)
  * at a time. */
 void rec_pmpi_done(struct rec *r)
 {
-	r->t1 = rt_now();
+	r->t1 = rt_clock();
 	if (rt.locking) {
 		pthread_mutex_lock(&rt.lock);
 		r->locked = 1;
@@ -151,8 +151,8 @@ int rec_end(struct rec *r, int ret)
 		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
 			rt.failed = 1;
 		} else {
-			record_stat(&rt.sig[sig].st,
-				    r->t1 > r->t0 ? r->t1 - r->t0 : 0);
+			record_stat(&rt.sig[sig].st, r->t1 > r->t0
+				    ? rt_clock_ns(r->t1 - r->t0) : 0);
 			rt.ncalls++;
 		}
 	}

@@ -91,6 +91,10 @@ uint32_t rt_nfuncs(void);
 
 /* Monotonic nanoseconds. */
 uint64_t rt_now(void);
+/* The clock calls are timed with (the time-stamp counter where the kernel
+ * trusts it, else rt_now), and a difference of two readings in ns. */
+uint64_t rt_clock(void);
+uint64_t rt_clock_ns(uint64_t d);
 
 /* Warns once per key on rank 0 (or any rank before the rank is known). */
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

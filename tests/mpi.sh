@@ -189,6 +189,33 @@ one_signature "$tmp/types.rondo" MPI_Sendrecv
 size=$(wc -c <"$tmp/types.rondo")
 [ "$size" -lt 16384 ] || fail "types: 100000 iterations take $size bytes"
 
+# Buffers as heap segments, with the exact ids and offsets (buffers.c); a
+# loop that allocates, sends and frees keeps one grammar: the same after
+# 100 000 iterations as after 1 000.
+check buffers 2 1000
+small=$(rules "$tmp/buffers.rondo")
+check buffers 2 100000
+big=$(rules "$tmp/buffers.rondo")
+[ "$small" = "$big" ] ||
+	fail "buffers: grammar grows: $small rules at 1000 iterations, $big at 100000"
+# The tracer at either end of LD_PRELOAD.  A malloc found before its own
+# (here the C library's, preloaded first) hides the allocations: each
+# distinct address is then a segment.  A sanitizer runtime reports every
+# allocation to the tracer's hooks wherever it stands: there the tracer
+# goes first instead, and its malloc must reach the runtime's.
+if [ -z "$san" ]; then
+	LD_PRELOAD=$(ldd "$lib" | awk '/libc\.so/ { print $3 }')
+	export LD_PRELOAD
+	check buffers 2 10 addresses
+	unset LD_PRELOAD
+else
+	LD_PRELOAD="$lib:$san"
+	check buffers 2 10
+	LD_PRELOAD=$san
+	echo "mpi.sh: NOTE: not checked in a sanitizer build: buffers by address" \
+		"when the tracer cannot see allocations (the runtime's hooks see them all)"
+fi
+
 # MPI_Abort: mpirun exits as it does without the tracer (its status; its
 # own MPI_ABORT banner is lost about half the time by Open MPI 4.1, traced
 # or not, so the output is not compared).  The trace is written at

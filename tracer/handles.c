@@ -284,10 +284,43 @@ REC_HANDLE(file, MPI_File, H_FILE)
 REC_HANDLE(message, MPI_Message, H_MESSAGE)
 #undef REC_HANDLE
 
+/* A buffer as (segment, offset).  Inside a live heap block: the block's
+ * segment, which keeps its id until the block is freed.  Elsewhere (stack,
+ * static data, memory allocated where the tracker cannot see): a segment
+ * per distinct address, offset 0, for the rest of the run, so a loop that
+ * reuses one stack buffer names it alike every time.  Both kinds take ids
+ * from one pool (alloc.c), lowest free first: an id names one thing at a
+ * time, and ranks that do the same things get the same ids. */
+static void put_buffer(struct rec *r, const void *p)
+{
+	static int warned;
+	struct fmt_buf *b = rec_args(r);
+	uint64_t key = (uint64_t)(uintptr_t)p, off = 0;
+	uint32_t id;
+
+	if (!alloc_segment(p, &id, &off)) {
+		id = hmap_lookup(&maps[H_BUF], key);
+		if (id == UINT32_MAX &&
+		    ((id = alloc_new_id()) == UINT32_MAX ||
+		     hmap_insert(&maps[H_BUF], key, id) < 0)) {
+			rt.failed = 1;
+			fmt_arg_put_none(b, RONDO_ARG_NULL);
+			return;
+		}
+	}
+	if (!warned && alloc_untracked()) {
+		warned = 1;
+		rt_warn("out of memory tracking allocations: some buffers "
+			"are recorded by address");
+	}
+	fmt_arg_put_list(b, RONDO_ARG_BUFFER, 2);
+	fmt_arg_put_uint(b, RONDO_ARG_INT, id);
+	fmt_arg_put_sint(b, RONDO_ARG_INT, (int64_t)off);
+}
+
 void rec_buf(struct rec *r, const void *p)
 {
 	struct fmt_buf *b = rec_args(r);
-	uint32_t id;
 
 	if (!p) {
 		fmt_arg_put_none(b, RONDO_ARG_NULL);
@@ -300,12 +333,7 @@ void rec_buf(struct rec *r, const void *p)
 	} else if (!rt.track_pointers) {
 		put_const(r, C_UNTRACKED_BUFFER);
 	} else {
-		/* One id per distinct address until allocations are tracked
-		 * as segments. */
-		id = hmap_get(&maps[H_BUF], (uint64_t)(uintptr_t)p, 0);
-		fmt_arg_put_list(b, RONDO_ARG_BUFFER, 2);
-		fmt_arg_put_uint(b, RONDO_ARG_INT, id);
-		fmt_arg_put_sint(b, RONDO_ARG_INT, 0);
+		put_buffer(r, p);
 	}
 }
 

@@ -131,23 +131,31 @@ void rt_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* A boolean setting: 1/0, yes/no, true/false, on/off. */
-static int setting_bool(const char *name, int def)
+int rt_bool(const char *v)
 {
 	static const char *const yes[] = {"1", "yes", "true", "on"};
 	static const char *const no[] = {"0", "no", "false", "off", ""};
-	const char *v = getenv(name);
 
-	if (!v)
-		return def;
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+	for (size_t i = 0; v && i < sizeof(yes) / sizeof(yes[0]); i++)
 		if (!strcasecmp(v, yes[i]))
 			return 1;
-	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+	for (size_t i = 0; v && i < sizeof(no) / sizeof(no[0]); i++)
 		if (!strcasecmp(v, no[i]))
 			return 0;
-	rt_warn("%s='%s' is not a yes/no value; using %s", name, v,
-		def ? "yes" : "no");
+	return -1;
+}
+
+/* A boolean setting: 1/0, yes/no, true/false, on/off. */
+static int setting_bool(const char *name, int def)
+{
+	const char *v = getenv(name);
+	int b = rt_bool(v);
+
+	if (b >= 0)
+		return b;
+	if (v)
+		rt_warn("%s='%s' is not a yes/no value; using %s", name, v,
+			def ? "yes" : "no");
 	return def;
 }
 
@@ -189,6 +197,8 @@ static void runtime_start(int provided)
 	localtime_r(&now, &tm);
 	strftime(rt.start, sizeof(rt.start), "%Y-%m-%dT%H:%M:%S%z", &tm);
 	strftime(rt.stamp, sizeof(rt.stamp), "%Y%m%d-%H%M%S", &tm);
+	if (rt.disabled || !rt.track_pointers)
+		alloc_stop(); /* no buffer will be looked up */
 	if (rt.disabled)
 		return;
 	handles_init();
@@ -265,6 +275,7 @@ int MPI_Finalize(void)
 		output_write();
 	}
 	rt.state = RT_DONE;
+	alloc_stop(); /* spare the rest of the program the tracking */
 	return PMPI_Finalize();
 }
 

@@ -151,6 +151,23 @@ int comms_rank(MPI_Comm c, int *me, int *size);
  * first-group size (intercommunicators, else 0), members' world ranks. */
 void comms_encode(struct fmt_buf *b);
 
+/* ---- alloc.c ------------------------------------------------------------- */
+/* The live heap block that contains p: sets *id to its segment id (given
+ * now, lowest free first, if no recorded call named it before) and *off to
+ * p's offset in it, and returns 1.  Returns 0 when p is in no block the
+ * tracker knows (stack, static data, memory it did not see allocated, or
+ * tracking off). */
+int alloc_segment(const void *p, uint32_t *id, uint64_t *off);
+/* A fresh id from the pool segments use, for an address outside the heap;
+ * it is never released.  UINT32_MAX when out of memory. */
+uint32_t alloc_new_id(void);
+/* Blocks that could not be tracked for want of memory (their buffers are
+ * recorded by address). */
+uint64_t alloc_untracked(void);
+/* Stops tracking for good: the allocation functions only forward from now
+ * on (tracing ended, is disabled, or records no pointers). */
+void alloc_stop(void);
+
 /* ---- output.c ------------------------------------------------------------ */
 /* Gathers every rank's tables and grammar on rank 0, which writes the
  * trace.  Collective over MPI_COMM_WORLD; call before PMPI_Finalize. */

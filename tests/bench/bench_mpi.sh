@@ -8,7 +8,9 @@
 # local grid, so that MPI dominates, and 64x64 for comparison); then
 # the peak resident set per rank of the stencil at 10^3 and 10^6
 # iterations, untraced and traced: the tracer's part should not grow with
-# the number of calls.
+# the number of calls; last what tracking allocations adds to a malloc and
+# free pair (tests/bench/bench_alloc, not an MPI program), with 10, 1000
+# and 100000 blocks alive.
 # Figures, not pass/fail: the exit status is non-zero only when a run fails.
 # Builds nothing: BUILDDIR (default ../../build from here) must hold the
 # tracer and bench_p2p (`make tests/bench/bench_p2p`).
@@ -19,12 +21,14 @@ build=$(cd "$build" 2>/dev/null && pwd) ||
 	{ echo "bench_mpi: no build directory ${1:-$here/../../build}" >&2; exit 1; }
 lib=$build/tracer/.libs/librondo-trace.so
 prog=$build/tests/bench/bench_p2p
+allocs=$build/tests/bench/bench_alloc
 reps=${BENCH_REPS:-5}
 
 die() { echo "bench_mpi: $*" >&2; exit 1; }
 command -v mpirun >/dev/null 2>&1 || die "no mpirun"
 [ -f "$lib" ] || die "$lib not built (make)"
 [ -x "$prog" ] || die "$prog not built (make tests/bench/bench_p2p)"
+[ -x "$allocs" ] || die "$allocs not built (make tests/bench/bench_alloc)"
 case $reps in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive number" ;; esac
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
@@ -151,6 +155,31 @@ memory untraced 1000
 memory untraced 1000000
 memory traced 1000
 memory traced 1000000
+
+# alloc LIVE: one table row and a figure line: medians of reps runs of
+# bench_alloc, untraced and traced alternating.
+alloc() {
+	: >"$tmp/u" && : >"$tmp/t"
+	i=1
+	while [ $i -le "$reps" ]; do
+		"$allocs" 2000000 "$1" >"$tmp/out" 2>&1 &&
+			LD_PRELOAD="$pre" "$allocs" 2000000 "$1" >>"$tmp/out" 2>&1 ||
+			die "bench_alloc failed: $(cat "$tmp/out")"
+		sed -n 1p "$tmp/out" | sed 's/.*ns_per_pair=//' >>"$tmp/u"
+		sed -n 2p "$tmp/out" | sed 's/.*ns_per_pair=//' >>"$tmp/t"
+		i=$((i + 1))
+	done
+	u=$(median <"$tmp/u") t=$(median <"$tmp/t")
+	awk -v l="$1" -v u="$u" -v t="$t" -v fig="$tmp/figures" 'BEGIN {
+		printf "%12d %12.1f %12.1f %12.1f\n", l, u, t, t - u
+		printf "figure alloc-live%d added-ns-per-pair %.1f\n", l, t - u >> fig }'
+}
+echo
+echo "malloc+free pairs (bench_alloc: random sizes, 16 to 1024 bytes), ns per pair"
+echo "  live-blocks     untraced       traced        added"
+alloc 10
+alloc 1000
+alloc 100000
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
 cat "$tmp/figures"

@@ -216,6 +216,16 @@ else
 		"when the tracer cannot see allocations (the runtime's hooks see them all)"
 fi
 
+# Durations: what the trace holds against the program's own clock, to
+# 1 % (the time-stamp counter's rate is measured at MPI_Init).
+check timing 2 300
+want=$(cat "$tmp/timing.expect.wait" 2>/dev/null)
+got=$("$top_builddir/tests/sigtime" "$tmp/timing.rondo" MPI_Recv |
+	sed -n 's/.*total_ns=\([0-9]*\).*/\1/p')
+awk -v w="${want:-0}" -v g="${got:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d
+	exit !(w > 250e6 && d <= w / 100) }' ||
+	fail "timing: MPI_Recv waited $want ns by the program's clock, $got ns in the trace"
+
 # MPI_Abort: mpirun exits as it does without the tracer (its status; its
 # own MPI_ABORT banner is lost about half the time by Open MPI 4.1, traced
 # or not, so the output is not compared).  The trace is written at

@@ -337,6 +337,23 @@ void rec_buf(struct rec *r, const void *p)
 	}
 }
 
+/* Absolute addresses in MPI_Aint displacements differ from rank to rank
+ * and run to run; as (segment, offset) they name the same thing
+ * everywhere.  A heap block says it is an address; outside the heap,
+ * nothing 4 GiB or more from 0 is a relative displacement. */
+void rec_disp(struct rec *r, MPI_Aint v)
+{
+	const MPI_Aint far = (MPI_Aint)1 << 32;
+	uint64_t off;
+	uint32_t id;
+
+	if (v != 0 && (v >= far || v <= -far ||
+		       alloc_segment((const void *)(intptr_t)v, &id, &off)))
+		rec_buf(r, (const void *)(intptr_t)v);
+	else
+		rec_int(r, v);
+}
+
 void rec_callback(struct rec *r, void (*fn)(void))
 {
 	if (!fn) {

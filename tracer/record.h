@@ -82,6 +82,10 @@ void rec_tag(struct rec *r, int tag);         /* MPI_ANY_TAG by name */
  * MPI_ROOT by name, others relative to the caller where that helps. */
 void rec_rank(struct rec *r, int rank, MPI_Comm comm);
 void rec_buf(struct rec *r, const void *p);   /* MPI_IN_PLACE, MPI_BOTTOM */
+/* A type constructor's byte displacement: a buffer when it is an absolute
+ * address (in a heap block, or too far from 0 to be relative), else an
+ * integer. */
+void rec_disp(struct rec *r, MPI_Aint v);
 void rec_string(struct rec *r, const char *s);
 void rec_callback(struct rec *r, void (*fn)(void));
 /* The next n values are the elements of one list (an array parameter). */

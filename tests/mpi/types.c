@@ -3,7 +3,8 @@
  * (expect.h): a vector type created, committed, used in a ring exchange
  * and freed ITERATIONS times (its id is reused: t0 every time, and
  * mpi.sh checks that the grammar does not grow with the loop), then
- * the other constructors and queries once, with Pack and Unpack.
+ * the other constructors and queries once, with Pack and Unpack, and a
+ * type of absolute addresses sent from MPI_BOTTOM.
  *
  *   mpirun -np 2 types [ITERATIONS]      (any number of ranks)
  */
@@ -128,6 +129,50 @@ static void constructors(void)
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t2\\)");
 }
 
+/* Absolute displacements (MPI_Get_address, then MPI_BOTTOM): recorded as
+ * (segment, offset), the same on every rank (mpi.sh: one signature). */
+static void absolute(void)
+{
+	int *pair = malloc(4 * sizeof(int)), back[4] = {0}, bl[2] = {1, 1};
+	MPI_Aint ad[2];
+	MPI_Datatype two;
+	MPI_Request rq;
+
+	if (!pair)
+		MPI_Abort(WORLD, 2);
+	for (int i = 0; i < 4; i++)
+		pair[i] = rank * 10 + i;
+	MPI_Get_address(&pair[0], &ad[0]);
+	EXPECT("MPI_Get_address\\(location=m[0-9]+\\+0, "
+	       OUT "address=m[0-9]+\\+0\\)");
+	MPI_Get_address(&pair[2], &ad[1]);
+	EXPECT("MPI_Get_address\\(location=m[0-9]+\\+8, "
+	       OUT "address=m[0-9]+\\+8\\)");
+	MPI_Type_create_hindexed(2, bl, ad, MPI_INT, &two);
+	EXPECT("MPI_Type_create_hindexed\\(count=2, "
+	       "array_of_blocklengths=\\[1, 1\\], "
+	       "array_of_displacements=\\[m[0-9]+\\+0, m[0-9]+\\+8\\], "
+	       "oldtype=MPI_INT, " OUT "newtype=t0\\)");
+	MPI_Type_commit(&two);
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0\\)");
+	MPI_Isend(MPI_BOTTOM, 1, two, right, 4, WORLD, &rq);
+	/* MPI_BOTTOM is the null pointer in Open MPI and MPICH */
+	EXPECT("MPI_Isend\\(buf=NULL, count=1, datatype=t0, dest=%s, tag=4, "
+	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+	       rx_rank(right, WORLD));
+	MPI_Recv(back, 2, MPI_INT, left, 4, WORLD, MPI_STATUS_IGNORE);
+	CHECK(back[0] == left * 10 && back[1] == left * 10 + 2);
+	EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=2, datatype=MPI_INT, "
+	       "source=%s, tag=4, comm=MPI_COMM_WORLD, "
+	       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(left, WORLD));
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
+	       OUT "status=MPI_STATUS_IGNORE\\)");
+	MPI_Type_free(&two);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	free(pair);
+}
+
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? atol(argv[1]) : 10;
@@ -138,6 +183,7 @@ int main(int argc, char **argv)
 	right = (rank + 1) % size;
 	loop(iters);
 	constructors();
+	absolute();
 	expect_finalize();
 	return 0;
 }

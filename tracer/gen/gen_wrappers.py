@@ -373,6 +373,10 @@ OTHER_COMM_RANKS = {("MPI_Intercomm_create", "remote_leader")}
 # they would differ from rank to rank.
 WHOLE_GRAPH = {("MPI_Graph_create", "edges"), ("MPI_Graph_map", "edges"),
                ("MPI_Graph_get", "edges")}
+# Byte displacements of type constructors (hindexed, struct): absolute
+# addresses when the program took them from MPI_Get_address to use with
+# MPI_BOTTOM; rec_disp records those as buffers, relative ones as integers.
+DISPLACEMENT_KINDS = {"POLYDISPLACEMENT_AINT_COUNT"}
 # Absolute addresses stored in an MPI_Aint: recorded as buffers.
 ADDRESSES = {("MPI_Get_address", "address")}
 # Parameters ignored when a buffer is MPI_IN_PLACE: buffer -> (functions
@@ -707,6 +711,8 @@ class Wrapper:
             kind = HANDLES[c.base][0] + ("" if p.direction == "in" else "_out")
         elif p.kind == "WEIGHT":
             kind = "weights"
+        elif p.kind in DISPLACEMENT_KINDS and c.base == "MPI_Aint":
+            kind = "disp"
         elif p.kind in RANK_KINDS and self.comm and \
                 (self.f.name, p.name) not in WHOLE_GRAPH:
             kind, extra = "rank", [self.comm]
@@ -885,6 +891,7 @@ LISTS = {
                       "rec_request_inout(r, saved[i], a[i])",
                       "!a || n < 0 || (n > 0 && !saved)", ""),
     "rank": ("const int *a", "rec_rank(r, a[i], comm)", None, ", MPI_Comm comm"),
+    "disp": ("const MPI_Aint *a", "rec_disp(r, a[i])", None, ""),
 }
 
 WEIGHTS_HELPER = """\

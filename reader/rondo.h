@@ -207,6 +207,7 @@ enum rondo_kind {
 	RONDO_ARG_STRING = 20,    /* bytes: text */
 	RONDO_ARG_BYTES = 21,     /* bytes: opaque */
 	RONDO_ARG_CALLBACK = 22,  /* function pointer: symbolic id */
+	RONDO_ARG_REL = 23,       /* integer: the caller's rank plus this */
 	RONDO_ARG_KIND_COUNT
 };
 

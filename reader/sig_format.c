@@ -205,6 +205,14 @@ static void format_value(struct out *o, const struct fctx *c,
 		else
 			out_printf(o, "%+" PRId64, a->i);
 		return;
+	case RONDO_ARG_REL:
+		if (a->wire != RONDO_WIRE_SINT)
+			break;
+		if (c->size > 0) /* the caller's rank is known */
+			out_printf(o, "%" PRId64, c->me + a->i);
+		else
+			out_printf(o, "rank%+" PRId64, a->i);
+		return;
 	case RONDO_ARG_CONST:
 		if (a->wire != RONDO_WIRE_UINT)
 			break;

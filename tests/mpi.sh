@@ -135,6 +135,18 @@ check coll 8
 two_requests "$tmp/coll.rondo"
 check comms 3
 check comms 4
+# Rank-derived integers: splits keyed by rank store the key relative to
+# the caller (no split signature has a positive absolute key left), the
+# ring's tags are relative too; a constant key stays absolute (key=0).
+grammar=$("$rondo" dump --grammar "$tmp/comms.rondo")
+n=$(echo "$grammar" | grep -c 'MPI_Comm_split(.*key=[1-9]')
+[ "$n" -eq 0 ] || fail "comms: $n split signatures with a rank as absolute key"
+n=$(echo "$grammar" | grep -c 'MPI_Comm_split(comm=MPI_COMM_WORLD, color=[01], key=rank+0 ')
+[ "$n" -ge 2 ] || fail "comms: $n split signatures with key=rank+0, want 2 or more"
+n=$(echo "$grammar" | grep -c 'MPI_Sendrecv(.*sendtag=rank+0,.*recvtag=rank-1,')
+[ "$n" -eq 1 ] || fail "comms: $n ring signatures with relative tags, want 1"
+n=$(echo "$grammar" | grep -c 'MPI_Comm_split(comm=MPI_COMM_WORLD, color=1, key=0 ')
+[ "$n" -eq 1 ] || fail "comms: $n split signatures with color=1 key=0, want 1"
 # MPI_Comm_idup: the new communicator has one id on every rank, the one
 # the calls on it use once the request completed.
 "$rondo" dump "$tmp/comms.rondo" | awk '

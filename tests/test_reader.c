@@ -437,8 +437,43 @@ static void test_empty_rules(void)
 	tt_free(tt);
 }
 
+/* An integer stored relative to the caller's rank (kind REL): the
+ * caller's rank plus it, as each rank made it; "rank+d" without a rank. */
+static void test_relative(void)
+{
+	struct fmt_buf file = {0}, a = {0};
+	struct testtrace *tt = tt_create(3);
+	uint32_t f = tt_func(tt, "MPI_Send", "buf", "count", "datatype", "dest",
+			     "tag", "comm", NULL);
+	uint32_t world = tt_const(tt, "MPI_COMM_WORLD");
+	uint32_t dbl = tt_const(tt, "MPI_DOUBLE"), sig;
+	rondo_trace *t;
+	char buf[256];
+
+	fmt_arg_put_none(&a, RONDO_ARG_NULL);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 1);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, dbl);
+	fmt_arg_put_sint(&a, RONDO_ARG_RANK_REL, 1);
+	fmt_arg_put_sint(&a, RONDO_ARG_REL, 100);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, world);
+	sig = tt_sig(tt, f, &a, 6);
+	for (uint32_t r = 0; r < 3; r++)
+		tt_call(tt, r, sig, 1, 1000);
+	t = open_tt(tt, &file, 0);
+	CHECK(rondo_group_count(t) == 1);
+	rondo_sig_format(t, sig, buf, sizeof(buf));
+	CHECKF(strstr(buf, " dest=+1, tag=rank+100, ") != NULL, "%s", buf);
+	rondo_sig_format_rank(t, sig, 2, buf, sizeof(buf));
+	CHECKF(strstr(buf, " dest=0, tag=102, ") != NULL, "%s", buf);
+	rondo_trace_free(t);
+	tt_free(tt);
+	fmt_buf_free(&a);
+	fmt_buf_free(&file);
+}
+
 int main(void)
 {
+	test_relative();
 	test_empty_rules();
 	test_demo();
 	test_random();

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "hmap.h"
 #include "merge.h"
+#include "relative.h"
 #include "runtime.h"
 
 /* ---- what each rank sends --------------------------------------------------- */
@@ -87,6 +88,8 @@ struct job {
 	uint16_t *time_code;
 	size_t ntime, captime;
 	uint32_t ranks; /* ranks added so far */
+	struct relative *rel; /* rank-derived integers (relative.c) */
+	uint32_t rank_now;    /* whose signatures `rel` looks at */
 	int oom;
 };
 
@@ -184,6 +187,56 @@ static void job_comm_lists(struct job *j, const uint8_t *all, const int *len,
 				fc->world[k] = w < (uint64_t)rt.size ? (uint32_t)w : 0;
 			}
 		}
+	}
+}
+
+/* The caller's rank in a call's communicator, for relative.c: rank
+ * j->rank_now's rank in it, from the members' lists. */
+static int64_t job_me(void *ctx, uint32_t kind, uint64_t value)
+{
+	struct job *j = ctx;
+	const struct fmt_comm *c;
+	const char *name;
+	uint32_t id;
+
+	if (kind == RONDO_ARG_CONST) {
+		name = value <= UINT32_MAX ? handles_const_name((uint32_t)value)
+					   : NULL;
+		if (name && !strcmp(name, "MPI_COMM_WORLD"))
+			return j->rank_now;
+		return name && !strcmp(name, "MPI_COMM_SELF") ? 0 : -1;
+	}
+	id = hmap_lookup(&j->comm_id, value);
+	if (id == UINT32_MAX)
+		return -1;
+	c = &j->comms.c[id];
+	for (uint32_t k = 0; c->world && !c->first && k < c->n; k++)
+		if (c->world[k] == j->rank_now)
+			return k;
+	return -1;
+}
+
+/* Every rank's signatures, for relative.c to choose which rank-derived
+ * integers to store relative to the caller. */
+static void job_observe(struct job *j, const uint8_t *all, const int *len,
+			const int *displ)
+{
+	for (int r = 0; r < rt.size && j->rel; r++) {
+		const uint8_t *part[NPARTS];
+		size_t plen[NPARTS];
+		struct fmt_cst cst = {0};
+		struct fmt_err e;
+		uint64_t failed;
+
+		if (rank_parts(all + displ[r], (size_t)len[r], part, plen,
+			       &failed) < 0 ||
+		    fmt_cst_decode(&cst, part[PART_CST], plen[PART_CST],
+				   rt_nfuncs(), &e) < 0)
+			continue;
+		j->rank_now = (uint32_t)r;
+		/* out of memory: fewer integers made relative, nothing lost */
+		relative_observe(j->rel, &cst, job_me, j);
+		fmt_cst_free(&cst);
 	}
 }
 
@@ -337,16 +390,18 @@ static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
 	struct fmt_err e;
 	struct fmt_cst cst = {0};
 	struct fmt_grammar g = {0}, empty = {0};
-	struct fmt_buf bytes = {0};
+	struct fmt_buf bytes = {0}, rel = {0};
 	const uint8_t *part[NPARTS];
 	size_t len[NPARTS];
 	uint64_t failed = 1;
 	uint32_t *map = NULL;
 	int rc = -1;
 
+	j->rank_now = j->ranks;
 	if (rank_parts(p, n, part, len, &failed) == 0 &&
 	    fmt_cst_decode(&cst, part[PART_CST], len[PART_CST], rt_nfuncs(),
 			   &e) == 0 &&
+	    (!j->rel || relative_apply(j->rel, &cst, &rel, job_me, j) == 0) &&
 	    job_rename_comms(j, &cst, &bytes) == 0 &&
 	    (map = malloc(sizeof(*map) * (cst.n + 1))) != NULL &&
 	    merge_add_cst(j->m, &cst, map) == 0 &&
@@ -372,6 +427,7 @@ static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
 	fmt_grammar_free(&g);
 	fmt_cst_free(&cst);
 	fmt_buf_free(&bytes);
+	fmt_buf_free(&rel);
 	free(map);
 	return rc < 0 ? -1 : 0;
 }
@@ -581,6 +637,9 @@ static void job_write(const uint8_t *all, const int *len, const int *displ)
 	fmt_writer_init(&w);
 	if (rc == 0)
 		job_comm_lists(&j, all, len, displ);
+	j.rel = relative_create();
+	if (rc == 0 && !j.oom)
+		job_observe(&j, all, len, displ);
 	for (int r = 0; r < rt.size && rc == 0 && !j.oom; r++)
 		rc = job_add_rank(&j, all + displ[r], (size_t)len[r]);
 	if (rc == 0 && !j.oom)
@@ -596,6 +655,7 @@ static void job_write(const uint8_t *all, const int *len, const int *displ)
 			path, stat(path, &st) == 0 ? (long long)st.st_size : -1,
 			(unsigned long long)j.calls, merge_cst(j.m)->n, rt.size);
 	fmt_writer_free(&w);
+	relative_free(j.rel);
 	merge_free(j.m);
 	free(j.stat);
 	hmap_free(&j.comm_id);

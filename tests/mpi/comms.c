@@ -3,7 +3,8 @@
  * call (expect.h): Comm_dup, Comm_split, Comm_create from a group,
  * Comm_idup with its request, Intercomm_create and Intercomm_merge,
  * traffic and wildcard receives on each, an attribute whose delete
- * callback makes an MPI call (the program's, so recorded), Comm_free.
+ * callback makes an MPI call (the program's, so recorded), Comm_free,
+ * and integers derived from the rank (split key, tags).
  *
  *   mpirun -np 4 comms        (2 ranks or more, up to 8)
  */
@@ -319,6 +320,31 @@ static void reuse(void)
 	}
 }
 
+/* Integers that follow the rank: a split keyed by rank, a ring whose tags
+ * are the sender's rank.  Rank 0 stores them relative to the caller
+ * (mpi.sh checks the signatures: key=rank+0, sendtag=rank+0); the dump
+ * gives the values back. */
+static void rank_derived(void)
+{
+	int left = (rank + size - 1) % size, right = (rank + 1) % size;
+	int out = rank, in = -1;
+	MPI_Comm c;
+
+	MPI_Comm_split(WORLD, rank % 2, rank, &c);
+	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, "
+	       OUT "newcomm=" COMM "\\)", rank % 2, rank);
+	MPI_Comm_free(&c);
+	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
+	MPI_Sendrecv(&out, 1, MPI_INT, right, rank, &in, 1, MPI_INT, left,
+		     left, WORLD, MPI_STATUS_IGNORE);
+	CHECK(in == left);
+	EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
+	       "sendtype=MPI_INT, dest=%s, sendtag=%d, " OUT "recvbuf=" BUF
+	       ", recvcount=1, recvtype=MPI_INT, source=%s, recvtag=%d, "
+	       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       rx_rank(right, WORLD), rank, rx_rank(left, WORLD), left);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -332,6 +358,7 @@ int main(int argc, char **argv)
 	idup();
 	halves();
 	reuse();
+	rank_derived();
 	expect_finalize();
 	return 0;
 }

@@ -132,6 +132,7 @@ static const char *status_field(const struct fctx *c, const rondo_arg *e)
 	case RONDO_ARG_RANK:
 	case RONDO_ARG_RANK_REL: return "source";
 	case RONDO_ARG_TAG: return "tag";
+	case RONDO_ARG_COMM: return "comm";
 	case RONDO_ARG_INT: return "count";
 	case RONDO_ARG_CONST:
 		name = e->wire == RONDO_WIRE_UINT && e->u <= UINT32_MAX
@@ -146,22 +147,33 @@ static const char *status_field(const struct fctx *c, const rondo_arg *e)
 			return "tag";
 		if (!strcmp(name, "MPI_UNDEFINED"))
 			return "count";
+		if (!strncmp(name, "MPI_COMM_", 9))
+			return "comm";
 		return NULL;
 	}
 	return NULL;
 }
 
-/* A status: its fields by name, "status{source=3, tag=7}"; the source
- * is stored relative to the caller's world rank (the request's
- * communicator is not known where the status is recorded).  The fields
- * that can be inferred are not stored: status{} says nothing more than
- * the call that was completed. */
+static int comm_context(struct fctx *c, const rondo_arg *a);
+
+/* A status: its fields by name, "status{source=3, tag=7}".  The source is
+ * a rank of the communicator the status names last (a Wait's, whose call
+ * names none), else of the call's (a blocking receive's), else of the
+ * world.  The fields that can be inferred are not stored: status{} says
+ * nothing more than the call that was completed. */
 static void format_status(struct out *o, const struct fctx *c,
 			  const rondo_arg *a)
 {
 	struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize};
 	const char *field;
 	rondo_arg e;
+	int named = 0;
+
+	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS && !named; k++)
+		if (rondo_arg_elem(a, k, &e) == 0)
+			named = comm_context(&w, &e);
+	if (!named && c->size > 0)
+		w = *c;
 
 	out_printf(o, "status{");
 	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS; k++) {
@@ -257,50 +269,62 @@ static void format_value(struct out *o, const struct fctx *c,
 	format_generic(o, c, a);
 }
 
+/* If `a` names a communicator (COMM, or the constant MPI_COMM_WORLD or
+ * MPI_COMM_SELF), sets c->me and c->size to the caller's rank in it and
+ * its size (size 0 for an intercommunicator, whose ranks are not
+ * relative) and returns 1; else 0. */
+static int comm_context(struct fctx *c, const rondo_arg *a)
+{
+	const rondo_trace *t = c->t;
+	const char *name;
+
+	if (a->wire != RONDO_WIRE_UINT)
+		return 0;
+	if (a->kind == RONDO_ARG_COMM) {
+		uint32_t n = a->u <= UINT32_MAX
+				     ? rondo_comm_size(t, (uint32_t)a->u)
+				     : 0;
+
+		c->size = 0;
+		/* no rank (wsize 0), an intercommunicator: not relative */
+		if (n == 0 || c->wsize == 0 ||
+		    rondo_comm_first_group(t, (uint32_t)a->u))
+			return 1;
+		for (uint32_t k = 0; k < n; k++) {
+			if (rondo_comm_member(t, (uint32_t)a->u, k) ==
+			    (uint64_t)c->wme) {
+				c->me = k;
+				c->size = n;
+			}
+		}
+		return 1;
+	}
+	name = a->kind == RONDO_ARG_CONST && a->u <= UINT32_MAX
+		       ? rondo_const_name(t, (uint32_t)a->u)
+		       : NULL;
+	if (name && !strcmp(name, "MPI_COMM_WORLD")) {
+		c->me = c->wme;
+		c->size = c->wsize;
+		return 1;
+	}
+	if (name && !strcmp(name, "MPI_COMM_SELF")) {
+		c->me = 0;
+		c->size = 1;
+		return 1;
+	}
+	return 0;
+}
+
 /* The caller's rank and the size of the call's communicator (its first
  * communicator argument), to turn relative ranks back into absolute ones;
  * size 0 when not known. */
 static void call_context(struct fctx *c, uint32_t sig)
 {
-	const rondo_trace *t = c->t;
 	rondo_arg a;
 
-	for (uint32_t i = 0; i < t->cst.sig[sig].nargs; i++) {
-		const char *name;
-
-		if (rondo_sig_arg(t, sig, i, &a) < 0 || a.wire != RONDO_WIRE_UINT)
-			continue;
-		if (a.kind == RONDO_ARG_COMM) {
-			uint32_t n = a.u <= UINT32_MAX
-					     ? rondo_comm_size(t, (uint32_t)a.u)
-					     : 0;
-
-			/* an intercommunicator's ranks are not relative */
-			if (n == 0 || rondo_comm_first_group(t, (uint32_t)a.u))
-				return;
-			for (uint32_t k = 0; k < n; k++) {
-				if (rondo_comm_member(t, (uint32_t)a.u, k) ==
-				    (uint64_t)c->wme) {
-					c->me = k;
-					c->size = n;
-				}
-			}
+	for (uint32_t i = 0; i < c->t->cst.sig[sig].nargs; i++)
+		if (rondo_sig_arg(c->t, sig, i, &a) == 0 && comm_context(c, &a))
 			return;
-		}
-		name = a.kind == RONDO_ARG_CONST && a.u <= UINT32_MAX
-			       ? rondo_const_name(t, (uint32_t)a.u)
-			       : NULL;
-		if (name && !strcmp(name, "MPI_COMM_WORLD")) {
-			c->me = c->wme;
-			c->size = c->wsize;
-			return;
-		}
-		if (name && !strcmp(name, "MPI_COMM_SELF")) {
-			c->me = 0;
-			c->size = 1;
-			return;
-		}
-	}
 }
 
 /* Writes one parameter, "name=value", after the separator. */

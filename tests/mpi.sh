@@ -145,6 +145,11 @@ n=$(echo "$grammar" | grep -c 'MPI_Comm_split(comm=MPI_COMM_WORLD, color=[01], k
 [ "$n" -ge 2 ] || fail "comms: $n split signatures with key=rank+0, want 2 or more"
 n=$(echo "$grammar" | grep -c 'MPI_Sendrecv(.*sendtag=rank+0,.*recvtag=rank-1,')
 [ "$n" -eq 1 ] || fail "comms: $n ring signatures with relative tags, want 1"
+# A Wait's wildcard status in a half names the half, and its source is
+# relative there: one signature per half (4 with a world-relative source).
+n=$(echo "$grammar" | grep -c 'MPI_Wait(.*status{source=[-+0-9]*, comm=c[0-9]*})')
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] ||
+	fail "comms: $n Wait signatures with a wildcard status in a half, want 1 or 2"
 n=$(echo "$grammar" | grep -c 'MPI_Comm_split(comm=MPI_COMM_WORLD, color=1, key=0 ')
 [ "$n" -eq 1 ] || fail "comms: $n split signatures with color=1 key=0, want 1"
 # MPI_Comm_idup: the new communicator has one id on every rank, the one

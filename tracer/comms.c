@@ -235,6 +235,35 @@ int comms_rank(MPI_Comm c, int *me, int *size)
 	return 0;
 }
 
+int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
+		   int *size)
+{
+	uint32_t v = hmap_lookup(&by_handle, KEY(c));
+
+	*me = *size = -1;
+	if (v == UINT32_MAX)
+		return -1;
+	if (v & CONST_FLAG) {
+		*kind = RONDO_ARG_CONST;
+		*value = v & ~CONST_FLAG;
+		if (c == MPI_COMM_WORLD) {
+			*me = rt.rank;
+			*size = rt.size;
+		} else if (c == MPI_COMM_SELF) {
+			*me = 0;
+			*size = 1;
+		}
+		return *me < 0 ? -1 : 0;
+	}
+	*kind = RONDO_ARG_COMM;
+	*value = idents[v].key;
+	if (idents[v].first)
+		return -1;
+	*me = idents[v].me;
+	*size = (int)idents[v].n;
+	return 0;
+}
+
 void rec_comm(struct rec *r, MPI_Comm c)
 {
 	uint32_t v = hmap_lookup(&by_handle, KEY(c));

@@ -422,7 +422,7 @@ void rec_status_ignored(struct rec *r)
 	put_const(r, C_STATUS_IGNORE);
 }
 
-void rec_status_source(struct rec *r, int source)
+void rec_status_source(struct rec *r, int source, int me, int size)
 {
 	struct fmt_buf *b = rec_args(r);
 
@@ -432,9 +432,9 @@ void rec_status_source(struct rec *r, int source)
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_ANY_SOURCE);
 	else if (source == MPI_PROC_NULL)
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, C_PROC_NULL);
-	else if (source < 0 || source >= rt.size)
+	else if (me < 0 || source < 0 || source >= size)
 		fmt_arg_put_sint(b, RONDO_ARG_RANK, source);
 	else
 		fmt_arg_put_sint(b, RONDO_ARG_RANK_REL,
-				 rank_offset(source, rt.rank, rt.size));
+				 rank_offset(source, me, size));
 }

@@ -97,7 +97,8 @@ void rec_list(struct rec *r, int64_t n);
  *    request arguments recorded before it; MPI_UNDEFINED: none, an empty
  *    status);
  *  - rec_status_recv: of a blocking receive or probe posted with these
- *    values (count -1: none posted, a probe);
+ *    values (count -1: none posted, a probe; comm MPI_COMM_NULL: the call
+ *    names none, MPI_Mrecv);
  *  - rec_status_io: of a file operation of count elements of type;
  *  - rec_status: of unknown origin, every field. */
 void rec_status(struct rec *r, const MPI_Status *s);
@@ -106,7 +107,7 @@ void rec_status(struct rec *r, const MPI_Status *s);
 void rec_status_read(struct rec *r, const MPI_Status *s);
 void rec_status_req(struct rec *r, const MPI_Status *s, int k);
 void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
-		     MPI_Datatype type, int source, int tag);
+		     MPI_Datatype type, int source, int tag, MPI_Comm comm);
 void rec_status_io(struct rec *r, const MPI_Status *s, int64_t count,
 		   MPI_Datatype type);
 /* An array of statuses passed as MPI_STATUSES_IGNORE (Open MPI gives it
@@ -137,8 +138,9 @@ REC_HANDLE(request, MPI_Request)
 
 /* A request a call created (rec_request_out is rec_request_new for
  * REC_REQ_OTHER): kind says what its completion's status can add; a
- * receive passes its posted count, datatype, source and tag, a file
- * operation its count and datatype (the others are ignored).  The id comes
+ * receive passes its posted count, datatype, source, tag and
+ * communicator (MPI_COMM_NULL: unknown), a file operation its count and
+ * datatype (the others are ignored).  The id comes
  * from the pool of the call's signature without the request, so the
  * request must be the call's last argument recorded. */
 enum rec_req_kind {
@@ -149,7 +151,7 @@ enum rec_req_kind {
 	REC_REQ_UNKNOWN, /* generalized, or not seen created: every field */
 };
 void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
-		     MPI_Datatype type, int source, int tag);
+		     MPI_Datatype type, int source, int tag, MPI_Comm comm);
 
 /* The communicator a non-blocking duplication (MPI_Comm_idup) returns: it
  * may not be usable before the call's request completes, so it is named

@@ -292,6 +292,25 @@ static void name_request(struct rec *r, MPI_Request h, int released)
 		req_release(q, prev);
 }
 
+/* Where a receive on comm finds its status's source: `named`, a status
+ * of a Wait or Test, which names no communicator, carries it. */
+static void info_comm(struct req_info *info, MPI_Comm comm, int named)
+{
+	info->base = REQ_BASE_WORLD;
+	info->comm_kind = 0;
+	if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD)
+		return;
+	if (comms_describe(comm, &info->comm_kind, &info->comm_value,
+			   &info->me, &info->size) < 0) {
+		info->base = REQ_BASE_ABSOLUTE;
+		info->comm_kind = 0;
+		return;
+	}
+	info->base = REQ_BASE_COMM;
+	if (!named)
+		info->comm_kind = 0;
+}
+
 /* ---- what the wrappers call ------------------------------------------------------- */
 
 void rec_request(struct rec *r, MPI_Request h)
@@ -307,7 +326,7 @@ void rec_request_inout(struct rec *r, MPI_Request before, MPI_Request after)
 }
 
 void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
-		     MPI_Datatype type, int source, int tag)
+		     MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
 	struct fmt_buf *b = rec_args(r);
 	struct req_info info = {(uint8_t)kind, source == MPI_ANY_SOURCE,
@@ -319,13 +338,17 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, rq.null_const);
 		return;
 	}
-	if ((kind == REC_REQ_RECV || kind == REC_REQ_IO) && type != MPI_DATATYPE_NULL &&
+	if ((kind == REC_REQ_RECV || kind == REC_REQ_IO) &&
+	    type != MPI_DATATYPE_NULL &&
 	    PMPI_Type_size(type, &size) == MPI_SUCCESS)
 		info.type_size = size;
 	else
 		info.count = -1;
+	/* from MPI_PROC_NULL: complete at once, with an empty status */
 	if (kind == REC_REQ_RECV && source == MPI_PROC_NULL)
-		info.kind = REC_REQ_NULL; /* completes at once with an empty status */
+		info.kind = REC_REQ_NULL;
+	if (kind == REC_REQ_RECV)
+		info_comm(&info, comm, 1); /* Wait names no communicator */
 	/* the pool: the call's arguments before the request, its last one */
 	q = req_add(request_key(h),
 		    pool_of(record_hash(rec_func_id(r), b->data, b->len)),
@@ -335,7 +358,8 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 
 void rec_request_out(struct rec *r, MPI_Request h)
 {
-	rec_request_new(r, h, REC_REQ_OTHER, -1, MPI_DATATYPE_NULL, 0, 0);
+	rec_request_new(r, h, REC_REQ_OTHER, -1, MPI_DATATYPE_NULL, 0, 0,
+			MPI_COMM_NULL);
 }
 
 /* ---- statuses ----------------------------------------------------------------------- */
@@ -344,11 +368,12 @@ void rec_request_out(struct rec *r, MPI_Request h)
 enum { ST_SOURCE = 1, ST_TAG = 2, ST_COUNT = 4, ST_CANCELLED = 8 };
 
 static void put_status(struct rec *r, const MPI_Status *s, unsigned fields,
-		       int64_t type_size)
+		       const struct req_info *info)
 {
 	struct fmt_buf *b = rec_args(r);
 	int n = 0, flag = 0, bytes = 0;
-	int64_t count = 0;
+	int64_t count = 0, type_size = info->type_size;
+	int me = rt.rank, size = rt.size;
 
 	if (fields & ST_CANCELLED) {
 		if (PMPI_Test_cancelled(s, &flag) != MPI_SUCCESS || !flag)
@@ -365,15 +390,29 @@ static void put_status(struct rec *r, const MPI_Status *s, unsigned fields,
 	}
 	for (unsigned f = fields; f; f &= f - 1)
 		n++;
+	/* a source in a communicator the call does not name: the status
+	 * names it, last */
+	if ((fields & ST_SOURCE) && info->base == REQ_BASE_COMM &&
+	    info->comm_kind)
+		n++;
+	if (info->base == REQ_BASE_COMM) {
+		me = info->me;
+		size = info->size;
+	} else if (info->base == REQ_BASE_ABSOLUTE) {
+		me = -1;
+	}
 	fmt_arg_put_list(b, RONDO_ARG_STATUS, (uint64_t)n);
 	if (fields & ST_SOURCE)
-		rec_status_source(r, s->MPI_SOURCE);
+		rec_status_source(r, s->MPI_SOURCE, me, size);
 	if (fields & ST_TAG)
 		rec_tag(r, s->MPI_TAG);
 	if (fields & ST_COUNT)
 		rec_int(r, count);
 	if (fields & ST_CANCELLED)
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, handles_const_cancelled());
+	if ((fields & ST_SOURCE) && info->base == REQ_BASE_COMM &&
+	    info->comm_kind)
+		fmt_arg_put_uint(b, info->comm_kind, info->comm_value);
 }
 
 /* The fields a status of a request described by `info` adds, given the
@@ -414,7 +453,7 @@ void rec_status(struct rec *r, const MPI_Status *s)
 	if (s == MPI_STATUS_IGNORE)
 		rec_status_ignored(r);
 	else
-		put_status(r, s, status_fields(&unknown, s), 0);
+		put_status(r, s, status_fields(&unknown, s), &unknown);
 }
 
 void rec_status_read(struct rec *r, const MPI_Status *s)
@@ -441,11 +480,11 @@ void rec_status_req(struct rec *r, const MPI_Status *s, int k)
 		info = &lv->ctx[k];
 	else
 		return rec_status(r, s);
-	put_status(r, s, status_fields(info, s), info->type_size);
+	put_status(r, s, status_fields(info, s), info);
 }
 
 void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
-		     MPI_Datatype type, int source, int tag)
+		     MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
 	struct req_info info = {REC_REQ_RECV, source == MPI_ANY_SOURCE,
 				tag == MPI_ANY_TAG, count, 0};
@@ -461,7 +500,8 @@ void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
 		 PMPI_Type_size(type, &size) != MPI_SUCCESS)
 		info.count = -1;
 	info.type_size = size;
-	put_status(r, s, status_fields(&info, s), info.type_size);
+	info_comm(&info, comm, 0); /* the call names its communicator */
+	put_status(r, s, status_fields(&info, s), &info);
 }
 
 void rec_status_io(struct rec *r, const MPI_Status *s, int64_t count,
@@ -478,5 +518,5 @@ void rec_status_io(struct rec *r, const MPI_Status *s, int64_t count,
 	    PMPI_Type_size(type, &size) != MPI_SUCCESS)
 		info.count = -1;
 	info.type_size = size;
-	put_status(r, s, status_fields(&info, s), info.type_size);
+	put_status(r, s, status_fields(&info, s), &info);
 }

@@ -27,7 +27,19 @@ struct req_info {
 	uint8_t any_source, any_tag;
 	int64_t count;	   /* posted count, -1 when there is none */
 	int64_t type_size; /* bytes per element of the posted datatype */
+	/* what a status's source is a rank of (enum req_base); for
+	 * REQ_BASE_COMM the caller's rank in it, its size, and how it is
+	 * recorded in the status (kind 0: not, the call names it) */
+	uint8_t base;
+	int me, size;
+	uint32_t comm_kind;
+	uint64_t comm_value;
 };
+
+/* A status's source is recorded relative to the caller's world rank, to
+ * its rank in the receive's communicator, or absolute (an
+ * intercommunicator's, or one not seen). */
+enum req_base { REQ_BASE_WORLD, REQ_BASE_COMM, REQ_BASE_ABSOLUTE };
 
 /* One call's scratch space, one per nesting level and thread. */
 struct rt_level {
@@ -131,9 +143,9 @@ uint32_t handles_const_count(void);
 uint32_t handles_const_undefined(void);
 uint32_t handles_const_request_null(void);
 uint32_t handles_const_cancelled(void);
-/* A status's source (a rank of the request's communicator, which is not
- * known here: relative to the world rank), and MPI_STATUS_IGNORE. */
-void rec_status_source(struct rec *r, int source);
+/* A status's source, a rank of a communicator where the caller is rank
+ * me of size (me < 0: recorded absolute), and MPI_STATUS_IGNORE. */
+void rec_status_source(struct rec *r, int source, int me, int size);
 void rec_status_ignored(struct rec *r);
 
 /* ---- requests.c ---------------------------------------------------------- */
@@ -147,6 +159,11 @@ void comms_name(MPI_Comm c, uint32_t constant);
 /* This rank's rank in intracommunicator c and its size, without asking MPI
  * when c is known; -1 for an intercommunicator or one not seen. */
 int comms_rank(MPI_Comm c, int *me, int *size);
+/* How communicator c is recorded (kind CONST or COMM, and the value), and
+ * this rank's rank in it and its size: 0, or -1 for an intercommunicator
+ * or one not seen (*me -1; kind and value set if it was seen). */
+int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
+		   int *size);
 /* The identities this rank speaks for: count, then per identity its key,
  * first-group size (intercommunicators, else 0), members' world ranks. */
 void comms_encode(struct fmt_buf *b);

@@ -327,12 +327,31 @@ static void reuse(void)
 static void rank_derived(void)
 {
 	int left = (rank + size - 1) % size, right = (rank + 1) % size;
-	int out = rank, in = -1;
+	int out = rank, in = -1, hr, hs;
+	MPI_Request rq;
+	MPI_Status st;
 	MPI_Comm c;
 
 	MPI_Comm_split(WORLD, rank % 2, rank, &c);
 	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, "
 	       OUT "newcomm=" COMM "\\)", rank % 2, rank);
+	/* A wildcard receive in the half, completed by a Wait: its status's
+	 * source is a rank of the half, which the status names. */
+	MPI_Comm_rank(c, &hr);
+	EXPECT("MPI_Comm_rank\\(comm=" COMM ", " OUT "rank=%d\\)", hr);
+	MPI_Comm_size(c, &hs);
+	EXPECT("MPI_Comm_size\\(comm=" COMM ", " OUT "size=%d\\)", hs);
+	MPI_Irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 9, c, &rq);
+	EXPECT("MPI_Irecv\\(" OUT "buf=" BUF ", count=1, datatype=MPI_INT, "
+	       "source=MPI_ANY_SOURCE, tag=9, comm=" COMM ", " OUT "request="
+	       REQ "\\)");
+	MPI_Send(&out, 1, MPI_INT, (hr + 1) % hs, 9, c);
+	EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, dest=%d, "
+	       "tag=9, comm=" COMM "\\)", (hr + 1) % hs);
+	MPI_Wait(&rq, &st);
+	CHECK(st.MPI_SOURCE == (hr + hs - 1) % hs);
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT "status=status\\{"
+	       "source=%d, comm=" COMM "\\}\\)", st.MPI_SOURCE);
 	MPI_Comm_free(&c);
 	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
 	MPI_Sendrecv(&out, 1, MPI_INT, right, rank, &in, 1, MPI_INT, left,

@@ -549,10 +549,11 @@ class Wrapper:
         count = self.param_name("count", "recvcount") or "-1"
         dtype = self.param_name("datatype", "recvtype") or "MPI_DATATYPE_NULL"
         source, tag = self.param_name("source"), self.param_name("tag", "recvtag")
+        comm = self.comm or "MPI_COMM_NULL"
         if source and tag:
-            return [count, dtype, source, tag]
+            return [count, dtype, source, tag, comm]
         if "message" in self.by_name and count != "-1":
-            return [count, dtype, "MPI_ANY_SOURCE", "MPI_ANY_TAG"]
+            return [count, dtype, "MPI_ANY_SOURCE", "MPI_ANY_TAG", comm]
         return None
 
     def request_out(self, expr):
@@ -568,11 +569,12 @@ class Wrapper:
                 r, expr, ", ".join(posted))
         count = self.param_name("count")
         if self.f.name.startswith("MPI_File_") and count:
-            return "rec_request_new(%s, %s, REC_REQ_IO, %s, %s, 0, 0)" % (
-                r, expr, count, self.param_name("datatype"))
+            return ("rec_request_new(%s, %s, REC_REQ_IO, %s, %s, 0, 0,"
+                    " MPI_COMM_NULL)" % (r, expr, count,
+                                         self.param_name("datatype")))
         if self.f.name in USER_REQUESTS:
             return ("rec_request_new(%s, %s, REC_REQ_UNKNOWN, -1,"
-                    " MPI_DATATYPE_NULL, 0, 0)" % (r, expr))
+                    " MPI_DATATYPE_NULL, 0, 0, MPI_COMM_NULL)" % (r, expr))
         return "rec_request_out(%s, %s)" % (r, expr)
 
     def status(self, p):

@@ -234,6 +234,13 @@ else
 		"when the tracer cannot see allocations (the runtime's hooks see them all)"
 fi
 
+# MPI up and down without MPI_Init and MPI_Finalize passing through the
+# tracer (a binding layer calling PMPI_Init): tracing starts at the first
+# call, the trace is written at PMPI_Finalize and says so.
+check lazy 2
+"$rondo" info "$tmp/lazy.rondo" | grep -q '^ *init *not seen' ||
+	fail "lazy: rondo info does not say MPI_Init was not seen"
+
 # Durations: what the trace holds against the program's own clock, to
 # 1 % (the time-stamp counter's rate is measured at MPI_Init).
 check timing 2 300

@@ -485,6 +485,9 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 	buf[sizeof(buf) - 1] = '\0';
 	meta_add(m, "host", buf);
 	meta_add(m, "start", rt.start);
+	if (rt.lazy)
+		meta_add(m, "init", "not seen: the trace starts at the first "
+				    "call made with MPI up");
 	meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
 	snprintf(buf, sizeof(buf), "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d",
 		 rt.track_pointers, rt.verbose);

@@ -77,7 +77,10 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 {
 	struct rec_thread *th = &thread_state;
 
-	if (rt.state != RT_ON || rt.paused || rt.disabled || rt.failed)
+	if (rt.state != RT_ON &&
+	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start() < 0))
+		return 0;
+	if (rt.paused || rt.disabled || rt.failed)
 		return 0;
 	/* Inside a recorded call, only the program's calls count: those
 	 * the library makes on its own, or forwards from a binding layer,

@@ -189,6 +189,9 @@ static void runtime_start(int provided)
 	time_t now = time(NULL);
 	struct tm tm;
 
+	if (rt.state != RT_BEFORE)
+		return;
+
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
 	rt_settings();
@@ -206,6 +209,54 @@ static void runtime_start(int provided)
 		rt_warn("out of memory at MPI_Init: not tracing");
 }
 
+/* ---- starting without MPI_Init ------------------------------------------
+ * MPI may be initialised without MPI_Init or MPI_Init_thread passing
+ * through here: by a binding layer that calls PMPI_Init itself (Open MPI's
+ * Fortran bindings do), or a tool.  Then the first MPI call made once MPI
+ * is up starts tracing, and as MPI_Finalize may go unseen too, the trace
+ * is written by the delete callback of an attribute on MPI_COMM_SELF,
+ * which MPI_Finalize runs first, with MPI still whole (MPI 4.0 §11.2.2). */
+
+static int finalize_callback(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)comm;
+	(void)key;
+	(void)val;
+	(void)extra;
+	if (rt.state == RT_ON) {
+		rt.state = RT_DONE;
+		output_write();
+	}
+	rt.state = RT_DONE;
+	alloc_stop();
+	return MPI_SUCCESS;
+}
+
+int rt_lazy_start(void)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	int up = 0, down = 1, provided = MPI_THREAD_SINGLE, key;
+
+	pthread_mutex_lock(&once);
+	if (rt.state == RT_BEFORE && !rt.initializing &&
+	    PMPI_Initialized(&up) == MPI_SUCCESS && up &&
+	    PMPI_Finalized(&down) == MPI_SUCCESS && !down) {
+		PMPI_Query_thread(&provided);
+		rt.lazy = 1;
+		runtime_start(provided);
+		if (rt.state == RT_ON &&
+		    (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+					     finalize_callback, &key,
+					     NULL) != MPI_SUCCESS ||
+		     PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) !=
+			     MPI_SUCCESS))
+			rt_warn("MPI_Init was not seen and MPI_Finalize cannot "
+				"be followed: no trace will be written");
+	}
+	pthread_mutex_unlock(&once);
+	return rt.state == RT_ON ? 0 : -1;
+}
+
 /* Records a hand-written call with the given duration. */
 static struct rec *hand_begin(struct rec *r, enum rt_func f, uint64_t t0,
 			      uint64_t t1, const void *caller)
@@ -221,8 +272,11 @@ int MPI_Init(int *argc, char ***argv)
 {
 	uint64_t t0 = rt_clock(), t1;
 	struct rec r;
-	int ret = PMPI_Init(argc, argv);
+	int ret;
 
+	rt.initializing = 1; /* calls the library makes start nothing */
+	ret = PMPI_Init(argc, argv);
+	rt.initializing = 0;
 	t1 = rt_clock();
 	if (ret == MPI_SUCCESS)
 		runtime_start(MPI_THREAD_SINGLE);
@@ -240,8 +294,11 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	uint64_t t0 = rt_clock(), t1;
 	struct rec r;
-	int ret = PMPI_Init_thread(argc, argv, required, provided);
+	int ret;
 
+	rt.initializing = 1;
+	ret = PMPI_Init_thread(argc, argv, required, provided);
+	rt.initializing = 0;
 	t1 = rt_clock();
 	if (ret == MPI_SUCCESS)
 		runtime_start(provided ? *provided : required);

@@ -77,6 +77,8 @@ struct rt {
 	int verbose;  /* RONDO_VERBOSE */
 	int track_pointers; /* RONDO_TRACK_POINTERS */
 	int locking;  /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
+	int initializing; /* inside MPI_Init or MPI_Init_thread */
+	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
 	pthread_mutex_t lock;
 	int rank, size;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
@@ -110,6 +112,10 @@ uint64_t rt_clock_ns(uint64_t d);
 
 /* Warns once per key on rank 0 (or any rank before the rank is known). */
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Starts tracing at a call made with MPI up though MPI_Init was not seen;
+ * 0 when tracing is on. */
+int rt_lazy_start(void);
 
 /* Reads the RONDO_* environment; bad values warn and keep the default. */
 void rt_settings(void);

@@ -18,6 +18,11 @@ static void fuzz_walk(const rondo_trace *t)
 		rondo_stat st;
 
 		rondo_sig_format(t, s, buf, sizeof(buf));
+		/* as the first and last ranks made it: ranks decoded */
+		rondo_sig_format_rank(t, s, 0, buf, sizeof(buf));
+		if (rondo_rank_count(t) > 1)
+			rondo_sig_format_rank(t, s, rondo_rank_count(t) - 1,
+					      buf, sizeof(buf));
 		rondo_sig_stat(t, s, &st);
 	}
 	for (uint32_t g = 0; g < rondo_group_count(t); g++)

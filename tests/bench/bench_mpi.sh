@@ -4,7 +4,8 @@
 # Runs tests/bench/bench_p2p traced and untraced, alternating, BENCH_REPS
 # times each (default 5), and prints medians: nanoseconds added per MPI
 # call, the wall-time ratio traced/untraced and the trace size, for a tight
-# Isend/Irecv/Waitall loop on 2 ranks and a 2-D stencil on 4 ranks (8x8
+# Isend/Irecv/Waitall loop on 1 rank (to itself) and on 2 ranks, and a
+# 2-D stencil on 4 ranks (8x8
 # local grid, so that MPI dominates, and 64x64 for comparison); then
 # the peak resident set per rank of the stencil at 10^3 and 10^6
 # iterations, untraced and traced: the tracer's part should not grow with
@@ -134,6 +135,7 @@ echo "$(mpirun --version 2>&1 | head -1); $cores cores${cflags:+; CFLAGS $cflags
 [ -z "$san" ] || echo "note: the tracer is built with sanitizers; these figures do not describe a release build"
 [ -z "${RONDO_TRACK_POINTERS:-}" ] || echo "note: RONDO_TRACK_POINTERS=$RONDO_TRACK_POINTERS"
 [ "$cores" -ge 4 ] || echo "note: the stencil runs 4 ranks on $cores cores (oversubscribed)"
+echo "self: the p2p loop on 1 rank, to itself (no partner: the steadiest figure);"
 echo "p2p: 8-byte Irecv+Isend+Waitall on 2 ranks; stencil: 5-point halo exchange and"
 echo "Allreduce, 8x8 local grid (stencil64: 64x64, more compute per call)"
 echo "medians of $reps runs each, traced and untraced alternating; wall = loop time, max over ranks"
@@ -142,6 +144,7 @@ echo
 echo "case      ranks    iters  calls/rank untraced-s  traced-s  ratio  ns/call  trace-B"
 : >"$tmp/figures"
 : >"$tmp/spread"
+timing self 1 p2p 1000000
 timing p2p 2 p2p 100000
 timing p2p 2 p2p 1000000
 timing stencil 4 stencil 10000

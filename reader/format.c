@@ -517,11 +517,7 @@ static int cur_get_str(struct fmt_cur *c, char **out)
 	return 0;
 }
 
-/* Grows the array *pp of `size`-byte elements, capacity *cap, to hold
- * `need`, doubling, as elements actually arrive: each costs at least a
- * byte of payload, so memory stays proportional to it.  Returns 0, or -1
- * with the array left as it was. */
-static int array_grow(void *pp, size_t *cap, size_t need, size_t size)
+int fmt_array_grow(void *pp, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 64;
 	void *p;
@@ -1672,7 +1668,8 @@ static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
 	if (n > UINT32_MAX - base)
 		return cur_fail(c, RONDO_E_CORRUPT, at,
 				"more than 2^32-1 symbols in all rules");
-	if (array_grow(&g->body, &st->cap, (size_t)base + n, sizeof(*g->body)))
+	if (fmt_array_grow(&g->body, &st->cap, (size_t)base + n,
+			   sizeof(*g->body)))
 		return cur_nomem(c);
 	for (uint32_t k = 0; k < n && !rc; k++)
 		rc = sym_read(c, st, r, &g->body[base + k], &total);
@@ -2263,7 +2260,8 @@ static int list_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 
 	if (rc)
 		return rc;
-	if (array_grow(&r->sig, &st->capsig, st->nsig + cnt, sizeof(*r->sig)))
+	if (fmt_array_grow(&r->sig, &st->capsig, st->nsig + cnt,
+			   sizeof(*r->sig)))
 		return cur_nomem(c);
 	for (uint32_t k = 0; k < cnt && !rc; k++)
 		rc = sig_next_read(c, &next, st->nsigs, &r->sig[st->nsig + k]);
@@ -2283,7 +2281,8 @@ static int codes_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 
 	if (rc)
 		return rc;
-	if (array_grow(&r->code, &st->capcode, base + n, sizeof(*r->code)))
+	if (fmt_array_grow(&r->code, &st->capcode, base + n,
+			   sizeof(*r->code)))
 		return cur_nomem(c);
 	for (uint64_t k = 0; k < n; k++) {
 		size_t at = c->pos;

@@ -33,15 +33,7 @@ static struct hmap by_handle; /* handle -> ident index, or a constant */
 static struct ident *idents;
 static uint32_t nidents, capidents;
 
-#define KEY(h) comm_value(h)
-
-static uint64_t comm_value(MPI_Comm c)
-{
-	uint64_t k = 0;
-
-	memcpy(&k, &c, sizeof(c) < sizeof(k) ? sizeof(c) : sizeof(k));
-	return k;
-}
+#define KEY(h) HMAP_KEY(h)
 
 void comms_name(MPI_Comm c, uint32_t constant)
 {

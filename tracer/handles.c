@@ -72,13 +72,13 @@ static const char *const fixed_names[C_FIXED] = {
 	"MPI_UNWEIGHTED",    "MPI_WEIGHTS_EMPTY",   "cancelled",
 };
 
-#define PREDEF(type, h) {type, #h, 0}
+#define PREDEF(type, h) {type, #h}
 
-/* Predefined handles; their values are filled in by handles_init(). */
-static struct predef {
+/* Predefined handles, recorded by name; handles_init() maps their values
+ * (known only at run time) to these constants. */
+static const struct predef {
 	enum htype type;
 	const char *name;
-	uint64_t key;
 } predef[] = {
 	PREDEF(H_COMM, MPI_COMM_WORLD), PREDEF(H_COMM, MPI_COMM_SELF),
 	PREDEF(H_COMM, MPI_COMM_NULL), PREDEF(H_GROUP, MPI_GROUP_EMPTY),
@@ -158,15 +158,7 @@ const char *handles_const_name(uint32_t i)
 	return i < C_FIXED + NPREDEF ? predef[i - C_FIXED].name : NULL;
 }
 
-#define KEY(h) handle_key(&(h), sizeof(h))
-
-static uint64_t handle_key(const void *p, size_t n)
-{
-	uint64_t k = 0;
-
-	memcpy(&k, p, n < sizeof(k) ? n : sizeof(k));
-	return k;
-}
+#define KEY(h) HMAP_KEY(h)
 
 void handles_init(void)
 {

@@ -5,6 +5,19 @@
 #define RONDO_HMAP_H
 
 #include <stdint.h>
+#include <string.h>
+
+/* The key of a handle or pointer value of n bytes (an MPI handle is a
+ * pointer in Open MPI, an int in MPICH). */
+#define HMAP_KEY(h) hmap_key(&(h), sizeof(h))
+
+static inline uint64_t hmap_key(const void *p, size_t n)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, p, n < sizeof(k) ? n : sizeof(k));
+	return k;
+}
 
 /* A value maps to an id, or to CONST_FLAG | a constant's index. */
 #define CONST_FLAG 0x80000000u

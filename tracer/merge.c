@@ -91,28 +91,6 @@ static uint64_t hash_end(uint64_t h)
 	return h ^ (h >> 31);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size, size_t min)
-{
-	size_t n = *cap ? *cap : min;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return RONDO_E_NOMEM;
-		n *= 2;
-	}
-	if (n > SIZE_MAX / size)
-		return RONDO_E_NOMEM;
-	q = realloc(*p, n * size);
-	if (!q)
-		return RONDO_E_NOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* Makes room for n entries at a load of at most 3/4. */
 static int table_reserve(struct table *t, uint32_t n)
 {
@@ -229,8 +207,8 @@ static int sig_insert(struct sigs *ss, const struct fmt_sig *s, uint64_t hash,
 
 	if (ss->cst.n == UINT32_MAX)
 		return RONDO_E_NOMEM;
-	if (grow((void **)&ss->cst.sig, &ss->cap, (size_t)ss->cst.n + 1,
-		 sizeof(*ss->cst.sig), TABLE_MIN) ||
+	if (fmt_array_grow(&ss->cst.sig, &ss->cap, (size_t)ss->cst.n + 1,
+			   sizeof(*ss->cst.sig)) ||
 	    arena_reserve(ss, s->len))
 		return RONDO_E_NOMEM;
 	c = ss->arena;
@@ -357,12 +335,12 @@ static int gram_reserve(struct grams *gs, const struct fmt_grammar *g)
 	/* Each root becomes a terminal of the rank map. */
 	if (rules - 1 > GRAMMAR_MAX_TERMINAL || syms > UINT32_MAX)
 		return RONDO_E_RANGE;
-	if (grow((void **)&gs->all.first, &gs->rules_cap, rules + 1,
-		 sizeof(*gs->all.first), TABLE_MIN) ||
-	    grow((void **)&gs->all.body, &gs->body_cap, syms ? syms : 1,
-		 sizeof(*gs->all.body), TABLE_MIN) ||
-	    grow((void **)&gs->uniq, &gs->uniq_cap, (size_t)gs->nuniq + 1,
-		 sizeof(*gs->uniq), TABLE_MIN))
+	if (fmt_array_grow(&gs->all.first, &gs->rules_cap, rules + 1,
+			   sizeof(*gs->all.first)) ||
+	    fmt_array_grow(&gs->all.body, &gs->body_cap, syms ? syms : 1,
+			   sizeof(*gs->all.body)) ||
+	    fmt_array_grow(&gs->uniq, &gs->uniq_cap, (size_t)gs->nuniq + 1,
+			   sizeof(*gs->uniq)))
 		return RONDO_E_NOMEM;
 	return 0;
 }

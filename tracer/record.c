@@ -90,21 +90,11 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 		return 0;
 	th->depth++;
 	r->th = th;
-	r->args = &th->level[th->depth - 1].args;
+	r->lv = &th->level[th->depth - 1];
 	r->func = func;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	return 1;
-}
-
-struct rt_level *rec_level(struct rec *r)
-{
-	return &r->th->level[r->th->depth - 1];
-}
-
-uint32_t rec_func_id(const struct rec *r)
-{
-	return r->func;
 }
 
 void rec_pmpi_start(struct rec *r)
@@ -138,7 +128,7 @@ static void record_stat(rondo_stat *s, uint64_t d)
 
 int rec_end(struct rec *r, int ret)
 {
-	struct rt_level *lv = &r->th->level[r->th->depth - 1];
+	struct rt_level *lv = r->lv;
 	const struct rec_func *f = rt_func(r->func);
 	uint32_t sig;
 
@@ -171,7 +161,7 @@ int rec_end(struct rec *r, int ret)
 
 MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
 {
-	struct rt_level *lv = &r->th->level[r->th->depth - 1];
+	struct rt_level *lv = r->lv;
 
 	if (n <= 0 || !a)
 		return NULL;

@@ -36,7 +36,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-struct fmt_buf;
+struct rt_level;
 
 /* The recording state of one call, on the wrapper's stack. */
 struct rec {
@@ -44,7 +44,7 @@ struct rec {
 	uint64_t t0, t1; /* PMPI call start and end, ns */
 	int locked;      /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	struct rec_thread *th;
-	struct fmt_buf *args; /* where the values are encoded */
+	struct rt_level *lv; /* its scratch space: where values are encoded */
 };
 
 /* A function the wrappers know: its name and its parameters, in order;

@@ -30,7 +30,8 @@ struct relative {
 	struct hmap seen;  /* (group, arg, value, form) met */
 	struct hmap slots; /* (group, arg) -> index in n */
 	uint32_t (*n)[2];  /* distinct values: [0] absolute, [1] relative */
-	uint32_t nslots, capslots;
+	uint32_t nslots;
+	size_t capslots;
 	int oom;
 };
 
@@ -145,15 +146,9 @@ static uint32_t slot_of(struct relative *R, uint64_t key)
 
 	if (k != UINT32_MAX)
 		return k;
-	if (R->nslots == R->capslots) {
-		uint32_t cap = R->capslots ? R->capslots * 2 : 64;
-		uint32_t(*n)[2] = realloc(R->n, sizeof(*n) * cap);
-
-		if (!n)
-			return UINT32_MAX;
-		R->n = n;
-		R->capslots = cap;
-	}
+	if (fmt_array_grow(&R->n, &R->capslots, (size_t)R->nslots + 1,
+			   sizeof(*R->n)) < 0)
+		return UINT32_MAX;
 	if (hmap_insert(&R->slots, key, R->nslots) < 0)
 		return UINT32_MAX;
 	R->n[R->nslots][0] = R->n[R->nslots][1] = 0;

@@ -46,27 +46,32 @@ struct req {
 struct pool {
 	struct hmap slots; /* the slot allocator (its id heap only) */
 	uint32_t *ids;
-	uint32_t nids, capids;
+	uint32_t nids;
+	size_t capids;
 };
 
 static struct {
 	struct hmap byval; /* handle value -> its first live request */
 	struct hmap pools; /* hash of the creating signature -> pool */
 	struct pool *pool;
-	uint32_t npools, cappools;
+	uint32_t npools;
+	size_t cappools;
 	struct req *req;
-	uint32_t nreq, capreq, free; /* free: list of unused entries */
+	uint32_t nreq, free; /* free: list of unused entries */
+	size_t capreq;
 	uint32_t next_id;
 	uint64_t null_key;
 	uint32_t null_const;
 } rq = {.free = NONE};
 
+/* MPI_REQUEST_NULL (an empty status), and a request not seen created or
+ * generalized (every field of its status). */
+static const struct req_info req_null = {REC_REQ_NULL, 0, 0, -1, 0};
+static const struct req_info req_unknown = {REC_REQ_UNKNOWN, 1, 1, -1, 0};
+
 static uint64_t request_key(MPI_Request h)
 {
-	uint64_t k = 0;
-
-	memcpy(&k, &h, sizeof(h) < sizeof(k) ? sizeof(h) : sizeof(k));
-	return k;
+	return HMAP_KEY(h);
 }
 
 void requests_init(uint32_t null_const)
@@ -75,33 +80,16 @@ void requests_init(uint32_t null_const)
 	rq.null_const = null_const;
 }
 
-/* Makes room for element n of the array *p of *cap elements of `size`
- * bytes (doubling, from `first`).  Returns 0, or -1 when out of memory. */
-static int grow(void *p, uint32_t *cap, uint32_t n, size_t size,
-		uint32_t first)
-{
-	uint32_t c = *cap ? *cap * 2 : first;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	q = realloc(*(void **)p, c * size);
-	if (!q)
-		return -1;
-	*(void **)p = q;
-	*cap = c;
-	return 0;
-}
-
 /* ---- the per-call context ----------------------------------------------------- */
 
 /* The requests the current call named, in argument order, for its
  * statuses. */
 static int ctx_push(struct rec *r, const struct req_info *info)
 {
-	struct rt_level *lv = rec_level(r);
+	struct rt_level *lv = r->lv;
 
-	if (grow(&lv->ctx, &lv->capctx, lv->nctx, sizeof(*lv->ctx), 8) < 0)
+	if (fmt_array_grow(&lv->ctx, &lv->capctx, (size_t)lv->nctx + 1,
+			   sizeof(*lv->ctx)) < 0)
 		return -1;
 	lv->ctx[lv->nctx++] = *info;
 	return 0;
@@ -112,7 +100,7 @@ static int ctx_push(struct rec *r, const struct req_info *info)
  * the value's list.  Only values shared by several requests count. */
 static uint32_t ctx_occurrence(struct rec *r, uint64_t key, int keep)
 {
-	struct rt_level *lv = rec_level(r);
+	struct rt_level *lv = r->lv;
 	uint32_t i;
 
 	for (i = 0; i < lv->ndup; i++)
@@ -134,7 +122,8 @@ static uint32_t pool_of(uint64_t hash)
 
 	if (p != UINT32_MAX)
 		return p;
-	if (grow(&rq.pool, &rq.cappools, rq.npools, sizeof(*rq.pool), 64) < 0)
+	if (fmt_array_grow(&rq.pool, &rq.cappools, (size_t)rq.npools + 1,
+			   sizeof(*rq.pool)) < 0)
 		return NONE;
 	if (hmap_insert(&rq.pools, hash, rq.npools) < 0)
 		return NONE;
@@ -153,7 +142,8 @@ static uint32_t pool_take(uint32_t pool, uint32_t *slot)
 	if (k < p->nids)
 		return p->ids[k];
 	/* slots are taken lowest first: a new one is the next */
-	if (grow(&p->ids, &p->capids, k, sizeof(*p->ids), 4) < 0) {
+	if (fmt_array_grow(&p->ids, &p->capids, (size_t)k + 1,
+			   sizeof(*p->ids)) < 0) {
 		hmap_give_id(&p->slots, k);
 		return NONE;
 	}
@@ -171,7 +161,8 @@ static uint32_t req_alloc(void)
 		rq.free = rq.req[i].next;
 		return i;
 	}
-	if (grow(&rq.req, &rq.capreq, rq.nreq, sizeof(*rq.req), 64) < 0)
+	if (fmt_array_grow(&rq.req, &rq.capreq, (size_t)rq.nreq + 1,
+			   sizeof(*rq.req)) < 0)
 		return NONE;
 	return rq.nreq++;
 }
@@ -258,9 +249,7 @@ static void put_request(struct rec *r, uint32_t id)
 
 static void put_null(struct rec *r)
 {
-	static const struct req_info null_info = {REC_REQ_NULL, 0, 0, -1, 0};
-
-	ctx_push(r, &null_info);
+	ctx_push(r, &req_null);
 	fmt_arg_put_uint(rec_args(r), RONDO_ARG_CONST, rq.null_const);
 }
 
@@ -268,7 +257,6 @@ static void put_null(struct rec *r)
  * (the value came back as MPI_REQUEST_NULL). */
 static void name_request(struct rec *r, MPI_Request h, int released)
 {
-	static const struct req_info unknown = {REC_REQ_UNKNOWN, 1, 1, -1, 0};
 	uint64_t key = request_key(h);
 	uint32_t prev = NONE;
 	struct req *q;
@@ -281,7 +269,7 @@ static void name_request(struct rec *r, MPI_Request h, int released)
 	if (q && q->next != NONE) /* shared by several requests */
 		q = req_find(key, ctx_occurrence(r, key, !released), &prev);
 	else if (!q)
-		q = req_add(key, NONE, &unknown);
+		q = req_add(key, NONE, &req_unknown);
 	if (!q) {
 		put_request(r, NONE);
 		return;
@@ -290,6 +278,22 @@ static void name_request(struct rec *r, MPI_Request h, int released)
 	put_request(r, q->id);
 	if (released)
 		req_release(q, prev);
+}
+
+/* What a receive or file operation posted: count elements of type (count
+ * -1 when there is none, or the type's size is unknown). */
+static void info_posted(struct req_info *info, int64_t count,
+			MPI_Datatype type)
+{
+	int size = 0;
+
+	info->count = count;
+	info->type_size = 0;
+	if (count < 0 || type == MPI_DATATYPE_NULL ||
+	    PMPI_Type_size(type, &size) != MPI_SUCCESS)
+		info->count = -1;
+	else
+		info->type_size = size;
 }
 
 /* Where a receive on comm finds its status's source: `named`, a status
@@ -330,20 +334,15 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 {
 	struct fmt_buf *b = rec_args(r);
 	struct req_info info = {(uint8_t)kind, source == MPI_ANY_SOURCE,
-				tag == MPI_ANY_TAG, count, 0};
+				tag == MPI_ANY_TAG, -1, 0};
 	struct req *q;
-	int size = 0;
 
 	if (request_key(h) == rq.null_key) {
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, rq.null_const);
 		return;
 	}
-	if ((kind == REC_REQ_RECV || kind == REC_REQ_IO) &&
-	    type != MPI_DATATYPE_NULL &&
-	    PMPI_Type_size(type, &size) == MPI_SUCCESS)
-		info.type_size = size;
-	else
-		info.count = -1;
+	if (kind == REC_REQ_RECV || kind == REC_REQ_IO)
+		info_posted(&info, count, type);
 	/* from MPI_PROC_NULL: complete at once, with an empty status */
 	if (kind == REC_REQ_RECV && source == MPI_PROC_NULL)
 		info.kind = REC_REQ_NULL;
@@ -351,7 +350,7 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 		info_comm(&info, comm, 1); /* Wait names no communicator */
 	/* the pool: the call's arguments before the request, its last one */
 	q = req_add(request_key(h),
-		    pool_of(record_hash(rec_func_id(r), b->data, b->len)),
+		    pool_of(record_hash(r->func, b->data, b->len)),
 		    &info);
 	put_request(r, q ? q->id : NONE);
 }
@@ -367,59 +366,13 @@ void rec_request_out(struct rec *r, MPI_Request h)
 /* A status's fields, each kept or not. */
 enum { ST_SOURCE = 1, ST_TAG = 2, ST_COUNT = 4, ST_CANCELLED = 8 };
 
-static void put_status(struct rec *r, const MPI_Status *s, unsigned fields,
-		       const struct req_info *info)
+/* The fields a status of a request described by `info` may add: the
+ * count is kept only when it is not the posted one (a shorter message, a
+ * read at the end of a file); `have`: bytes, what was transferred, is
+ * known. */
+static unsigned status_fields(const struct req_info *info, int have,
+			      int bytes)
 {
-	struct fmt_buf *b = rec_args(r);
-	int n = 0, flag = 0, bytes = 0;
-	int64_t count = 0, type_size = info->type_size;
-	int me = rt.rank, size = rt.size;
-
-	if (fields & ST_CANCELLED) {
-		if (PMPI_Test_cancelled(s, &flag) != MPI_SUCCESS || !flag)
-			fields &= ~(unsigned)ST_CANCELLED;
-	}
-	if (fields & ST_COUNT) {
-		if (PMPI_Get_count(s, MPI_BYTE, &bytes) != MPI_SUCCESS)
-			fields &= ~(unsigned)ST_COUNT;
-		else if (bytes == MPI_UNDEFINED || type_size <= 0)
-			count = bytes;
-		else
-			count = bytes % type_size ? MPI_UNDEFINED
-						  : bytes / type_size;
-	}
-	for (unsigned f = fields; f; f &= f - 1)
-		n++;
-	/* a source in a communicator the call does not name: the status
-	 * names it, last */
-	if ((fields & ST_SOURCE) && info->base == REQ_BASE_COMM &&
-	    info->comm_kind)
-		n++;
-	if (info->base == REQ_BASE_COMM) {
-		me = info->me;
-		size = info->size;
-	} else if (info->base == REQ_BASE_ABSOLUTE) {
-		me = -1;
-	}
-	fmt_arg_put_list(b, RONDO_ARG_STATUS, (uint64_t)n);
-	if (fields & ST_SOURCE)
-		rec_status_source(r, s->MPI_SOURCE, me, size);
-	if (fields & ST_TAG)
-		rec_tag(r, s->MPI_TAG);
-	if (fields & ST_COUNT)
-		rec_int(r, count);
-	if (fields & ST_CANCELLED)
-		fmt_arg_put_uint(b, RONDO_ARG_CONST, handles_const_cancelled());
-	if ((fields & ST_SOURCE) && info->base == REQ_BASE_COMM &&
-	    info->comm_kind)
-		fmt_arg_put_uint(b, info->comm_kind, info->comm_value);
-}
-
-/* The fields a status of a request described by `info` adds, given the
- * count it transferred in bytes. */
-static unsigned status_fields(const struct req_info *info, const MPI_Status *s)
-{
-	int bytes = 0;
 	unsigned f = 0;
 
 	switch (info->kind) {
@@ -437,23 +390,70 @@ static unsigned status_fields(const struct req_info *info, const MPI_Status *s)
 			f |= ST_TAG;
 		break;
 	}
-	/* receives and file operations: the count when it is not the posted
-	 * one (a shorter message, a read at the end of a file) */
-	if (info->count < 0 || info->type_size <= 0 ||
-	    PMPI_Get_count(s, MPI_BYTE, &bytes) != MPI_SUCCESS ||
+	if (!have || info->count < 0 || info->type_size <= 0 ||
 	    bytes != info->count * info->type_size)
 		f |= ST_COUNT;
 	return f;
 }
 
+/* Records status s of a request described by `info`. */
+static void put_status(struct rec *r, const MPI_Status *s,
+		       const struct req_info *info)
+{
+	struct fmt_buf *b = rec_args(r);
+	int n = 0, flag = 0, bytes = 0, have = 0;
+	int64_t count = 0, type_size = info->type_size;
+	int me = rt.rank, size = rt.size, named;
+	unsigned fields;
+
+	/* the count a receive or file operation transferred, once */
+	if (info->kind != REC_REQ_NULL && info->kind != REC_REQ_OTHER)
+		have = PMPI_Get_count(s, MPI_BYTE, &bytes) == MPI_SUCCESS;
+	fields = status_fields(info, have, bytes);
+	if (fields & ST_CANCELLED) {
+		if (PMPI_Test_cancelled(s, &flag) != MPI_SUCCESS || !flag)
+			fields &= ~(unsigned)ST_CANCELLED;
+	}
+	if (fields & ST_COUNT) {
+		if (!have)
+			fields &= ~(unsigned)ST_COUNT;
+		else if (bytes == MPI_UNDEFINED || type_size <= 0)
+			count = bytes;
+		else
+			count = bytes % type_size ? MPI_UNDEFINED
+						  : bytes / type_size;
+	}
+	/* a source in a communicator the call does not name: the status
+	 * names it, last */
+	named = (fields & ST_SOURCE) && info->base == REQ_BASE_COMM &&
+		info->comm_kind;
+	for (unsigned f = fields; f; f &= f - 1)
+		n++;
+	if (info->base == REQ_BASE_COMM) {
+		me = info->me;
+		size = info->size;
+	} else if (info->base == REQ_BASE_ABSOLUTE) {
+		me = -1;
+	}
+	fmt_arg_put_list(b, RONDO_ARG_STATUS, (uint64_t)(n + named));
+	if (fields & ST_SOURCE)
+		rec_status_source(r, s->MPI_SOURCE, me, size);
+	if (fields & ST_TAG)
+		rec_tag(r, s->MPI_TAG);
+	if (fields & ST_COUNT)
+		rec_int(r, count);
+	if (fields & ST_CANCELLED)
+		fmt_arg_put_uint(b, RONDO_ARG_CONST, handles_const_cancelled());
+	if (named)
+		fmt_arg_put_uint(b, info->comm_kind, info->comm_value);
+}
+
 void rec_status(struct rec *r, const MPI_Status *s)
 {
-	static const struct req_info unknown = {REC_REQ_UNKNOWN, 1, 1, -1, 0};
-
 	if (s == MPI_STATUS_IGNORE)
 		rec_status_ignored(r);
 	else
-		put_status(r, s, status_fields(&unknown, s), &unknown);
+		put_status(r, s, &req_unknown);
 }
 
 void rec_status_read(struct rec *r, const MPI_Status *s)
@@ -466,8 +466,7 @@ void rec_status_read(struct rec *r, const MPI_Status *s)
 
 void rec_status_req(struct rec *r, const MPI_Status *s, int k)
 {
-	static const struct req_info empty = {REC_REQ_NULL, 0, 0, -1, 0};
-	struct rt_level *lv = rec_level(r);
+	struct rt_level *lv = r->lv;
 	const struct req_info *info;
 
 	if (s == MPI_STATUS_IGNORE) {
@@ -475,20 +474,19 @@ void rec_status_req(struct rec *r, const MPI_Status *s, int k)
 		return;
 	}
 	if (k == MPI_UNDEFINED)
-		info = &empty; /* no active request: an empty status */
+		info = &req_null; /* no active request: an empty status */
 	else if (k >= 0 && (uint32_t)k < lv->nctx)
 		info = &lv->ctx[k];
 	else
-		return rec_status(r, s);
-	put_status(r, s, status_fields(info, s), info);
+		info = &req_unknown; /* its requests were not recorded */
+	put_status(r, s, info);
 }
 
 void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
 		     MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
 	struct req_info info = {REC_REQ_RECV, source == MPI_ANY_SOURCE,
-				tag == MPI_ANY_TAG, count, 0};
-	int size = 0;
+				tag == MPI_ANY_TAG, -1, 0};
 
 	if (s == MPI_STATUS_IGNORE) {
 		rec_status_ignored(r);
@@ -496,27 +494,21 @@ void rec_status_recv(struct rec *r, const MPI_Status *s, int64_t count,
 	}
 	if (source == MPI_PROC_NULL)
 		info.kind = REC_REQ_NULL;
-	else if (count < 0 || type == MPI_DATATYPE_NULL ||
-		 PMPI_Type_size(type, &size) != MPI_SUCCESS)
-		info.count = -1;
-	info.type_size = size;
+	else
+		info_posted(&info, count, type);
 	info_comm(&info, comm, 0); /* the call names its communicator */
-	put_status(r, s, status_fields(&info, s), &info);
+	put_status(r, s, &info);
 }
 
 void rec_status_io(struct rec *r, const MPI_Status *s, int64_t count,
 		   MPI_Datatype type)
 {
-	struct req_info info = {REC_REQ_IO, 0, 0, count, 0};
-	int size = 0;
+	struct req_info info = {REC_REQ_IO, 0, 0, -1, 0};
 
 	if (s == MPI_STATUS_IGNORE) {
 		rec_status_ignored(r);
 		return;
 	}
-	if (count < 0 || type == MPI_DATATYPE_NULL ||
-	    PMPI_Type_size(type, &size) != MPI_SUCCESS)
-		info.count = -1;
-	info.type_size = size;
-	put_status(r, s, status_fields(&info, s), &info);
+	info_posted(&info, count, type);
+	put_status(r, s, &info);
 }

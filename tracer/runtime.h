@@ -47,7 +47,8 @@ struct rt_level {
 	MPI_Request *saved;     /* rec_save_requests */
 	size_t nsaved;
 	struct req_info *ctx;   /* the requests the call named, in order */
-	uint32_t nctx, capctx;
+	uint32_t nctx;
+	size_t capctx;
 	struct rt_dup {         /* values shared by several requests: */
 		uint64_t key;   /* how many of their occurrences kept */
 		uint32_t kept;  /* their request */
@@ -127,11 +128,8 @@ int rt_bool(const char *v);
 /* Where the current call's argument values are encoded. */
 static inline struct fmt_buf *rec_args(struct rec *r)
 {
-	return r->args;
+	return &r->lv->args;
 }
-/* The current call's scratch space, and its function id. */
-struct rt_level *rec_level(struct rec *r);
-uint32_t rec_func_id(const struct rec *r);
 /* The hash signatures are looked up by. */
 uint64_t record_hash(uint32_t func, const uint8_t *p, size_t n);
 /* Starts recording: the grammar and tables exist, state RT_ON. */

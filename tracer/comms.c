@@ -31,7 +31,8 @@ struct ident {
 
 static struct hmap by_handle; /* handle -> ident index, or a constant */
 static struct ident *idents;
-static uint32_t nidents, capidents;
+static uint32_t nidents;
+static size_t capidents;
 
 #define KEY(h) HMAP_KEY(h)
 
@@ -139,16 +140,10 @@ static uint32_t ident_for(MPI_Comm like)
 		if (i < nidents && idents[i].live > 0)
 			continue;
 		if (i == nidents) {
-			if (nidents == capidents) {
-				uint32_t cap = capidents ? capidents * 2 : 16;
-				struct ident *p =
-					realloc(idents, sizeof(*p) * cap);
-
-				if (!p)
-					break;
-				idents = p;
-				capidents = cap;
-			}
+			if (fmt_array_grow(&idents, &capidents,
+					   (size_t)nidents + 1,
+					   sizeof(*idents)) < 0)
+				break;
 			idents[i] = (struct ident){key, 0, n, first, 0, NULL};
 			for (uint32_t k = 0; k < n; k++)
 				if (w[k] == rt.rank)

@@ -79,7 +79,7 @@ struct job {
 	uint64_t calls;
 	struct hmap comm_id;    /* communicator identity -> id in comms */
 	struct fmt_comms comms; /* grows as identities are met */
-	uint32_t capcomms;
+	size_t capcomms;
 	/* Each rank's time per signature: rank r's signatures (global ids,
 	 * increasing) and times are time_sig and time_code from time_at[r]
 	 * to time_at[r + 1]. */
@@ -115,20 +115,13 @@ static int rank_parts(const uint8_t *p, size_t n, const uint8_t **part,
 static uint32_t job_comm(struct job *j, uint64_t key)
 {
 	uint32_t id = hmap_lookup(&j->comm_id, key);
-	struct fmt_comm *c;
 
 	if (id != UINT32_MAX)
 		return id;
-	if (j->comms.n == j->capcomms) {
-		uint32_t cap = j->capcomms ? j->capcomms * 2 : 16;
-
-		c = realloc(j->comms.c, sizeof(*c) * cap);
-		if (!c) {
-			j->oom = 1;
-			return 0;
-		}
-		j->comms.c = c;
-		j->capcomms = cap;
+	if (fmt_array_grow(&j->comms.c, &j->capcomms, (size_t)j->comms.n + 1,
+			   sizeof(*j->comms.c)) < 0) {
+		j->oom = 1;
+		return 0;
 	}
 	id = j->comms.n;
 	if (hmap_insert(&j->comm_id, key, id) < 0) {

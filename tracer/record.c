@@ -310,15 +310,9 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 {
 	struct rt_sig *s;
 
-	if (rt.nsig == rt.capsig) {
-		uint32_t cap = rt.capsig ? rt.capsig * 2 : 256;
-
-		s = realloc(rt.sig, sizeof(*s) * cap);
-		if (!s)
-			return UINT32_MAX;
-		rt.sig = s;
-		rt.capsig = cap;
-	}
+	if (fmt_array_grow(&rt.sig, &rt.capsig, (size_t)rt.nsig + 1,
+			   sizeof(*rt.sig)) < 0)
+		return UINT32_MAX;
 	s = &rt.sig[rt.nsig];
 	memset(s, 0, sizeof(*s));
 	*s = (struct rt_sig){func, nargs, (uint32_t)n,

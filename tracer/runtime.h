@@ -87,7 +87,8 @@ struct rt {
 	char stamp[32];     /* the same as YYYYMMDD-HHMMSS for file names */
 	struct grammar *g;
 	struct rt_sig *sig; /* local call signatures */
-	uint32_t nsig, capsig;
+	uint32_t nsig;
+	size_t capsig;
 	uint32_t *sig_index; /* open addressing over sig, UINT32_MAX empty */
 	uint32_t index_cap;
 	struct fmt_buf sig_bytes;

@@ -509,12 +509,17 @@ static void young_reindex(void)
 		young_index(k);
 }
 
+/* Bounds of the young blocks added since the last flush (young_hi 0:
+ * none): a lookup outside them need not flush. */
+static uintptr_t young_lo, young_hi;
+
 /* Moves the young blocks into the tree. */
 static void young_flush(void)
 {
 	for (uint32_t k = 0; k < nyoung; k++)
 		seg_add(young[k].base, young[k].size);
 	nyoung = 0;
+	young_lo = young_hi = 0;
 	young_reindex();
 }
 
@@ -522,6 +527,10 @@ static void young_add(const void *p, size_t n)
 {
 	if (nyoung == YOUNG)
 		young_flush();
+	if ((uintptr_t)p < young_lo || !young_hi)
+		young_lo = (uintptr_t)p;
+	if ((uintptr_t)p + n > young_hi)
+		young_hi = (uintptr_t)p + n;
 	young[nyoung].base = (uintptr_t)p;
 	young[nyoung].size = n;
 	young_index(nyoung++);
@@ -584,7 +593,12 @@ int alloc_segment(const void *p, uint32_t *id, uint64_t *off)
 	if (__atomic_load_n(&mode, __ATOMIC_RELAXED) == TRACK_OFF)
 		return 0;
 	held = alloc_lock();
-	if (nyoung)
+	/* A young block may hold p only if p lies within their bounds and
+	 * not in the block found last (blocks do not overlap): a stack
+	 * buffer, or the buffer of the call before, leaves them young. */
+	if (nyoung && (uintptr_t)p - young_lo < young_hi - young_lo &&
+	    !(last_found &&
+	      (uintptr_t)p - last_found->base < last_found->size))
 		young_flush();
 	s = seg_find((uintptr_t)p);
 	if (s && s->id == NO_ID)

@@ -53,8 +53,16 @@ check() {
 		fail "$name: no one-line report from rank 0: $(cat "$tmp/$name.out")"
 	r=0
 	while [ $r -lt "$np" ]; do
-		"$rondo" dump --rank $r "$out" | cut -d' ' -f3- >"$tmp/got.$r" ||
+		# no expectations (RONDO_EXPECT lost on the way): nothing
+		# would be compared, so it is a failure
+		if [ ! -s "$tmp/$name.expect.$r" ]; then
+			fail "$name rank $r: the program wrote no expectations"
+			r=$((r + 1))
+			continue
+		fi
+		"$rondo" dump --rank $r "$out" >"$tmp/dump.$r" ||
 			fail "$name: rondo dump --rank $r"
+		cut -d' ' -f3- "$tmp/dump.$r" >"$tmp/got.$r"
 		sed 's/(.*//' "$tmp/got.$r" | sort -u >>"$tmp/functions"
 		if [ "$(wc -l <"$tmp/got.$r")" -ne "$(wc -l <"$tmp/$name.expect.$r")" ]; then
 			fail "$name rank $r: $(wc -l <"$tmp/got.$r") calls recorded, $(wc -l <"$tmp/$name.expect.$r") made"
@@ -86,14 +94,12 @@ one_signature() {
 }
 
 check basic 1 3
-check basic 4 10
 # The loop compresses: 10 and 1000 iterations give the same grammar size.
-check basic 4 1000
+check basic 4 10
 small=$(rules "$tmp/basic.rondo")
-RONDO_EXPECT="$tmp/x" "$rondo" run -o "$tmp/b10.rondo" -- mpirun -np 4 -x RONDO_EXPECT \
-	${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 10 >/dev/null 2>&1
-big=$(rules "$tmp/b10.rondo")
-[ "$small" = "$big" ] || fail "grammar grows with iterations: $big at 10, $small at 1000"
+check basic 4 1000
+big=$(rules "$tmp/basic.rondo")
+[ "$small" = "$big" ] || fail "grammar grows with iterations: $small at 10, $big at 1000"
 
 # Settings: a bad value warns once and the program runs on; RONDO_DISABLE
 # writes no trace; an unwritable output goes to the working directory.

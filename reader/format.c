@@ -1701,6 +1701,11 @@ static int grammar_read(struct fmt_cur *c, struct fmt_grammar *g,
 	g->nrules = n;
 	for (uint32_t r = 0; r < n && !rc; r++)
 		rc = rule_read(c, &st, r);
+	/* A body even when every rule is empty: users index it from
+	 * body + first[r], which must not be arithmetic on NULL. */
+	if (!rc && !g->body &&
+	    fmt_array_grow(&g->body, &st.cap, 1, sizeof(*g->body)))
+		rc = cur_nomem(c);
 	if (rc)
 		free(st.len);
 	else

@@ -345,7 +345,7 @@ int fmt_arg_get(struct fmt_cur *c, rondo_arg *out);
 struct fmt_grammar {
 	uint32_t nrules;
 	uint32_t *first; /* nrules + 1 entries */
-	rondo_sym *body;
+	rondo_sym *body; /* never NULL, even with no symbol */
 };
 
 void fmt_grammar_encode(struct fmt_buf *b, const struct fmt_grammar *g);

@@ -725,11 +725,18 @@ static int cursor_next(struct grammar *g)
 	return cursor_descend(g);
 }
 
+/* The cursor follows nothing, and nothing is pending. */
+static void cursor_disarm(struct grammar *g)
+{
+	g->cur.last = 0;
+	g->cur.pending = 0;
+}
+
 static void cursor_arm(struct grammar *g, uint32_t last)
 {
 	struct cursor *c = &g->cur;
 
-	c->last = 0;
+	cursor_disarm(g);
 	if (g->slow_only || (g->nodes[last].value & ~RULE) == g->no_arm ||
 	    !count_unique(g, last))
 		return;
@@ -741,7 +748,7 @@ static void cursor_arm(struct grammar *g, uint32_t last)
 	}
 	c->last = last;
 	if (cursor_reset(g))
-		c->last = 0;
+		cursor_disarm(g);
 }
 
 /*
@@ -771,7 +778,7 @@ static int cursor_complete(struct grammar *g)
 		g->nodes[last].count++;
 	}
 	if (!count_unique(g, last) || cursor_reset(g))
-		g->cur.last = 0;
+		cursor_disarm(g);
 	return 0;
 }
 
@@ -823,7 +830,7 @@ static int cursor_flush(struct grammar *g)
 	if (n >= PENDING_MAX)
 		g->no_arm = g->nodes[c->last].value & ~RULE;
 	if (!n) {
-		c->last = 0;
+		cursor_disarm(g);
 		return 0;
 	}
 	buf = malloc(n * sizeof(*buf));
@@ -831,14 +838,14 @@ static int cursor_flush(struct grammar *g)
 	 * so the walk again cannot fail. */
 	if (!buf || cursor_reset(g)) {
 		free(buf);
-		c->last = 0;
+		cursor_disarm(g);
 		return grammar_fail(g);
 	}
 	for (i = 0; i < n; i++) {
 		buf[i] = g->nodes[c->f[c->depth - 1].node].value;
 		cursor_next(g);
 	}
-	c->last = 0;
+	cursor_disarm(g);
 	/* The pending symbols are counted in g->length already. */
 	g->length -= n;
 	for (i = 0; i < n && !rc; i++)
@@ -909,7 +916,7 @@ static int append_slow(struct grammar *g, uint32_t terminal, uint64_t count)
 	int rc;
 
 	/* Armed with nothing pending, as a flush's replay may leave it. */
-	g->cur.last = 0;
+	cursor_disarm(g);
 	if (node_reserve(g, 1))
 		return grammar_fail(g);
 	gd = g->rules[ROOT].guard;
@@ -968,7 +975,7 @@ void grammar_set_fast_path(struct grammar *g, int on)
 {
 	g->slow_only = !on;
 	if (!on && !grammar_flush(g))
-		g->cur.last = 0;
+		cursor_disarm(g);
 }
 
 /* A copy of g with its pending symbols given to the grammar, for the

@@ -38,7 +38,6 @@ struct slot {
 struct table {
 	struct slot *slot;
 	size_t mask; /* capacity - 1; capacity a power of two, or 0 */
-	uint32_t used;
 };
 
 struct sigs {
@@ -139,12 +138,10 @@ static struct slot *table_find(const struct table *t, uint64_t hash,
 	return &t->slot[j];
 }
 
-static void table_put(struct table *t, struct slot *s, uint64_t hash,
-		      uint32_t idx)
+static void table_put(struct slot *s, uint64_t hash, uint32_t idx)
 {
 	s->idx1 = idx + 1;
 	s->hash = (uint32_t)hash;
-	t->used++;
 }
 
 /* ---- signatures ---------------------------------------------------------- */
@@ -218,7 +215,7 @@ static int sig_insert(struct sigs *ss, const struct fmt_sig *s, uint64_t hash,
 	if (s->len)
 		memcpy(c->data + c->used, s->args, s->len);
 	c->used += s->len;
-	table_put(&ss->index, slot, hash, ss->cst.n++);
+	table_put(slot, hash, ss->cst.n++);
 	return 0;
 }
 
@@ -395,7 +392,7 @@ int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
 	}
 	if (!slot->idx1) {
 		gram_store(gs, g);
-		table_put(&gs->index, slot, h, gs->nuniq - 1);
+		table_put(slot, h, gs->nuniq - 1);
 	}
 	gs->nranks++;
 	return 0;

@@ -43,7 +43,10 @@ static int local_encode(struct fmt_buf *out)
 	struct fmt_buf part = {0};
 	int rc = 0;
 
-	if (!cst.sig || !st.st || grammar_export(rt.g, &g) < 0)
+	/* recording is over: the pending loop symbols go into the grammar
+	 * itself rather than into a copy made for the export */
+	if (!cst.sig || !st.st || grammar_flush(rt.g) < 0 ||
+	    grammar_export(rt.g, &g) < 0)
 		rc = RONDO_E_NOMEM;
 	for (uint32_t s = 0; rc == 0 && s < rt.nsig; s++) {
 		cst.sig[s] = (struct fmt_sig){rt.sig[s].func, rt.sig[s].nargs,
@@ -413,6 +416,7 @@ static int job_add_rank(struct job *j, const uint8_t *p, size_t n)
 		 * metadata. */
 		empty.nrules = 1;
 		empty.first = (uint32_t[]){0, 0};
+		empty.body = (rondo_sym[1]){{0}}; /* never NULL, as decoded */
 		rc = merge_add_grammar(j->m, &empty) < 0 ? -1 : 1;
 	}
 	j->failed_ranks += failed || rc != 0;

@@ -204,24 +204,6 @@ static void put_comm(struct rec *r, uint32_t v)
 	}
 }
 
-int comms_rank(MPI_Comm c, int *me, int *size)
-{
-	uint32_t v;
-
-	/* the common case first, without a lookup */
-	if (c == MPI_COMM_WORLD) {
-		*me = rt.rank;
-		*size = rt.size;
-		return 0;
-	}
-	v = hmap_lookup(&by_handle, KEY(c));
-	if (v == UINT32_MAX || (v & CONST_FLAG) || idents[v].first)
-		return -1;
-	*me = idents[v].me;
-	*size = (int)idents[v].n;
-	return 0;
-}
-
 int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
 		   int *size)
 {
@@ -245,10 +227,24 @@ int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
 	*kind = RONDO_ARG_COMM;
 	*value = idents[v].key;
 	if (idents[v].first)
-		return -1;
+		return 1;
 	*me = idents[v].me;
 	*size = (int)idents[v].n;
 	return 0;
+}
+
+int comms_rank(MPI_Comm c, int *me, int *size)
+{
+	uint32_t kind;
+	uint64_t value;
+
+	/* the common case first, without a lookup */
+	if (c == MPI_COMM_WORLD) {
+		*me = rt.rank;
+		*size = rt.size;
+		return 0;
+	}
+	return comms_describe(c, &kind, &value, me, size);
 }
 
 void rec_comm(struct rec *r, MPI_Comm c)

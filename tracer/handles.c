@@ -382,7 +382,7 @@ static int64_t rank_offset(int rank, int me, int size)
 
 void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 {
-	int me, size, inter = 1;
+	int me, size, inter = 1, known;
 
 	if (rank == MPI_ANY_SOURCE)
 		put_const(r, C_ANY_SOURCE);
@@ -393,7 +393,8 @@ void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 	else if (rank == MPI_UNDEFINED)
 		put_const(r, C_UNDEFINED);
 	else if (comm == MPI_COMM_NULL ||
-		 (comms_rank(comm, &me, &size) < 0 &&
+		 (known = comms_rank(comm, &me, &size)) > 0 ||
+		 (known < 0 &&
 		  (PMPI_Comm_test_inter(comm, &inter) || inter ||
 		   PMPI_Comm_rank(comm, &me) || PMPI_Comm_size(comm, &size))) ||
 		 rank < 0 || rank >= size)

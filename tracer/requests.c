@@ -305,7 +305,7 @@ static void info_comm(struct req_info *info, MPI_Comm comm, int named)
 	if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD)
 		return;
 	if (comms_describe(comm, &info->comm_kind, &info->comm_value,
-			   &info->me, &info->size) < 0) {
+			   &info->me, &info->size) != 0) {
 		info->base = REQ_BASE_ABSOLUTE;
 		info->comm_kind = 0;
 		return;

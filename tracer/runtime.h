@@ -161,14 +161,15 @@ void handles_init(void);
 /* ---- comms.c ------------------------------------------------------------- */
 /* A predefined communicator is recorded as constant `constant`. */
 void comms_name(MPI_Comm c, uint32_t constant);
-/* This rank's rank in intracommunicator c and its size, without asking MPI
- * when c is known; -1 for an intercommunicator or one not seen. */
-int comms_rank(MPI_Comm c, int *me, int *size);
 /* How communicator c is recorded (kind CONST or COMM, and the value), and
- * this rank's rank in it and its size: 0, or -1 for an intercommunicator
- * or one not seen (*me -1; kind and value set if it was seen). */
+ * this rank's rank in it and its size, without asking MPI: 0 for an
+ * intracommunicator, 1 for an intercommunicator (*me -1), -1 for one not
+ * seen or a predefined one that is neither world nor self (*me -1; kind
+ * and value set if it was seen). */
 int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
 		   int *size);
+/* The same, for this rank's rank and the size alone. */
+int comms_rank(MPI_Comm c, int *me, int *size);
 /* The identities this rank speaks for: count, then per identity its key,
  * first-group size (intercommunicators, else 0), members' world ranks. */
 void comms_encode(struct fmt_buf *b);

@@ -86,7 +86,7 @@ static void hmap_remove(struct hmap *m, uint32_t i)
 /* Free ids form a min-heap: the lowest free id is reused first, so the
  * ids a loop iteration gets do not depend on the order the previous
  * iteration freed them in (Waitall completing r1 before r0). */
-static uint32_t hmap_new_id(struct hmap *m)
+uint32_t hmap_take_id(struct hmap *m)
 {
 	uint32_t *h = m->free_ids, top, i = 0;
 
@@ -111,7 +111,7 @@ static uint32_t hmap_new_id(struct hmap *m)
 	return top;
 }
 
-static void hmap_release_id(struct hmap *m, uint32_t id)
+void hmap_give_id(struct hmap *m, uint32_t id)
 {
 	uint32_t i;
 
@@ -128,16 +128,6 @@ static void hmap_release_id(struct hmap *m, uint32_t id)
 	     i = (i - 1) / 2)
 		m->free_ids[i] = m->free_ids[(i - 1) / 2];
 	m->free_ids[i] = id;
-}
-
-uint32_t hmap_take_id(struct hmap *m)
-{
-	return hmap_new_id(m);
-}
-
-void hmap_give_id(struct hmap *m, uint32_t id)
-{
-	hmap_release_id(m, id);
 }
 
 uint32_t hmap_lookup(const struct hmap *m, uint64_t key)
@@ -181,7 +171,6 @@ int hmap_unref(struct hmap *m, uint64_t key, uint32_t *val)
 	*val = m->val[i];
 	if (--m->refs[i] > 0)
 		return 0;
-	m->refs[i] = 1; /* hmap_remove counts it out */
 	hmap_remove(m, i);
 	return 1;
 }
@@ -198,7 +187,7 @@ uint32_t hmap_get(struct hmap *m, uint64_t key, int create)
 	v = m->nfree ? m->free_ids[0] : m->next_id;
 	if (hmap_insert(m, key, v) < 0)
 		return UINT32_MAX;
-	return hmap_new_id(m); /* takes v, as looked at above */
+	return hmap_take_id(m); /* takes v, as looked at above */
 }
 
 void hmap_put(struct hmap *m, uint64_t key)
@@ -206,7 +195,7 @@ void hmap_put(struct hmap *m, uint64_t key)
 	uint32_t v;
 
 	if (hmap_unref(m, key, &v) == 1)
-		hmap_release_id(m, v);
+		hmap_give_id(m, v);
 }
 
 void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c)

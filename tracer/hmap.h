@@ -53,7 +53,9 @@ uint32_t hmap_get(struct hmap *m, uint64_t key, int create);
 /* Drops one reference; the id is reused once none is left. */
 void hmap_put(struct hmap *m, uint64_t key);
 
-/* The id allocator alone: the lowest free id, and giving one back. */
+/* The id allocator alone: the lowest free id (from a min-heap, so that
+ * ids do not depend on the order they were freed in), and giving one
+ * back. */
 uint32_t hmap_take_id(struct hmap *m);
 void hmap_give_id(struct hmap *m, uint32_t id);
 

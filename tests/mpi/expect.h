@@ -34,8 +34,6 @@
 #define OUT "\001"
 /* A buffer: its id and offset are not the point of these tests. */
 #define BUF "m[0-9]+\\+[0-9]+"
-/* Any status: what the tracer records in it is not the point. */
-#define ANY_STATUS "status\\{[^}]*\\}"
 /* Symbolic ids whose exact value is not the point. */
 #define COMM "c[0-9]+"
 #define REQ "r[0-9]+"

@@ -112,6 +112,14 @@ big=$(rules "$tmp/basic.rondo")
 	mpirun -np 2 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 \
 	>"$tmp/d.out" 2>&1) || fail "RONDO_DISABLE stopped the program"
 [ ! -e "$tmp/d.rondo" ] || fail "RONDO_DISABLE=1 still wrote a trace"
+# RONDO_TRACK_POINTERS=0: buffers recorded as "(buffer)", by no address.
+(cd "$tmp" && RONDO_TRACK_POINTERS=0 RONDO_EXPECT="$tmp/y" "$rondo" run -o "$tmp/np.rondo" -- \
+	mpirun -np 2 -x RONDO_EXPECT -x RONDO_TRACK_POINTERS ${san:+-x ASAN_OPTIONS} \
+	"$top_builddir/tests/mpi/basic" 2 >"$tmp/np.out" 2>&1) ||
+	fail "RONDO_TRACK_POINTERS=0 stopped the program"
+"$rondo" dump "$tmp/np.rondo" >"$tmp/np.dump" || fail "RONDO_TRACK_POINTERS=0: no trace"
+grep -q 'buf=(buffer)' "$tmp/np.dump" && ! grep -q 'buf=m[0-9]' "$tmp/np.dump" ||
+	fail "RONDO_TRACK_POINTERS=0: buffers still recorded by address"
 mkdir "$tmp/wd"
 (cd "$tmp/wd" && RONDO_EXPECT="$tmp/y" "$rondo" run -o /nonexistent/dir/t.rondo -- \
 	mpirun -np 2 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 \
@@ -158,6 +166,13 @@ n=$(echo "$grammar" | grep -c 'MPI_Wait(.*status{source=[-+0-9]*, comm=c[0-9]*})
 	fail "comms: $n Wait signatures with a wildcard status in a half, want 1 or 2"
 n=$(echo "$grammar" | grep -c 'MPI_Comm_split(comm=MPI_COMM_WORLD, color=1, key=0 ')
 [ "$n" -eq 1 ] || fail "comms: $n split signatures with color=1 key=0, want 1"
+# An intercommunicator has one id on both sides (its two groups are put
+# in one order whichever side names it), and so has its merge.
+for f in newintercomm newintracomm; do
+	n=$("$rondo" dump "$tmp/comms.rondo" | sed -n "s/.* $f=\(c[0-9]*\).*/\1/p" |
+		sort -u | wc -l)
+	[ "$n" -eq 1 ] || fail "comms: $n ids for the $f of the two halves, want 1"
+done
 # MPI_Comm_idup: the new communicator has one id on every rank, the one
 # the calls on it use once the request completed.
 "$rondo" dump "$tmp/comms.rondo" | awk '

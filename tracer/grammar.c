@@ -964,6 +964,17 @@ int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count)
 	return append_slow(g, terminal, count);
 }
 
+uint32_t grammar_expected(const struct grammar *g)
+{
+	const struct cursor *c = &g->cur;
+	uint32_t v;
+
+	if (!c->last || c->depth == 0)
+		return UINT32_MAX;
+	v = g->nodes[c->f[c->depth - 1].node].value;
+	return v & RULE ? UINT32_MAX : v;
+}
+
 int grammar_flush(struct grammar *g)
 {
 	if (g->failed)

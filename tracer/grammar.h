@@ -50,6 +50,14 @@ void grammar_free(struct grammar *g);
  */
 int grammar_append(struct grammar *g, uint32_t terminal, uint64_t count);
 
+/*
+ * The terminal the fast path expects next (the loop being followed
+ * continues with it), or UINT32_MAX when it follows none.  A guess for
+ * the caller to check, so that a call repeating a loop's body is looked
+ * up without hashing.
+ */
+uint32_t grammar_expected(const struct grammar *g);
+
 /* Returns the number of terminals appended so far (counts included). */
 uint64_t grammar_length(const struct grammar *g);
 

@@ -235,7 +235,7 @@ static void put_const(struct rec *r, uint32_t c)
 }
 
 /* Records value v of map type t as a constant or a symbolic id. */
-static void put_handle(struct rec *r, enum htype t, uint32_t v)
+static inline __attribute__((always_inline)) void put_handle(struct rec *r, enum htype t, uint32_t v)
 {
 	if (v == UINT32_MAX) {
 		rt.failed = 1;
@@ -250,7 +250,10 @@ static void put_handle(struct rec *r, enum htype t, uint32_t v)
 #define REC_HANDLE(H, T, TYPE)                                                 \
 	void rec_##H(struct rec *r, T h)                                       \
 	{                                                                      \
-		put_handle(r, TYPE, hmap_get(&maps[TYPE], KEY(h), 0));         \
+		uint32_t v = hmap_lookup(&maps[TYPE], KEY(h));                 \
+		put_handle(r, TYPE, v != UINT32_MAX                            \
+					    ? v                                \
+					    : hmap_get(&maps[TYPE], KEY(h), 0)); \
 	}                                                                      \
 	void rec_##H##_out(struct rec *r, T h)                                 \
 	{                                                                      \

@@ -9,20 +9,12 @@
 
 /* ---- the maps --------------------------------------------------------------- */
 
-static uint32_t hmap_slot(uint64_t key, uint32_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (uint32_t)key & (cap - 1);
-}
-
 /* Index of key's slot, or of the empty slot where it would go. */
 static uint32_t hmap_find(const struct hmap *m, uint64_t key)
 {
 	uint32_t i = hmap_slot(key, m->cap);
 
-	while (m->refs[i] && m->key[i] != key)
+	while (m->ent[i].refs && m->ent[i].key != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -32,52 +24,37 @@ static int hmap_grow(struct hmap *m)
 	struct hmap old = *m;
 	uint32_t cap = old.cap ? old.cap * 2 : 64;
 
-	m->key = calloc(cap, sizeof(*m->key));
-	m->val = calloc(cap, sizeof(*m->val));
-	m->refs = calloc(cap, sizeof(*m->refs));
-	if (!m->key || !m->val || !m->refs) {
-		free(m->key);
-		free(m->val);
-		free(m->refs);
+	m->ent = calloc(cap, sizeof(*m->ent));
+	if (!m->ent) {
 		*m = old;
 		return -1;
 	}
 	m->cap = cap;
-	for (uint32_t i = 0; i < old.cap; i++) {
-		if (old.refs[i]) {
-			uint32_t j = hmap_find(m, old.key[i]);
-
-			m->key[j] = old.key[i];
-			m->val[j] = old.val[i];
-			m->refs[j] = old.refs[i];
-		}
-	}
-	free(old.key);
-	free(old.val);
-	free(old.refs);
+	for (uint32_t i = 0; i < old.cap; i++)
+		if (old.ent[i].refs)
+			m->ent[hmap_find(m, old.ent[i].key)] = old.ent[i];
+	free(old.ent);
 	return 0;
 }
 
-/* Removes slot i, shifting back the entries probed past it. */
-static void hmap_remove(struct hmap *m, uint32_t i)
+/* Empties slot i, shifting back the entries probed past it. */
+void hmap_remove(struct hmap *m, uint32_t i)
 {
 	uint32_t j = i;
 
-	m->refs[i] = 0;
+	m->ent[i].refs = 0;
 	m->n--;
 	for (;;) {
 		uint32_t home;
 
 		j = (j + 1) & (m->cap - 1);
-		if (!m->refs[j])
+		if (!m->ent[j].refs)
 			return;
-		home = hmap_slot(m->key[j], m->cap);
+		home = hmap_slot(m->ent[j].key, m->cap);
 		/* j's entry may move to i if i lies between home and j */
 		if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			m->refs[i] = m->refs[j];
-			m->refs[j] = 0;
+			m->ent[i] = m->ent[j];
+			m->ent[j].refs = 0;
 			i = j;
 		}
 	}
@@ -130,16 +107,6 @@ void hmap_give_id(struct hmap *m, uint32_t id)
 	m->free_ids[i] = id;
 }
 
-uint32_t hmap_lookup(const struct hmap *m, uint64_t key)
-{
-	uint32_t i;
-
-	if (!m->cap)
-		return UINT32_MAX;
-	i = hmap_find(m, key);
-	return m->refs[i] ? m->val[i] : UINT32_MAX;
-}
-
 int hmap_insert(struct hmap *m, uint64_t key, uint32_t val)
 {
 	uint32_t i;
@@ -147,14 +114,12 @@ int hmap_insert(struct hmap *m, uint64_t key, uint32_t val)
 	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
 		return -1;
 	i = hmap_find(m, key);
-	if (m->refs[i]) {
-		if (!(m->val[i] & CONST_FLAG))
-			m->refs[i]++;
+	if (m->ent[i].refs) {
+		if (!(m->ent[i].val & CONST_FLAG))
+			m->ent[i].refs++;
 		return 0;
 	}
-	m->key[i] = key;
-	m->val[i] = val;
-	m->refs[i] = 1;
+	m->ent[i] = (struct hmap_ent){key, val, 1};
 	m->n++;
 	return 0;
 }
@@ -163,13 +128,11 @@ int hmap_unref(struct hmap *m, uint64_t key, uint32_t *val)
 {
 	uint32_t i;
 
-	if (!m->cap)
+	i = hmap_index(m, key);
+	if (i == UINT32_MAX || (m->ent[i].val & CONST_FLAG))
 		return -1;
-	i = hmap_find(m, key);
-	if (!m->refs[i] || (m->val[i] & CONST_FLAG))
-		return -1;
-	*val = m->val[i];
-	if (--m->refs[i] > 0)
+	*val = m->ent[i].val;
+	if (--m->ent[i].refs > 0)
 		return 0;
 	hmap_remove(m, i);
 	return 1;
@@ -205,18 +168,14 @@ void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c)
 	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
 		return;
 	i = hmap_find(m, key);
-	if (!m->refs[i])
+	if (!m->ent[i].refs)
 		m->n++;
-	m->key[i] = key;
-	m->val[i] = CONST_FLAG | c;
-	m->refs[i] = 1;
+	m->ent[i] = (struct hmap_ent){key, CONST_FLAG | c, 1};
 }
 
 void hmap_free(struct hmap *m)
 {
-	free(m->key);
-	free(m->val);
-	free(m->refs);
+	free(m->ent);
 	free(m->free_ids);
 	memset(m, 0, sizeof(*m));
 }

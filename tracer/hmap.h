@@ -22,19 +22,56 @@ static inline uint64_t hmap_key(const void *p, size_t n)
 /* A value maps to an id, or to CONST_FLAG | a constant's index. */
 #define CONST_FLAG 0x80000000u
 
+/* One slot: a value, what it maps to, and its references (0: empty).
+ * Together, so that a lookup touches one cache line. */
+struct hmap_ent {
+	uint64_t key;
+	uint32_t val;
+	uint32_t refs;
+};
+
 /* One handle type: value -> id (or CONST_FLAG | constant index). */
 struct hmap {
-	uint64_t *key;
-	uint32_t *val;
-	uint32_t *refs;
+	struct hmap_ent *ent;
 	uint32_t cap, n;
 	uint32_t next_id;
 	uint32_t *free_ids;
 	uint32_t nfree, capfree;
 };
 
+static inline uint32_t hmap_slot(uint64_t key, uint32_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (uint32_t)key & (cap - 1);
+}
+
+/* The slot holding a value, or UINT32_MAX.  Inline: every recorded call
+ * looks several values up. */
+static inline uint32_t hmap_index(const struct hmap *m, uint64_t key)
+{
+	uint32_t i;
+
+	if (!m->cap)
+		return UINT32_MAX;
+	for (i = hmap_slot(key, m->cap); m->ent[i].refs;
+	     i = (i + 1) & (m->cap - 1))
+		if (m->ent[i].key == key)
+			return i;
+	return UINT32_MAX;
+}
+
 /* The id or constant a value maps to, or UINT32_MAX if none. */
-uint32_t hmap_lookup(const struct hmap *m, uint64_t key);
+static inline uint32_t hmap_lookup(const struct hmap *m, uint64_t key)
+{
+	uint32_t i = hmap_index(m, key);
+
+	return i == UINT32_MAX ? UINT32_MAX : m->ent[i].val;
+}
+
+/* Empties slot i (from hmap_index), whatever its references. */
+void hmap_remove(struct hmap *m, uint32_t i);
 
 /* Maps a value to `val`, or adds a reference if it is mapped already.
  * Returns 0, or -1 when out of memory. */

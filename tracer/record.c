@@ -14,7 +14,10 @@
 
 #include "runtime.h"
 
-static __thread struct rec_thread thread_state;
+/* initial-exec: the module is loaded at start-up (preloaded or linked),
+ * and a general-dynamic access would call __tls_get_addr on every call. */
+static __thread struct rec_thread thread_state
+	__attribute__((tls_model("initial-exec")));
 
 /* ---- telling the library's own calls from the program's ------------------ */
 
@@ -77,10 +80,10 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 {
 	struct rec_thread *th = &thread_state;
 
-	if (rt.state != RT_ON &&
+	if (__builtin_expect(rt.state != RT_ON, 0) &&
 	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start() < 0))
 		return 0;
-	if (rt.paused || rt.disabled || rt.failed)
+	if (__builtin_expect(rt.paused | rt.disabled | rt.failed, 0))
 		return 0;
 	/* Inside a recorded call, only the program's calls count: those
 	 * the library makes on its own, or forwards from a binding layer,
@@ -91,6 +94,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	th->depth++;
 	r->th = th;
 	r->lv = &th->level[th->depth - 1];
+	r->lv->pool = UINT32_MAX;
 	r->func = func;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
@@ -144,6 +148,8 @@ int rec_end(struct rec *r, int ret)
 		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
 			rt.failed = 1;
 		} else {
+			if (lv->pool != UINT32_MAX)
+				rt.sig[sig].pool = lv->pool;
 			record_stat(&rt.sig[sig].st, r->t1 > r->t0
 				    ? rt_clock_ns(r->t1 - r->t0) : 0);
 			rt.ncalls++;
@@ -316,18 +322,37 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 	s = &rt.sig[rt.nsig];
 	memset(s, 0, sizeof(*s));
 	*s = (struct rt_sig){func, nargs, (uint32_t)n,
-			     (uint32_t)rt.sig_bytes.len, h, {0}};
+			     (uint32_t)rt.sig_bytes.len, UINT32_MAX, h, {0}};
 	fmt_put_bytes(&rt.sig_bytes, p, n);
 	if (rt.sig_bytes.oom || rt.sig_bytes.len > UINT32_MAX)
 		return UINT32_MAX;
 	return rt.nsig++;
 }
 
+uint32_t record_expected(uint32_t func, const uint8_t *p, size_t n, int prefix)
+{
+	uint32_t t = grammar_expected(rt.g);
+	const struct rt_sig *s;
+
+	if (t >= rt.nsig)
+		return UINT32_MAX;
+	s = &rt.sig[t];
+	if (s->func != func || (prefix ? s->len < n : s->len != n) ||
+	    memcmp(rt.sig_bytes.data + s->off, p, n) != 0)
+		return UINT32_MAX;
+	return t;
+}
+
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 			  size_t n)
 {
-	uint64_t h = record_hash(func, p, n);
-	uint32_t i;
+	uint64_t h;
+	uint32_t i = record_expected(func, p, n, 0);
+
+	/* the call the loop being followed makes next: no hashing */
+	if (i != UINT32_MAX)
+		return i;
+	h = record_hash(func, p, n);
 
 	if ((rt.nsig + 1) * 2 > rt.index_cap && index_grow() < 0)
 		return UINT32_MAX;

@@ -88,7 +88,8 @@ static int ctx_push(struct rec *r, const struct req_info *info)
 {
 	struct rt_level *lv = r->lv;
 
-	if (fmt_array_grow(&lv->ctx, &lv->capctx, (size_t)lv->nctx + 1,
+	if (lv->nctx >= lv->capctx &&
+	    fmt_array_grow(&lv->ctx, &lv->capctx, (size_t)lv->nctx + 1,
 			   sizeof(*lv->ctx)) < 0)
 		return -1;
 	lv->ctx[lv->nctx++] = *info;
@@ -171,7 +172,7 @@ static uint32_t req_alloc(void)
 static struct req *req_add(uint64_t key, uint32_t pool,
 			   const struct req_info *info)
 {
-	uint32_t i = req_alloc(), head, slot = NONE, id;
+	uint32_t i = req_alloc(), at, slot = NONE, id;
 	struct req *q;
 
 	if (i == NONE)
@@ -186,8 +187,8 @@ static struct req *req_add(uint64_t key, uint32_t pool,
 		rq.free = i;
 		return NULL;
 	}
-	head = hmap_lookup(&rq.byval, key);
-	if (head == UINT32_MAX) {
+	at = hmap_index(&rq.byval, key);
+	if (at == NONE) {
 		if (hmap_insert(&rq.byval, key, i) < 0) {
 			hmap_give_id(&rq.pool[pool].slots, slot);
 			q->next = rq.free;
@@ -195,42 +196,42 @@ static struct req *req_add(uint64_t key, uint32_t pool,
 			return NULL;
 		}
 	} else {
-		while (rq.req[head].next != NONE)
-			head = rq.req[head].next;
-		rq.req[head].next = i;
+		for (at = rq.byval.ent[at].val; rq.req[at].next != NONE;)
+			at = rq.req[at].next;
+		rq.req[at].next = i;
 	}
 	return q;
 }
 
-/* The k-th live request of value key (the last one if there are fewer),
- * or NULL. */
-static struct req *req_find(uint64_t key, uint32_t k, uint32_t *prev)
+/* The k-th live request of the value in slot `at` of rq.byval (the last
+ * one if there are fewer); *prev: the one before it in the list. */
+static struct req *req_kth(uint32_t at, uint32_t k, uint32_t *prev)
 {
-	uint32_t i = hmap_lookup(&rq.byval, key), p = NONE;
+	uint32_t i = rq.byval.ent[at].val, p = NONE;
 
-	if (i == UINT32_MAX)
-		return NULL;
 	for (; k > 0 && rq.req[i].next != NONE; k--) {
 		p = i;
 		i = rq.req[i].next;
 	}
-	if (prev)
-		*prev = p;
+	*prev = p;
 	return &rq.req[i];
 }
 
-/* Releases a live request: its slot is free again. */
-static void req_release(struct req *q, uint32_t prev)
+/* Releases a live request: its slot is free again.  at: its value's slot
+ * in rq.byval, or NONE when not known. */
+static void req_release(struct req *q, uint32_t prev, uint32_t at)
 {
-	uint32_t i = (uint32_t)(q - rq.req), v;
+	uint32_t i = (uint32_t)(q - rq.req);
 
 	if (prev != NONE) {
 		rq.req[prev].next = q->next;
-	} else if (q->next != NONE) {
-		hmap_unref(&rq.byval, q->key, &v);
-		hmap_insert(&rq.byval, q->key, q->next);
 	} else {
-		hmap_unref(&rq.byval, q->key, &v);
+		if (at == NONE)
+			at = hmap_index(&rq.byval, q->key);
+		if (at != NONE && q->next != NONE)
+			rq.byval.ent[at].val = q->next;
+		else if (at != NONE)
+			hmap_remove(&rq.byval, at);
 	}
 	hmap_give_id(&rq.pool[q->pool].slots, q->slot);
 	q->next = rq.free;
@@ -258,18 +259,22 @@ static void put_null(struct rec *r)
 static void name_request(struct rec *r, MPI_Request h, int released)
 {
 	uint64_t key = request_key(h);
-	uint32_t prev = NONE;
+	uint32_t prev = NONE, at;
 	struct req *q;
 
 	if (key == rq.null_key) {
 		put_null(r);
 		return;
 	}
-	q = req_find(key, 0, NULL);
-	if (q && q->next != NONE) /* shared by several requests */
-		q = req_find(key, ctx_occurrence(r, key, !released), &prev);
-	else if (!q)
+	at = hmap_index(&rq.byval, key);
+	if (at == NONE) {
 		q = req_add(key, NONE, &req_unknown);
+	} else {
+		q = &rq.req[rq.byval.ent[at].val];
+		if (q->next != NONE) /* shared by several requests */
+			q = req_kth(at, ctx_occurrence(r, key, !released),
+				    &prev);
+	}
 	if (!q) {
 		put_request(r, NONE);
 		return;
@@ -277,7 +282,7 @@ static void name_request(struct rec *r, MPI_Request h, int released)
 	ctx_push(r, &q->info);
 	put_request(r, q->id);
 	if (released)
-		req_release(q, prev);
+		req_release(q, prev, at);
 }
 
 /* What a receive or file operation posted: count elements of type (count
@@ -336,6 +341,7 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 	struct req_info info = {(uint8_t)kind, source == MPI_ANY_SOURCE,
 				tag == MPI_ANY_TAG, -1, 0};
 	struct req *q;
+	uint32_t pool;
 
 	if (request_key(h) == rq.null_key) {
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, rq.null_const);
@@ -348,10 +354,16 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 		info.kind = REC_REQ_NULL;
 	if (kind == REC_REQ_RECV)
 		info_comm(&info, comm, 1); /* Wait names no communicator */
-	/* the pool: the call's arguments before the request, its last one */
-	q = req_add(request_key(h),
-		    pool_of(record_hash(r->func, b->data, b->len)),
-		    &info);
+	/* The pool: of the call's arguments before the request, its last
+	 * one.  The encoding is prefix-free, so a signature that begins
+	 * with them has them before its request: when the grammar expects
+	 * one, its pool is theirs. */
+	pool = record_expected(r->func, b->data, b->len, 1);
+	pool = pool != NONE ? rt.sig[pool].pool : NONE;
+	if (pool == NONE)
+		pool = pool_of(record_hash(r->func, b->data, b->len));
+	r->lv->pool = pool;
+	q = req_add(request_key(h), pool, &info);
 	put_request(r, q ? q->id : NONE);
 }
 

@@ -15,12 +15,6 @@
 
 #include "runtime.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define RT_HAVE_TSC 1
-#else
-#define RT_HAVE_TSC 0
-#endif
 
 struct rt rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .track_pointers = 1};
 
@@ -68,7 +62,7 @@ uint64_t rt_now(void)
  * step across CPUs); its rate is measured against clock_gettime once, over
  * 200 microseconds, to well under 0.1 %. */
 
-static int clock_tsc = -1; /* -1: not chosen yet */
+int rt_clock_tsc = -1;     /* -1: not chosen yet */
 static double clock_scale; /* ns per tick */
 
 #if RT_HAVE_TSC
@@ -79,7 +73,7 @@ static void clock_choose(void)
 			"current_clocksource", "r");
 	uint64_t t0, n0, n1, t1;
 
-	clock_tsc = 0;
+	rt_clock_tsc = 0;
 	if (!f)
 		return;
 	if (!fgets(src, sizeof(src), f))
@@ -95,27 +89,27 @@ static void clock_choose(void)
 	t1 = __rdtsc();
 	if (t1 > t0) {
 		clock_scale = (double)(n1 - n0) / (double)(t1 - t0);
-		clock_tsc = 1;
+		rt_clock_tsc = 1;
 	}
 }
 
-uint64_t rt_clock(void)
+uint64_t rt_clock_slow(void)
 {
-	if (clock_tsc < 0)
+	if (rt_clock_tsc < 0)
 		clock_choose();
-	return clock_tsc ? __rdtsc() : rt_now();
+	return rt_clock_tsc ? __rdtsc() : rt_now();
 }
 #else
-uint64_t rt_clock(void)
+uint64_t rt_clock_slow(void)
 {
-	clock_tsc = 0;
+	rt_clock_tsc = 0;
 	return rt_now();
 }
 #endif
 
 uint64_t rt_clock_ns(uint64_t d)
 {
-	return clock_tsc > 0 ? (uint64_t)((double)d * clock_scale + 0.5) : d;
+	return rt_clock_tsc > 0 ? (uint64_t)((double)d * clock_scale + 0.5) : d;
 }
 
 void rt_warn(const char *fmt, ...)

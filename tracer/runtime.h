@@ -8,6 +8,13 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define RT_HAVE_TSC 1
+#else
+#define RT_HAVE_TSC 0
+#endif
+
 #include "format.h"
 #include "grammar.h"
 #include "record.h"
@@ -54,6 +61,7 @@ struct rt_level {
 		uint32_t kept;  /* their request */
 	} dup[RT_MAX_DUP];
 	uint32_t ndup;
+	uint32_t pool;          /* the id pool of the request it created */
 };
 
 struct rec_thread {
@@ -67,6 +75,7 @@ struct rt_sig {
 	uint32_t nargs;
 	uint32_t len;
 	uint32_t off; /* of the argument bytes in rt.sig_bytes */
+	uint32_t pool; /* its request's id pool (requests.c), or UINT32_MAX */
 	uint64_t hash;
 	rondo_stat st;
 };
@@ -109,7 +118,16 @@ uint32_t rt_nfuncs(void);
 uint64_t rt_now(void);
 /* The clock calls are timed with (the time-stamp counter where the kernel
  * trusts it, else rt_now), and a difference of two readings in ns. */
-uint64_t rt_clock(void);
+extern int rt_clock_tsc; /* 1: the counter, 0: rt_now, -1: not chosen yet */
+uint64_t rt_clock_slow(void);
+static inline uint64_t rt_clock(void)
+{
+#if RT_HAVE_TSC
+	if (rt_clock_tsc > 0)
+		return __rdtsc();
+#endif
+	return rt_clock_slow();
+}
 uint64_t rt_clock_ns(uint64_t d);
 
 /* Warns once per key on rank 0 (or any rank before the rank is known). */
@@ -139,6 +157,9 @@ int record_start(void);
  * memory. */
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 			  size_t n);
+/* The signature the grammar expects next, if it is func with these
+ * argument bytes (prefix: bytes it begins with), else UINT32_MAX. */
+uint32_t record_expected(uint32_t func, const uint8_t *p, size_t n, int prefix);
 
 /* ---- handles.c ----------------------------------------------------------- */
 /* Named constants: index in the trace's constant table. */

@@ -63,7 +63,9 @@ uint64_t rt_now(void)
  * 200 microseconds, to well under 0.1 %. */
 
 int rt_clock_tsc = -1;     /* -1: not chosen yet */
-static double clock_scale; /* ns per tick */
+/* ns per tick in 32.32 fixed point: a duration converts with one
+ * multiply. */
+static uint64_t clock_mult;
 
 #if RT_HAVE_TSC
 static void clock_choose(void)
@@ -88,7 +90,8 @@ static void clock_choose(void)
 	while (n1 - n0 < 200000);
 	t1 = __rdtsc();
 	if (t1 > t0) {
-		clock_scale = (double)(n1 - n0) / (double)(t1 - t0);
+		clock_mult = (uint64_t)((double)(n1 - n0) / (double)(t1 - t0) *
+					4294967296.0 + 0.5);
 		rt_clock_tsc = 1;
 	}
 }
@@ -109,7 +112,13 @@ uint64_t rt_clock_slow(void)
 
 uint64_t rt_clock_ns(uint64_t d)
 {
-	return rt_clock_tsc > 0 ? (uint64_t)((double)d * clock_scale + 0.5) : d;
+	if (rt_clock_tsc <= 0)
+		return d;
+#ifdef __SIZEOF_INT128__
+	return (uint64_t)(((unsigned __int128)d * clock_mult + (1u << 31)) >> 32);
+#else
+	return (uint64_t)((double)d * (double)clock_mult / 4294967296.0 + 0.5);
+#endif
 }
 
 void rt_warn(const char *fmt, ...)

@@ -5,8 +5,8 @@
 # times each (default 5), and prints medians: nanoseconds added per MPI
 # call, the wall-time ratio traced/untraced and the trace size, for a tight
 # Isend/Irecv/Waitall loop on 1 rank (to itself) and on 2 ranks, and a
-# 2-D stencil on 4 ranks (8x8
-# local grid, so that MPI dominates, and 64x64 for comparison); then
+# 2-D stencil on 4 ranks (8x8 local grid, so that MPI dominates, and 64x64
+# for comparison) and on 2 ranks (64x64, not oversubscribed); then
 # the peak resident set per rank of the stencil at 10^3 and 10^6
 # iterations, untraced and traced: the tracer's part should not grow with
 # the number of calls; last what tracking allocations adds to a malloc and
@@ -112,7 +112,7 @@ timing() {
 		-v fig="$tmp/figures" -v spread="$tmp/spread" '
 		BEGIN {
 			ns = (t - u) / c * 1e9
-			printf "%-9s %5d %8d %10d %9.4f %9.4f %6.3f %8.1f %8d\n", n, np, it, c, u, t, t / u, ns, b
+			printf "%-13s %5d %8d %10d %9.4f %9.4f %6.3f %8.1f %8d\n", n, np, it, c, u, t, t / u, ns, b
 			printf "figure %s-%d added-ns-per-call %.1f\n", n, it, ns >> fig
 			printf "figure %s-%d wall-ratio %.3f\n", n, it, t / u >> fig
 			printf "figure %s-%d trace-bytes %d\n", n, it, b >> fig
@@ -137,11 +137,12 @@ echo "$(mpirun --version 2>&1 | head -1); $cores cores${cflags:+; CFLAGS $cflags
 [ "$cores" -ge 4 ] || echo "note: the stencil runs 4 ranks on $cores cores (oversubscribed)"
 echo "self: the p2p loop on 1 rank, to itself (no partner: the steadiest figure);"
 echo "p2p: 8-byte Irecv+Isend+Waitall on 2 ranks; stencil: 5-point halo exchange and"
-echo "Allreduce, 8x8 local grid (stencil64: 64x64, more compute per call)"
+echo "Allreduce, 8x8 local grid (stencil64: 64x64, more compute per call;"
+echo "stencil64-np2: the same on 2 ranks, 1x2 periodic grid, one rank per core)"
 echo "medians of $reps runs each, traced and untraced alternating; wall = loop time, max over ranks"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
-echo "case      ranks    iters  calls/rank untraced-s  traced-s  ratio  ns/call  trace-B"
+echo "case          ranks    iters  calls/rank untraced-s  traced-s  ratio  ns/call  trace-B"
 : >"$tmp/figures"
 : >"$tmp/spread"
 timing self 1 p2p 1000000
@@ -149,6 +150,7 @@ timing p2p 2 p2p 100000
 timing p2p 2 p2p 1000000
 timing stencil 4 stencil 10000
 timing stencil64 4 stencil 10000 64
+timing stencil64-np2 2 stencil 10000 64
 echo "spread (fastest..slowest run); *-fastest figures compare the fastest runs,"
 echo "which other load on the machine disturbs least:"
 cat "$tmp/spread"

@@ -5,11 +5,12 @@
  * The module defines malloc, calloc, realloc, free and the aligned
  * variants.  Each forwards to the next definition (dlsym(RTLD_NEXT): the
  * C library's, or an allocator loaded after us) and notes the block
- * [base, base + size): in a small table while it is young, then in a
- * tree, which finds the block around any address.  Most blocks never reach
- * MPI, so a block
- * gets a segment id only when a recorded call first names an address in
- * it (alloc_segment), and gives the id back when it is freed.  The lowest
+ * [base, base + size) in a hash table by base, so that its free finds it
+ * at once; a recorded call that looks an address up (alloc_segment) first
+ * moves the blocks noted since into a tree, which finds the block around
+ * any address.  Most blocks never reach MPI, so a block gets a segment id
+ * only when a recorded call first names an address in it, and gives the
+ * id back when it is freed.  The lowest
  * free id is reused: a loop that allocates, sends and frees a buffer
  * records the same segment every iteration, and ranks that do the same
  * things get the same ids.  A realloc that moves the block is a free and a
@@ -207,18 +208,31 @@ static void fork_done(void)
 static uint64_t *id_used;
 static uint32_t id_words, lowest;
 
+/* Memory of the tracker's own: a new mapping of `bytes`, its first `keep`
+ * bytes copied from old (a mapping of `had` bytes, or NULL), which goes;
+ * NULL when out of memory, old kept. */
+static void *map_grow(void *old, size_t had, size_t keep, size_t bytes)
+{
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	if (old) {
+		memcpy(m, old, keep);
+		munmap(old, had);
+	}
+	return m;
+}
+
 static int id_grow(void)
 {
 	uint32_t words = id_words ? 2 * id_words : PAGE / sizeof(uint64_t);
-	uint64_t *m = mmap(NULL, words * sizeof(*m), PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *m = map_grow(id_used, id_words * sizeof(*m),
+			       id_words * sizeof(*m), words * sizeof(*m));
 
-	if (m == MAP_FAILED)
+	if (!m)
 		return -1;
-	if (id_used) {
-		memcpy(m, id_used, id_words * sizeof(*m));
-		munmap(id_used, id_words * sizeof(*m));
-	}
 	id_used = m;
 	id_words = words;
 	return 0;
@@ -261,9 +275,16 @@ struct seg {
 	uintptr_t base;
 	size_t size;
 	struct seg *kid[2]; /* lower bases, higher bases */
+	struct seg *prev; /* a rebuild's stack */
+	uint32_t yidx; /* while young: its place in young[] */
 	uint32_t prio;
 	uint32_t id; /* NO_ID until a recorded call names an address in it */
+	int state;   /* enum seg_state */
 };
+
+/* Young: live, waiting outside the tree; live: in the tree; dead: freed,
+ * still in the tree until the dead are purged. */
+enum seg_state { SEG_YOUNG, SEG_LIVE, SEG_DEAD };
 
 #define NO_ID UINT32_MAX
 
@@ -288,10 +309,9 @@ static struct seg *node_get(void)
 		return s;
 	}
 	if (chunk_next == chunk_end) {
-		void *m = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m = map_grow(NULL, 0, 0, CHUNK);
 
-		if (m == MAP_FAILED)
+		if (!m)
 			return NULL;
 		chunk_next = m;
 		chunk_end = chunk_next + CHUNK / sizeof(struct seg);
@@ -365,27 +385,6 @@ static struct seg *seg_merge(struct seg *a, struct seg *b)
 	return t;
 }
 
-/* Links s in; returns a node with the same base it replaces (a free we
- * never saw), or NULL.  Equal bases have equal priorities, so such a node
- * is met on the way down, before the place where s goes. */
-static struct seg *seg_insert(struct seg *s)
-{
-	struct seg **link = &root, *t;
-
-	while ((t = *link) && t->prio >= s->prio) {
-		if (t->base == s->base) {
-			s->kid[0] = t->kid[0];
-			s->kid[1] = t->kid[1];
-			*link = s;
-			return t;
-		}
-		link = &t->kid[s->base > t->base];
-	}
-	seg_split(t, s->base, &s->kid[0], &s->kid[1]);
-	*link = s;
-	return NULL;
-}
-
 /* Unlinks the node of the block at base and returns it, or NULL. */
 static struct seg *seg_remove(uintptr_t base)
 {
@@ -414,7 +413,12 @@ static struct seg *seg_find(uintptr_t p)
 		best = up ? t : best;
 		t = t->kid[up];
 	}
-	return best && p - best->base < best->size ? best : NULL;
+	/* The tree's blocks, dead or alive, were all alive at once when the
+	 * last of them went in, so they do not overlap: if p's predecessor
+	 * is dead, no live block in the tree holds p. */
+	return best && best->state == SEG_LIVE && p - best->base < best->size
+		       ? best
+		       : NULL;
 }
 
 static void span_add(const struct seg *s)
@@ -425,153 +429,302 @@ static void span_add(const struct seg *s)
 		span_hi = s->base + s->size;
 }
 
-/* Puts a block in the tree.  Under the lock. */
-static void seg_add(uintptr_t base, size_t n)
-{
-	struct seg *s = node_get();
-
-	if (!s) {
-		untracked++;
-		return;
-	}
-	s->base = base;
-	s->size = n ? n : 1; /* malloc(0) is a block too */
-	s->kid[0] = s->kid[1] = NULL;
-	s->prio = seg_prio(base);
-	s->id = NO_ID;
-	node_put(seg_insert(s));
-	span_add(s);
-}
-
-/* ---- young blocks -------------------------------------------------------- */
+/* ---- the index of live blocks ------------------------------------------ */
 
 /*
- * Most blocks die young, before any MPI call could name them.  A new block
- * waits in a small table, and a free that finds it there costs a hash
- * probe instead of two walks down the tree (whose nodes, with many live
- * blocks, are cache misses).  The waiting blocks go into the tree when a
- * recorded call looks a buffer up, or when the table is full.  A slot
- * holds an index + 1 into young[], 0 (empty) or a tombstone; tombstones go
- * when the slots are rebuilt.
+ * Every live block is in a hash table by base, so a free finds its node
+ * with one probe, however many blocks live.  Most blocks die young,
+ * before any MPI call could name them: a new block waits in the young
+ * list, outside the tree, and a free of it costs nothing more.  The young
+ * go into the tree when a recorded call looks up an address they may
+ * hold.  A free of a block in the tree only marks it dead (walking down
+ * the tree to unlink it is a chain of cache misses with many blocks
+ * live); the dead leave the tree before the young enter it, and when they
+ * outnumber the living.
  */
-#define YOUNG  256
-#define YSLOTS (4 * YOUNG)
-#define YTOMB  0xffff
+static struct seg **slots; /* open addressing, NULL empty; mmap'ed */
+static size_t nslots, nindexed;
+static struct seg **young; /* the young blocks, in no order; mmap'ed */
+static uint32_t nyoung, capyoung, ndead, nlive;
 
-static struct young {
-	uintptr_t base;
-	size_t size;
-} young[YOUNG];
-static uint32_t nyoung, yused; /* blocks; slots not empty */
-static uint16_t yslot[YSLOTS];
-
-static uint32_t young_home(uintptr_t base)
+static size_t slot_home(uintptr_t base, size_t cap)
 {
-	return seg_prio(base) & (YSLOTS - 1);
+	return seg_prio(base) & (cap - 1);
 }
 
-/* The slot of the block at base, or UINT32_MAX. */
-static uint32_t young_lookup(uintptr_t base)
+/* The slot of the block at base, or of the empty slot where it would go. */
+static size_t slot_find(uintptr_t base)
 {
-	for (uint32_t i = young_home(base);; i = (i + 1) & (YSLOTS - 1)) {
-		if (!yslot[i])
-			return UINT32_MAX;
-		if (yslot[i] != YTOMB && young[yslot[i] - 1].base == base)
-			return i;
-	}
-}
+	size_t i = slot_home(base, nslots);
 
-/* The slot that holds young[k]. */
-static uint32_t young_slot_of(uint32_t k)
-{
-	uint32_t i = young_home(young[k].base);
-
-	while (yslot[i] != k + 1)
-		i = (i + 1) & (YSLOTS - 1);
+	while (slots[i] && slots[i]->base != base)
+		i = (i + 1) & (nslots - 1);
 	return i;
 }
 
-static void young_index(uint32_t k)
+static int slots_grow(void)
 {
-	uint32_t i = young_home(young[k].base);
+	size_t cap = nslots ? 2 * nslots : PAGE / sizeof(*slots) * 4;
+	struct seg **m = map_grow(NULL, 0, 0, cap * sizeof(*m));
+	struct seg **old = slots;
+	size_t oldcap = nslots;
 
-	while (yslot[i] && yslot[i] != YTOMB)
-		i = (i + 1) & (YSLOTS - 1);
-	yused += !yslot[i];
-	yslot[i] = (uint16_t)(k + 1);
+	if (!m)
+		return -1;
+	slots = m;
+	nslots = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			slots[slot_find(old[i]->base)] = old[i];
+	if (old)
+		munmap(old, oldcap * sizeof(*old));
+	return 0;
 }
 
-static void young_reindex(void)
+/* Indexes s; -1 when out of memory.  No live block has its base. */
+static int index_add(struct seg *s)
 {
-	memset(yslot, 0, sizeof(yslot));
-	yused = 0;
-	for (uint32_t k = 0; k < nyoung; k++)
-		young_index(k);
+	if ((nindexed + 1) * 2 > nslots && slots_grow() < 0)
+		return -1;
+	slots[slot_find(s->base)] = s;
+	nindexed++;
+	return 0;
+}
+
+/* Takes the live block at base out of the index and returns it, or
+ * NULL. */
+static struct seg *index_take(uintptr_t base)
+{
+	size_t i, j, home;
+	struct seg *s;
+
+	if (!nslots)
+		return NULL;
+	i = slot_find(base);
+	s = slots[i];
+	if (!s)
+		return NULL;
+	slots[i] = NULL;
+	nindexed--;
+	/* shift back the entries probed past the hole */
+	for (j = i;;) {
+		j = (j + 1) & (nslots - 1);
+		if (!slots[j])
+			return s;
+		home = slot_home(slots[j]->base, nslots);
+		if (((j - home) & (nslots - 1)) >= ((j - i) & (nslots - 1))) {
+			slots[i] = slots[j];
+			slots[j] = NULL;
+			i = j;
+		}
+	}
 }
 
 /* Bounds of the young blocks added since the last flush (young_hi 0:
  * none): a lookup outside them need not flush. */
 static uintptr_t young_lo, young_hi;
 
+/* Adds s to the young; -1 when out of memory. */
+static int young_link(struct seg *s)
+{
+	if (nyoung == capyoung) {
+		uint32_t cap = capyoung ? 2 * capyoung : PAGE / sizeof(*young);
+		struct seg **m = map_grow(young, capyoung * sizeof(*m),
+					  nyoung * sizeof(*m),
+					  cap * sizeof(*m));
+
+		if (!m)
+			return -1;
+		young = m;
+		capyoung = cap;
+	}
+	s->state = SEG_YOUNG;
+	s->yidx = nyoung;
+	young[nyoung++] = s;
+	if (s->base < young_lo || !young_hi)
+		young_lo = s->base;
+	if (s->base + s->size > young_hi)
+		young_hi = s->base + s->size;
+	return 0;
+}
+
+static void young_unlink(struct seg *s)
+{
+	struct seg *last = young[--nyoung];
+
+	young[s->yidx] = last;
+	last->yidx = s->yidx;
+}
+
+static void tree_rebuild(void);
+
+/* A block freed, already out of the index: a young one's node is free at
+ * once; one in the tree stays there dead, its id free, until the tree is
+ * rebuilt or a new block covers its base. */
+static void block_drop(struct seg *s)
+{
+	if (s->state == SEG_YOUNG) {
+		young_unlink(s);
+		node_put(s);
+		return;
+	}
+	if (s->id != NO_ID)
+		id_give(s->id);
+	s->id = NO_ID;
+	if (s == last_found)
+		last_found = NULL;
+	s->state = SEG_DEAD;
+	ndead++;
+	nlive--;
+	if (ndead > 64 && ndead > nlive)
+		tree_rebuild();
+}
+
+/* Frees the nodes of a subtree cut out of the tree: the blocks whose base
+ * lies in a block coming in, dead, or freed where we could not see. */
+static void seg_dispose(struct seg *t)
+{
+	while (t) {
+		struct seg *l = t->kid[0];
+
+		if (l) { /* rotate right: the subtree becomes a list */
+			t->kid[0] = l->kid[1];
+			l->kid[1] = t;
+			t = l;
+			continue;
+		}
+		l = t->kid[1];
+		if (t->state == SEG_DEAD) {
+			ndead--;
+		} else {
+			index_take(t->base);
+			nlive--;
+		}
+		node_put(t);
+		t = l;
+	}
+}
+
+/* Puts a live block in the tree.  The blocks in the tree must not
+ * overlap for seg_find: those whose base it covers (dead ones whose
+ * memory it reuses) leave. */
+static void tree_put(struct seg *s)
+{
+	struct seg *l, *m, *r;
+
+	seg_split(root, s->base, &l, &r);
+	seg_split(r, s->base + s->size, &m, &r);
+	seg_dispose(m);
+	s->kid[0] = s->kid[1] = NULL;
+	s->state = SEG_LIVE;
+	root = seg_merge(seg_merge(l, s), r);
+	span_add(s);
+	nlive++;
+}
+
+/*
+ * Drops the dead from the tree in time linear in its size: rotations turn
+ * it into a list in base order, the dead leave the list, and the treap is
+ * built again from it with a stack of its right spine (linked through
+ * prev).  Done when the dead outnumber the living, so each free pays a
+ * constant share.
+ */
+static void tree_rebuild(void)
+{
+	struct seg head = {0}, *tail = &head, *rest = root, *spine = NULL, *x;
+
+	head.kid[1] = root;
+	while (rest) {
+		if (rest->kid[0]) {
+			x = rest->kid[0];
+			rest->kid[0] = x->kid[1];
+			x->kid[1] = rest;
+			rest = x;
+			tail->kid[1] = x;
+		} else {
+			tail = rest;
+			rest = rest->kid[1];
+		}
+	}
+	root = NULL;
+	for (x = head.kid[1]; x;) {
+		struct seg *next = x->kid[1], *last = NULL;
+
+		if (x->state == SEG_DEAD) {
+			node_put(x);
+			x = next;
+			continue;
+		}
+		while (spine && spine->prio < x->prio) {
+			last = spine;
+			spine = spine->prev;
+		}
+		x->kid[0] = last;
+		x->kid[1] = NULL;
+		if (spine)
+			spine->kid[1] = x;
+		else
+			root = x;
+		x->prev = spine;
+		spine = x;
+		x = next;
+	}
+	ndead = 0;
+}
+
 /* Moves the young blocks into the tree. */
 static void young_flush(void)
 {
 	for (uint32_t k = 0; k < nyoung; k++)
-		seg_add(young[k].base, young[k].size);
+		tree_put(young[k]);
 	nyoung = 0;
 	young_lo = young_hi = 0;
-	young_reindex();
 }
 
-static void young_add(const void *p, size_t n)
+/* A new live block [p, p + n); a block at p we never saw freed goes. */
+static void block_add(const void *p, size_t n)
 {
-	if (nyoung == YOUNG)
-		young_flush();
-	if ((uintptr_t)p < young_lo || !young_hi)
-		young_lo = (uintptr_t)p;
-	if ((uintptr_t)p + n > young_hi)
-		young_hi = (uintptr_t)p + n;
-	young[nyoung].base = (uintptr_t)p;
-	young[nyoung].size = n;
-	young_index(nyoung++);
-	if (yused > YSLOTS / 4 * 3)
-		young_reindex();
-}
+	struct seg *s = node_get(), *old;
+	size_t i;
 
-/* Takes the block at p out of the table, setting *n to its size;
- * returns 0 if it is not there. */
-static int young_take(const void *p, size_t *n)
-{
-	uint32_t i = young_lookup((uintptr_t)p), k, last;
-
-	if (i == UINT32_MAX)
-		return 0;
-	k = yslot[i] - 1;
-	*n = young[k].size;
-	yslot[i] = YTOMB;
-	last = --nyoung;
-	if (k != last) {
-		yslot[young_slot_of(last)] = (uint16_t)(k + 1);
-		young[k] = young[last];
-	}
-	return 1;
+	if (!s)
+		goto untracked;
+	s->id = NO_ID;
+	if ((nindexed + 1) * 2 > nslots && slots_grow() < 0)
+		goto untracked;
+	s->base = (uintptr_t)p;
+	s->size = n ? n : 1; /* malloc(0) is a block too */
+	s->prio = seg_prio(s->base);
+	if (young_link(s) < 0)
+		goto untracked;
+	i = slot_find(s->base);
+	old = slots[i];
+	slots[i] = s;
+	if (old) /* its free was not seen: it is gone */
+		block_drop(old);
+	else
+		nindexed++;
+	return;
+untracked:
+	node_put(s);
+	untracked++;
 }
 
 static void track_add(const void *p, size_t n)
 {
 	int held = alloc_lock();
 
-	young_add(p, n);
+	block_add(p, n);
 	alloc_unlock(held);
 }
 
 static void track_remove(const void *p)
 {
 	int held = alloc_lock();
-	size_t n;
+	struct seg *s = index_take((uintptr_t)p);
 
-	if (!young_take(p, &n))
-		node_put(seg_remove((uintptr_t)p));
+	if (s)
+		block_drop(s);
 	alloc_unlock(held);
 }
 
@@ -631,6 +784,10 @@ void alloc_stop(void)
 {
 	__atomic_store_n(&mode, TRACK_OFF, __ATOMIC_RELAXED);
 }
+
+/* tests/test_alloc.c includes this file to drive the index and the tree
+ * with made-up blocks: without what follows, nothing is interposed. */
+#ifndef ALLOC_UNIT_TEST
 
 /* ---- the sanitizer's hooks ----------------------------------------------- */
 
@@ -703,34 +860,45 @@ static void *arena_realloc(void *p, size_t n)
 	return q;
 }
 
-/* The old block leaves the tree (or the young table) before the real
- * realloc may free it, so that another thread given the same address
- * meanwhile does not find it; it comes back if it stays where it was. */
+/* The old block leaves the index (and the tree) before the real realloc
+ * may free it, so that another thread given the same address meanwhile
+ * does not find it; it comes back if it stays where it was. */
 static void *tracked_realloc(void *p, size_t n)
 {
-	struct seg *s = NULL;
-	size_t had;
+	int held = alloc_lock();
+	struct seg *s = index_take((uintptr_t)p);
 	void *q;
-	int held = alloc_lock(), was_young = young_take(p, &had);
 
-	if (!was_young)
-		s = seg_remove((uintptr_t)p);
+	if (s && s->state == SEG_YOUNG) {
+		young_unlink(s);
+	} else if (s) {
+		seg_remove(s->base); /* s: the tree has one block per base */
+		nlive--;
+	}
 	alloc_unlock(held);
 	q = real.realloc(p, n);
 	held = alloc_lock();
-	if (s && (q == p || (!q && n))) {
-		/* grown or shrunk in place, or failed: the same segment */
+	if (s && s->id != NO_ID && (q == p || (!q && n))) {
+		/* named by MPI, and grown or shrunk in place, or not changed
+		 * (the call failed): the same segment */
 		if (q)
 			s->size = n ? n : 1;
-		node_put(seg_insert(s));
-		span_add(s);
+		if (index_add(s) < 0) {
+			node_put(s);
+			untracked++;
+		} else {
+			tree_put(s);
+		}
 	} else {
-		/* moved, or freed by realloc(p, 0) */
+		/* moved, freed by realloc(p, 0), or never named: a new young
+		 * block where it now is */
+		size_t had = s ? s->size : 0;
+
 		node_put(s);
 		if (q)
-			young_add(q, n);
-		else if (n && was_young)
-			young_add(p, had);
+			block_add(q, n);
+		else if (n && had)
+			block_add(p, had);
 	}
 	alloc_unlock(held);
 	return q;
@@ -799,3 +967,5 @@ ALLOC_EXPORT void *pvalloc(size_t n)
 		return arena_alloc((n + PAGE - 1) & ~(size_t)(PAGE - 1), PAGE);
 	return real.pvalloc ? noted(real.pvalloc(n), n) : enomem();
 }
+
+#endif /* ALLOC_UNIT_TEST */

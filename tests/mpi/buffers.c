@@ -6,7 +6,7 @@
  * a stack and a static buffer, MPI_IN_PLACE and MPI_BOTTOM; a loop that
  * allocates, sends and frees two blocks keeps their ids (mpi.sh also
  * checks that its grammar does not grow); ids of freed blocks are reused
- * lowest first.  A second thread allocates and frees all along while the
+ * lowest first; 50 000 blocks, most freed and their memory reused.  A second thread allocates and frees all along while the
  * main thread communicates (MPI_THREAD_FUNNELED).
  *
  *   mpirun -np 2 buffers ITERATIONS [segments|addresses]
@@ -110,10 +110,14 @@ static void *churn(void *arg)
 
 static int st_static[16];
 
+/* Blocks allocated at once, and how many of them stay when the others
+ * are freed. */
+enum { MANY = 50000, KEEP = 5000 };
+
 int main(int argc, char **argv)
 {
 	/* allocated before MPI_Init: a segment all the same */
-	int *a = malloc(256 * sizeof(int)), *c, *pm = NULL, *al, *z;
+	int *a = malloc(256 * sizeof(int)), *c, *pm = NULL, *al, *z, **blk;
 	int st[16] = {0}, provided, one = 1;
 	long iters = argc > 1 ? atol(argv[1]) : 10, churned = 0;
 	MPI_Aint where, addr;
@@ -217,6 +221,26 @@ int main(int argc, char **argv)
 			free(p);
 		}
 	}
+
+	/* Many blocks in the tracker's tree, most of them freed there, and as
+	 * many allocated after: the ids and offsets stay exact in a real
+	 * program (test_alloc checks the tracker's index case by case, with
+	 * blocks it places itself). */
+	blk = malloc(MANY * sizeof(*blk));
+	CHECK(blk);
+	for (int i = 0; i < MANY; i++)
+		CHECK((blk[i] = malloc(4 * sizeof(int))) != NULL);
+	xfer(blk[0] + 1, 7, 4, st, 4, 0, 1);
+	for (int i = KEEP; i < MANY; i++)
+		free(blk[i]);
+	for (int i = KEEP; i < MANY; i++)
+		CHECK((blk[i] = malloc(2 * sizeof(int))) != NULL);
+	xfer(blk[MANY - 1] + 1, 8, 4, blk[KEEP], 9, 0, 1);
+	xfer(blk[KEEP - 1] + 2, 10, 8, blk[0], 7, 0, 1);
+	xfer(blk[MANY / 2] + 1, 11, 4, blk[1], 12, 0, 1);
+	for (int i = 0; i < MANY; i++)
+		free(blk[i]);
+	free(blk);
 
 	/* Freed blocks give their ids back: the next block takes 0. */
 	free(a);

@@ -107,20 +107,23 @@ void hmap_give_id(struct hmap *m, uint32_t id)
 	m->free_ids[i] = id;
 }
 
+uint32_t hmap_place(struct hmap *m, uint64_t key)
+{
+	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+		return UINT32_MAX;
+	return hmap_find(m, key);
+}
+
 int hmap_insert(struct hmap *m, uint64_t key, uint32_t val)
 {
-	uint32_t i;
+	uint32_t i = hmap_place(m, key);
 
-	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+	if (i == UINT32_MAX)
 		return -1;
-	i = hmap_find(m, key);
-	if (m->ent[i].refs) {
-		if (!(m->ent[i].val & CONST_FLAG))
-			m->ent[i].refs++;
-		return 0;
-	}
-	m->ent[i] = (struct hmap_ent){key, val, 1};
-	m->n++;
+	if (!m->ent[i].refs)
+		hmap_fill(m, i, key, val);
+	else if (!(m->ent[i].val & CONST_FLAG))
+		m->ent[i].refs++;
 	return 0;
 }
 
@@ -165,9 +168,9 @@ void hmap_set_const(struct hmap *m, uint64_t key, uint32_t c)
 {
 	uint32_t i;
 
-	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0)
+	i = hmap_place(m, key);
+	if (i == UINT32_MAX)
 		return;
-	i = hmap_find(m, key);
 	if (!m->ent[i].refs)
 		m->n++;
 	m->ent[i] = (struct hmap_ent){key, CONST_FLAG | c, 1};

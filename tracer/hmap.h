@@ -73,6 +73,18 @@ static inline uint32_t hmap_lookup(const struct hmap *m, uint64_t key)
 /* Empties slot i (from hmap_index), whatever its references. */
 void hmap_remove(struct hmap *m, uint32_t i);
 
+/* The slot of a value, or the empty slot where it goes (making room
+ * first); UINT32_MAX when out of memory.  An empty slot is filled with
+ * hmap_fill. */
+uint32_t hmap_place(struct hmap *m, uint64_t key);
+
+static inline void hmap_fill(struct hmap *m, uint32_t i, uint64_t key,
+			     uint32_t val)
+{
+	m->ent[i] = (struct hmap_ent){key, val, 1};
+	m->n++;
+}
+
 /* Maps a value to `val`, or adds a reference if it is mapped already.
  * Returns 0, or -1 when out of memory. */
 int hmap_insert(struct hmap *m, uint64_t key, uint32_t val);

@@ -182,25 +182,25 @@ static struct req *req_add(uint64_t key, uint32_t pool,
 	id = pool == NONE ? NONE : pool_take(pool, &slot);
 	q = &rq.req[i];
 	*q = (struct req){key, id, pool, slot, NONE, *info};
-	if (id == NONE || pool == NONE) {
-		q->next = rq.free;
-		rq.free = i;
-		return NULL;
-	}
-	at = hmap_index(&rq.byval, key);
+	if (id == NONE || pool == NONE)
+		goto unused;
+	at = hmap_place(&rq.byval, key);
 	if (at == NONE) {
-		if (hmap_insert(&rq.byval, key, i) < 0) {
-			hmap_give_id(&rq.pool[pool].slots, slot);
-			q->next = rq.free;
-			rq.free = i;
-			return NULL;
-		}
+		hmap_give_id(&rq.pool[pool].slots, slot);
+		goto unused;
+	}
+	if (!rq.byval.ent[at].refs) {
+		hmap_fill(&rq.byval, at, key, i);
 	} else {
 		for (at = rq.byval.ent[at].val; rq.req[at].next != NONE;)
 			at = rq.req[at].next;
 		rq.req[at].next = i;
 	}
 	return q;
+unused:
+	q->next = rq.free;
+	rq.free = i;
+	return NULL;
 }
 
 /* The k-th live request of the value in slot `at` of rq.byval (the last

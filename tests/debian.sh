@@ -19,13 +19,11 @@ if [ -n "$missing" ]; then
 	echo "SKIP: Debian packages not installed:$missing (./quickstart.sh test installs them)"
 	exit 77
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-san=$(ldd "$lib" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }')
-if [ -n "$san" ]; then
-	export LD_PRELOAD="$san"
-	export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:exitcode=86"
-fi
+. "$(dirname "$0")/lib.sh"
+mpi_env
+san_env
+# rondo run preloads the module; the sanitizer runtimes go first
+[ -z "$san" ] || export LD_PRELOAD="$san"
 cd "$tmp" || exit 1
 
 # mpi4py ring test: same report traced and untraced, timings aside.

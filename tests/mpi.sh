@@ -26,15 +26,11 @@ pending() { printf 'PEND\t%s\n' "$*" >>"$tmp/pending"; }
 
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-# A sanitizer build of the tracer needs the sanitizer runtimes loaded
-# before anything else in the (uninstrumented) MPI programs.
-san=$(ldd "$lib" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }')
-if [ -n "$san" ]; then
-	export LD_PRELOAD="$san"
-	export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:exitcode=86"
-fi
+. "$(dirname "$0")/lib.sh"
+mpi_env
+san_env
+# rondo run preloads the module; the sanitizer runtimes go first
+[ -z "$san" ] || export LD_PRELOAD="$san"
 
 # check NAME NP ARGS...: runs tests/mpi/NAME on NP ranks, compares.
 # Collects the functions called and the pending checks.

@@ -15,13 +15,8 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
-# A sanitizer build of the module needs the runtimes loaded first.
-pre=$lib
-san=$(ldd "$lib" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }')
-if [ -n "$san" ]; then
-	pre="$san:$lib"
-	export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:exitcode=86"
-fi
+. "$(dirname "$0")/lib.sh"
+san_env
 
 # What the module exports: MPI_* and PMPI_*, and the allocation functions.
 alloc="aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc valloc"

@@ -36,15 +36,9 @@ tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
 # Untraced means nothing preloaded, and the traced runs trace.
 unset LD_PRELOAD RONDO_DISABLE RONDO_OUT
-[ "$(id -u)" -ne 0 ] ||
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# A sanitizer build of the tracer needs its runtimes loaded first.
-pre=$lib
-san=$(ldd "$lib" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }')
-if [ -n "$san" ]; then
-	pre="$san:$lib"
-	export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0"
-fi
+. "$here/../lib.sh"
+mpi_env
+ASAN_EXITCODE= san_env
 
 # run traced|untraced NP ARGS...: one run of bench_p2p; leaves its
 # figures in wall calls rss rss0 bytes.

@@ -33,6 +33,7 @@ static struct hmap by_handle; /* handle -> ident index, or a constant */
 static struct ident *idents;
 static uint32_t nidents;
 static size_t capidents;
+static struct hmap by_key; /* identity -> ident index */
 
 #define KEY(h) HMAP_KEY(h)
 
@@ -135,14 +136,15 @@ static uint32_t ident_for(MPI_Comm like)
 	for (uint64_t inst = 0;; inst++) {
 		uint64_t key = h ^ (inst * 0x9e3779b97f4a7c15ull);
 
-		for (i = 0; i < nidents && idents[i].key != key; i++)
-			;
-		if (i < nidents && idents[i].live > 0)
+		i = hmap_lookup(&by_key, key);
+		if (i != UINT32_MAX && idents[i].live > 0)
 			continue;
-		if (i == nidents) {
+		if (i == UINT32_MAX) {
+			i = nidents;
 			if (fmt_array_grow(&idents, &capidents,
 					   (size_t)nidents + 1,
-					   sizeof(*idents)) < 0)
+					   sizeof(*idents)) < 0 ||
+			    hmap_insert(&by_key, key, i) < 0)
 				break;
 			idents[i] = (struct ident){key, 0, n, first, 0, NULL};
 			for (uint32_t k = 0; k < n; k++)

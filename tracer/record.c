@@ -83,7 +83,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	if (__builtin_expect(rt.state != RT_ON, 0) &&
 	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start() < 0))
 		return 0;
-	if (__builtin_expect(rt.paused | rt.disabled | rt.failed, 0))
+	if (__builtin_expect(rt.disabled | rt.failed, 0))
 		return 0;
 	/* Inside a recorded call, only the program's calls count: those
 	 * the library makes on its own, or forwards from a binding layer,
@@ -98,6 +98,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	r->func = func;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
+	r->paused = rt.paused;
 	return 1;
 }
 
@@ -143,6 +144,8 @@ int rec_end(struct rec *r, int ret)
 	}
 	if (lv->args.oom || !f) {
 		rt.failed = 1;
+	} else if (r->paused) {
+		/* the recorders kept the tables right; nothing to trace */
 	} else {
 		sig = record_signature(r->func, f->nparams, lv->args.data,
 				       lv->args.len);

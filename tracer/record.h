@@ -25,10 +25,13 @@
  * the recorded values line up with the parameter names the trace stores.
  *
  * rec_begin() returns 0 when this call is not to be recorded: before
- * MPI_Init or after MPI_Finalize, while paused by MPI_Pcontrol(0), with
- * RONDO_DISABLE set, or when the call is made by the MPI library or a
- * binding layer from inside another recorded call (the re-entrancy guard).
- * Calls the program makes from inside MPI callbacks are recorded.
+ * MPI_Init or after MPI_Finalize, with RONDO_DISABLE set, or when the call
+ * is made by the MPI library or a binding layer from inside another
+ * recorded call (the re-entrancy guard).  Calls the program makes from
+ * inside MPI callbacks are recorded.  While paused by MPI_Pcontrol(0) a
+ * call goes through the recorders all the same, so that the handles,
+ * requests and buffers it creates or frees are known after the pause, and
+ * rec_end() leaves it out of the trace.
  */
 #ifndef RONDO_RECORD_H
 #define RONDO_RECORD_H
@@ -43,6 +46,7 @@ struct rec {
 	uint32_t func;   /* index into rec_funcs */
 	uint64_t t0, t1; /* PMPI call start and end, ns */
 	int locked;      /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
+	int paused;      /* made while paused: bookkeeping only, not traced */
 	struct rec_thread *th;
 	struct rt_level *lv; /* its scratch space: where values are encoded */
 };

@@ -57,6 +57,25 @@ static void ring(int rank, int size, int iters)
 		MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
+/* A receive from this rank and a send to it, posted (their requests in
+ * pending[]); the receive's request is r<id>, the send's r<id + 1>. */
+static MPI_Request pending[2];
+static double self_in[2], self_out[2];
+
+static void self_pair(int rank, int id)
+{
+	MPI_Irecv(self_in, 2, MPI_DOUBLE, rank, 11, MPI_COMM_WORLD,
+		  &pending[0]);
+	EXPECT("MPI_Irecv\\(count=2, datatype=MPI_DOUBLE, source=%d, "
+	       "tag=11, comm=MPI_COMM_WORLD -> buf=" BUF ", request=r%d\\)",
+	       rank, id);
+	MPI_Isend(self_out, 2, MPI_DOUBLE, rank, 11, MPI_COMM_WORLD,
+		  &pending[1]);
+	EXPECT("MPI_Isend\\(buf=" BUF ", count=2, datatype=MPI_DOUBLE, "
+	       "dest=%d, tag=11, comm=MPI_COMM_WORLD -> request=r%d\\)",
+	       rank, id + 1);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size, iters = argc > 1 ? atoi(argv[1]) : 10;
@@ -109,12 +128,21 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&half);
 	EXPECT("MPI_Comm_free\\(-> comm=c%d\\)", rank % 2);
 
-	/* Paused: nothing between the two Pcontrol calls is recorded. */
+	/* Paused: nothing between the two Pcontrol calls is recorded, but
+	 * what completes there is known after: the receive and send posted
+	 * before the pause and completed in it give their ids back, and the
+	 * same calls posted after it get them again. */
+	self_pair(rank, 2);
 	MPI_Pcontrol(0);
 	EXPECT("MPI_Pcontrol\\(level=0\\)");
 	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Waitall(2, pending, MPI_STATUSES_IGNORE);
 	MPI_Pcontrol(1);
 	EXPECT("MPI_Pcontrol\\(level=1\\)");
+	self_pair(rank, 2);
+	MPI_Waitall(2, pending, MPI_STATUSES_IGNORE);
+	EXPECT("MPI_Waitall\\(count=2 -> array_of_requests=\\[r2, r3\\], "
+	       "array_of_statuses=MPI_STATUSES_IGNORE\\)");
 
 	if (size > 1) {
 		if (rank == 0) {

@@ -28,3 +28,45 @@ san_env() {
 		export ASAN_OPTIONS
 	fi
 }
+
+# compare NAME NP: checks the trace $tmp/NAME.rondo of tests/mpi/NAME on NP
+# ranks, whose output is in $tmp/NAME.out, call by call against what the
+# program expected ($tmp/NAME.expect.<rank>, tests/mpi/expect.h): rank 0's
+# one-line report, then every rank's calls.  Needs rondo, tmp and fail();
+# collects the functions called in $tmp/functions and the pending checks
+# in $tmp/pending.
+compare() {
+	name=$1; np=$2
+	out="$tmp/$name.rondo"
+	grep -q "^rondo: $out: [0-9]* bytes, [0-9]* MPI calls" "$tmp/$name.out" ||
+		fail "$name: no one-line report from rank 0: $(cat "$tmp/$name.out")"
+	r=0
+	while [ $r -lt "$np" ]; do
+		# no expectations (RONDO_EXPECT lost on the way): nothing
+		# would be compared, so it is a failure
+		if [ ! -s "$tmp/$name.expect.$r" ]; then
+			fail "$name rank $r: the program wrote no expectations"
+			r=$((r + 1))
+			continue
+		fi
+		"$rondo" dump --rank $r "$out" >"$tmp/dump.$r" ||
+			fail "$name: rondo dump --rank $r"
+		cut -d' ' -f3- "$tmp/dump.$r" >"$tmp/got.$r"
+		sed 's/(.*//' "$tmp/got.$r" | sort -u >>"$tmp/functions"
+		if [ "$(wc -l <"$tmp/got.$r")" -ne "$(wc -l <"$tmp/$name.expect.$r")" ]; then
+			fail "$name rank $r: $(wc -l <"$tmp/got.$r") calls recorded, $(wc -l <"$tmp/$name.expect.$r") made"
+		fi
+		paste -d '\n' "$tmp/$name.expect.$r" "$tmp/got.$r" | awk -v who="$name rank $r" '
+			NR % 2 == 1 { re = $0; next }
+			$0 !~ ("^" re "$") && ++bad <= 10 { printf "FAIL: %s call %d:\n  want %s\n  got  %s\n", who, NR / 2 - 1, re, $0 }
+			END { if (bad > 10) printf "FAIL: %s: %d more calls differ\n", who, bad - 10; exit bad > 0 }' || fails=$((fails + 1))
+		# pending: index, strict regex, reason -> PASS or PEND, reason
+		[ ! -s "$tmp/$name.expect.pending.$r" ] ||
+			awk -F '\t' -v got="$tmp/got.$r" '
+			BEGIN { while ((getline l <got) > 0) line[n++] = l }
+			{ ok = ($1 in line) && line[$1] ~ ("^" $2 "$")
+			  printf "%s\t%s\n", ok ? "PASS" : "PEND", $3 }' \
+			"$tmp/$name.expect.pending.$r" >>"$tmp/pending"
+		r=$((r + 1))
+	done
+}

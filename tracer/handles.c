@@ -32,6 +32,7 @@ enum htype {
 	H_REQUEST,
 	H_BUF,
 	H_CALLBACK,
+	H_SESSION, /* MPI 4 */
 	H_COUNT
 };
 
@@ -44,6 +45,7 @@ static const uint32_t kind_of[H_COUNT] = {
 	[H_WIN] = RONDO_ARG_WIN,	   [H_FILE] = RONDO_ARG_FILE,
 	[H_MESSAGE] = RONDO_ARG_MESSAGE,   [H_REQUEST] = RONDO_ARG_REQUEST,
 	[H_BUF] = RONDO_ARG_BUFFER,	   [H_CALLBACK] = RONDO_ARG_CALLBACK,
+	[H_SESSION] = RONDO_ARG_SESSION,
 };
 
 /* ---- named constants ------------------------------------------------------ */
@@ -118,6 +120,9 @@ static const struct predef {
 	PREDEF(H_DATATYPE, MPI_DOUBLE_INT), PREDEF(H_DATATYPE, MPI_LONG_INT),
 	PREDEF(H_DATATYPE, MPI_2INT), PREDEF(H_DATATYPE, MPI_SHORT_INT),
 	PREDEF(H_DATATYPE, MPI_LONG_DOUBLE_INT),
+#if MPI_VERSION >= 4
+	PREDEF(H_SESSION, MPI_SESSION_NULL),
+#endif
 };
 
 #define NPREDEF (sizeof(predef) / sizeof(predef[0]))
@@ -217,6 +222,13 @@ void handles_init(void)
 			V(msg[i]);
 		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 			V(t[i]);
+#if MPI_VERSION >= 4
+		{
+			MPI_Session s = MPI_SESSION_NULL;
+
+			V(s);
+		}
+#endif
 	}
 #undef V
 	/* Requests have a table of their own too (requests.c). */
@@ -277,6 +289,9 @@ REC_HANDLE(errhandler, MPI_Errhandler, H_ERRHANDLER)
 REC_HANDLE(win, MPI_Win, H_WIN)
 REC_HANDLE(file, MPI_File, H_FILE)
 REC_HANDLE(message, MPI_Message, H_MESSAGE)
+#if MPI_VERSION >= 4
+REC_HANDLE(session, MPI_Session, H_SESSION)
+#endif
 #undef REC_HANDLE
 
 /* A buffer as (segment, offset).  Inside a live heap block: the block's

@@ -482,7 +482,11 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 	buf[sizeof(buf) - 1] = '\0';
 	meta_add(m, "host", buf);
 	meta_add(m, "start", rt.start);
-	if (rt.lazy)
+	if (rt.sessions)
+		meta_add(m, "init", "MPI-4 sessions: the trace starts at the "
+				    "first MPI_Session_init and is written at "
+				    "exit");
+	else if (rt.lazy)
 		meta_add(m, "init", "not seen: the trace starts at the first "
 				    "call made with MPI up");
 	meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
@@ -682,7 +686,7 @@ void output_write(void)
 		lens = calloc((size_t)rt.size, sizeof(int));
 		displ = calloc((size_t)rt.size, sizeof(int));
 	}
-	PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, rt.world);
 	if (rt.rank == 0 && lens && displ) {
 		for (int r = 0; r < rt.size; r++) {
 			displ[r] = (int)total;
@@ -691,7 +695,7 @@ void output_write(void)
 		all = total <= INT_MAX ? malloc(total + 1) : NULL;
 	}
 	PMPI_Gatherv(mine.data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0,
-		     MPI_COMM_WORLD);
+		     rt.world);
 	if (rt.rank == 0) {
 		if (all)
 			job_write(all, lens, displ);

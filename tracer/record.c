@@ -81,7 +81,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	struct rec_thread *th = &thread_state;
 
 	if (__builtin_expect(rt.state != RT_ON, 0) &&
-	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start() < 0))
+	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start(func) < 0))
 		return 0;
 	if (__builtin_expect(rt.disabled | rt.failed, 0))
 		return 0;

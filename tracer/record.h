@@ -41,6 +41,11 @@
 
 struct rt_level;
 
+/* The wrappers are the module's interface: exported whatever visibility
+ * mpi.h gives its declarations (Open MPI marks them default, MPICH does
+ * not, and the module is built with hidden visibility). */
+#define REC_API __attribute__((visibility("default")))
+
 /* The recording state of one call, on the wrapper's stack. */
 struct rec {
 	uint32_t func;   /* index into rec_funcs */
@@ -138,6 +143,9 @@ REC_HANDLE(win, MPI_Win)
 REC_HANDLE(file, MPI_File)
 REC_HANDLE(message, MPI_Message)
 REC_HANDLE(request, MPI_Request)
+#if MPI_VERSION >= 4
+REC_HANDLE(session, MPI_Session)
+#endif
 #undef REC_HANDLE
 
 /* A request a call created (rec_request_out is rec_request_new for

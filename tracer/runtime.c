@@ -195,8 +195,11 @@ static void runtime_start(int provided)
 	if (rt.state != RT_BEFORE)
 		return;
 
-	PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
-	PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
+	if (!rt.sessions) {
+		rt.world = MPI_COMM_WORLD;
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
+		PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
+	}
 	rt_settings();
 	rt.locking = provided == MPI_THREAD_MULTIPLE;
 	/* Rank 0's clock names the file: every rank uses it at the end. */
@@ -235,12 +238,88 @@ static int finalize_callback(MPI_Comm comm, int key, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
-int rt_lazy_start(void)
+/* ---- starting with MPI_Session_init ----------------------------------------
+ * A program of the MPI-4 sessions model never calls MPI_Init, and has no
+ * MPI_COMM_WORLD.  Its first MPI_Session_init starts tracing: the tracer
+ * opens a session of its own, which keeps MPI usable until the program
+ * exits, and takes the world ranks from the group of the "mpi://WORLD"
+ * process set.  At exit, every process makes a communicator of that group
+ * with the tracer's session and the trace is gathered over it. */
+
+#if MPI_VERSION >= 4
+static void session_exit(void)
+{
+	MPI_Comm c = MPI_COMM_NULL;
+
+	if (rt.state == RT_ON) {
+		rt.state = RT_DONE;
+		if (PMPI_Comm_create_from_group(rt.world_group,
+						"org.rondo.trace",
+						MPI_INFO_NULL,
+						MPI_ERRORS_RETURN,
+						&c) == MPI_SUCCESS) {
+			rt.world = c;
+			output_write();
+			PMPI_Comm_free(&c);
+		} else {
+			rt_warn("at exit, no communicator of the processes "
+				"could be made: no trace written");
+		}
+	}
+	rt.state = RT_DONE;
+	alloc_stop();
+	PMPI_Group_free(&rt.world_group);
+	PMPI_Session_finalize(&rt.session);
+}
+
+static void session_start(void)
+{
+	MPI_Group g = MPI_GROUP_NULL;
+
+	if (PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN,
+			      &rt.session) != MPI_SUCCESS)
+		return;
+	if (PMPI_Group_from_session_pset(rt.session, "mpi://WORLD", &g) ||
+	    PMPI_Group_rank(g, &rt.rank) || PMPI_Group_size(g, &rt.size) ||
+	    rt.rank < 0 || atexit(session_exit) != 0) {
+		if (g != MPI_GROUP_NULL)
+			PMPI_Group_free(&g);
+		PMPI_Session_finalize(&rt.session);
+		rt_warn("MPI_Session_init: the processes of the job cannot be "
+			"known: not tracing");
+		return;
+	}
+	rt.world_group = g;
+	rt.sessions = rt.lazy = 1;
+	/* the thread level of the program's sessions is theirs to choose:
+	 * take the lock as if they were all multiple */
+	runtime_start(MPI_THREAD_MULTIPLE);
+}
+#endif
+
+/* Whether func is MPI_Session_init. */
+static int is_session_init(uint32_t func)
+{
+	const struct rec_func *f = rt_func(func);
+
+	return f && !strcmp(f->name, "MPI_Session_init");
+}
+
+int rt_lazy_start(uint32_t func)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	int up = 0, down = 1, provided = MPI_THREAD_SINGLE, key;
 
 	pthread_mutex_lock(&once);
+#if MPI_VERSION >= 4
+	if (rt.state == RT_BEFORE && !rt.initializing &&
+	    PMPI_Initialized(&up) == MPI_SUCCESS && !up &&
+	    is_session_init(func))
+		session_start();
+#else
+	(void)func;
+	(void)is_session_init;
+#endif
 	if (rt.state == RT_BEFORE && !rt.initializing &&
 	    PMPI_Initialized(&up) == MPI_SUCCESS && up &&
 	    PMPI_Finalized(&down) == MPI_SUCCESS && !down) {
@@ -271,7 +350,7 @@ static struct rec *hand_begin(struct rec *r, enum rt_func f, uint64_t t0,
 	return r;
 }
 
-int MPI_Init(int *argc, char ***argv)
+REC_API int MPI_Init(int *argc, char ***argv)
 {
 	uint64_t t0 = rt_clock(), t1;
 	struct rec r;
@@ -293,7 +372,7 @@ int MPI_Init(int *argc, char ***argv)
 	return rec_end(&r, ret);
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	uint64_t t0 = rt_clock(), t1;
 	struct rec r;
@@ -321,7 +400,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	return rec_end(&r, ret);
 }
 
-int MPI_Finalize(void)
+REC_API int MPI_Finalize(void)
 {
 	uint64_t t = rt_clock();
 	struct rec r;
@@ -330,6 +409,10 @@ int MPI_Finalize(void)
 	 * own work and the library's shutdown. */
 	if (hand_begin(&r, RT_FINALIZE, t, t, __builtin_return_address(0)))
 		rec_end(&r, MPI_SUCCESS);
+	/* started by a session: the world model ends, the tracer's session
+	 * goes on, and the trace is written at exit */
+	if (rt.sessions)
+		return PMPI_Finalize();
 	if (rt.state == RT_ON) {
 		rt.state = RT_DONE;
 		output_write();
@@ -339,7 +422,7 @@ int MPI_Finalize(void)
 	return PMPI_Finalize();
 }
 
-int MPI_Pcontrol(const int level, ...)
+REC_API int MPI_Pcontrol(const int level, ...)
 {
 	uint64_t t = rt_clock();
 	struct rec r;

@@ -89,6 +89,12 @@ struct rt {
 	int locking;  /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
 	int initializing; /* inside MPI_Init or MPI_Init_thread */
 	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
+	int sessions; /* started by MPI_Session_init: no MPI_COMM_WORLD */
+	MPI_Comm world;        /* the processes of the job, to gather over */
+	MPI_Group world_group; /* sessions: theirs, for world ranks */
+#if MPI_VERSION >= 4
+	MPI_Session session;   /* sessions: the tracer's own */
+#endif
 	pthread_mutex_t lock;
 	int rank, size;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
@@ -135,7 +141,7 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Starts tracing at a call made with MPI up though MPI_Init was not seen;
  * 0 when tracing is on. */
-int rt_lazy_start(void);
+int rt_lazy_start(uint32_t func);
 
 /* Reads the RONDO_* environment; bad values warn and keep the default. */
 void rt_settings(void);

@@ -133,17 +133,26 @@ static inline FILE *expect_open_file(const char *suffix, int rank)
 	f = fopen(path, "w");
 	if (!f) {
 		perror(path);
-		MPI_Abort(MPI_COMM_WORLD, 2);
+		exit(2);
 	}
 	return f;
+}
+
+/* Opens the expectations of world rank `rank`. */
+static inline void expect_open_rank(int rank)
+{
+	expect_rank = rank;
+	expect_file = expect_open_file("", expect_rank);
+	pending_file = expect_open_file("pending.", expect_rank);
 }
 
 /* Opens this rank's expectations; call it right after MPI_Init. */
 static inline void expect_open(void)
 {
-	PMPI_Comm_rank(MPI_COMM_WORLD, &expect_rank);
-	expect_file = expect_open_file("", expect_rank);
-	pending_file = expect_open_file("pending.", expect_rank);
+	int rank = 0;
+
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	expect_open_rank(rank);
 }
 
 static inline void expect_close(void)

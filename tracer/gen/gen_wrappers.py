@@ -354,6 +354,7 @@ HANDLES = {
     "MPI_File": ("file", "MPI_FILE_NULL"),
     "MPI_Message": ("message", "MPI_MESSAGE_NULL"),
     "MPI_Request": ("request", "MPI_REQUEST_NULL"),
+    "MPI_Session": ("session", "MPI_SESSION_NULL"),  # MPI 4: MPICH, not Open MPI 4.1
 }
 RANK_KINDS = {"RANK", "RANK_NNI"}
 # Values that point to where the call stores a pointer (void * in C, meaning
@@ -764,7 +765,7 @@ class Wrapper:
     def emit(self):
         f, r, ret = self.f, self.r, self.ret
         call = "P%s(%s)" % (f.name, ", ".join(p.c.name for p in self.params))
-        out = [f.prototype(), "{", "\tstruct rec %s;" % r, "\t%s %s;" % (f.ret, ret), "",
+        out = ["REC_API " + f.prototype(), "{", "\tstruct rec %s;" % r, "\t%s %s;" % (f.ret, ret), "",
                "\tif (!rec_begin(&%s, RF_%s))" % (r, f.name), "\t\treturn %s;" % call]
         out += ["\t" + s for p in self.params for s in p.save]
         out += ["\trec_pmpi_start(&%s);" % r, "\t%s = %s;" % (ret, call),

@@ -1,0 +1,76 @@
+#!/bin/sh
+# session.sh - a program of the MPI-4 sessions model traced (tests/mpi/
+# session.c): it never calls MPI_Init, so tracing starts at its first
+# MPI_Session_init, and the trace is written at exit.  Checked call by
+# call on 1 and 3 processes.
+#
+# Open MPI 4.1 has no sessions: built against it, the program says so and
+# the test is skipped (exit 77), naming why.  ./quickstart.sh test builds
+# rondo against MPICH too when MPICH is installed (CI installs it), where
+# this test runs.
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+rondo="$top_builddir/tui/rondo"
+lib="$top_builddir/tracer/.libs/librondo-trace.so"
+prog="$top_builddir/tests/mpi/session"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+: >"$tmp/pending"
+: >"$tmp/functions"
+
+[ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+mpi_env
+san_env
+
+# The launcher of the library the tracer was built against.
+if ldd "$lib" | grep -q 'libmpich\.so'; then
+	launch=$(command -v mpiexec.mpich || command -v mpiexec.hydra ||
+		command -v mpiexec)
+else
+	launch=$(command -v mpirun.openmpi || command -v mpirun)
+fi
+[ -n "$launch" ] || { echo "FAIL: no MPI launcher"; exit 1; }
+
+# Without sessions the program only says why.
+why=$("$prog" --probe 2>&1)
+if [ $? -eq 77 ]; then
+	echo "SKIP: $why"
+	exit 77
+fi
+
+# run NP ITERATIONS: the program on NP processes, traced.  The launcher
+# passes the environment on (MPICH's does by default).
+run() {
+	name=session
+	rm -f "$tmp/$name.expect".* "$tmp/$name.rondo"
+	LD_PRELOAD="$pre" RONDO_OUT="$tmp/$name.rondo" \
+		RONDO_EXPECT="$tmp/$name.expect" \
+		"$launch" -n "$1" "$prog" "$2" >"$tmp/$name.out" 2>&1
+	status=$?
+	if [ $status -ne 0 ]; then
+		fail "session on $1: exit status $status"
+		cat "$tmp/$name.out"
+		return 1
+	fi
+	compare "$name" "$1"
+}
+
+for np in 1 3; do
+	run $np 10 || continue
+	"$rondo" info "$tmp/session.rondo" >"$tmp/info"
+	grep -q "init *MPI-4 sessions" "$tmp/info" ||
+		fail "session on $np: rondo info does not say the trace began with a session"
+	grep -q "^ranks *$np$" "$tmp/info" ||
+		fail "session on $np: $(grep '^ranks' "$tmp/info"), want $np"
+done
+# The ring's body compresses: the grammar does not grow with iterations.
+run 3 1000 && big=$("$rondo" info "$tmp/session.rondo" | sed -n 's/^rules *//p')
+run 3 10 && small=$("$rondo" info "$tmp/session.rondo" | sed -n 's/^rules *//p')
+[ "${small:-x}" = "${big:-y}" ] ||
+	fail "session: grammar grows with iterations: $small at 10, $big at 1000"
+
+echo "session.sh: $fails failed"
+[ "$fails" -eq 0 ]

@@ -111,6 +111,7 @@ struct cursor {
 	uint32_t depth, cap;
 	uint32_t last;
 	uint64_t pending;
+	int owed; /* the digram (P, last) is out of the table (cursor_complete) */
 };
 
 struct grammar {
@@ -725,9 +726,25 @@ static int cursor_next(struct grammar *g)
 	return cursor_descend(g);
 }
 
+/* Puts the digram (P, R^k) that iterations of the followed loop kept out
+ * of the table back, with its count now. */
+static void cursor_repay(struct grammar *g)
+{
+	uint32_t p;
+	uint64_t h;
+
+	if (!g->cur.owed)
+		return;
+	g->cur.owed = 0;
+	p = g->nodes[g->cur.last].prev;
+	h = digram_hash(g, p);
+	table_put(g, table_find(g, p, hash_key(h)), p, h);
+}
+
 /* The cursor follows nothing, and nothing is pending. */
 static void cursor_disarm(struct grammar *g)
 {
+	cursor_repay(g);
 	g->cur.last = 0;
 	g->cur.pending = 0;
 }
@@ -755,6 +772,11 @@ static void cursor_arm(struct grammar *g, uint32_t last)
  * A whole expand(R) has come: R^k becomes R^(k+1) if the new digram
  * (P, R^(k+1)) is new, as the slow path would leave it.  Returns 0, or -1
  * with nothing changed when the slow path must decide.
+ *
+ * Nothing but these counts changes while the cursor follows R, so the
+ * digram (P, R^k) is taken out of the table at the first iteration and put
+ * back, with its last count, when the cursor stops (cursor_repay): an
+ * iteration only looks (P, R^(k+1)) up.
  */
 static int cursor_complete(struct grammar *g)
 {
@@ -763,17 +785,18 @@ static int cursor_complete(struct grammar *g)
 	size_t i;
 
 	if (node_is_sym(g, p)) {
-		digram_forget(g, p);
+		if (!g->cur.owed) {
+			digram_forget(g, p);
+			g->cur.owed = 1;
+		}
 		g->nodes[last].count++;
 		h = digram_hash(g, p);
 		i = table_find(g, p, hash_key(h));
 		if (g->table[i].node) {
 			g->nodes[last].count--;
-			h = digram_hash(g, p);
-			table_put(g, table_find(g, p, hash_key(h)), p, h);
+			cursor_repay(g);
 			return -1;
 		}
-		table_put(g, i, p, h);
 	} else {
 		g->nodes[last].count++;
 	}
@@ -979,6 +1002,7 @@ int grammar_flush(struct grammar *g)
 {
 	if (g->failed)
 		return RONDO_E_STATE;
+	cursor_repay(g);
 	return g->cur.pending ? cursor_flush(g) : 0;
 }
 
@@ -1159,7 +1183,7 @@ int grammar_export(const struct grammar *g, struct fmt_grammar *out)
 	struct grammar *c;
 	int rc;
 
-	if (g->failed || !g->cur.pending)
+	if (g->failed || (!g->cur.pending && !g->cur.owed))
 		return export_flushed(g, out);
 	memset(out, 0, sizeof(*out));
 	c = grammar_flushed_copy(g);
@@ -1357,7 +1381,7 @@ int grammar_check(const struct grammar *g, char *why, size_t whylen)
 	struct grammar *c;
 	int rc;
 
-	if (g->failed || !g->cur.pending)
+	if (g->failed || (!g->cur.pending && !g->cur.owed))
 		return check_flushed(g, why, whylen);
 	c = grammar_flushed_copy(g);
 	if (!c) {

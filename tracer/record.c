@@ -152,6 +152,7 @@ int rec_end(struct rec *r, int ret)
 		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
 			rt.failed = 1;
 		} else {
+			rt.expect = grammar_expected(rt.g);
 			if (lv->pool != UINT32_MAX)
 				rt.sig[sig].pool = lv->pool;
 			record_stat(&rt.sig[sig].st, r->t1 > r->t0
@@ -335,7 +336,7 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 
 uint32_t record_expected(uint32_t func, const uint8_t *p, size_t n, int prefix)
 {
-	uint32_t t = grammar_expected(rt.g);
+	uint32_t t = rt.expect;
 	const struct rt_sig *s;
 
 	if (t >= rt.nsig)
@@ -377,6 +378,7 @@ int record_start(void)
 	rt.g = grammar_create();
 	if (!rt.g)
 		return -1;
+	rt.expect = UINT32_MAX;
 	rt.state = RT_ON;
 	return 0;
 }

@@ -101,6 +101,7 @@ struct rt {
 	char start[32];     /* ISO 8601 time of MPI_Init */
 	char stamp[32];     /* the same as YYYYMMDD-HHMMSS for file names */
 	struct grammar *g;
+	uint32_t expect;    /* grammar_expected(g) since the last append */
 	struct rt_sig *sig; /* local call signatures */
 	uint32_t nsig;
 	size_t capsig;

@@ -81,12 +81,26 @@ struct rt_sig {
 };
 
 struct rt {
+	/* What every recorded call reads, together at the start (one or
+	 * two cache lines, whatever the program's data evicted). */
 	enum rt_state state;
 	int paused;   /* MPI_Pcontrol(0) */
 	int disabled; /* RONDO_DISABLE */
-	int verbose;  /* RONDO_VERBOSE */
-	int track_pointers; /* RONDO_TRACK_POINTERS */
+	int failed; /* out of memory once: stop recording, say so at the end */
 	int locking;  /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
+	int track_pointers; /* RONDO_TRACK_POINTERS */
+	int rank, size;
+	uint32_t expect;    /* grammar_expected(g) since the last append */
+	uint32_t nsig;
+	struct grammar *g;
+	struct rt_sig *sig; /* local call signatures */
+	struct fmt_buf sig_bytes;
+	uint64_t ncalls;
+	uint32_t *sig_index; /* open addressing over sig, UINT32_MAX empty */
+	uint32_t index_cap;
+	size_t capsig;
+	/* the rest */
+	int verbose;  /* RONDO_VERBOSE */
 	int initializing; /* inside MPI_Init or MPI_Init_thread */
 	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
 	int sessions; /* started by MPI_Session_init: no MPI_COMM_WORLD */
@@ -96,20 +110,9 @@ struct rt {
 	MPI_Session session;   /* sessions: the tracer's own */
 #endif
 	pthread_mutex_t lock;
-	int rank, size;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
 	char start[32];     /* ISO 8601 time of MPI_Init */
 	char stamp[32];     /* the same as YYYYMMDD-HHMMSS for file names */
-	struct grammar *g;
-	uint32_t expect;    /* grammar_expected(g) since the last append */
-	struct rt_sig *sig; /* local call signatures */
-	uint32_t nsig;
-	size_t capsig;
-	uint32_t *sig_index; /* open addressing over sig, UINT32_MAX empty */
-	uint32_t index_cap;
-	struct fmt_buf sig_bytes;
-	uint64_t ncalls;
-	int failed; /* out of memory once: stop recording, say so at the end */
 };
 
 extern struct rt rt;

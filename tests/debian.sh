@@ -7,10 +7,8 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 rondo="$top_builddir/tui/rondo"
 lib="$top_builddir/tracer/.libs/librondo-trace.so"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch
 
 missing=""
 /usr/bin/python3 -c 'import mpi4py' 2>/dev/null || missing="$missing python3-mpi4py"
@@ -19,7 +17,6 @@ if [ -n "$missing" ]; then
 	echo "SKIP: Debian packages not installed:$missing (./quickstart.sh test installs them)"
 	exit 77
 fi
-. "$(dirname "$0")/lib.sh"
 mpi_env
 san_env
 # rondo run preloads the module; the sanitizer runtimes go first

@@ -1,5 +1,6 @@
-# lib.sh - what the shell scripts that run the tracer share; sourced, with
-# lib set to the tracer module (tracer/.libs/librondo-trace.so).
+# lib.sh - what the shell scripts that run the tracer share; sourced.  The
+# functions that use the tracer module want lib set to it
+# (tracer/.libs/librondo-trace.so).
 #
 # mpi_env: lets Open MPI run as root (it refuses otherwise) and place more
 # ranks than there are cores.
@@ -11,6 +12,16 @@
 # "$lib"); with sanitizers, exports ASAN_OPTIONS: no leak report for the
 # programs traced (theirs, not ours), and exit status 86 when ASan finds
 # something (unless ASAN_EXITCODE says otherwise; empty: ASan's own).
+
+# scratch: a temporary directory $tmp, removed at exit, and fail(), which
+# prints a failure and counts it in $fails.
+scratch() {
+	tmp=$(mktemp -d) || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	fails=0
+}
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 mpi_env() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

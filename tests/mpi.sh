@@ -15,10 +15,8 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 rondo="$top_builddir/tui/rondo"
 lib="$top_builddir/tracer/.libs/librondo-trace.so"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch
 # A check the tracer cannot pass yet: reported, not counted as a failure.
 pending() { printf 'PEND\t%s\n' "$*" >>"$tmp/pending"; }
 : >"$tmp/pending"
@@ -26,7 +24,6 @@ pending() { printf 'PEND\t%s\n' "$*" >>"$tmp/pending"; }
 
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
-. "$(dirname "$0")/lib.sh"
 mpi_env
 san_env
 # rondo run preloads the module; the sanitizer runtimes go first

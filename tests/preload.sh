@@ -9,13 +9,10 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 lib="$top_builddir/tracer/.libs/librondo-trace.so"
 stress="$top_builddir/tests/alloc_stress"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch
 
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
-. "$(dirname "$0")/lib.sh"
 san_env
 
 # What the module exports: MPI_* and PMPI_*, and the allocation functions.

@@ -12,16 +12,13 @@
 rondo="$top_builddir/tui/rondo"
 lib="$top_builddir/tracer/.libs/librondo-trace.so"
 prog="$top_builddir/tests/mpi/session"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch
 : >"$tmp/pending"
 : >"$tmp/functions"
 
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
-. "$(dirname "$0")/lib.sh"
 mpi_env
 san_env
 

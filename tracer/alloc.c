@@ -283,7 +283,7 @@ struct seg {
 };
 
 /* Young: live, waiting outside the tree; live: in the tree; dead: freed,
- * still in the tree until the dead are purged. */
+ * still in the tree (see "the index of live blocks"). */
 enum seg_state { SEG_YOUNG, SEG_LIVE, SEG_DEAD };
 
 #define NO_ID UINT32_MAX
@@ -434,13 +434,13 @@ static void span_add(const struct seg *s)
 /*
  * Every live block is in a hash table by base, so a free finds its node
  * with one probe, however many blocks live.  Most blocks die young,
- * before any MPI call could name them: a new block waits in the young
- * list, outside the tree, and a free of it costs nothing more.  The young
- * go into the tree when a recorded call looks up an address they may
- * hold.  A free of a block in the tree only marks it dead (walking down
- * the tree to unlink it is a chain of cache misses with many blocks
- * live); the dead leave the tree before the young enter it, and when they
- * outnumber the living.
+ * before any MPI call could name them: a new block waits among the young,
+ * outside the tree, and a free of it costs nothing more.  The young go
+ * into the tree when a recorded call looks up an address they may hold.
+ * A free of a block in the tree only marks it dead (walking down the tree
+ * to unlink it is a chain of cache misses with many blocks live); the dead
+ * leave the tree when a block coming in covers their base, and all at
+ * once when they outnumber the living.
  */
 static struct seg **slots; /* open addressing, NULL empty; mmap'ed */
 static size_t nslots, nindexed;
@@ -481,14 +481,22 @@ static int slots_grow(void)
 	return 0;
 }
 
-/* Indexes s; -1 when out of memory.  No live block has its base. */
-static int index_add(struct seg *s)
+/* Makes room in the index for one more block; -1 when out of memory. */
+static int index_room(void)
 {
-	if ((nindexed + 1) * 2 > nslots && slots_grow() < 0)
-		return -1;
-	slots[slot_find(s->base)] = s;
-	nindexed++;
-	return 0;
+	return (nindexed + 1) * 2 > nslots ? slots_grow() : 0;
+}
+
+/* Indexes s, room made; returns the block it displaces, one at the same
+ * base whose free we never saw, or NULL. */
+static struct seg *index_put(struct seg *s)
+{
+	size_t i = slot_find(s->base);
+	struct seg *old = slots[i];
+
+	slots[i] = s;
+	nindexed += !old;
+	return old;
 }
 
 /* Takes the live block at base out of the index and returns it, or
@@ -685,25 +693,20 @@ static void young_flush(void)
 static void block_add(const void *p, size_t n)
 {
 	struct seg *s = node_get(), *old;
-	size_t i;
 
 	if (!s)
 		goto untracked;
 	s->id = NO_ID;
-	if ((nindexed + 1) * 2 > nslots && slots_grow() < 0)
+	if (index_room() < 0)
 		goto untracked;
 	s->base = (uintptr_t)p;
 	s->size = n ? n : 1; /* malloc(0) is a block too */
 	s->prio = seg_prio(s->base);
 	if (young_link(s) < 0)
 		goto untracked;
-	i = slot_find(s->base);
-	old = slots[i];
-	slots[i] = s;
+	old = index_put(s);
 	if (old) /* its free was not seen: it is gone */
 		block_drop(old);
-	else
-		nindexed++;
 	return;
 untracked:
 	node_put(s);
@@ -883,10 +886,11 @@ static void *tracked_realloc(void *p, size_t n)
 		 * (the call failed): the same segment */
 		if (q)
 			s->size = n ? n : 1;
-		if (index_add(s) < 0) {
+		if (index_room() < 0) {
 			node_put(s);
 			untracked++;
 		} else {
+			index_put(s); /* nothing else lives at p */
 			tree_put(s);
 		}
 	} else {

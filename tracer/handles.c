@@ -262,10 +262,7 @@ static inline __attribute__((always_inline)) void put_handle(struct rec *r, enum
 #define REC_HANDLE(H, T, TYPE)                                                 \
 	void rec_##H(struct rec *r, T h)                                       \
 	{                                                                      \
-		uint32_t v = hmap_lookup(&maps[TYPE], KEY(h));                 \
-		put_handle(r, TYPE, v != UINT32_MAX                            \
-					    ? v                                \
-					    : hmap_get(&maps[TYPE], KEY(h), 0)); \
+		put_handle(r, TYPE, hmap_get(&maps[TYPE], KEY(h), 0));         \
 	}                                                                      \
 	void rec_##H##_out(struct rec *r, T h)                                 \
 	{                                                                      \

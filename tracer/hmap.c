@@ -141,7 +141,7 @@ int hmap_unref(struct hmap *m, uint64_t key, uint32_t *val)
 	return 1;
 }
 
-uint32_t hmap_get(struct hmap *m, uint64_t key, int create)
+uint32_t hmap_get_slow(struct hmap *m, uint64_t key, int create)
 {
 	uint32_t v = hmap_lookup(m, key);
 

@@ -96,8 +96,17 @@ int hmap_unref(struct hmap *m, uint64_t key, uint32_t *val);
 
 /* Looks the value up, adding it with a fresh id when absent (`create`
  * adds a reference when present).  Returns the id or constant, or
- * UINT32_MAX when out of memory. */
-uint32_t hmap_get(struct hmap *m, uint64_t key, int create);
+ * UINT32_MAX when out of memory.  The common case, a value present and
+ * only read, inline. */
+uint32_t hmap_get_slow(struct hmap *m, uint64_t key, int create);
+static inline uint32_t hmap_get(struct hmap *m, uint64_t key, int create)
+{
+	uint32_t v;
+
+	if (!create && (v = hmap_lookup(m, key)) != UINT32_MAX)
+		return v;
+	return hmap_get_slow(m, key, create);
+}
 
 /* Drops one reference; the id is reused once none is left. */
 void hmap_put(struct hmap *m, uint64_t key);

@@ -45,7 +45,6 @@ static int local_encode(struct fmt_buf *out)
 
 	/* recording is over: the pending loop symbols go into the grammar
 	 * itself rather than into a copy made for the export */
-	rt.expect = UINT32_MAX; /* the flush ends the loop followed */
 	if (!cst.sig || !st.st || grammar_flush(rt.g) < 0 ||
 	    grammar_export(rt.g, &g) < 0)
 		rc = RONDO_E_NOMEM;

@@ -134,8 +134,7 @@ static void record_stat(rondo_stat *s, uint64_t d)
 int rec_end(struct rec *r, int ret)
 {
 	struct rt_level *lv = r->lv;
-	const struct rec_func *f = r->func < rec_nfuncs ? &rec_funcs[r->func]
-						       : rt_func(r->func);
+	const struct rec_func *f = rt_func(r->func);
 	uint32_t sig;
 
 	if (rt.locking && !r->locked) {

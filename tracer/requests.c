@@ -341,7 +341,7 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 	struct req_info info = {(uint8_t)kind, source == MPI_ANY_SOURCE,
 				tag == MPI_ANY_TAG, -1, 0};
 	struct req *q;
-	uint32_t pool;
+	uint32_t t, pool;
 
 	if (request_key(h) == rq.null_key) {
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, rq.null_const);
@@ -358,8 +358,8 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 	 * one.  The encoding is prefix-free, so a signature that begins
 	 * with them has them before its request: when the grammar expects
 	 * one, its pool is theirs. */
-	pool = record_expected(r->func, b->data, b->len, 1);
-	pool = pool != NONE ? rt.sig[pool].pool : NONE;
+	t = record_expected(r->func, b->data, b->len, 1);
+	pool = t != NONE ? rt.sig[t].pool : NONE;
 	if (pool == NONE)
 		pool = pool_of(record_hash(r->func, b->data, b->len));
 	r->lv->pool = pool;

@@ -26,21 +26,13 @@ static const unsigned char init_out[] = {0, 0};
 static const unsigned char init_thread_out[] = {0, 0, 0, 1};
 static const unsigned char pcontrol_out[] = {0};
 
-static const struct rec_func hand_written[RT_NFUNCS] = {
+const struct rec_func rt_hand_written[RT_NFUNCS] = {
 	[RT_INIT] = {"MPI_Init", 2, init_params, init_out},
 	[RT_INIT_THREAD] = {"MPI_Init_thread", 4, init_thread_params,
 			    init_thread_out},
 	[RT_FINALIZE] = {"MPI_Finalize", 0, NULL, NULL},
 	[RT_PCONTROL] = {"MPI_Pcontrol", 1, pcontrol_params, pcontrol_out},
 };
-
-const struct rec_func *rt_func(uint32_t f)
-{
-	if (f < rec_nfuncs)
-		return &rec_funcs[f];
-	return f - rec_nfuncs < RT_NFUNCS ? &hand_written[f - rec_nfuncs]
-					  : NULL;
-}
 
 uint32_t rt_nfuncs(void)
 {
@@ -297,6 +289,7 @@ static void session_start(void)
 }
 #endif
 
+#if MPI_VERSION >= 4
 /* Whether func is MPI_Session_init. */
 static int is_session_init(uint32_t func)
 {
@@ -304,6 +297,7 @@ static int is_session_init(uint32_t func)
 
 	return f && !strcmp(f->name, "MPI_Session_init");
 }
+#endif
 
 int rt_lazy_start(uint32_t func)
 {
@@ -311,18 +305,17 @@ int rt_lazy_start(uint32_t func)
 	int up = 0, down = 1, provided = MPI_THREAD_SINGLE, key;
 
 	pthread_mutex_lock(&once);
+	if (rt.state != RT_BEFORE || rt.initializing ||
+	    PMPI_Initialized(&up) != MPI_SUCCESS) {
+		/* nothing to start */
+	} else if (!up) {
 #if MPI_VERSION >= 4
-	if (rt.state == RT_BEFORE && !rt.initializing &&
-	    PMPI_Initialized(&up) == MPI_SUCCESS && !up &&
-	    is_session_init(func))
-		session_start();
+		if (is_session_init(func))
+			session_start();
 #else
-	(void)func;
-	(void)is_session_init;
+		(void)func;
 #endif
-	if (rt.state == RT_BEFORE && !rt.initializing &&
-	    PMPI_Initialized(&up) == MPI_SUCCESS && up &&
-	    PMPI_Finalized(&down) == MPI_SUCCESS && !down) {
+	} else if (PMPI_Finalized(&down) == MPI_SUCCESS && !down) {
 		PMPI_Query_thread(&provided);
 		rt.lazy = 1;
 		runtime_start(provided);

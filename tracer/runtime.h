@@ -120,8 +120,16 @@ extern struct rt rt;
 /* Hand-written functions get ids after the generated ones. */
 enum rt_func { RT_INIT, RT_INIT_THREAD, RT_FINALIZE, RT_PCONTROL, RT_NFUNCS };
 
-/* Name, parameters and output flags of function id `f`. */
-const struct rec_func *rt_func(uint32_t f);
+/* Name, parameters and output flags of function id `f` (inline: every
+ * recorded call asks). */
+extern const struct rec_func rt_hand_written[RT_NFUNCS];
+static inline const struct rec_func *rt_func(uint32_t f)
+{
+	if (f < rec_nfuncs)
+		return &rec_funcs[f];
+	return f - rec_nfuncs < RT_NFUNCS ? &rt_hand_written[f - rec_nfuncs]
+					  : NULL;
+}
 uint32_t rt_nfuncs(void);
 
 /* Monotonic nanoseconds. */

@@ -70,24 +70,12 @@ static void canonical_order(int *w, int nl, int nr, uint32_t *first)
 	*first = (uint32_t)nr;
 }
 
-/* The group of the job's processes, whose ranks are world ranks: the
- * world communicator's (to be freed), or the tracer's group of the
- * "mpi://WORLD" process set when a session started it (kept). */
-static int world_group(MPI_Group *g)
-{
-	if (rt.sessions) {
-		*g = rt.world_group;
-		return 0;
-	}
-	return PMPI_Comm_group(MPI_COMM_WORLD, g);
-}
-
 /* World ranks of the members: the group in rank order; for an
  * intercommunicator both groups (*first: the first one's size).  NULL
  * when MPI says no. */
 static int *comm_members(MPI_Comm c, uint32_t *n, uint32_t *first)
 {
-	MPI_Group world, local, remote = MPI_GROUP_NULL;
+	MPI_Group local, remote = MPI_GROUP_NULL;
 	int isinter = 0, nl = 0, nr = 0, *in, *out = NULL;
 
 	if (PMPI_Comm_test_inter(c, &isinter) || PMPI_Comm_group(c, &local))
@@ -101,15 +89,13 @@ static int *comm_members(MPI_Comm c, uint32_t *n, uint32_t *first)
 		PMPI_Group_size(remote, &nr);
 	in = malloc(sizeof(int) * (size_t)(nl + nr + 1));
 	out = malloc(sizeof(int) * (size_t)(nl + nr + 1));
-	if (in && out && world_group(&world) == 0) {
+	if (in && out) {
 		for (int i = 0; i < nl + nr; i++)
 			in[i] = i < nl ? i : i - nl;
-		PMPI_Group_translate_ranks(local, nl, in, world, out);
+		PMPI_Group_translate_ranks(local, nl, in, rt.world_group, out);
 		if (isinter)
-			PMPI_Group_translate_ranks(remote, nr, in + nl, world,
-						   out + nl);
-		if (!rt.sessions)
-			PMPI_Group_free(&world);
+			PMPI_Group_translate_ranks(remote, nr, in + nl,
+						   rt.world_group, out + nl);
 	} else {
 		free(out);
 		out = NULL;

@@ -189,6 +189,7 @@ static void runtime_start(int provided)
 
 	if (!rt.sessions) {
 		rt.world = MPI_COMM_WORLD;
+		PMPI_Comm_group(MPI_COMM_WORLD, &rt.world_group);
 		PMPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
 		PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
 	}

@@ -105,7 +105,7 @@ struct rt {
 	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
 	int sessions; /* started by MPI_Session_init: no MPI_COMM_WORLD */
 	MPI_Comm world;        /* the processes of the job, to gather over */
-	MPI_Group world_group; /* sessions: theirs, for world ranks */
+	MPI_Group world_group; /* theirs, kept to the end: world ranks */
 #if MPI_VERSION >= 4
 	MPI_Session session;   /* sessions: the tracer's own */
 #endif

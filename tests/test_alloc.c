@@ -182,6 +182,16 @@ int main(void)
 	lookup_some(2000);
 	tree_check("first lookups");
 
+	/* What MPI_Init left live is filed at once (alloc_settle): nothing
+	 * young is left for the first lookup of a heap buffer to file. */
+	for (i = 0; i < 500; i++)
+		add((uint32_t)(rnd() % NGRAINS), 1 + (uint32_t)(rnd() % 8));
+	CHECK(nyoung > 0);
+	alloc_settle();
+	CHECKF(nyoung == 0, "%u blocks still young after alloc_settle", nyoung);
+	tree_check("settled");
+	lookup_some(2000);
+
 	/* Many blocks in the tree, most freed there: dead, then rebuilt. */
 	first = nblk;
 	for (uint32_t g = 0; g + 4 <= NGRAINS / 2; g += 4)

@@ -769,6 +769,17 @@ int alloc_segment(const void *p, uint32_t *id, uint64_t *off)
 	return found;
 }
 
+void alloc_settle(void)
+{
+	int held;
+
+	if (__atomic_load_n(&mode, __ATOMIC_RELAXED) == TRACK_OFF)
+		return;
+	held = alloc_lock();
+	young_flush();
+	alloc_unlock(held);
+}
+
 uint32_t alloc_new_id(void)
 {
 	int held = alloc_lock();

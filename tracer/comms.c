@@ -27,6 +27,9 @@ struct ident {
 	uint32_t first; /* intercommunicator: size of its first group, else 0 */
 	int me;         /* this rank's rank in it */
 	int *world;     /* their world ranks, kept by the lowest one only */
+	/* the argument that names it, encoded once: a 64-bit key is a
+	 * ten-byte varint, and calls name their communicator every time */
+	uint8_t nenc, enc[15];
 };
 
 static struct hmap by_handle; /* handle -> ident index, or a constant */
@@ -145,7 +148,14 @@ static uint32_t ident_for(MPI_Comm like)
 					   sizeof(*idents)) < 0 ||
 			    hmap_insert(&by_key, key, i) < 0)
 				break;
-			idents[i] = (struct ident){key, 0, n, first, 0, NULL};
+			idents[i] = (struct ident){key, 0, n, first, 0, NULL,
+						   0, {0}};
+			idents[i].nenc = (uint8_t)(
+			    fmt_varint_at(fmt_varint_at(idents[i].enc,
+							fmt_arg_tag(RONDO_ARG_COMM,
+								    RONDO_WIRE_UINT)),
+					  key) -
+			    idents[i].enc);
 			for (uint32_t k = 0; k < n; k++)
 				if (w[k] == rt.rank)
 					idents[i].me = (int)k;
@@ -201,7 +211,13 @@ static void put_comm(struct rec *r, uint32_t v)
 	} else if (v & CONST_FLAG) {
 		fmt_arg_put_uint(rec_args(r), RONDO_ARG_CONST, v & ~CONST_FLAG);
 	} else {
-		fmt_arg_put_uint(rec_args(r), RONDO_ARG_COMM, idents[v].key);
+		struct fmt_buf *b = rec_args(r);
+
+		if (fmt_buf_reserve(b, sizeof(idents[v].enc)) == 0) {
+			memcpy(b->data + b->len, idents[v].enc,
+			       sizeof(idents[v].enc));
+			b->len += idents[v].nenc;
+		}
 	}
 }
 

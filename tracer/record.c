@@ -333,20 +333,6 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 	return rt.nsig++;
 }
 
-uint32_t record_expected(uint32_t func, const uint8_t *p, size_t n, int prefix)
-{
-	uint32_t t = rt.expect;
-	const struct rt_sig *s;
-
-	if (t >= rt.nsig)
-		return UINT32_MAX;
-	s = &rt.sig[t];
-	if (s->func != func || (prefix ? s->len < n : s->len != n) ||
-	    memcmp(rt.sig_bytes.data + s->off, p, n) != 0)
-		return UINT32_MAX;
-	return t;
-}
-
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 			  size_t n)
 {
@@ -365,7 +351,7 @@ uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 		const struct rt_sig *s = &rt.sig[rt.sig_index[i]];
 
 		if (s->hash == h && s->func == func && s->len == n &&
-		    !memcmp(rt.sig_bytes.data + s->off, p, n))
+		    record_bytes_equal(rt.sig_bytes.data + s->off, p, n))
 			return rt.sig_index[i];
 	}
 	rt.sig_index[i] = sig_add(func, nargs, p, n, h);

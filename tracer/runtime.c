@@ -206,6 +206,7 @@ static void runtime_start(int provided)
 	handles_init();
 	if (record_start() < 0)
 		rt_warn("out of memory at MPI_Init: not tracing");
+	alloc_settle();
 }
 
 /* ---- starting without MPI_Init ------------------------------------------

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -175,9 +176,47 @@ int record_start(void);
  * memory. */
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 			  size_t n);
+/* Whether n bytes at a and b are equal: inline, 8 at a time, for the
+ * short argument strings every call compares (memcmp is a call). */
+static inline int record_bytes_equal(const uint8_t *a, const uint8_t *b,
+				     size_t n)
+{
+	uint64_t x, y;
+
+	if (n < 8) {
+		while (n > 0 && *a == *b)
+			a++, b++, n--;
+		return n == 0;
+	}
+	for (; n > 8; a += 8, b += 8, n -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return 0;
+	}
+	/* the last 8 bytes, overlapping those compared already */
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
 /* The signature the grammar expects next, if it is func with these
- * argument bytes (prefix: bytes it begins with), else UINT32_MAX. */
-uint32_t record_expected(uint32_t func, const uint8_t *p, size_t n, int prefix);
+ * argument bytes (prefix: bytes it begins with), else UINT32_MAX.  Inline:
+ * every call asks, and a call that creates a request twice. */
+static inline uint32_t record_expected(uint32_t func, const uint8_t *p,
+				       size_t n, int prefix)
+{
+	uint32_t t = rt.expect;
+	const struct rt_sig *s;
+
+	if (t >= rt.nsig)
+		return UINT32_MAX;
+	s = &rt.sig[t];
+	if (s->func != func || (prefix ? s->len < n : s->len != n) ||
+	    !record_bytes_equal(rt.sig_bytes.data + s->off, p, n))
+		return UINT32_MAX;
+	return t;
+}
 
 /* ---- handles.c ----------------------------------------------------------- */
 /* Named constants: index in the trace's constant table. */
@@ -226,6 +265,10 @@ uint32_t alloc_new_id(void);
 /* Blocks that could not be tracked for want of memory (their buffers are
  * recorded by address). */
 uint64_t alloc_untracked(void);
+/* Files the blocks allocated so far where lookups find them: those still
+ * live once MPI is up (thousands, from MPI_Init) live long, and the first
+ * recorded call to name a heap buffer would otherwise pay for them all. */
+void alloc_settle(void);
 /* Stops tracking for good: the allocation functions only forward from now
  * on (tracing ended, is disabled, or records no pointers). */
 void alloc_stop(void);

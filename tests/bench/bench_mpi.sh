@@ -5,8 +5,9 @@
 # times each (default 5), and prints medians: nanoseconds added per MPI
 # call, the wall-time ratio traced/untraced and the trace size, for a tight
 # Isend/Irecv/Waitall loop on 1 rank (to itself) and on 2 ranks, and a
-# 2-D stencil on 4 ranks (8x8 local grid, so that MPI dominates, and 64x64
-# for comparison) and on 2 ranks (64x64, not oversubscribed); then
+# 2-D stencil at 10^4 iterations on 4 ranks (oversubscribed) and on 2
+# ranks (one per core), with local grids of 8x8 (MPI dominates), 64x64,
+# 128x128 and 256x256 (a rank's share of a real 2-D problem); then
 # the peak resident set per rank of the stencil at 10^3 and 10^6
 # iterations, untraced and traced: the tracer's part should not grow with
 # the number of calls; last what tracking allocations adds to a malloc and
@@ -46,6 +47,7 @@ run() {
 	kind=$1 np=$2
 	shift 2
 	rm -f "$tmp/t.rondo"
+	first=0
 	if [ "$kind" = traced ]; then
 		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$pre" \
 			-x RONDO_OUT="$tmp/t.rondo" "$prog" "$@" >"$tmp/out" 2>&1
@@ -67,6 +69,7 @@ run() {
 		calls=*) calls=${kv#calls=} ;;
 		rss_kb=*) rss=${kv#rss_kb=} ;;
 		rss0_final_kb=*) rss0=${kv#rss0_final_kb=} ;;
+		first_us=*) first=${kv#first_us=} ;;
 		esac
 	done
 	bytes=0
@@ -84,7 +87,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 timing() {
 	name=$1 np=$2
 	shift 2
-	: >"$tmp/u" && : >"$tmp/t" && : >"$tmp/b"
+	: >"$tmp/u" && : >"$tmp/t" && : >"$tmp/b" && : >"$tmp/fu" && : >"$tmp/ft"
 	i=1
 	while [ $i -le "$reps" ]; do
 		if [ $((i % 2)) -eq 1 ]; then order="untraced traced"; else order="traced untraced"; fi
@@ -93,25 +96,30 @@ timing() {
 			if [ "$kind" = traced ]; then
 				echo "$wall" >>"$tmp/t"
 				echo "$bytes" >>"$tmp/b"
+				echo "$first" >>"$tmp/ft"
 			else
 				echo "$wall" >>"$tmp/u"
+				echo "$first" >>"$tmp/fu"
 			fi
 		done
 		i=$((i + 1))
 	done
 	u=$(median <"$tmp/u") t=$(median <"$tmp/t") b=$(median <"$tmp/b")
+	fu=$(median <"$tmp/fu") ft=$(median <"$tmp/ft")
 	awk -v n="$name" -v np="$np" -v it="$2" -v c="$calls" -v u="$u" -v t="$t" -v b="$b" \
+		-v fu="$fu" -v ft="$ft" \
 		-v umin="$(sort -g "$tmp/u" | head -1)" -v umax="$(sort -g "$tmp/u" | tail -1)" \
 		-v tmin="$(sort -g "$tmp/t" | head -1)" -v tmax="$(sort -g "$tmp/t" | tail -1)" \
 		-v fig="$tmp/figures" -v spread="$tmp/spread" '
 		BEGIN {
 			ns = (t - u) / c * 1e9
-			printf "%-13s %5d %8d %10d %9.4f %9.4f %6.3f %8.1f %8d\n", n, np, it, c, u, t, t / u, ns, b
+			printf "%-15s %5d %8d %10d %9.4f %9.4f %6.3f %8.1f %8d\n", n, np, it, c, u, t, t / u, ns, b
 			printf "figure %s-%d added-ns-per-call %.1f\n", n, it, ns >> fig
 			printf "figure %s-%d wall-ratio %.3f\n", n, it, t / u >> fig
 			printf "figure %s-%d trace-bytes %d\n", n, it, b >> fig
 			printf "figure %s-%d added-ns-per-call-fastest %.1f\n", n, it, (tmin - umin) / c * 1e9 >> fig
-			printf "  %s %d: untraced %.4f..%.4f s, traced %.4f..%.4f s\n", n, it, umin, umax, tmin, tmax >> spread
+			printf "figure %s-%d first-iteration-added-us %.1f\n", n, it, ft - fu >> fig
+			printf "  %s %d: untraced %.4f..%.4f s, traced %.4f..%.4f s; first iteration %.1f us untraced, %.1f traced\n", n, it, umin, umax, tmin, tmax, fu, ft >> spread
 		}'
 }
 
@@ -130,21 +138,22 @@ echo "$(mpirun --version 2>&1 | head -1); $cores cores${cflags:+; CFLAGS $cflags
 [ -z "${RONDO_TRACK_POINTERS:-}" ] || echo "note: RONDO_TRACK_POINTERS=$RONDO_TRACK_POINTERS"
 [ "$cores" -ge 4 ] || echo "note: the stencil runs 4 ranks on $cores cores (oversubscribed)"
 echo "self: the p2p loop on 1 rank, to itself (no partner: the steadiest figure);"
-echo "p2p: 8-byte Irecv+Isend+Waitall on 2 ranks; stencil: 5-point halo exchange and"
-echo "Allreduce, 8x8 local grid (stencil64: 64x64, more compute per call;"
-echo "stencil64-np2: the same on 2 ranks, 1x2 periodic grid, one rank per core)"
+echo "p2p: 8-byte Irecv+Isend+Waitall on 2 ranks; stencilN: 5-point halo exchange"
+echo "(4 Irecv, 4 Isend, Waitall) and Allreduce, NxN local grid, 10 calls per"
+echo "iteration, on 4 ranks (2x2 periodic grid); stencilN-np2: on 2 ranks (1x2)"
 echo "medians of $reps runs each, traced and untraced alternating; wall = loop time, max over ranks"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
-echo "case          ranks    iters  calls/rank untraced-s  traced-s  ratio  ns/call  trace-B"
+echo "case            ranks    iters  calls/rank untraced-s  traced-s  ratio  ns/call  trace-B"
 : >"$tmp/figures"
 : >"$tmp/spread"
 timing self 1 p2p 1000000
 timing p2p 2 p2p 100000
 timing p2p 2 p2p 1000000
-timing stencil 4 stencil 10000
-timing stencil64 4 stencil 10000 64
-timing stencil64-np2 2 stencil 10000 64
+for n in 8 64 128 256; do
+	timing stencil$n 4 stencil 10000 $n
+	timing stencil$n-np2 2 stencil 10000 $n
+done
 echo "spread (fastest..slowest run); *-fastest figures compare the fastest runs,"
 echo "which other load on the machine disturbs least:"
 cat "$tmp/spread"

@@ -75,6 +75,21 @@ big=$(rules "$tmp/basic.rondo")
 	mpirun -np 2 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 \
 	>"$tmp/d.out" 2>&1) || fail "RONDO_DISABLE stopped the program"
 [ ! -e "$tmp/d.rondo" ] || fail "RONDO_DISABLE=1 still wrote a trace"
+# An MPMD command line: every part is traced, one trace; RONDO_DISABLE on
+# one part only traces none, with a warning, and nobody waits for ever.
+(cd "$tmp" && RONDO_EXPECT="$tmp/y" timeout 120 "$rondo" run -o "$tmp/mpmd.rondo" -- \
+	mpirun -np 1 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 : \
+	-np 1 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 \
+	>"$tmp/mpmd.out" 2>&1) || fail "MPMD run failed: $(cat "$tmp/mpmd.out")"
+"$rondo" info "$tmp/mpmd.rondo" | grep -q '^ranks *2$' ||
+	fail "MPMD: want one trace of 2 ranks: $("$rondo" info "$tmp/mpmd.rondo" 2>&1)"
+(cd "$tmp" && RONDO_EXPECT="$tmp/y" timeout 120 "$rondo" run -o "$tmp/mpmd-d.rondo" -- \
+	mpirun -np 1 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 : \
+	-np 1 -x RONDO_EXPECT -x RONDO_DISABLE=1 ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/basic" 2 \
+	>"$tmp/mpmd-d.out" 2>&1) || fail "RONDO_DISABLE on one rank: the run failed: $(cat "$tmp/mpmd-d.out")"
+grep -q "RONDO_DISABLE is set on some ranks only" "$tmp/mpmd-d.out" ||
+	fail "RONDO_DISABLE on one rank: no warning: $(cat "$tmp/mpmd-d.out")"
+[ ! -e "$tmp/mpmd-d.rondo" ] || fail "RONDO_DISABLE on one rank: a trace was written"
 # RONDO_TRACK_POINTERS=0: buffers recorded as "(buffer)", by no address.
 (cd "$tmp" && RONDO_TRACK_POINTERS=0 RONDO_EXPECT="$tmp/y" "$rondo" run -o "$tmp/np.rondo" -- \
 	mpirun -np 2 -x RONDO_EXPECT -x RONDO_TRACK_POINTERS ${san:+-x ASAN_OPTIONS} \

@@ -178,6 +178,23 @@ void rt_settings(void)
 		strcpy(rt.out, out);
 }
 
+/* Writing the trace takes every rank, so all trace or none: a
+ * RONDO_DISABLE set on some ranks only would leave the others waiting for
+ * them at MPI_Finalize.  The ranks agree at MPI_Init, which is collective
+ * (a lazy start may come at a call only some ranks make). */
+static void agree_disabled(void)
+{
+	int mine[2] = {rt.disabled, !rt.disabled}, any[2] = {0, 0};
+
+	if (PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS)
+		return;
+	if (any[0] && any[1]) {
+		rt_warn("RONDO_DISABLE is set on some ranks only: tracing none");
+		rt.disabled = 1;
+	}
+}
+
 /* Everything that needs MPI up: called once PMPI_Init succeeded. */
 static void runtime_start(int provided)
 {
@@ -194,6 +211,8 @@ static void runtime_start(int provided)
 		PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
 	}
 	rt_settings();
+	if (!rt.sessions && !rt.lazy)
+		agree_disabled();
 	rt.locking = provided == MPI_THREAD_MULTIPLE;
 	/* Rank 0's clock names the file: every rank uses it at the end. */
 	localtime_r(&now, &tm);

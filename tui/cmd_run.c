@@ -88,19 +88,15 @@ static int is_launcher(const char *cmd)
 	       !strcmp(base, "orterun");
 }
 
-/* The launcher's arguments with -x options inserted after its name. */
-static char **launcher_argv(char **cmd, int ncmd, char *preload)
+/* The -x options: the preload, and the settings the caller set. */
+static int launcher_opts(char **av, char *preload)
 {
 	/* execvp takes char *const[]: writable copies of the words */
 	static char x[] = "-x";
 	static char vars[][24] = {"RONDO_OUT", "RONDO_DISABLE", "RONDO_VERBOSE",
 				  "RONDO_TRACK_POINTERS"};
-	char **av = calloc((size_t)ncmd + 3 + 2 * 4, sizeof(*av));
 	int k = 0;
 
-	if (!av)
-		return NULL;
-	av[k++] = cmd[0];
 	av[k++] = x;
 	av[k++] = preload;
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
@@ -109,8 +105,31 @@ static char **launcher_argv(char **cmd, int ncmd, char *preload)
 			av[k++] = vars[i];
 		}
 	}
+	return k;
+}
+
+/* The launcher's arguments with -x options inserted after its name, and
+ * after every ':' of an MPMD command line: Open MPI gives an -x to the
+ * programs of its own part only, and a rank left untraced would leave the
+ * others waiting for it when they write the trace. */
+static char **launcher_argv(char **cmd, int ncmd, char *preload)
+{
+	int parts = 1, k = 0;
+	char **av;
+
 	for (int i = 1; i < ncmd; i++)
+		parts += !strcmp(cmd[i], ":");
+	av = calloc((size_t)ncmd + 1 + (size_t)parts * (2 + 2 * 4),
+		    sizeof(*av));
+	if (!av)
+		return NULL;
+	av[k++] = cmd[0];
+	k += launcher_opts(av + k, preload);
+	for (int i = 1; i < ncmd; i++) {
 		av[k++] = cmd[i];
+		if (!strcmp(cmd[i], ":"))
+			k += launcher_opts(av + k, preload);
+	}
 	return av;
 }
 

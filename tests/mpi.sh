@@ -250,6 +250,33 @@ awk -v w="${want:-0}" -v g="${got:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d
 	exit !(w > 250e6 && d <= w / 100) }' ||
 	fail "timing: MPI_Recv waited $want ns by the program's clock, $got ns in the trace"
 
+# The bytes a wrapper reuses for values it was called with before
+# (RONDO_MEMO, record.h) are the ones it would encode: with reuse turned
+# off the programs pass their checks too, and record the same calls, for
+# programs whose calls do not depend on timing (p2p and coll poll with
+# MPI_Test): buffers and datatypes
+# freed and allocated again (ids reused, addresses reused), communicators
+# and topologies created and freed, windows and files opened and closed.
+memo_same() {
+	name=$1
+	check "$@"
+	"$rondo" dump "$tmp/$name.rondo" >"$tmp/$name.memo" 2>&1
+	RONDO_MEMO=0 check "$@"
+	"$rondo" dump "$tmp/$name.rondo" >"$tmp/$name.nomemo" 2>&1
+	"$rondo" info "$tmp/$name.rondo" | grep -q 'RONDO_MEMO=0' ||
+		fail "$name: RONDO_MEMO=0 did not reach the tracer"
+	cmp -s "$tmp/$name.memo" "$tmp/$name.nomemo" ||
+		fail "$name: other calls recorded with RONDO_MEMO=0: $(diff \
+		    "$tmp/$name.memo" "$tmp/$name.nomemo" | head -5)"
+}
+memo_same basic 4 10
+memo_same comms 4
+memo_same topo 4
+memo_same rma 3
+memo_same io 2 "$tmp/io"
+memo_same types 2 1000
+memo_same buffers 2 1000
+
 # MPI_Abort: mpirun exits as it does without the tracer (its status; its
 # own MPI_ABORT banner is lost about half the time by Open MPI 4.1, traced
 # or not, so the output is not compared).  The trace is written at

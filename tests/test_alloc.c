@@ -12,12 +12,18 @@
  * other sizes and bases, and a block allocated at a base whose free was
  * never seen.  After each phase the tree is checked whole: order by base,
  * heap order of priorities, and its counts of live and dead blocks.
+ *
+ * What the recorders' kept records rely on is checked with every step: a
+ * named block's free moves rec_epoch on (an unnamed one's need not), and
+ * no address in a live block is outside the span of tracked blocks.
  */
 #define ALLOC_UNIT_TEST 1
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "../tracer/alloc.c"
 
 #include "check.h"
+
+uint64_t rec_epoch = 1; /* record.c's, which the test does not link */
 
 #define GRAIN	 16
 #define NGRAINS	 (1 << 16)
@@ -77,6 +83,7 @@ static int add(uint32_t g, uint32_t n)
 static void drop(int i)
 {
 	struct blk *b = &blk[i];
+	uint64_t epoch = rec_epoch;
 
 	for (uintptr_t k = (b->base - REGION) / GRAIN;
 	     k < (b->base - REGION + b->size + GRAIN - 1) / GRAIN; k++)
@@ -86,6 +93,10 @@ static void drop(int i)
 	b->live = 0;
 	nlive_model--;
 	track_remove((const void *)b->base);
+	CHECKF((rec_epoch != epoch) == (b->id >= 0),
+	       "freeing a block %s moved the epoch %lu times",
+	       b->id >= 0 ? "named before" : "never named",
+	       (unsigned long)(rec_epoch - epoch));
 }
 
 /* Looks address p up in the tracker and in the model. */
@@ -104,6 +115,8 @@ static void lookup(uintptr_t p)
 		b = NULL; /* in the unused tail of the block's last grain */
 	CHECKF(found == (b != NULL), "address %#lx: found %d, in a block %d",
 	       (unsigned long)p, found, b != NULL);
+	CHECKF(!b || !alloc_outside((const void *)p),
+	       "address %#lx in a block is outside the span", (unsigned long)p);
 	if (!found || !b)
 		return;
 	if (b->id < 0)
@@ -250,5 +263,8 @@ int main(void)
 	lookup_some(1000);
 	tree_check("all freed");
 	CHECK(lowest == 0);
+	CHECK(alloc_outside((const void *)(REGION - 1)));
+	CHECK(alloc_outside((const void *)(REGION + (uintptr_t)NGRAINS * GRAIN)));
+	CHECK(!alloc_outside((const void *)REGION));
 	return check_done("test_alloc");
 }

@@ -255,6 +255,8 @@ static uint32_t id_take(void)
 
 static void id_give(uint32_t id)
 {
+	/* a block named before is gone: a kept record may name it */
+	rec_epoch_bump();
 	id_used[id / 64] &= ~(1ull << (id % 64));
 	if (id < lowest)
 		lowest = id;
@@ -532,6 +534,18 @@ static struct seg *index_take(uintptr_t base)
  * none): a lookup outside them need not flush. */
 static uintptr_t young_lo, young_hi;
 
+/* Bounds of every block tracked so far: an address outside them is in no
+ * block, which the recorders ask without a lookup. */
+uintptr_t alloc_span_lo = UINTPTR_MAX, alloc_span_hi;
+
+static void span_cover(uintptr_t base, size_t size)
+{
+	if (base < alloc_span_lo)
+		__atomic_store_n(&alloc_span_lo, base, __ATOMIC_RELAXED);
+	if (base + size > alloc_span_hi)
+		__atomic_store_n(&alloc_span_hi, base + size, __ATOMIC_RELAXED);
+}
+
 /* Adds s to the young; -1 when out of memory. */
 static int young_link(struct seg *s)
 {
@@ -546,6 +560,7 @@ static int young_link(struct seg *s)
 		young = m;
 		capyoung = cap;
 	}
+	span_cover(s->base, s->size);
 	s->state = SEG_YOUNG;
 	s->yidx = nyoung;
 	young[nyoung++] = s;
@@ -797,6 +812,7 @@ uint64_t alloc_untracked(void)
 void alloc_stop(void)
 {
 	__atomic_store_n(&mode, TRACK_OFF, __ATOMIC_RELAXED);
+	rec_epoch_bump();
 }
 
 /* tests/test_alloc.c includes this file to drive the index and the tree
@@ -894,9 +910,12 @@ static void *tracked_realloc(void *p, size_t n)
 	held = alloc_lock();
 	if (s && s->id != NO_ID && (q == p || (!q && n))) {
 		/* named by MPI, and grown or shrunk in place, or not changed
-		 * (the call failed): the same segment */
+		 * (the call failed): the same segment, but an address past
+		 * its new end is in it no longer */
+		rec_epoch_bump();
 		if (q)
 			s->size = n ? n : 1;
+		span_cover(s->base, s->size);
 		if (index_room() < 0) {
 			node_put(s);
 			untracked++;

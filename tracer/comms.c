@@ -201,6 +201,7 @@ static void comm_release(MPI_Comm c)
 
 	if (hmap_unref(&by_handle, KEY(c), &v) == 1 && v < nidents)
 		idents[v].live--;
+	rec_epoch_bump();
 }
 
 static void put_comm(struct rec *r, uint32_t v)

@@ -274,6 +274,7 @@ static inline __attribute__((always_inline)) void put_handle(struct rec *r, enum
 		put_handle(r, TYPE, hmap_get(&maps[TYPE], b, 0));              \
 		if (a != b) {                                                  \
 			hmap_put(&maps[TYPE], b);                              \
+			rec_epoch_bump();                                      \
 			(void)hmap_get(&maps[TYPE], a, 1);                     \
 		}                                                              \
 	}
@@ -306,6 +307,7 @@ static void put_buffer(struct rec *r, const void *p)
 	uint32_t id;
 
 	if (!alloc_segment(p, &id, &off)) {
+		r->lv->nonheap++;
 		id = hmap_lookup(&maps[H_BUF], key);
 		if (id == UINT32_MAX &&
 		    ((id = alloc_new_id()) == UINT32_MAX ||

@@ -490,8 +490,9 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 		meta_add(m, "init", "not seen: the trace starts at the first "
 				    "call made with MPI up");
 	meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
-	snprintf(buf, sizeof(buf), "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d",
-		 rt.track_pointers, rt.verbose);
+	snprintf(buf, sizeof(buf),
+		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d",
+		 rt.track_pointers, rt.verbose, rt.memo);
 	meta_add(m, "settings", buf);
 	if (j->failed_ranks) {
 		snprintf(buf, sizeof(buf), "%u ranks ran out of memory or sent "

@@ -165,6 +165,7 @@ int rec_end(struct rec *r, int ret)
 	lv->args.oom = 0;
 	lv->nctx = 0;
 	lv->ndup = 0;
+	lv->nonheap = 0;
 	r->th->depth--;
 	return ret;
 }
@@ -185,6 +186,60 @@ MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
 	}
 	memcpy(lv->saved, a, sizeof(*a) * (size_t)n);
 	return lv->saved;
+}
+
+/* ---- arguments recorded before (record.h) ---------------------------------- */
+
+uint64_t rec_epoch = 1;
+
+int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
+		 unsigned n)
+{
+	struct fmt_buf *b = rec_args(r);
+	uint64_t off;
+	uint32_t id;
+
+	r->epoch = __atomic_load_n(&rec_epoch, __ATOMIC_RELAXED);
+	if (m->epoch != r->epoch || !rt.memo)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (m->key[i] != key[i])
+			return 0;
+	/* outside the heap then: still, unless a block covers it now */
+	for (unsigned v = m->verify; v; v &= v - 1) {
+		const void *p = (const void *)(uintptr_t)key[__builtin_ctz(v)];
+
+		if (!alloc_outside(p) && alloc_segment(p, &id, &off))
+			return 0;
+	}
+	if (fmt_buf_reserve(b, sizeof(m->bytes)) < 0)
+		return 0;
+	memcpy(b->data + b->len, m->bytes, sizeof(m->bytes));
+	b->len += m->len;
+	return 1;
+}
+
+void rec_memo_save(struct rec *r, struct rec_memo *m, const uint64_t *key,
+		   unsigned n, unsigned bufs)
+{
+	struct rt_level *lv = r->lv;
+	uint64_t off;
+	uint32_t id;
+
+	m->epoch = 0;
+	if (!rt.memo || lv->args.oom || lv->args.len > sizeof(m->bytes) ||
+	    n > REC_MEMO_KEYS)
+		return;
+	m->verify = 0;
+	/* the buffers outside the heap, to look up again next time */
+	for (unsigned v = lv->nonheap ? bufs : 0; v; v &= v - 1)
+		if (!alloc_segment((const void *)(uintptr_t)
+				   key[__builtin_ctz(v)], &id, &off))
+			m->verify |= (uint16_t)(1u << __builtin_ctz(v));
+	memcpy(m->key, key, sizeof(*key) * n);
+	memcpy(m->bytes, lv->args.data, lv->args.len);
+	m->len = (uint8_t)lv->args.len;
+	m->epoch = r->epoch;
 }
 
 /* ---- plain values ----------------------------------------------------------- */

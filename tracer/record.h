@@ -54,6 +54,7 @@ struct rec {
 	int paused;      /* made while paused: bookkeeping only, not traced */
 	struct rec_thread *th;
 	struct rt_level *lv; /* its scratch space: where values are encoded */
+	uint64_t epoch;      /* rec_epoch when rec_memo_hit looked */
 };
 
 /* A function the wrappers know: its name and its parameters, in order;
@@ -82,6 +83,45 @@ void rec_pmpi_start(struct rec *r);
 void rec_pmpi_done(struct rec *r);
 /* Records the call (signature, grammar, timing) and returns ret. */
 int rec_end(struct rec *r, int ret);
+
+/* ---- arguments recorded before ---------------------------------------------
+ * A call made again with the same values records the same bytes, as long
+ * as the tables that give them meaning did not change: a loop's MPI_Isend
+ * names the same buffer, datatype, peer, tag and communicator every time.
+ * So each wrapper keeps, for the leading parameters whose recorders only
+ * read the tables (scalars, buffers, input handles), the values of its
+ * last call and the bytes they were recorded as, and reuses the bytes when
+ * the values come again.  Every change that can give a value another
+ * meaning (a handle or communicator freed, a named heap block freed or
+ * resized, allocation tracking stopped) moves rec_epoch on, which voids
+ * every kept record; a buffer that was outside the heap is looked up
+ * again, since a block allocated later may cover it.  RONDO_MEMO=0 turns
+ * this off; the trace is the same either way (tests/mpi.sh compares). */
+#define REC_MEMO_KEYS 8
+#define REC_MEMO_BYTES 64
+struct rec_memo {
+	uint64_t epoch; /* rec_epoch when kept; 0: nothing kept */
+	uint64_t key[REC_MEMO_KEYS];
+	uint16_t verify; /* keys that are buffers outside the heap */
+	uint8_t len;
+	uint8_t bytes[REC_MEMO_BYTES];
+};
+/* A handle's or pointer's value as a key. */
+#define REC_KEY(h) rec_key(&(h), sizeof(h))
+static inline uint64_t rec_key(const void *p, size_t n)
+{
+	uint64_t k = 0;
+
+	__builtin_memcpy(&k, p, n < sizeof(k) ? n : sizeof(k));
+	return k;
+}
+/* 1 when the n values key[] are those kept in m and still mean the same:
+ * their bytes are recorded.  0: record them (the recorders, then
+ * rec_memo_save, bufs: the keys that are buffers, a bit each). */
+int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
+		 unsigned n);
+void rec_memo_save(struct rec *r, struct rec_memo *m, const uint64_t *key,
+		   unsigned n, unsigned bufs);
 
 /* ---- scalar values ------------------------------------------------------ */
 void rec_null(struct rec *r);                 /* NULL pointer, not recorded */

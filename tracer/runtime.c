@@ -162,6 +162,7 @@ void rt_settings(void)
 
 	rt.disabled = setting_bool("RONDO_DISABLE", 0);
 	rt.track_pointers = setting_bool("RONDO_TRACK_POINTERS", 1);
+	rt.memo = setting_bool("RONDO_MEMO", 1);
 	if (verbose) {
 		long v = strtol(verbose, &end, 10);
 
@@ -214,6 +215,9 @@ static void runtime_start(int provided)
 	if (!rt.sessions && !rt.lazy)
 		agree_disabled();
 	rt.locking = provided == MPI_THREAD_MULTIPLE;
+	/* the kept records are the wrappers' own: one thread at a time */
+	if (rt.locking)
+		rt.memo = 0;
 	/* Rank 0's clock names the file: every rank uses it at the end. */
 	localtime_r(&now, &tm);
 	strftime(rt.start, sizeof(rt.start), "%Y-%m-%dT%H:%M:%S%z", &tm);

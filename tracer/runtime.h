@@ -63,6 +63,7 @@ struct rt_level {
 	} dup[RT_MAX_DUP];
 	uint32_t ndup;
 	uint32_t pool;          /* the id pool of the request it created */
+	uint32_t nonheap;       /* buffers recorded outside the heap */
 };
 
 struct rec_thread {
@@ -90,6 +91,7 @@ struct rt {
 	int failed; /* out of memory once: stop recording, say so at the end */
 	int locking;  /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
 	int track_pointers; /* RONDO_TRACK_POINTERS */
+	int memo;     /* RONDO_MEMO: reuse the bytes of repeated values */
 	int rank, size;
 	uint32_t expect;    /* grammar_expected(g) since the last append */
 	uint32_t nsig;
@@ -218,6 +220,14 @@ static inline uint32_t record_expected(uint32_t func, const uint8_t *p,
 	return t;
 }
 
+/* Moves on whenever a value recorded before may now be recorded
+ * otherwise (record.h, "arguments recorded before"); from any thread. */
+extern uint64_t rec_epoch;
+static inline void rec_epoch_bump(void)
+{
+	__atomic_fetch_add(&rec_epoch, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- handles.c ----------------------------------------------------------- */
 /* Named constants: index in the trace's constant table. */
 uint32_t handles_const_count(void);
@@ -259,6 +269,16 @@ void comms_encode(struct fmt_buf *b);
  * tracker knows (stack, static data, memory it did not see allocated, or
  * tracking off). */
 int alloc_segment(const void *p, uint32_t *id, uint64_t *off);
+/* Whether p lies outside every block tracked so far, so in none now:
+ * without a lookup or the lock. */
+extern uintptr_t alloc_span_lo, alloc_span_hi;
+static inline int alloc_outside(const void *p)
+{
+	uintptr_t lo = __atomic_load_n(&alloc_span_lo, __ATOMIC_RELAXED);
+
+	return (uintptr_t)p - lo >=
+	       __atomic_load_n(&alloc_span_hi, __ATOMIC_RELAXED) - lo;
+}
 /* A fresh id from the pool segments use, for an address outside the heap;
  * it is never released.  UINT32_MAX when out of memory. */
 uint32_t alloc_new_id(void);

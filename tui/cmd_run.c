@@ -88,18 +88,21 @@ static int is_launcher(const char *cmd)
 	       !strcmp(base, "orterun");
 }
 
+/* The settings passed on when the caller set them; execvp takes
+ * char *const[]: writable copies of the words. */
+static char vars[][24] = {"RONDO_OUT", "RONDO_DISABLE", "RONDO_VERBOSE",
+			  "RONDO_TRACK_POINTERS", "RONDO_MEMO"};
+#define NVARS (sizeof(vars) / sizeof(vars[0]))
+
 /* The -x options: the preload, and the settings the caller set. */
 static int launcher_opts(char **av, char *preload)
 {
-	/* execvp takes char *const[]: writable copies of the words */
 	static char x[] = "-x";
-	static char vars[][24] = {"RONDO_OUT", "RONDO_DISABLE", "RONDO_VERBOSE",
-				  "RONDO_TRACK_POINTERS"};
 	int k = 0;
 
 	av[k++] = x;
 	av[k++] = preload;
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+	for (size_t i = 0; i < NVARS; i++) {
 		if (getenv(vars[i])) {
 			av[k++] = x;
 			av[k++] = vars[i];
@@ -119,7 +122,7 @@ static char **launcher_argv(char **cmd, int ncmd, char *preload)
 
 	for (int i = 1; i < ncmd; i++)
 		parts += !strcmp(cmd[i], ":");
-	av = calloc((size_t)ncmd + 1 + (size_t)parts * (2 + 2 * 4),
+	av = calloc((size_t)ncmd + 1 + (size_t)parts * (2 + 2 * NVARS),
 		    sizeof(*av));
 	if (!av)
 		return NULL;

@@ -6,7 +6,9 @@
  * a stack and a static buffer, MPI_IN_PLACE and MPI_BOTTOM; a loop that
  * allocates, sends and frees two blocks keeps their ids (mpi.sh also
  * checks that its grammar does not grow); ids of freed blocks are reused
- * lowest first; 50 000 blocks, most freed and their memory reused.  A second thread allocates and frees all along while the
+ * lowest first, also to a block at the address of one freed just before
+ * and named by the call before; 50 000 blocks, most freed and their
+ * memory reused.  A second thread allocates and frees all along while the
  * main thread communicates (MPI_THREAD_FUNNELED).
  *
  *   mpirun -np 2 buffers ITERATIONS [segments|addresses]
@@ -220,6 +222,26 @@ int main(int argc, char **argv)
 			free(q);
 			free(p);
 		}
+	}
+
+	/* Two blocks named and freed, then a third, which the allocator
+	 * places where the second was (the same call named it last): it
+	 * takes the lowest free id, the first one's (a wrapper reuses what
+	 * it recorded for the same values only while no named block was
+	 * freed).  A sanitizer's allocator places it elsewhere. */
+	{
+		int *u = malloc(64 * sizeof(int)), *v = malloc(64 * sizeof(int));
+		int *w;
+
+		CHECK(u && v);
+		xfer(u, 7, 0, st, 4, 0, 4);
+		xfer(v, 8, 0, st, 4, 0, 4);
+		free(u);
+		free(v);
+		w = malloc(64 * sizeof(int));
+		CHECK(w);
+		xfer(w, 7, 0, st, 4, 0, 4);
+		free(w);
 	}
 
 	/* Many blocks in the tracker's tree, most of them freed there, and as

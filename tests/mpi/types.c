@@ -3,8 +3,9 @@
  * (expect.h): a vector type created, committed, used in a ring exchange
  * and freed ITERATIONS times (its id is reused: t0 every time, and
  * mpi.sh checks that the grammar does not grow with the loop), then
- * the other constructors and queries once, with Pack and Unpack, and a
- * type of absolute addresses sent from MPI_BOTTOM.
+ * the other constructors and queries once, with Pack and Unpack, a
+ * type of absolute addresses sent from MPI_BOTTOM, and a type made after
+ * two were freed, which may get the handle of the second.
  *
  *   mpirun -np 2 types [ITERATIONS]      (any number of ranks)
  */
@@ -173,6 +174,46 @@ static void absolute(void)
 	free(pair);
 }
 
+/* The call before names the same values: a wrapper reuses what it
+ * recorded for them only while no handle was freed (RONDO_MEMO). */
+static void bcast_pair(int *pair, MPI_Datatype t, int id)
+{
+	MPI_Bcast(pair, 1, t, 0, WORLD);
+	EXPECT("MPI_Bcast\\(buffer=" BUF ", count=1, datatype=t%d, root=0, "
+	       "comm=MPI_COMM_WORLD\\)", id);
+}
+
+/* Two types made, used and freed, then a third: it takes the lowest free
+ * id, t0, though the library may give it the second one's handle (t1). */
+static void reuse(void)
+{
+	int pair[2] = {rank, rank};
+	MPI_Datatype t[3];
+
+	for (int i = 0; i < 2; i++) {
+		MPI_Type_contiguous(2, MPI_INT, &t[i]);
+		EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, "
+		       OUT "newtype=t%d\\)", i);
+		MPI_Type_commit(&t[i]);
+		EXPECT("MPI_Type_commit\\(" OUT "datatype=t%d\\)", i);
+	}
+	bcast_pair(pair, t[0], 0);
+	bcast_pair(pair, t[1], 1);
+	for (int i = 0; i < 2; i++) {
+		MPI_Type_free(&t[i]);
+		EXPECT("MPI_Type_free\\(" OUT "datatype=t%d\\)", i);
+	}
+	MPI_Type_contiguous(2, MPI_INT, &t[2]);
+	EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, "
+	       OUT "newtype=t0\\)");
+	MPI_Type_commit(&t[2]);
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0\\)");
+	bcast_pair(pair, t[2], 0);
+	CHECK(pair[0] == 0 && pair[1] == 0);
+	MPI_Type_free(&t[2]);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+}
+
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? atol(argv[1]) : 10;
@@ -184,6 +225,7 @@ int main(int argc, char **argv)
 	loop(iters);
 	constructors();
 	absolute();
+	reuse();
 	expect_finalize();
 	return 0;
 }

@@ -357,6 +357,10 @@ HANDLES = {
     "MPI_Session": ("session", "MPI_SESSION_NULL"),  # MPI 4: MPICH, not Open MPI 4.1
 }
 RANK_KINDS = {"RANK", "RANK_NNI"}
+# Recorders whose bytes depend only on the value and on tables that move
+# rec_epoch on when they change (record.h): the wrappers keep them.
+KEPT_RECORDERS = {"int", "tag", "buf", "rank", "comm", "datatype", "op",
+                  "group", "info", "errhandler", "win", "file", "session"}
 # Values that point to where the call stores a pointer (void * in C, meaning
 # void **) when they are outputs.
 POINTER_OUT_KINDS = {"C_BUFFER", "C_BUFFER2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10"}
@@ -756,6 +760,79 @@ class Wrapper:
         return ["\tif (%s)" % " ||\n\t    ".join(conds),
                 "\t\trec_null(&%s);" % self.r, "\telse", "\t\t%s;" % stmt]
 
+    def kept(self, body):
+        """The recorders of the leading parameters that only read tables
+        (record.h, "arguments recorded before"), wrapped so that their
+        bytes are reused when the same values come again."""
+        keys, bufs, n = [], 0, 0
+        r = re.escape("&" + self.r)
+        for p in self.params:
+            read = self.cond_reads(p.conds)
+            if p.save or p.deref or read is None:
+                break
+            if p.stmt == "rec_null(&%s)" % self.r and not p.conds:
+                n += 1
+                continue
+            m = re.match(r"rec_(\w+)\(%s, (.*)\)$" % r, p.stmt)
+            if not m or m.group(1) not in KEPT_RECORDERS:
+                break
+            if p.out and m.group(1) != "buf":  # an output buffer's address
+                break
+            read.append(p.c)
+            if m.group(1) == "rank":
+                read.append(self.by_name_c(self.comm))
+            new = []
+            for c in read:
+                if c.name not in [k.name for k in keys + new]:
+                    new.append(c)
+            if len(keys) + len(new) > 8:  # REC_MEMO_KEYS
+                break
+            if m.group(1) == "buf" and p.c.depth == 0 and \
+                    (self.f.name, p.name) not in ADDRESSES:
+                break
+            keys += new
+            if m.group(1) == "buf":
+                bufs |= 1 << [k.name for k in keys].index(p.c.name)
+            n += 1
+        if n < 2 or not keys:
+            return body
+        head = [line for p in self.params[:n]
+                for line in self.record(p.stmt, p.conds)]
+        assert body[:len(head)] == head
+        memo, key = self.fresh("memo"), self.fresh("key")
+        values = ", ".join(("(uint64_t)(uintptr_t)%s" if c.depth else
+                            "REC_KEY(%s)" if c.base in HANDLES else
+                            "(uint64_t)%s") % c.name for c in keys)
+        return (["	static struct rec_memo %s;" % memo,
+                 "	const uint64_t %s[] = {%s};" % (key, values),
+                 "	if (!rec_memo_hit(&%s, &%s, %s, %d)) {"
+                 % (self.r, memo, key, len(keys))]
+                + ["	" + line for line in head]
+                + ["		rec_memo_save(&%s, &%s, %s, %d, 0x%x);"
+                   % (self.r, memo, key, len(keys), bufs), "	}"]
+                + body[len(head):])
+
+    def cond_reads(self, conds):
+        """The parameters conditions on recording a value read, when they
+        are values alone: MPI_IN_PLACE given for a buffer, the caller
+        being the root (the communicator's rank and size do not change);
+        None when one reads anything else (the result, an output)."""
+        read = []
+        for cond in conds:
+            m = re.match(r"(\w+) == MPI_IN_PLACE$", cond)
+            if m and m.group(1) in [p.c.name for p in self.params]:
+                read.append(self.by_name_c(m.group(1)))
+            elif cond == "!" + self.memo.get(
+                    "wrappers_is_root(%s, %s)" % (self.comm, self.param_name("root")), "?"):
+                read += [self.by_name_c(self.comm),
+                         self.by_name_c(self.param_name("root"))]
+            else:
+                return None
+        return read
+
+    def by_name_c(self, cname):
+        return next(p.c for p in self.params if p.c.name == cname)
+
     def names(self):
         return [p.name for p in self.params] + (["return"] if self.result else [])
 
@@ -771,6 +848,7 @@ class Wrapper:
         out += ["\trec_pmpi_start(&%s);" % r, "\t%s = %s;" % (ret, call),
                 "\trec_pmpi_done(&%s);" % r]
         body = [line for p in self.params for line in self.record(p.stmt, p.conds)]
+        body = self.kept(body)
         if self.result:
             stmt = self.value(self.result, ret, f.ret) or "rec_null(&%s)" % r
             body += self.record(stmt, [])

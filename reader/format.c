@@ -1984,21 +1984,6 @@ void fmt_stats_free(struct fmt_stats *s)
 	memset(s, 0, sizeof(*s));
 }
 
-unsigned fmt_hist_bin(uint64_t ns)
-{
-	unsigned k = 0;
-
-	if (ns < 2)
-		return 0;
-#if defined(__GNUC__)
-	k = 63 - (unsigned)__builtin_clzll(ns);
-#else
-	while (ns >>= 1)
-		k++;
-#endif
-	return k;
-}
-
 /* ---- communicators ---------------------------------------------------------- */
 
 /* Members as runs of equal strides: a communicator of every other rank,

@@ -447,7 +447,21 @@ uint64_t fmt_time_value(uint16_t code);
 int fmt_arg_map(struct fmt_buf *out, struct fmt_cur *in, uint32_t kind,
 		uint64_t (*map)(void *ctx, uint64_t v), void *ctx);
 
-/* Histogram bin of a duration in nanoseconds (see rondo_stat). */
-unsigned fmt_hist_bin(uint64_t ns);
+/* Histogram bin of a duration in nanoseconds (see rondo_stat): inline,
+ * the tracer bins every call. */
+static inline unsigned fmt_hist_bin(uint64_t ns)
+{
+	unsigned k = 0;
+
+	if (ns < 2)
+		return 0;
+#if defined(__GNUC__)
+	k = 63 - (unsigned)__builtin_clzll(ns);
+#else
+	while (ns >>= 1)
+		k++;
+#endif
+	return k;
+}
 
 #endif /* RONDO_FORMAT_H */

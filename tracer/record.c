@@ -192,12 +192,21 @@ MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
 
 uint64_t rec_epoch = 1;
 
+/* Whether p, outside the heap when recorded, is in a block now (one
+ * allocated since may cover it).  Apart: it is seldom asked, and the
+ * lookup would cost the common path its registers. */
+static __attribute__((noinline)) int memo_in_heap(const void *p)
+{
+	uint64_t off;
+	uint32_t id;
+
+	return alloc_segment(p, &id, &off);
+}
+
 int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
 		 unsigned n)
 {
 	struct fmt_buf *b = rec_args(r);
-	uint64_t off;
-	uint32_t id;
 
 	r->epoch = __atomic_load_n(&rec_epoch, __ATOMIC_RELAXED);
 	if (m->epoch != r->epoch || !rt.memo)
@@ -205,11 +214,10 @@ int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
 	for (unsigned i = 0; i < n; i++)
 		if (m->key[i] != key[i])
 			return 0;
-	/* outside the heap then: still, unless a block covers it now */
 	for (unsigned v = m->verify; v; v &= v - 1) {
 		const void *p = (const void *)(uintptr_t)key[__builtin_ctz(v)];
 
-		if (!alloc_outside(p) && alloc_segment(p, &id, &off))
+		if (!alloc_outside(p) && memo_in_heap(p))
 			return 0;
 	}
 	if (fmt_buf_reserve(b, sizeof(m->bytes)) < 0)

@@ -13,6 +13,24 @@
 # programs traced (theirs, not ours), and exit status 86 when ASan finds
 # something (unless ASAN_EXITCODE says otherwise; empty: ASan's own).
 
+# bench_setup NAME [BUILDDIR]: what the benchmarks (tests/bench/, where
+# $here is) share: die(), which prints NAME and a message and exits 1; build,
+# the build directory (default ../../build from here); lib and prog, the
+# tracer module and bench_p2p in it, both built; mpirun at hand.
+bench_setup() {
+	bench=$1
+	build=${2:-$here/../../build}
+	build=$(cd "$build" 2>/dev/null && pwd) ||
+		die "no build directory ${2:-$here/../../build}"
+	lib=$build/tracer/.libs/librondo-trace.so
+	prog=$build/tests/bench/bench_p2p
+	command -v mpirun >/dev/null 2>&1 || die "no mpirun"
+	[ -f "$lib" ] || die "$lib not built (make)"
+	[ -x "$prog" ] || die "$prog not built (make tests/bench/bench_p2p)"
+}
+
+die() { echo "$bench: $*" >&2; exit 1; }
+
 # scratch: a temporary directory $tmp, removed at exit, and fail(), which
 # prints a failure and counts it in $fails.
 scratch() {

@@ -192,9 +192,9 @@ MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
 
 uint64_t rec_epoch = 1;
 
-/* Whether p, outside the heap when recorded, is in a block now (one
- * allocated since may cover it).  Apart: it is seldom asked, and the
- * lookup would cost the common path its registers. */
+/* Whether p is in a heap block: asked of a buffer that was outside the
+ * heap when recorded (one allocated since may cover it).  Apart: it is
+ * seldom asked, and the lookup would cost the common path its registers. */
 static __attribute__((noinline)) int memo_in_heap(const void *p)
 {
 	uint64_t off;
@@ -231,8 +231,6 @@ void rec_memo_save(struct rec *r, struct rec_memo *m, const uint64_t *key,
 		   unsigned n, unsigned bufs)
 {
 	struct rt_level *lv = r->lv;
-	uint64_t off;
-	uint32_t id;
 
 	m->epoch = 0;
 	if (!rt.memo || lv->args.oom || lv->args.len > sizeof(m->bytes) ||
@@ -241,8 +239,7 @@ void rec_memo_save(struct rec *r, struct rec_memo *m, const uint64_t *key,
 	m->verify = 0;
 	/* the buffers outside the heap, to look up again next time */
 	for (unsigned v = lv->nonheap ? bufs : 0; v; v &= v - 1)
-		if (!alloc_segment((const void *)(uintptr_t)
-				   key[__builtin_ctz(v)], &id, &off))
+		if (!memo_in_heap((const void *)(uintptr_t)key[__builtin_ctz(v)]))
 			m->verify |= (uint16_t)(1u << __builtin_ctz(v));
 	memcpy(m->key, key, sizeof(*key) * n);
 	memcpy(m->bytes, lv->args.data, lv->args.len);

@@ -39,6 +39,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "hmap.h" /* HMAP_KEY: the wrappers' kept values */
+
 struct rt_level;
 
 /* The wrappers are the module's interface: exported whatever visibility
@@ -106,15 +108,6 @@ struct rec_memo {
 	uint8_t len;
 	uint8_t bytes[REC_MEMO_BYTES];
 };
-/* A handle's or pointer's value as a key. */
-#define REC_KEY(h) rec_key(&(h), sizeof(h))
-static inline uint64_t rec_key(const void *p, size_t n)
-{
-	uint64_t k = 0;
-
-	__builtin_memcpy(&k, p, n < sizeof(k) ? n : sizeof(k));
-	return k;
-}
 /* 1 when the n values key[] are those kept in m and still mean the same:
  * their bytes are recorded.  0: record them (the recorders, then
  * rec_memo_save, bufs: the keys that are buffers, a bit each). */

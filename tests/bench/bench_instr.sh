@@ -10,21 +10,13 @@
 # Figures, not pass/fail: the exit status is non-zero only when a run fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-$here/../../build}
-build=$(cd "$build" 2>/dev/null && pwd) ||
-	{ echo "bench_instr: no build directory ${1:-$here/../../build}" >&2; exit 1; }
-lib=$build/tracer/.libs/librondo-trace.so
-prog=$build/tests/bench/bench_p2p
+. "$here/../lib.sh"
+bench_setup bench_instr "${1:-}"
 n=${BENCH_ITERS:-100000}
 
-die() { echo "bench_instr: $*" >&2; exit 1; }
-command -v mpirun >/dev/null 2>&1 || die "no mpirun"
 command -v valgrind >/dev/null 2>&1 || die "no valgrind (apt-get install valgrind)"
-[ -f "$lib" ] || die "$lib not built (make)"
-[ -x "$prog" ] || die "$prog not built (make tests/bench/bench_p2p)"
 case $n in '' | *[!0-9]* | 0) die "BENCH_ITERS must be a positive number" ;; esac
 
-. "$here/../lib.sh"
 mpi_env
 san_env
 [ -z "$san" ] || die "the tracer is built with sanitizers, which do not run under valgrind"

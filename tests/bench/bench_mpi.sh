@@ -18,18 +18,11 @@
 # tracer and bench_p2p (`make tests/bench/bench_p2p`).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-$here/../../build}
-build=$(cd "$build" 2>/dev/null && pwd) ||
-	{ echo "bench_mpi: no build directory ${1:-$here/../../build}" >&2; exit 1; }
-lib=$build/tracer/.libs/librondo-trace.so
-prog=$build/tests/bench/bench_p2p
+. "$here/../lib.sh"
+bench_setup bench_mpi "${1:-}"
 allocs=$build/tests/bench/bench_alloc
 reps=${BENCH_REPS:-5}
 
-die() { echo "bench_mpi: $*" >&2; exit 1; }
-command -v mpirun >/dev/null 2>&1 || die "no mpirun"
-[ -f "$lib" ] || die "$lib not built (make)"
-[ -x "$prog" ] || die "$prog not built (make tests/bench/bench_p2p)"
 [ -x "$allocs" ] || die "$allocs not built (make tests/bench/bench_alloc)"
 case $reps in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive number" ;; esac
 
@@ -37,7 +30,6 @@ tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
 # Untraced means nothing preloaded, and the traced runs trace.
 unset LD_PRELOAD RONDO_DISABLE RONDO_OUT
-. "$here/../lib.sh"
 mpi_env
 ASAN_EXITCODE= san_env
 

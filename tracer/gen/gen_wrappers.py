@@ -801,7 +801,7 @@ class Wrapper:
         assert body[:len(head)] == head
         memo, key = self.fresh("memo"), self.fresh("key")
         values = ", ".join(("(uint64_t)(uintptr_t)%s" if c.depth else
-                            "REC_KEY(%s)" if c.base in HANDLES else
+                            "HMAP_KEY(%s)" if c.base in HANDLES else
                             "(uint64_t)%s") % c.name for c in keys)
         return (["	static struct rec_memo %s;" % memo,
                  "	const uint64_t %s[] = {%s};" % (key, values),

@@ -276,6 +276,33 @@ memo_same rma 3
 memo_same io 2 "$tmp/io"
 memo_same types 2 1000
 memo_same buffers 2 1000
+# The bundled stencil: four receives and four sends, a call site each,
+# their buffers alternating between two grids, so 16 sets of values kept
+# at once.  The same calls recorded either way, and the kept bytes used
+# by 8 of its 10 calls an iteration (RONDO_VERBOSE=2 prints each rank's
+# count): all but the first two iterations' receives and sends, and the
+# Allreduce.
+for m in 1 0; do
+	RONDO_VERBOSE=2 RONDO_MEMO=$m "$rondo" run -o "$tmp/stencil$m.rondo" -- \
+		mpirun -np 4 ${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/stencil" 50 \
+		>"$tmp/stencil$m.out" 2>&1 || fail "stencil RONDO_MEMO=$m: $(cat "$tmp/stencil$m.out")"
+	"$rondo" dump "$tmp/stencil$m.rondo" >"$tmp/stencil$m.dump" 2>&1
+done
+cmp -s "$tmp/stencil1.dump" "$tmp/stencil0.dump" ||
+	fail "stencil: other calls recorded with RONDO_MEMO=0: $(diff \
+	    "$tmp/stencil1.dump" "$tmp/stencil0.dump" | head -5)"
+[ "$(wc -l <"$tmp/stencil1.dump")" -eq 2048 ] ||
+	fail "stencil: $(wc -l <"$tmp/stencil1.dump") calls, want 2048"
+for m in 1 0; do
+	sed -n 's/^rondo: rank [0-9]*: 512 MPI calls, .* \([0-9][0-9]*\) calls with kept.*/\1/p' \
+		"$tmp/stencil$m.out" >"$tmp/stencil$m.hits"
+	[ "$(wc -l <"$tmp/stencil$m.hits")" -eq 4 ] ||
+		fail "stencil RONDO_MEMO=$m: want a line of 512 calls per rank: $(cat "$tmp/stencil$m.out")"
+done
+while read -r hits; do
+	[ "$hits" -ge 400 ] || fail "stencil: $hits calls used kept bytes, want 400 or more"
+done <"$tmp/stencil1.hits"
+[ "$(sort -u "$tmp/stencil0.hits")" = 0 ] || fail "stencil: kept bytes used with RONDO_MEMO=0"
 
 # MPI_Abort: mpirun exits as it does without the tracer (its status; its
 # own MPI_ABORT banner is lost about half the time by Open MPI 4.1, traced

@@ -677,6 +677,14 @@ void output_write(void)
 	uint8_t *all = NULL;
 	size_t total = 0;
 
+	/* RONDO_VERBOSE=1: rank 0's own figures; 2: every rank's */
+	if (rt.verbose > 1 || (rt.verbose == 1 && rt.rank == 0))
+		fprintf(stderr, "rondo: rank %d: %llu MPI calls, %u signatures, "
+				"%llu calls with kept argument bytes, grammar "
+				"%zu bytes in memory\n", rt.rank,
+			(unsigned long long)rt.ncalls, rt.nsig,
+			(unsigned long long)rt.memo_hits,
+			grammar_memory(rt.g));
 	if (local_encode(&mine) < 0 || mine.len > INT_MAX) {
 		/* Still take part in the gather: an empty contribution
 		 * marks this rank as failed. */

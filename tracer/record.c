@@ -203,17 +203,12 @@ static __attribute__((noinline)) int memo_in_heap(const void *p)
 	return alloc_segment(p, &id, &off);
 }
 
-int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
-		 unsigned n)
+struct rec_memo rec_memo_table[REC_MEMO_SETS][REC_MEMO_WAYS];
+
+int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key)
 {
 	struct fmt_buf *b = rec_args(r);
 
-	r->epoch = __atomic_load_n(&rec_epoch, __ATOMIC_RELAXED);
-	if (m->epoch != r->epoch || !rt.memo)
-		return 0;
-	for (unsigned i = 0; i < n; i++)
-		if (m->key[i] != key[i])
-			return 0;
 	for (unsigned v = m->verify; v; v &= v - 1) {
 		const void *p = (const void *)(uintptr_t)key[__builtin_ctz(v)];
 
@@ -224,23 +219,56 @@ int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
 		return 0;
 	memcpy(b->data + b->len, m->bytes, sizeof(m->bytes));
 	b->len += m->len;
+	rt.memo_hits++;
 	return 1;
 }
 
-void rec_memo_save(struct rec *r, struct rec_memo *m, const uint64_t *key,
-		   unsigned n, unsigned bufs)
+int rec_memo_other(struct rec *r, const uint64_t *key, unsigned n)
+{
+	struct rec_memo *set =
+		rec_memo_table[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)];
+
+	for (unsigned w = 1; w < REC_MEMO_WAYS; w++) {
+		struct rec_memo *m = &set[w], t;
+		unsigned i;
+
+		if (m->hash != r->memo_hash || m->epoch != r->epoch ||
+		    m->func != rec_memo_func(r->func, n))
+			continue;
+		for (i = 0; i < n && m->key[i] == key[i]; i++)
+			;
+		if (i < n || !rec_memo_take(r, m, key))
+			continue;
+		/* most recent first */
+		t = *m;
+		memmove(&set[1], &set[0], sizeof(*set) * w);
+		set[0] = t;
+		return 1;
+	}
+	return 0;
+}
+
+void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
+		   unsigned bufs)
 {
 	struct rt_level *lv = r->lv;
+	struct rec_memo *set, *m;
+	uint16_t verify = 0;
 
-	m->epoch = 0;
 	if (!rt.memo || lv->args.oom || lv->args.len > sizeof(m->bytes) ||
 	    n > REC_MEMO_KEYS)
 		return;
-	m->verify = 0;
 	/* the buffers outside the heap, to look up again next time */
 	for (unsigned v = lv->nonheap ? bufs : 0; v; v &= v - 1)
 		if (!memo_in_heap((const void *)(uintptr_t)key[__builtin_ctz(v)]))
-			m->verify |= (uint16_t)(1u << __builtin_ctz(v));
+			verify |= (uint16_t)(1u << __builtin_ctz(v));
+	/* the least recently used way goes; the new entry is first */
+	set = rec_memo_table[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)];
+	memmove(&set[1], &set[0], sizeof(*set) * (REC_MEMO_WAYS - 1));
+	m = &set[0];
+	m->hash = r->memo_hash;
+	m->func = rec_memo_func(r->func, n);
+	m->verify = verify;
 	memcpy(m->key, key, sizeof(*key) * n);
 	memcpy(m->bytes, lv->args.data, lv->args.len);
 	m->len = (uint8_t)lv->args.len;

@@ -57,6 +57,7 @@ struct rec {
 	struct rec_thread *th;
 	struct rt_level *lv; /* its scratch space: where values are encoded */
 	uint64_t epoch;      /* rec_epoch when rec_memo_hit looked */
+	uint64_t memo_hash;  /* of the values it looked for */
 };
 
 /* A function the wrappers know: its name and its parameters, in order;
@@ -90,31 +91,79 @@ int rec_end(struct rec *r, int ret);
  * A call made again with the same values records the same bytes, as long
  * as the tables that give them meaning did not change: a loop's MPI_Isend
  * names the same buffer, datatype, peer, tag and communicator every time.
- * So each wrapper keeps, for the leading parameters whose recorders only
- * read the tables (scalars, buffers, input handles), the values of its
- * last call and the bytes they were recorded as, and reuses the bytes when
- * the values come again.  Every change that can give a value another
+ * So the leading parameters whose recorders only read the tables
+ * (scalars, buffers, input handles) are kept with the bytes they were
+ * recorded as, in a table shared by all wrappers: REC_MEMO_SETS sets of
+ * REC_MEMO_WAYS entries, a set chosen by a hash of the function and the
+ * values.  A halo exchange's four MPI_Irecv calls, alternating between
+ * two grids, are eight entries, all kept.  When the values come again,
+ * the bytes are reused.  Every change that can give a value another
  * meaning (a handle or communicator freed, a named heap block freed or
  * resized, allocation tracking stopped) moves rec_epoch on, which voids
- * every kept record; a buffer that was outside the heap is looked up
+ * every kept entry; a buffer that was outside the heap is looked up
  * again, since a block allocated later may cover it.  RONDO_MEMO=0 turns
  * this off; the trace is the same either way (tests/mpi.sh compares). */
 #define REC_MEMO_KEYS 8
 #define REC_MEMO_BYTES 64
+#define REC_MEMO_SETS 256
+#define REC_MEMO_WAYS 2
 struct rec_memo {
 	uint64_t epoch; /* rec_epoch when kept; 0: nothing kept */
+	uint64_t hash;  /* rec_memo_hash of the function and the values */
+	uint64_t func;  /* the function and the number of values */
 	uint64_t key[REC_MEMO_KEYS];
 	uint16_t verify; /* keys that are buffers outside the heap */
 	uint8_t len;
 	uint8_t bytes[REC_MEMO_BYTES];
 };
-/* 1 when the n values key[] are those kept in m and still mean the same:
- * their bytes are recorded.  0: record them (the recorders, then
- * rec_memo_save, bufs: the keys that are buffers, a bit each). */
-int rec_memo_hit(struct rec *r, struct rec_memo *m, const uint64_t *key,
-		 unsigned n);
-void rec_memo_save(struct rec *r, struct rec_memo *m, const uint64_t *key,
-		   unsigned n, unsigned bufs);
+/* The table; a set's ways in order of use, the most recent first. */
+extern struct rec_memo rec_memo_table[REC_MEMO_SETS][REC_MEMO_WAYS];
+extern uint64_t rec_epoch;
+
+static inline uint64_t rec_memo_func(uint32_t func, unsigned n)
+{
+	return (uint64_t)func << 8 | n;
+}
+
+static inline uint64_t rec_memo_hash(uint32_t func, const uint64_t *key,
+				     unsigned n)
+{
+	uint64_t h = rec_memo_func(func, n);
+
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
+	return h | 1; /* never 0, an entry never kept */
+}
+
+/* The bytes of entry m, kept for these values, recorded if they still
+ * mean the same: 1, or 0 when they must be recorded afresh. */
+int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key);
+/* The same, for the entries of the set other than the most recent. */
+int rec_memo_other(struct rec *r, const uint64_t *key, unsigned n);
+
+/* 1 when the n values key[] of the current call's function are kept and
+ * still mean the same: their bytes are recorded.  0: record them (the
+ * recorders, then rec_memo_save; bufs: the keys that are buffers, a bit
+ * each).  Inline, so that the wrapper's constant n unrolls the hash and
+ * the comparison; the kept entries are not looked at with RONDO_MEMO=0,
+ * since none is kept then. */
+static inline int rec_memo_hit(struct rec *r, const uint64_t *key,
+			       unsigned n)
+{
+	uint64_t h = rec_memo_hash(r->func, key, n), d = 0;
+	struct rec_memo *m = rec_memo_table[h >> 56 & (REC_MEMO_SETS - 1)];
+
+	r->epoch = __atomic_load_n(&rec_epoch, __ATOMIC_RELAXED);
+	r->memo_hash = h;
+	if (m->hash != h || m->epoch != r->epoch ||
+	    m->func != rec_memo_func(r->func, n))
+		return rec_memo_other(r, key, n);
+	for (unsigned i = 0; i < n; i++)
+		d |= m->key[i] ^ key[i];
+	return d ? rec_memo_other(r, key, n) : rec_memo_take(r, m, key);
+}
+void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
+		   unsigned bufs);
 
 /* ---- scalar values ------------------------------------------------------ */
 void rec_null(struct rec *r);                 /* NULL pointer, not recorded */

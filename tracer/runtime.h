@@ -104,6 +104,7 @@ struct rt {
 	size_t capsig;
 	/* the rest */
 	int verbose;  /* RONDO_VERBOSE */
+	uint64_t memo_hits; /* calls whose leading values' bytes were kept */
 	int initializing; /* inside MPI_Init or MPI_Init_thread */
 	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
 	int sessions; /* started by MPI_Session_init: no MPI_COMM_WORLD */

@@ -799,17 +799,16 @@ class Wrapper:
         head = [line for p in self.params[:n]
                 for line in self.record(p.stmt, p.conds)]
         assert body[:len(head)] == head
-        memo, key = self.fresh("memo"), self.fresh("key")
+        key = self.fresh("key")
         values = ", ".join(("(uint64_t)(uintptr_t)%s" if c.depth else
                             "HMAP_KEY(%s)" if c.base in HANDLES else
                             "(uint64_t)%s") % c.name for c in keys)
-        return (["	static struct rec_memo %s;" % memo,
-                 "	const uint64_t %s[] = {%s};" % (key, values),
-                 "	if (!rec_memo_hit(&%s, &%s, %s, %d)) {"
-                 % (self.r, memo, key, len(keys))]
+        return (["	const uint64_t %s[] = {%s};" % (key, values),
+                 "	if (!rec_memo_hit(&%s, %s, %d)) {"
+                 % (self.r, key, len(keys))]
                 + ["	" + line for line in head]
-                + ["		rec_memo_save(&%s, &%s, %s, %d, 0x%x);"
-                   % (self.r, memo, key, len(keys), bufs), "	}"]
+                + ["		rec_memo_save(&%s, %s, %d, 0x%x);"
+                   % (self.r, key, len(keys), bufs), "	}"]
                 + body[len(head):])
 
     def cond_reads(self, conds):

@@ -422,6 +422,16 @@ void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 				 rank_offset(rank, me, size));
 }
 
+void rec_root(struct rec *r, int root)
+{
+	if (root == MPI_ROOT)
+		put_const(r, C_ROOT);
+	else if (root == MPI_PROC_NULL)
+		put_const(r, C_PROC_NULL);
+	else
+		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK, root);
+}
+
 void rec_statuses_ignored(struct rec *r)
 {
 	put_const(r, C_STATUSES_IGNORE);

@@ -172,6 +172,9 @@ void rec_tag(struct rec *r, int tag);         /* MPI_ANY_TAG by name */
 /* A rank in `comm` (dest, source, root): MPI_ANY_SOURCE, MPI_PROC_NULL,
  * MPI_ROOT by name, others relative to the caller where that helps. */
 void rec_rank(struct rec *r, int rank, MPI_Comm comm);
+/* A collective's root: the same on every rank that takes part, so stored
+ * as it is (MPI_ROOT and MPI_PROC_NULL by name). */
+void rec_root(struct rec *r, int root);
 void rec_buf(struct rec *r, const void *p);   /* MPI_IN_PLACE, MPI_BOTTOM */
 /* A type constructor's byte displacement: a buffer when it is an absolute
  * address (in a heap block, or too far from 0 to be relative), else an

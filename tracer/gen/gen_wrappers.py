@@ -359,7 +359,7 @@ HANDLES = {
 RANK_KINDS = {"RANK", "RANK_NNI"}
 # Recorders whose bytes depend only on the value and on tables that move
 # rec_epoch on when they change (record.h): the wrappers keep them.
-KEPT_RECORDERS = {"int", "tag", "buf", "rank", "comm", "datatype", "op",
+KEPT_RECORDERS = {"int", "tag", "buf", "rank", "root", "comm", "datatype", "op",
                   "group", "info", "errhandler", "win", "file", "session"}
 # Values that point to where the call stores a pointer (void * in C, meaning
 # void **) when they are outputs.
@@ -617,6 +617,9 @@ class Wrapper:
             return None
         if (self.f.name, p.name) in ADDRESSES:
             return "rec_buf(%s, (const void *)(intptr_t)%s)" % (r, expr)
+        if p.kind in RANK_KINDS and p.name == "root":
+            # the same on every rank of the collective: stored as it is
+            return "rec_root(%s, %s)" % (r, expr)
         if p.kind in RANK_KINDS and self.comm and \
                 (self.f.name, p.name) not in OTHER_COMM_RANKS:
             return "rec_rank(%s, %s, %s)" % (r, expr, self.comm)

@@ -204,6 +204,7 @@ static __attribute__((noinline)) int memo_in_heap(const void *p)
 }
 
 struct rec_memo rec_memo_table[REC_MEMO_SETS][REC_MEMO_WAYS];
+static uint8_t memo_next[REC_MEMO_SETS]; /* the way each set replaces next */
 
 int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key)
 {
@@ -223,31 +224,6 @@ int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key)
 	return 1;
 }
 
-int rec_memo_other(struct rec *r, const uint64_t *key, unsigned n)
-{
-	struct rec_memo *set =
-		rec_memo_table[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)];
-
-	for (unsigned w = 1; w < REC_MEMO_WAYS; w++) {
-		struct rec_memo *m = &set[w], t;
-		unsigned i;
-
-		if (m->hash != r->memo_hash || m->epoch != r->epoch ||
-		    m->func != rec_memo_func(r->func, n))
-			continue;
-		for (i = 0; i < n && m->key[i] == key[i]; i++)
-			;
-		if (i < n || !rec_memo_take(r, m, key))
-			continue;
-		/* most recent first */
-		t = *m;
-		memmove(&set[1], &set[0], sizeof(*set) * w);
-		set[0] = t;
-		return 1;
-	}
-	return 0;
-}
-
 void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 		   unsigned bufs)
 {
@@ -262,10 +238,10 @@ void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 	for (unsigned v = lv->nonheap ? bufs : 0; v; v &= v - 1)
 		if (!memo_in_heap((const void *)(uintptr_t)key[__builtin_ctz(v)]))
 			verify |= (uint16_t)(1u << __builtin_ctz(v));
-	/* the least recently used way goes; the new entry is first */
+	/* the ways of a set are replaced in turn */
 	set = rec_memo_table[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)];
-	memmove(&set[1], &set[0], sizeof(*set) * (REC_MEMO_WAYS - 1));
-	m = &set[0];
+	m = &set[memo_next[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)]++ %
+		 REC_MEMO_WAYS];
 	m->hash = r->memo_hash;
 	m->func = rec_memo_func(r->func, n);
 	m->verify = verify;

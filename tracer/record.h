@@ -105,8 +105,8 @@ int rec_end(struct rec *r, int ret);
  * this off; the trace is the same either way (tests/mpi.sh compares). */
 #define REC_MEMO_KEYS 8
 #define REC_MEMO_BYTES 64
-#define REC_MEMO_SETS 256
-#define REC_MEMO_WAYS 2
+#define REC_MEMO_SETS 128
+#define REC_MEMO_WAYS 4
 struct rec_memo {
 	uint64_t epoch; /* rec_epoch when kept; 0: nothing kept */
 	uint64_t hash;  /* rec_memo_hash of the function and the values */
@@ -116,7 +116,7 @@ struct rec_memo {
 	uint8_t len;
 	uint8_t bytes[REC_MEMO_BYTES];
 };
-/* The table; a set's ways in order of use, the most recent first. */
+/* The table; a set's ways are replaced in turn (rec_memo_save). */
 extern struct rec_memo rec_memo_table[REC_MEMO_SETS][REC_MEMO_WAYS];
 extern uint64_t rec_epoch;
 
@@ -132,14 +132,12 @@ static inline uint64_t rec_memo_hash(uint32_t func, const uint64_t *key,
 
 	for (unsigned i = 0; i < n; i++)
 		h = (h ^ key[i]) * 0x9e3779b97f4a7c15ull;
-	return h | 1; /* never 0, an entry never kept */
+	return (h ^ h >> 29) | 1; /* never 0, an entry never kept */
 }
 
 /* The bytes of entry m, kept for these values, recorded if they still
  * mean the same: 1, or 0 when they must be recorded afresh. */
 int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key);
-/* The same, for the entries of the set other than the most recent. */
-int rec_memo_other(struct rec *r, const uint64_t *key, unsigned n);
 
 /* 1 when the n values key[] of the current call's function are kept and
  * still mean the same: their bytes are recorded.  0: record them (the
@@ -152,15 +150,18 @@ static inline int rec_memo_hit(struct rec *r, const uint64_t *key,
 {
 	uint64_t h = rec_memo_hash(r->func, key, n), d = 0;
 	struct rec_memo *m = rec_memo_table[h >> 56 & (REC_MEMO_SETS - 1)];
+	unsigned w;
 
 	r->epoch = __atomic_load_n(&rec_epoch, __ATOMIC_RELAXED);
 	r->memo_hash = h;
-	if (m->hash != h || m->epoch != r->epoch ||
+	for (w = 0; w < REC_MEMO_WAYS && m->hash != h; w++, m++)
+		;
+	if (w == REC_MEMO_WAYS || m->epoch != r->epoch ||
 	    m->func != rec_memo_func(r->func, n))
-		return rec_memo_other(r, key, n);
+		return 0;
 	for (unsigned i = 0; i < n; i++)
 		d |= m->key[i] ^ key[i];
-	return d ? rec_memo_other(r, key, n) : rec_memo_take(r, m, key);
+	return d ? 0 : rec_memo_take(r, m, key);
 }
 void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 		   unsigned bufs);

@@ -10,14 +10,15 @@
  * identity without talking to each other, and re-creating a communicator in
  * a loop gives it the same identity every time.
  *
- * The identities are 64-bit; at MPI_Finalize rank 0 renumbers them into
- * small ids (c0, c1, ...) and the member with the lowest world rank of each
- * one sends its member list for the trace.
+ * The identities are 64-bit; at MPI_Finalize the member with the lowest
+ * world rank of each one adds its member list to the merge (output.c),
+ * and rank 0 renumbers them into small ids (c0, c1, ...).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
+#include "merge.h"
 #include "runtime.h"
 
 struct ident {
@@ -298,20 +299,31 @@ void rec_comm_inout(struct rec *r, MPI_Comm before, MPI_Comm after)
 		comm_adopt(after);
 }
 
-void comms_encode(struct fmt_buf *b)
+int comms_key_rank(uint64_t key)
 {
-	uint32_t n = 0;
+	uint32_t i = hmap_lookup(&by_key, key);
 
-	for (uint32_t i = 0; i < nidents; i++)
-		n += idents[i].world != NULL;
-	fmt_put_uvarint(b, n);
+	return i == UINT32_MAX || idents[i].first ? -1 : idents[i].me;
+}
+
+int comms_merge(struct merge *m)
+{
 	for (uint32_t i = 0; i < nidents; i++) {
-		if (!idents[i].world)
+		struct ident *d = &idents[i];
+		struct fmt_comm c = {d->n, d->first, NULL};
+		int rc;
+
+		if (!d->world)
 			continue;
-		fmt_put_uvarint(b, idents[i].key);
-		fmt_put_uvarint(b, idents[i].first);
-		fmt_put_uvarint(b, idents[i].n);
-		for (uint32_t k = 0; k < idents[i].n; k++)
-			fmt_put_uvarint(b, (uint32_t)idents[i].world[k]);
+		c.world = malloc(sizeof(uint32_t) * ((size_t)d->n + 1));
+		if (!c.world)
+			return RONDO_E_NOMEM;
+		for (uint32_t k = 0; k < d->n; k++)
+			c.world[k] = (uint32_t)d->world[k];
+		rc = merge_add_comm(m, d->key, &c);
+		free(c.world);
+		if (rc)
+			return rc;
 	}
+	return 0;
 }

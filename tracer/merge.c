@@ -65,9 +65,30 @@ struct grams {
 	int failed; /* the map engine ran out of memory: only free is left */
 };
 
+/* The rest of a range of ranks' tables. */
+struct extra {
+	uint32_t failed; /* ranks whose tables were missing or damaged */
+	uint64_t calls;
+	rondo_stat *stat; /* by signature id, sigs.cst.n of them in use */
+	size_t capstat;
+	/* Each rank's time per signature: rank k's signature ids (increasing)
+	 * and time codes are sig[at[k] .. at[k + 1]). */
+	uint64_t *at;
+	size_t capat;
+	uint32_t *sig;
+	uint16_t *code;
+	size_t ntime, capsig, capcode;
+	/* The communicator identities the ranks speak for. */
+	struct fmt_comms comms;
+	uint64_t *key;
+	size_t capcomms, capkeys;
+	struct table comm_index;
+};
+
 struct merge {
 	struct sigs sigs;
 	struct grams grams;
+	struct extra x;
 };
 
 /* ---- hashing and the index ----------------------------------------------- */
@@ -362,17 +383,15 @@ static void gram_store(struct grams *gs, const struct fmt_grammar *g)
 	gs->uniq[gs->nuniq++] = (struct uniq){base, g->nrules};
 }
 
-int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
+/* The distinct grammar equal to g, stored now if it is new: its index
+ * in gs->uniq. */
+static int gram_intern(struct grams *gs, const struct fmt_grammar *g,
+		       uint32_t *uniq)
 {
-	struct grams *gs = &m->grams;
 	struct slot *slot;
 	uint64_t h;
-	uint32_t root;
-	int rc;
+	int rc = gram_valid(g);
 
-	if (gs->failed)
-		return RONDO_E_STATE;
-	rc = gs->nranks == UINT32_MAX ? RONDO_E_RANGE : gram_valid(g);
 	/* Before the lookup: growing the index moves the slot it returns. */
 	if (!rc)
 		rc = table_reserve(&gs->index, gs->nuniq + 1);
@@ -380,22 +399,55 @@ int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
 		return rc;
 	h = gram_hash(g);
 	slot = table_find(&gs->index, h, gram_same, gs, g);
-	if (!slot->idx1 && (rc = gram_reserve(gs, g)) != 0)
-		return rc;
-	root = slot->idx1 ? gs->uniq[slot->idx1 - 1].base : gs->all.nrules;
-	root += g->nrules - 1;
-	rc = grammar_append(gs->map, root, 1);
-	if (rc) {
-		/* The engine is unusable now, and the map misses this rank. */
-		gs->failed = 1;
-		return rc;
-	}
 	if (!slot->idx1) {
+		if ((rc = gram_reserve(gs, g)) != 0)
+			return rc;
 		gram_store(gs, g);
 		table_put(slot, h, gs->nuniq - 1);
 	}
-	gs->nranks++;
+	*uniq = slot->idx1 - 1;
 	return 0;
+}
+
+static uint32_t uniq_root(const struct grams *gs, uint32_t u)
+{
+	return gs->uniq[u].base + gs->uniq[u].nrules - 1;
+}
+
+static int times_empty(struct extra *x, uint32_t nranks, uint64_t count);
+
+/* count more ranks whose call sequence is distinct grammar u. */
+static int ranks_add(struct merge *m, uint32_t u, uint64_t count)
+{
+	struct grams *gs = &m->grams;
+	int rc;
+
+	if (gs->failed)
+		return RONDO_E_STATE;
+	if (count > UINT32_MAX - (uint64_t)gs->nranks)
+		return RONDO_E_RANGE;
+	rc = grammar_append(gs->map, uniq_root(gs, u), count);
+	if (rc) {
+		/* The engine is unusable now, and the map misses these. */
+		gs->failed = 1;
+		return rc;
+	}
+	gs->nranks += (uint32_t)count;
+	return 0;
+}
+
+int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
+{
+	uint32_t u;
+	int rc;
+
+	if (m->grams.failed)
+		return RONDO_E_STATE;
+	rc = m->grams.nranks == UINT32_MAX ? RONDO_E_RANGE
+					    : gram_intern(&m->grams, g, &u);
+	if (!rc)
+		rc = times_empty(&m->x, m->grams.nranks, 1);
+	return rc ? rc : ranks_add(m, u, 1);
 }
 
 uint32_t merge_unique(const struct merge *m)
@@ -442,6 +494,600 @@ int merge_finish(struct merge *m, struct fmt_grammar *all,
 	return 0;
 }
 
+/* ---- statistics, time per rank, communicators ---------------------------- */
+
+static void stat_add(rondo_stat *to, const rondo_stat *s)
+{
+	if (to->count == 0 || s->min_ns < to->min_ns)
+		to->min_ns = s->min_ns;
+	if (s->max_ns > to->max_ns)
+		to->max_ns = s->max_ns;
+	to->count += s->count;
+	to->total_ns += s->total_ns;
+	to->sumsq_ns2 += s->sumsq_ns2;
+	for (int k = 0; k < RONDO_HIST_BINS; k++)
+		to->hist[k] += s->hist[k];
+}
+
+/* Statistics for every signature so far (new ones empty). */
+static int stats_reserve(struct merge *m)
+{
+	struct extra *x = &m->x;
+	size_t have = x->capstat, need = m->sigs.cst.n;
+
+	if (need <= have)
+		return 0;
+	if (fmt_array_grow(&x->stat, &x->capstat, need, sizeof(*x->stat)))
+		return RONDO_E_NOMEM;
+	memset(x->stat + have, 0, sizeof(*x->stat) * (x->capstat - have));
+	return 0;
+}
+
+/* Adds statistics over signatures numbered by map. */
+static int stats_add(struct merge *m, const struct fmt_stats *st,
+		     const uint32_t *map)
+{
+	if (stats_reserve(m))
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < st->n; i++) {
+		stat_add(&m->x.stat[map[st->st[i].sig]], &st->st[i].s);
+		m->x.calls += st->st[i].s.count;
+	}
+	return 0;
+}
+
+/* The time lists start for ranks nranks .. nranks + count - 1, empty. */
+static int times_empty(struct extra *x, uint32_t nranks, uint64_t count)
+{
+	if (fmt_array_grow(&x->at, &x->capat, nranks + count + 1,
+			   sizeof(*x->at)))
+		return RONDO_E_NOMEM;
+	x->at[0] = 0;
+	for (uint64_t k = 1; k <= count; k++)
+		x->at[nranks + k] = x->ntime;
+	return 0;
+}
+
+struct sig_time {
+	uint32_t sig;
+	uint16_t code;
+	uint64_t ns;
+};
+
+static int by_sig(const void *a, const void *b)
+{
+	const struct sig_time *x = a, *y = b;
+
+	return (x->sig > y->sig) - (x->sig < y->sig);
+}
+
+/* The time list of the rank being added (the last one), from n (signature,
+ * time) pairs renumbered by map: sorted, and two signatures that map to
+ * one give one entry with their sum, so that the list increases. */
+static int times_add(struct merge *m, struct sig_time *v, uint32_t n)
+{
+	struct extra *x = &m->x;
+	uint32_t k = 0, rank = m->grams.nranks;
+
+	qsort(v, n, sizeof(*v), by_sig);
+	for (uint32_t i = 0; i < n; i++) {
+		if (k && v[k - 1].sig == v[i].sig) {
+			v[k - 1].ns = fmt_time_value(v[k - 1].code) +
+				      fmt_time_value(v[i].code);
+			v[k - 1].code = fmt_time_code(v[k - 1].ns);
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	if (fmt_array_grow(&x->sig, &x->capsig, x->ntime + k, sizeof(*x->sig)) ||
+	    fmt_array_grow(&x->code, &x->capcode, x->ntime + k,
+			   sizeof(*x->code)) ||
+	    times_empty(x, rank, 1))
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < k; i++) {
+		x->sig[x->ntime + i] = v[i].sig;
+		x->code[x->ntime + i] = v[i].code;
+	}
+	x->ntime += k;
+	x->at[rank + 1] = x->ntime;
+	return 0;
+}
+
+static int comm_same(const void *owner, uint32_t idx, const void *key)
+{
+	return ((const struct extra *)owner)->key[idx] == *(const uint64_t *)key;
+}
+
+int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c)
+{
+	struct extra *x = &m->x;
+	struct fmt_comm *d;
+	struct slot *slot;
+	uint64_t h = hash_end(key);
+
+	if (table_reserve(&x->comm_index, x->comms.n + 1))
+		return RONDO_E_NOMEM;
+	slot = table_find(&x->comm_index, h, comm_same, x, &key);
+	if (slot->idx1) /* spoken for already */
+		return 0;
+	if (fmt_array_grow(&x->comms.c, &x->capcomms, (size_t)x->comms.n + 1,
+			   sizeof(*x->comms.c)) ||
+	    fmt_array_grow(&x->key, &x->capkeys, (size_t)x->comms.n + 1,
+			   sizeof(*x->key)))
+		return RONDO_E_NOMEM;
+	d = &x->comms.c[x->comms.n];
+	*d = (struct fmt_comm){c->n, c->first,
+			       malloc(sizeof(uint32_t) * ((size_t)c->n + 1))};
+	if (!d->world)
+		return RONDO_E_NOMEM;
+	if (c->n)
+		memcpy(d->world, c->world, sizeof(uint32_t) * c->n);
+	x->key[x->comms.n] = key;
+	table_put(slot, h, x->comms.n++);
+	return 0;
+}
+
+/* ---- a rank, and a range of ranks ------------------------------------------ */
+
+/* g with its terminals renumbered by map, into a copy. */
+static int gram_renumbered(const struct fmt_grammar *g, const uint32_t *map,
+			   uint32_t nmap, struct fmt_grammar *out)
+{
+	int rc = gram_copy(g, out);
+
+	for (uint32_t k = 0; !rc && k < g->first[g->nrules]; k++) {
+		rondo_sym *s = &out->body[k];
+
+		if (RONDO_SYM_IS_RULE(s->sym))
+			continue;
+		if (s->sym >= nmap)
+			rc = RONDO_E_RANGE;
+		else
+			s->sym = map[s->sym];
+	}
+	return rc;
+}
+
+void merge_mark_failed(struct merge *m, uint32_t n)
+{
+	m->x.failed += n;
+}
+
+/* Ranks added with no call: tables missing or damaged. */
+int merge_add_failed(struct merge *m, uint32_t nranks)
+{
+	static uint32_t first[2];
+	static rondo_sym none[1];
+	const struct fmt_grammar empty = {1, first, none};
+	uint32_t u;
+	int rc;
+
+	if (!nranks)
+		return 0;
+	if (m->grams.failed)
+		return RONDO_E_STATE;
+	rc = gram_intern(&m->grams, &empty, &u);
+	if (!rc)
+		rc = times_empty(&m->x, m->grams.nranks, nranks);
+	if (!rc)
+		rc = ranks_add(m, u, nranks);
+	if (!rc)
+		m->x.failed += nranks;
+	return rc;
+}
+
+int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
+		   const struct fmt_grammar *g, const struct fmt_stats *st)
+{
+	static uint32_t first[2];
+	static rondo_sym none[1];
+	const struct fmt_grammar empty = {1, first, none};
+	uint32_t *map = malloc(sizeof(*map) * ((size_t)cst->n + 1)), u;
+	struct sig_time *v = malloc(sizeof(*v) * ((size_t)st->n + 1));
+	struct fmt_grammar mine = {0};
+	int rc = map && v ? 0 : RONDO_E_NOMEM;
+
+	if (!rc && m->grams.failed)
+		rc = RONDO_E_STATE;
+	if (!rc)
+		rc = merge_add_cst(m, cst, map);
+	if (!rc)
+		rc = gram_renumbered(g->nrules ? g : &empty, map, cst->n, &mine);
+	for (uint32_t i = 0; !rc && i < st->n; i++) {
+		if (st->st[i].sig >= cst->n)
+			rc = RONDO_E_RANGE;
+		else
+			v[i] = (struct sig_time){
+			    map[st->st[i].sig],
+			    fmt_time_code(st->st[i].s.total_ns), 0};
+	}
+	if (!rc)
+		rc = gram_intern(&m->grams, &mine, &u);
+	if (!rc)
+		rc = stats_add(m, st, map);
+	if (!rc)
+		rc = times_add(m, v, st->n);
+	if (!rc)
+		rc = ranks_add(m, u, 1);
+	fmt_grammar_free(&mine);
+	free(map);
+	free(v);
+	return rc;
+}
+
+/* What a range of ranks sends to be merged (private to the tracer, both
+ * ends the same build):
+ *
+ *   nranks failed calls           uvarints
+ *   cst grams uniq map stats times comms    each a uvarint length and bytes
+ *
+ * cst: the signatures (fmt_cst); grams: the distinct grammars concatenated
+ * (fmt_grammar); uniq: their count and the number of rules of each; map:
+ * the rank map (fmt_grammar, its terminals root rule ids of grams); stats
+ * (fmt_stats); times (fmt_ranktime, one list per rank); comms: the keys,
+ * then the members (fmt_comms). */
+enum { PART_CST, PART_GRAMS, PART_UNIQ, PART_MAP, PART_STATS, PART_TIMES,
+       PART_COMMS, NPARTS };
+
+static void put_part(struct fmt_buf *out, struct fmt_buf *part)
+{
+	fmt_put_uvarint(out, part->len);
+	fmt_put_bytes(out, part->data, part->len);
+	out->oom |= part->oom;
+	fmt_buf_free(part);
+}
+
+int merge_encode(const struct merge *m, struct fmt_buf *b)
+{
+	const struct grams *gs = &m->grams;
+	const struct extra *x = &m->x;
+	struct fmt_grammar map = {0};
+	struct fmt_stats st = {0, malloc(sizeof(struct fmt_stat) *
+					 ((size_t)m->sigs.cst.n + 1))};
+	uint64_t *list = malloc(sizeof(uint64_t) * ((size_t)gs->nranks + 1));
+	struct fmt_ranktime times = {gs->nranks, x->at, list, x->sig, x->code};
+	struct fmt_buf part = {0};
+	int rc = st.st && list ? 0 : RONDO_E_NOMEM;
+
+	if (!rc && gs->failed)
+		rc = RONDO_E_STATE;
+	if (!rc)
+		rc = grammar_export(gs->map, &map);
+	if (rc) {
+		free(st.st);
+		free(list);
+		fmt_grammar_free(&map);
+		return rc;
+	}
+	for (uint32_t k = 0; k < gs->nranks; k++)
+		list[k] = x->at[k];
+	for (uint32_t s = 0; s < m->sigs.cst.n && s < x->capstat; s++)
+		if (x->stat[s].count)
+			st.st[st.n++] = (struct fmt_stat){s, x->stat[s]};
+	fmt_put_uvarint(b, gs->nranks);
+	fmt_put_uvarint(b, x->failed);
+	fmt_put_uvarint(b, x->calls);
+	fmt_cst_encode(&part, &m->sigs.cst);
+	put_part(b, &part);
+	fmt_grammar_encode(&part, &gs->all);
+	put_part(b, &part);
+	fmt_put_uvarint(&part, gs->nuniq);
+	for (uint32_t u = 0; u < gs->nuniq; u++)
+		fmt_put_uvarint(&part, gs->uniq[u].nrules);
+	put_part(b, &part);
+	fmt_grammar_encode(&part, &map);
+	put_part(b, &part);
+	fmt_stats_encode(&part, &st);
+	put_part(b, &part);
+	if (gs->nranks)
+		fmt_ranktime_encode(&part, &times);
+	put_part(b, &part);
+	fmt_put_uvarint(&part, x->comms.n);
+	for (uint32_t i = 0; i < x->comms.n; i++)
+		fmt_put_uvarint(&part, x->key[i]);
+	fmt_comms_encode(&part, &x->comms);
+	put_part(b, &part);
+	fmt_grammar_free(&map);
+	free(st.st);
+	free(list);
+	return b->oom ? RONDO_E_NOMEM : 0;
+}
+
+/* A range's parts, decoded. */
+struct range {
+	uint64_t nranks, failed, calls;
+	struct fmt_cst cst;
+	struct fmt_grammar grams, map;
+	uint32_t nuniq, *nrules;
+	struct fmt_stats st;
+	struct fmt_ranktime times;
+	uint64_t *keys;
+	struct fmt_comms comms;
+};
+
+static void range_free(struct range *r)
+{
+	fmt_cst_free(&r->cst);
+	fmt_grammar_free(&r->grams);
+	fmt_grammar_free(&r->map);
+	free(r->nrules);
+	fmt_stats_free(&r->st);
+	fmt_ranktime_free(&r->times);
+	free(r->keys);
+	fmt_comms_free(&r->comms);
+}
+
+static int range_decode(struct range *r, const uint8_t *p, size_t n,
+			uint32_t nfuncs, uint32_t nworld)
+{
+	const uint8_t *part[NPARTS];
+	size_t len[NPARTS];
+	struct fmt_cur c;
+	struct fmt_err e;
+	uint64_t total = 0;
+	int rc;
+
+	fmt_cur_init(&c, p, n, "merge", &e);
+	rc = fmt_get_uvarint(&c, &r->nranks);
+	rc = rc ? rc : fmt_get_uvarint(&c, &r->failed);
+	rc = rc ? rc : fmt_get_uvarint(&c, &r->calls);
+	for (int i = 0; i < NPARTS && !rc; i++)
+		rc = fmt_get_bytes(&c, &part[i], &len[i]);
+	rc = rc ? rc : fmt_cur_end(&c);
+	if (!rc && (r->nranks == 0 || r->nranks > UINT32_MAX))
+		rc = RONDO_E_CORRUPT;
+	rc = rc ? rc : fmt_cst_decode(&r->cst, part[PART_CST], len[PART_CST],
+				      nfuncs, &e);
+	rc = rc ? rc : fmt_grammar_decode(&r->grams, part[PART_GRAMS],
+					  len[PART_GRAMS], r->cst.n, NULL, &e);
+	if (!rc) {
+		fmt_cur_init(&c, part[PART_UNIQ], len[PART_UNIQ], "merge", &e);
+		rc = fmt_get_count(&c, &r->nuniq, 1);
+		r->nrules = rc ? NULL : malloc(sizeof(uint32_t) * (r->nuniq + 1));
+		if (!rc && !r->nrules)
+			rc = RONDO_E_NOMEM;
+		for (uint32_t u = 0; !rc && u < r->nuniq; u++) {
+			uint64_t v;
+
+			rc = fmt_get_uvarint(&c, &v);
+			total += v;
+			if (!rc && (v == 0 || total > r->grams.nrules))
+				rc = RONDO_E_CORRUPT;
+			r->nrules[u] = (uint32_t)v;
+		}
+		rc = rc ? rc : fmt_cur_end(&c);
+		if (!rc && total != r->grams.nrules)
+			rc = RONDO_E_CORRUPT;
+	}
+	rc = rc ? rc : fmt_grammar_decode(&r->map, part[PART_MAP],
+					  len[PART_MAP], r->grams.nrules, NULL,
+					  &e);
+	rc = rc ? rc : fmt_stats_decode(&r->st, part[PART_STATS],
+					len[PART_STATS], r->cst.n, &e);
+	rc = rc ? rc : fmt_ranktime_decode(&r->times, part[PART_TIMES],
+					   len[PART_TIMES], (uint32_t)r->nranks,
+					   r->cst.n, &e);
+	if (!rc) {
+		uint32_t nkeys;
+
+		fmt_cur_init(&c, part[PART_COMMS], len[PART_COMMS], "merge", &e);
+		rc = fmt_get_count(&c, &nkeys, 1);
+		r->keys = rc ? NULL : malloc(sizeof(uint64_t) * (nkeys + 1));
+		if (!rc && !r->keys)
+			rc = RONDO_E_NOMEM;
+		for (uint32_t i = 0; !rc && i < nkeys; i++)
+			rc = fmt_get_uvarint(&c, &r->keys[i]);
+		rc = rc ? rc : fmt_comms_decode(&r->comms, c.p + c.pos,
+						c.len - c.pos, nworld, &e);
+		if (!rc && r->comms.n != nkeys)
+			rc = RONDO_E_CORRUPT;
+	}
+	return rc;
+}
+
+/* A range's rank map as runs of ranks with the same distinct grammar (of
+ * ours), in rank order. */
+struct runs {
+	const struct fmt_grammar *map;
+	const uint32_t *root_uniq; /* the range's rule id -> our grammar */
+	struct run {
+		uint32_t uniq;
+		uint64_t count;
+	} *run;
+	size_t n, cap;
+	uint64_t ranks, most; /* ranks so far, and at most */
+};
+
+static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
+		       int depth)
+{
+	const struct fmt_grammar *g = x->map;
+
+	if (depth > 64)
+		return RONDO_E_CORRUPT;
+	for (uint64_t t = 0; t < times; t++)
+		for (uint32_t k = g->first[rule]; k < g->first[rule + 1]; k++) {
+			rondo_sym s = g->body[k];
+			uint32_t u;
+			int rc = 0;
+
+			if (x->ranks > x->most)
+				return RONDO_E_CORRUPT;
+			if (RONDO_SYM_IS_RULE(s.sym)) {
+				rc = runs_expand(x, RONDO_SYM_ID(s.sym), s.count,
+						 depth + 1);
+			} else if ((u = x->root_uniq[s.sym]) == UINT32_MAX ||
+				   s.count > x->most - x->ranks) {
+				rc = RONDO_E_CORRUPT;
+			} else if (x->n && x->run[x->n - 1].uniq == u) {
+				x->run[x->n - 1].count += s.count;
+				x->ranks += s.count;
+			} else if (fmt_array_grow(&x->run, &x->cap, x->n + 1,
+						  sizeof(*x->run))) {
+				rc = RONDO_E_NOMEM;
+			} else {
+				x->run[x->n++] = (struct run){u, s.count};
+				x->ranks += s.count;
+			}
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+/* Renumbers the range's distinct grammars to our signatures and stores
+ * them (root_uniq: their root rule -> our distinct grammar). */
+static int range_grammars(struct merge *m, const struct range *r,
+			  const uint32_t *map, uint32_t *root_uniq)
+{
+	uint32_t base = 0;
+	int rc = 0;
+
+	memset(root_uniq, 0xff, sizeof(*root_uniq) * r->grams.nrules);
+	for (uint32_t u = 0; !rc && u < r->nuniq; u++) {
+		uint32_t n = r->nrules[u], mine;
+		struct fmt_grammar one = {n, malloc(sizeof(uint32_t) * (n + 1)),
+					  NULL}, ren = {0};
+
+		if (!one.first)
+			return RONDO_E_NOMEM;
+		for (uint32_t k = 0; k <= n; k++)
+			one.first[k] = r->grams.first[base + k] -
+				       r->grams.first[base];
+		one.body = r->grams.body + r->grams.first[base];
+		rc = gram_copy(&one, &ren);
+		/* rule references are shifted back to the grammar's own */
+		for (uint32_t k = 0; !rc && k < one.first[n]; k++) {
+			rondo_sym *s = &ren.body[k];
+
+			if (!RONDO_SYM_IS_RULE(s->sym))
+				s->sym = map[s->sym];
+			else if (RONDO_SYM_ID(s->sym) < base)
+				rc = RONDO_E_CORRUPT; /* into another grammar */
+			else
+				s->sym = RONDO_SYM_RULE |
+					 (RONDO_SYM_ID(s->sym) - base);
+		}
+		if (!rc)
+			rc = gram_intern(&m->grams, &ren, &mine);
+		if (!rc)
+			root_uniq[base + n - 1] = mine;
+		free(one.first);
+		fmt_grammar_free(&ren);
+		base += n;
+	}
+	return rc;
+}
+
+/* Appends a decoded range: everything is checked before the ranks are
+ * added, so a damaged range adds none. */
+static int range_add(struct merge *m, const struct range *r)
+{
+	uint32_t *map = malloc(sizeof(*map) * ((size_t)r->cst.n + 1));
+	uint32_t *root_uniq = malloc(sizeof(*root_uniq) *
+				     ((size_t)r->grams.nrules + 1));
+	struct runs x = {&r->map, root_uniq, NULL, 0, 0, 0, r->nranks};
+	struct sig_time *v = NULL;
+	size_t capv = 0;
+	uint32_t start = m->grams.nranks;
+	int rc = map && root_uniq ? 0 : RONDO_E_NOMEM;
+
+	rc = rc ? rc : merge_add_cst(m, &r->cst, map);
+	rc = rc ? rc : range_grammars(m, r, map, root_uniq);
+	if (!rc && r->map.nrules)
+		rc = runs_expand(&x, r->map.nrules - 1, 1, 0);
+	if (!rc && x.ranks != r->nranks)
+		rc = RONDO_E_CORRUPT;
+	if (!rc && r->nranks > UINT32_MAX - (uint64_t)start)
+		rc = RONDO_E_RANGE;
+	/* from here on only memory can fail, and that ends the merge */
+	rc = rc ? rc : stats_add(m, &r->st, map);
+	for (uint32_t k = 0; !rc && k < r->nranks; k++) {
+		uint64_t n = r->times.at[k + 1] - r->times.at[k];
+		const uint32_t *sig = r->times.sig + r->times.list[k];
+
+		if (fmt_array_grow(&v, &capv, n + 1, sizeof(*v))) {
+			rc = RONDO_E_NOMEM;
+			break;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			v[i] = (struct sig_time){map[sig[i]],
+						 r->times.code[r->times.at[k] + i],
+						 0};
+		/* times_add files them under rank nranks: the ranks
+		 * themselves are added below */
+		m->grams.nranks = start + k;
+		rc = times_add(m, v, (uint32_t)n);
+	}
+	m->grams.nranks = start;
+	for (size_t i = 0; !rc && i < x.n; i++)
+		rc = ranks_add(m, x.run[i].uniq, x.run[i].count);
+	for (uint32_t i = 0; !rc && i < r->comms.n; i++)
+		rc = merge_add_comm(m, r->keys[i], &r->comms.c[i]);
+	if (!rc)
+		m->x.failed += (uint32_t)r->failed;
+	else if (m->grams.nranks != start || m->x.ntime != m->x.at[start])
+		m->grams.failed = 1; /* half added: nothing more can be */
+	free(map);
+	free(root_uniq);
+	free(v);
+	free(x.run);
+	return rc;
+}
+
+int merge_add_encoded(struct merge *m, const uint8_t *p, size_t n,
+		      uint32_t nranks, uint32_t nfuncs, uint32_t nworld)
+{
+	struct range r = {0};
+	uint32_t before = m->grams.nranks;
+	int rc = m->grams.failed ? RONDO_E_STATE
+				 : range_decode(&r, p, n, nfuncs, nworld);
+
+	if (!rc && r.nranks != nranks)
+		rc = RONDO_E_CORRUPT;
+	if (!rc)
+		rc = range_add(m, &r);
+	range_free(&r);
+	if (rc && !m->grams.failed && m->grams.nranks == before) {
+		/* a damaged range: its ranks are there, with no call */
+		merge_add_failed(m, nranks);
+	}
+	return rc;
+}
+
+uint32_t merge_ranks(const struct merge *m)
+{
+	return m->grams.nranks;
+}
+
+uint32_t merge_failed(const struct merge *m)
+{
+	return m->x.failed;
+}
+
+uint64_t merge_calls(const struct merge *m)
+{
+	return m->x.calls;
+}
+
+const rondo_stat *merge_stats(struct merge *m)
+{
+	return stats_reserve(m) ? NULL : m->x.stat;
+}
+
+void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt)
+{
+	*rt = (struct fmt_ranktime){m->grams.nranks, m->x.at, m->x.at,
+				    m->x.sig, m->x.code};
+}
+
+const struct fmt_comms *merge_comms(const struct merge *m,
+				    const uint64_t **keys)
+{
+	*keys = m->x.key;
+	return &m->x.comms;
+}
+
 /* ---- the handle ---------------------------------------------------------- */
 
 struct merge *merge_create(void)
@@ -466,6 +1112,13 @@ void merge_free(struct merge *m)
 		return;
 	sigs_free(&m->sigs);
 	grammar_free(m->grams.map);
+	free(m->x.stat);
+	free(m->x.at);
+	free(m->x.sig);
+	free(m->x.code);
+	fmt_comms_free(&m->x.comms);
+	free(m->x.key);
+	free(m->x.comm_index.slot);
 	fmt_grammar_free(&m->grams.all);
 	free(m->grams.uniq);
 	free(m->grams.index.slot);

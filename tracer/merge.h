@@ -63,4 +63,65 @@ uint32_t merge_unique(const struct merge *m);
 int merge_finish(struct merge *m, struct fmt_grammar *all,
 		 struct fmt_rankmap *rm);
 
+/* ---- ranges of ranks --------------------------------------------------------
+ * The tracer merges the ranks of a job in a tree: each rank makes a merge
+ * of its own tables (merge_add_rank, merge_add_comm), takes in the encoded
+ * merges of the ranges of ranks that follow it (merge_add_encoded) and
+ * sends its own on (merge_encode), until rank 0 holds the whole job.
+ * Statistics are summed per signature and each rank's time per signature
+ * kept; identical rank grammars, signatures and communicators are stored
+ * once at every step.
+ */
+
+/*
+ * Adds the next rank: its signatures, its grammar over them (local ids;
+ * no rule: no call) and its statistics over them (the rank's time per
+ * signature comes from their totals).  Returns 0, RONDO_E_NOMEM,
+ * RONDO_E_RANGE for a grammar or statistics out of the table's range, or
+ * RONDO_E_STATE after a failure that stopped the merge.
+ */
+int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
+		   const struct fmt_grammar *g, const struct fmt_stats *st);
+
+/* Adds n ranks with no call, counted as failed (their tables are missing
+ * or damaged). */
+int merge_add_failed(struct merge *m, uint32_t n);
+
+/* Counts n of the ranks added as failed: their calls are there up to a
+ * failure (out of memory), not after. */
+void merge_mark_failed(struct merge *m, uint32_t n);
+
+/* A communicator identity (key) and its members as world ranks; the same
+ * key again is ignored. */
+int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c);
+
+/* The merge so far, for merge_add_encoded at the other end. */
+int merge_encode(const struct merge *m, struct fmt_buf *b);
+
+/*
+ * Appends the ranks of an encoded merge, which must hold nranks ranks
+ * (functions below nfuncs, world ranks below nworld).  Everything is
+ * checked before anything is added: a damaged one adds nranks failed
+ * ranks and returns RONDO_E_CORRUPT or RONDO_E_TRUNCATED.  Other
+ * returns: 0, RONDO_E_NOMEM or RONDO_E_STATE (the merge cannot go on).
+ */
+int merge_add_encoded(struct merge *m, const uint8_t *p, size_t n,
+		      uint32_t nranks, uint32_t nfuncs, uint32_t nworld);
+
+/* Ranks added, those of them failed, and MPI calls (from the statistics). */
+uint32_t merge_ranks(const struct merge *m);
+uint32_t merge_failed(const struct merge *m);
+uint64_t merge_calls(const struct merge *m);
+
+/* Statistics by signature id, one per signature of merge_cst(m); NULL
+ * when out of memory. */
+const rondo_stat *merge_stats(struct merge *m);
+
+/* Each rank's time per signature (pointers owned by m). */
+void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt);
+
+/* The communicators, and their identities in *keys (owned by m). */
+const struct fmt_comms *merge_comms(const struct merge *m,
+				    const uint64_t **keys);
+
 #endif /* RONDO_MERGE_H */

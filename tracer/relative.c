@@ -2,16 +2,19 @@
  * relative.c - integers derived from the caller's rank, stored relative to
  * it where that makes ranks' signatures the same.
  *
- * Peers (dest, source, root) are relative to the caller from the start
- * (handles.c).  Other integers may follow the rank too: a tag that is the
+ * Peers (dest, source) are relative to the caller from the start
+ * (handles.c); a collective's root is the same on every rank and stays
+ * absolute.  Other integers may follow the rank too: a tag that is the
  * sender's rank, the key of MPI_Comm_split(comm, colour, rank).  Stored
  * as they are, every rank has its own signature; stored as "the caller's
  * rank + d", all ranks share one.  But a constant tag stored that way
  * would split ranks apart instead, and one rank cannot tell which case it
- * is in: rank 0 sees 0 either way.  So rank 0 decides, with every rank's
- * signatures at hand: for each candidate argument of a group of
- * signatures (those alike but for their candidates), the form with fewer
- * distinct values wins, absolute on a tie.  Any choice is lossless: the
+ * is in: rank 0 sees 0 either way.  So the ranks decide together: each
+ * counts, for each candidate argument of a group of signatures (those
+ * alike but for their candidates), the distinct values it has in either
+ * form, keeping up to REL_KEEP of them; the counts are merged up the
+ * merge tree (output.c), and the form with fewer distinct values wins,
+ * absolute on a tie.  Any choice is lossless: the
  * value is the caller's rank in the call's communicator plus d (kind REL),
  * which readers add back.
  *
@@ -26,10 +29,20 @@
 #include "relative.h"
 #include "runtime.h"
 
+/* Distinct values are kept up to REL_KEEP per form: one more means
+ * "many", enough to choose between forms of few and many values. */
+#define REL_KEEP 8
+
+struct rel_slot {
+	uint64_t key;	/* (group, arg) */
+	uint32_t n[2];	/* distinct values: [0] absolute, [1] relative */
+	int64_t v[2][REL_KEEP];
+	int relative;	/* the decision */
+};
+
 struct relative {
-	struct hmap seen;  /* (group, arg, value, form) met */
-	struct hmap slots; /* (group, arg) -> index in n */
-	uint32_t (*n)[2];  /* distinct values: [0] absolute, [1] relative */
+	struct hmap slots; /* (group, arg) -> index in slot */
+	struct rel_slot *slot;
 	uint32_t nslots;
 	size_t capslots;
 	int oom;
@@ -51,9 +64,8 @@ void relative_free(struct relative *R)
 {
 	if (!R)
 		return;
-	hmap_free(&R->seen);
 	hmap_free(&R->slots);
-	free(R->n);
+	free(R->slot);
 	free(R);
 }
 
@@ -146,27 +158,30 @@ static uint32_t slot_of(struct relative *R, uint64_t key)
 
 	if (k != UINT32_MAX)
 		return k;
-	if (fmt_array_grow(&R->n, &R->capslots, (size_t)R->nslots + 1,
-			   sizeof(*R->n)) < 0)
+	if (fmt_array_grow(&R->slot, &R->capslots, (size_t)R->nslots + 1,
+			   sizeof(*R->slot)) < 0)
 		return UINT32_MAX;
 	if (hmap_insert(&R->slots, key, R->nslots) < 0)
 		return UINT32_MAX;
-	R->n[R->nslots][0] = R->n[R->nslots][1] = 0;
+	memset(&R->slot[R->nslots], 0, sizeof(R->slot[0]));
+	R->slot[R->nslots].key = key;
 	return R->nslots++;
 }
 
 /* Counts value v in form `rel` of slot k, once per distinct value. */
-static int count(struct relative *R, uint64_t key, uint32_t k, int rel,
-		 int64_t v)
+static void count(struct relative *R, uint32_t k, int rel, int64_t v)
 {
-	uint64_t s = mix(mix(key, (uint64_t)rel), (uint64_t)v);
+	struct rel_slot *s = &R->slot[k];
+	uint32_t n = s->n[rel];
 
-	if (hmap_lookup(&R->seen, s) != UINT32_MAX)
-		return 0;
-	if (hmap_insert(&R->seen, s, 0) < 0)
-		return -1;
-	R->n[k][rel]++;
-	return 0;
+	if (n > REL_KEEP)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		if (s->v[rel][i] == v)
+			return;
+	if (n < REL_KEEP)
+		s->v[rel][n] = v;
+	s->n[rel]++;
 }
 
 int relative_observe(struct relative *R, const struct fmt_cst *cst,
@@ -186,14 +201,108 @@ int relative_observe(struct relative *R, const struct fmt_cst *cst,
 			if (!x->candidate[i])
 				continue;
 			k = slot_of(R, key);
-			if (k == UINT32_MAX ||
-			    count(R, key, k, 0, x->a[i].i) < 0 ||
-			    count(R, key, k, 1, x->a[i].i - x->me) < 0)
+			if (k == UINT32_MAX) {
 				R->oom = -1;
+				break;
+			}
+			count(R, k, 0, x->a[i].i);
+			count(R, k, 1, x->a[i].i - x->me);
 		}
 	}
 	free(x);
 	return R->oom;
+}
+
+/* ---- over ranks ---------------------------------------------------------------- */
+
+void relative_encode(const struct relative *R, struct fmt_buf *b)
+{
+	fmt_put_uvarint(b, R->nslots);
+	for (uint32_t k = 0; k < R->nslots; k++) {
+		const struct rel_slot *s = &R->slot[k];
+
+		fmt_put_uvarint(b, s->key);
+		for (int f = 0; f < 2; f++) {
+			uint32_t kept = s->n[f] < REL_KEEP ? s->n[f] : REL_KEEP;
+
+			fmt_put_uvarint(b, s->n[f]);
+			for (uint32_t i = 0; i < kept; i++)
+				fmt_put_svarint(b, s->v[f][i]);
+		}
+	}
+}
+
+int relative_merge(struct relative *R, const uint8_t *p, size_t n)
+{
+	struct fmt_cur c;
+	uint32_t nslots;
+	int rc;
+
+	fmt_cur_init(&c, p, n, NULL, NULL);
+	rc = fmt_get_count(&c, &nslots, 3);
+	for (uint32_t k = 0; k < nslots && !rc; k++) {
+		uint64_t key, cnt;
+		uint32_t at;
+
+		rc = fmt_get_uvarint(&c, &key);
+		at = rc ? UINT32_MAX : slot_of(R, key);
+		if (!rc && at == UINT32_MAX)
+			return R->oom = -1;
+		for (int f = 0; f < 2 && !rc; f++) {
+			rc = fmt_get_uvarint(&c, &cnt);
+			for (uint64_t i = 0; !rc && i < cnt && i < REL_KEEP; i++) {
+				int64_t v;
+
+				rc = fmt_get_svarint(&c, &v);
+				if (!rc)
+					count(R, at, f, v);
+			}
+			/* past what was kept: many */
+			if (!rc && cnt > REL_KEEP)
+				R->slot[at].n[f] = REL_KEEP + 1;
+		}
+	}
+	return rc ? -1 : fmt_cur_end(&c) ? -1 : 0;
+}
+
+void relative_decide(struct relative *R, struct fmt_buf *b)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < R->nslots; k++) {
+		struct rel_slot *s = &R->slot[k];
+
+		s->relative = s->n[1] < s->n[0];
+		n += (uint32_t)s->relative;
+	}
+	fmt_put_uvarint(b, n);
+	for (uint32_t k = 0; k < R->nslots; k++)
+		if (R->slot[k].relative)
+			fmt_put_uvarint(b, R->slot[k].key);
+}
+
+int relative_load(struct relative *R, const uint8_t *p, size_t n)
+{
+	struct fmt_cur c;
+	uint32_t cnt;
+	int rc;
+
+	for (uint32_t k = 0; k < R->nslots; k++)
+		R->slot[k].relative = 0;
+	fmt_cur_init(&c, p, n, NULL, NULL);
+	rc = fmt_get_count(&c, &cnt, 1);
+	for (uint32_t i = 0; i < cnt && !rc; i++) {
+		uint64_t key;
+		uint32_t at;
+
+		rc = fmt_get_uvarint(&c, &key);
+		at = rc ? UINT32_MAX : slot_of(R, key);
+		if (!rc && at == UINT32_MAX)
+			return R->oom = -1;
+		if (!rc)
+			R->slot[at].relative = 1;
+	}
+	return rc ? -1 : fmt_cur_end(&c) ? -1 : 0;
 }
 
 /* ---- rewriting ------------------------------------------------------------------- */
@@ -205,7 +314,7 @@ static int use_relative(struct relative *R, const struct args *x, uint32_t i)
 	if (!x->candidate[i] || x->me < 0)
 		return 0;
 	k = hmap_lookup(&R->slots, slot_key(x, i));
-	return k != UINT32_MAX && R->n[k][1] < R->n[k][0];
+	return k != UINT32_MAX && R->slot[k].relative;
 }
 
 int relative_apply(struct relative *R, struct fmt_cst *cst,

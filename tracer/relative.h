@@ -17,11 +17,24 @@ typedef int64_t (*relative_me_fn)(void *ctx, uint32_t kind, uint64_t value);
 struct relative *relative_create(void);
 void relative_free(struct relative *R);
 
-/* First every rank's signatures are observed (me: that rank's), then each
- * rank's are rewritten, their arguments into *bytes.  Both return 0, or
- * -1 when out of memory. */
+/* First every rank observes its signatures (me: its rank in a call's
+ * communicator): the distinct values of each candidate argument, in
+ * either form, up to a few.  Returns 0, or -1 when out of memory. */
 int relative_observe(struct relative *R, const struct fmt_cst *cst,
 		     relative_me_fn me, void *ctx);
+
+/* The observations are merged over ranks: encoded by one, merged into
+ * another's (0, or -1 when damaged or out of memory).  Where all have
+ * met, the form with fewer distinct values is chosen (absolute on a
+ * tie): relative_decide writes the choices, which relative_load reads on
+ * every rank (0, or -1). */
+void relative_encode(const struct relative *R, struct fmt_buf *b);
+int relative_merge(struct relative *R, const uint8_t *p, size_t n);
+void relative_decide(struct relative *R, struct fmt_buf *b);
+int relative_load(struct relative *R, const uint8_t *p, size_t n);
+
+/* Then each rank rewrites its signatures by the choices, their arguments
+ * into *bytes (0, or -1 when out of memory). */
 int relative_apply(struct relative *R, struct fmt_cst *cst,
 		   struct fmt_buf *bytes, relative_me_fn me, void *ctx);
 

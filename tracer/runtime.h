@@ -259,9 +259,12 @@ int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
 		   int *size);
 /* The same, for this rank's rank and the size alone. */
 int comms_rank(MPI_Comm c, int *me, int *size);
-/* The identities this rank speaks for: count, then per identity its key,
- * first-group size (intercommunicators, else 0), members' world ranks. */
-void comms_encode(struct fmt_buf *b);
+/* This rank's rank in the intracommunicator of identity key, or -1. */
+int comms_key_rank(uint64_t key);
+/* Adds the identities this rank speaks for (it is their lowest world
+ * rank), with their members, to a merge (merge.h). */
+struct merge;
+int comms_merge(struct merge *m);
 
 /* ---- alloc.c ------------------------------------------------------------- */
 /* The live heap block that contains p: sets *id to its segment id (given

@@ -4,11 +4,8 @@
 # (netpipe-openmpi).  Their own output must keep its shape, and the trace
 # must hold their calls.  quickstart.sh installs both packages.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-rondo="$top_builddir/tui/rondo"
-lib="$top_builddir/tracer/.libs/librondo-trace.so"
 . "$(dirname "$0")/lib.sh"
-scratch
+test_setup
 
 missing=""
 /usr/bin/python3 -c 'import mpi4py' 2>/dev/null || missing="$missing python3-mpi4py"

@@ -31,6 +31,27 @@ bench_setup() {
 
 die() { echo "$bench: $*" >&2; exit 1; }
 
+# test_setup: what a test script starts with, once it has sourced this
+# file: top_builddir (from the environment make check gives, else the
+# script's parent directory), rondo and lib in it, and scratch.
+test_setup() {
+	: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+	rondo="$top_builddir/tui/rondo"
+	lib="$top_builddir/tracer/.libs/librondo-trace.so"
+	scratch
+}
+
+# mpi_setup: for a test of MPI programs under `rondo run`: skips without
+# mpirun, fails without the module, then mpi_env and san_env, and
+# preloads the sanitizer runtimes (rondo run adds the module after them).
+mpi_setup() {
+	command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
+	[ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
+	mpi_env
+	san_env
+	[ -z "$san" ] || export LD_PRELOAD="$san"
+}
+
 # scratch: a temporary directory $tmp, removed at exit, and fail(), which
 # prints a failure and counts it in $fails.
 scratch() {

@@ -12,22 +12,14 @@
 # "PENDING" while a strict regex fails, "passes now" once all match (then
 # make the check strict).  Pending checks do not fail the run.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-rondo="$top_builddir/tui/rondo"
-lib="$top_builddir/tracer/.libs/librondo-trace.so"
 . "$(dirname "$0")/lib.sh"
-scratch
+test_setup
 # A check the tracer cannot pass yet: reported, not counted as a failure.
 pending() { printf 'PEND\t%s\n' "$*" >>"$tmp/pending"; }
 : >"$tmp/pending"
 : >"$tmp/functions"
 
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
-[ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
-mpi_env
-san_env
-# rondo run preloads the module; the sanitizer runtimes go first
-[ -z "$san" ] || export LD_PRELOAD="$san"
+mpi_setup
 
 # check NAME NP ARGS...: runs tests/mpi/NAME on NP ranks, compares.
 # Collects the functions called and the pending checks.

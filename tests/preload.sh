@@ -6,11 +6,9 @@
 # allocation stress with threads and fork, tests/alloc_stress.c), with
 # tracking on or off.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-lib="$top_builddir/tracer/.libs/librondo-trace.so"
-stress="$top_builddir/tests/alloc_stress"
 . "$(dirname "$0")/lib.sh"
-scratch
+test_setup
+stress="$top_builddir/tests/alloc_stress"
 
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
 san_env

@@ -8,12 +8,9 @@
 # the test is skipped (exit 77), naming why.  ./quickstart.sh test builds
 # rondo against MPICH too when MPICH is installed (CI installs it), where
 # this test runs.
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-rondo="$top_builddir/tui/rondo"
-lib="$top_builddir/tracer/.libs/librondo-trace.so"
-prog="$top_builddir/tests/mpi/session"
 . "$(dirname "$0")/lib.sh"
-scratch
+test_setup
+prog="$top_builddir/tests/mpi/session"
 : >"$tmp/pending"
 : >"$tmp/functions"
 

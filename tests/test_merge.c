@@ -548,6 +548,275 @@ static void test_single_rank(void)
 	job_free(&j);
 }
 
+/* ---- the tree of ranges ---------------------------------------------------- */
+
+/* Rank r's tables for pattern p, as the tracer hands them to the merge:
+ * local signature ids in the rank's own order of first use (so they
+ * differ between ranks), each a call of function t % 4 with the integer
+ * t, for terminal t of the pattern; statistics with the rank's own
+ * durations, and the communicator {r .. r + 3} when r % 4 == 0. */
+struct leaf {
+	struct table_b t;
+	uint32_t local[NTERM]; /* terminal -> local id + 1 */
+	uint32_t term[NTERM];  /* local id -> terminal */
+	struct fmt_grammar g;
+	struct fmt_stats st;
+};
+
+static uint64_t leaf_ns(uint32_t rank, uint32_t term)
+{
+	return 1000 + 37 * (uint64_t)rank + 5 * (uint64_t)term;
+}
+
+static void leaf_make(struct leaf *l, const struct seq *in, uint32_t rank)
+{
+	struct grammar *g = grammar_create();
+	int bad = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->st.st = xalloc(NTERM, sizeof(*l->st.st));
+	for (size_t k = 0; k < in->n; k++) {
+		uint32_t t = in->v[k];
+
+		if (!l->local[t]) {
+			l->term[l->t.cst.n] = t;
+			l->local[t] = l->t.cst.n + 1;
+			l->st.st[l->st.n++].sig = l->t.cst.n;
+			tb_add(&l->t, t % 4, t, 0);
+		}
+		bad |= grammar_append(g, l->local[t] - 1, 1);
+	}
+	for (uint32_t i = 0; i < l->st.n; i++) {
+		rondo_stat *s = &l->st.st[i].s;
+		uint64_t n = 0, d = leaf_ns(rank, l->term[i]);
+
+		for (size_t k = 0; k < in->n; k++)
+			n += in->v[k] == l->term[i];
+		*s = (rondo_stat){n, n * d, d, d, (double)n * d * d, {0}};
+		s->hist[fmt_hist_bin(d)] = n;
+	}
+	CHECK(bad == 0);
+	CHECK(grammar_export(g, &l->g) == 0);
+	grammar_free(g);
+}
+
+static void leaf_free(struct leaf *l)
+{
+	tb_free(&l->t);
+	fmt_grammar_free(&l->g);
+	free(l->st.st);
+}
+
+/* Ranks 0 .. n-1 merged as output.c does, in rounds; damage: the rank
+ * whose message to its parent is spoilt (UINT32_MAX: none). */
+static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
+				uint32_t damage)
+{
+	struct merge **m = xalloc(n, sizeof(*m)), *root;
+	uint32_t rounds = 0;
+
+	for (uint32_t r = 0; r < n; r++) {
+		struct leaf l;
+
+		p(&in[r], r, n);
+		leaf_make(&l, &in[r], r);
+		m[r] = merge_create();
+		CHECK(m[r] && merge_add_rank(m[r], tb_done(&l.t), &l.g,
+					     &l.st) == 0);
+		if (r % 4 == 0) {
+			uint32_t w[4];
+			struct fmt_comm c = {0, 0, w};
+
+			for (uint32_t k = r; k < r + 4 && k < n; k++)
+				w[c.n++] = k;
+			CHECK(merge_add_comm(m[r], 1000 + r, &c) == 0);
+		}
+		leaf_free(&l);
+	}
+	while ((1u << rounds) < n)
+		rounds++;
+	for (uint32_t k = 0; k < rounds; k++)
+		for (uint32_t r = 0; r < n; r++) {
+			uint32_t step = 1u << k, child = r + step, end;
+			struct fmt_buf b = {0};
+			int rc;
+
+			if ((r & ((step << 1) - 1)) || child >= n)
+				continue;
+			end = child + step < n ? child + step : n;
+			CHECK(merge_encode(m[child], &b) == 0 && !b.oom);
+			if (child == damage)
+				b.data[b.len / 2] ^= 0x5a;
+			rc = merge_add_encoded(m[r], b.data, b.len, end - child, 4,
+					       n);
+			CHECKF(child == damage ? rc != 0 : rc == 0,
+			       "merge of %u into %u: %d", child, r, rc);
+			CHECK(merge_ranks(m[r]) == end - r);
+			fmt_buf_free(&b);
+			merge_free(m[child]);
+			m[child] = NULL;
+		}
+	root = m[0];
+	free(m);
+	return root;
+}
+
+/* Every rank's calls, signatures, statistics, times and communicators
+ * come out of the tree as they went in. */
+static void test_tree(const char *name, pattern_fn p, uint32_t n)
+{
+	struct seq *in = xalloc(n, sizeof(*in));
+	struct merge *m = tree_merge(in, n, p, UINT32_MAX);
+	const struct fmt_cst *cst = merge_cst(m);
+	const rondo_stat *stat = merge_stats(m);
+	const uint64_t *keys;
+	const struct fmt_comms *comms = merge_comms(m, &keys);
+	struct fmt_ranktime times;
+	struct job j = {name, n, in, {0}, {0}, 0, 0};
+	uint32_t *root, bad = 0, badt = 0;
+	uint64_t *count = xalloc(cst->n, sizeof(*count)), calls = 0;
+
+	CHECKF(merge_ranks(m) == n && merge_failed(m) == 0, "%s on %u ranks",
+	       name, n);
+	merge_ranktime(m, &times);
+	CHECK(merge_finish(m, &j.all, &j.rm) == 0);
+	root = job_roots(&j, &j.all);
+	for (uint32_t r = 0; root && r < n; r++) {
+		struct seq out = {0};
+		uint64_t k = times.at[r];
+
+		expand(&j.all, root[r], &out);
+		bad += out.n != in[r].n;
+		for (size_t i = 0; i < out.n && i < in[r].n; i++) {
+			const struct fmt_sig *s = &cst->sig[out.v[i]];
+
+			bad += !sig_is(s, in[r].v[i] % 4, in[r].v[i]);
+			count[out.v[i]]++;
+		}
+		/* the rank's times: its signatures in increasing order,
+		 * each with its own total */
+		for (uint32_t sg = 0; sg < cst->n; sg++) {
+			uint64_t mine = 0, t;
+			struct fmt_cur c;
+			rondo_arg a;
+
+			fmt_cur_init(&c, cst->sig[sg].args, cst->sig[sg].len,
+				     NULL, NULL);
+			if (fmt_arg_get(&c, &a) != 0)
+				continue;
+			t = (uint64_t)a.i;
+			for (size_t i = 0; i < in[r].n; i++)
+				mine += in[r].v[i] == t;
+			if (!mine)
+				continue;
+			if (k >= times.at[r + 1] || times.sig[k] != sg ||
+			    times.code[k] != fmt_time_code(mine * leaf_ns(r, t)))
+				badt++;
+			k++;
+		}
+		badt += k != times.at[r + 1];
+		free(out.v);
+	}
+	CHECKF(root && bad == 0, "%s on %u ranks: %u calls wrong", name, n, bad);
+	CHECKF(badt == 0, "%s on %u ranks: %u times wrong", name, n, badt);
+	for (uint32_t sg = 0; sg < cst->n; sg++) {
+		bad += stat[sg].count != count[sg] ||
+		       stat[sg].hist[fmt_hist_bin(stat[sg].min_ns)] == 0;
+		calls += count[sg];
+	}
+	CHECKF(bad == 0 && calls == merge_calls(m),
+	       "%s on %u ranks: statistics wrong", name, n);
+	CHECK(comms->n == (n + 3) / 4);
+	for (uint32_t i = 0; i < comms->n; i++)
+		bad += keys[i] != 1000 + 4 * i || comms->c[i].world[0] != 4 * i ||
+		       comms->c[i].n != (n - 4 * i < 4 ? n - 4 * i : 4);
+	CHECKF(bad == 0, "%s on %u ranks: communicators wrong", name, n);
+	free(root);
+	free(count);
+	job_free(&j);
+	merge_free(m);
+}
+
+static void test_trees(void)
+{
+	static const uint32_t sizes[] = {1, 2, 3, 5, 8, 16, 32};
+	static const struct {
+		const char *name;
+		pattern_fn p;
+	} pat[] = {{"same", pat_same},	   {"parity", pat_parity},
+		   {"halves", pat_halves}, {"stencil", pat_stencil},
+		   {"grid", pat_grid},	   {"distinct", pat_distinct}};
+
+	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			test_tree(pat[i].name, pat[i].p, sizes[k]);
+}
+
+/* Identical rank grammars travel once: what rank 0 takes in from 512
+ * alike ranks has the signatures, grammar and rank map it has from 8;
+ * only the times of each rank (a byte, and two per signature) and the
+ * communicators (one per 4 ranks here) add to it. */
+static void test_tree_size(void)
+{
+	static const uint32_t sizes[2] = {8, 512};
+	size_t bytes[2];
+	uint32_t nsig[2], rules[2];
+	uint64_t map[2];
+
+	for (int i = 0; i < 2; i++) {
+		struct seq *in = xalloc(sizes[i], sizeof(*in));
+		struct fmt_buf b = {0};
+		struct merge *m = tree_merge(in, sizes[i], pat_same, UINT32_MAX);
+		struct job j = {"size", sizes[i], in, {0}, {0}, 0, 0};
+
+		CHECK(merge_unique(m) == 1);
+		CHECK(merge_encode(m, &b) == 0);
+		bytes[i] = b.len;
+		nsig[i] = merge_cst(m)->n;
+		CHECK(merge_finish(m, &j.all, &j.rm) == 0);
+		rules[i] = j.all.nrules;
+		map[i] = map_size(&j);
+		fmt_buf_free(&b);
+		merge_free(m);
+		job_free(&j);
+	}
+	CHECK(nsig[0] == nsig[1] && rules[0] == rules[1] && map[0] == map[1]);
+	CHECKF(bytes[1] - bytes[0] <=
+	       (sizes[1] - sizes[0]) * (1 + 2 * nsig[0]) +
+		   (sizes[1] - sizes[0]) / 4 * 16,
+	       "8 ranks: %zu bytes, 512: %zu", bytes[0], bytes[1]);
+}
+
+/* A damaged range is counted as failed ranks with no call; the others
+ * are intact. */
+static void test_tree_damage(void)
+{
+	enum { N = 8 };
+	struct seq in[N] = {{0}};
+	struct merge *m = tree_merge(in, N, pat_parity, 4);
+	struct job j = {"damage", N, in, {0}, {0}, 0, 0};
+	uint32_t *root;
+
+	CHECK(merge_ranks(m) == N);
+	CHECKF(merge_failed(m) == 4, "%u failed, want 4", merge_failed(m));
+	CHECK(merge_finish(m, &j.all, &j.rm) == 0);
+	root = job_roots(&j, &j.all);
+	for (uint32_t r = 0; root && r < N; r++) {
+		struct seq out = {0};
+
+		expand(&j.all, root[r], &out);
+		CHECKF(r < 4 ? out.n == in[r].n : out.n == 0, "rank %u: %zu calls",
+		       r, out.n);
+		free(out.v);
+	}
+	free(root);
+	j.in = xalloc(N, sizeof(*j.in));
+	for (uint32_t r = 0; r < N; r++)
+		free(in[r].v);
+	job_free(&j);
+	merge_free(m);
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 static void test_errors(void)
@@ -598,6 +867,9 @@ int main(void)
 	test_grammars();
 	test_many_grammars();
 	test_single_rank();
+	test_trees();
+	test_tree_size();
+	test_tree_damage();
 	test_errors();
 	return check_done("test_merge");
 }

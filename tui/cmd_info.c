@@ -115,6 +115,22 @@ static void info_functions(const rondo_trace *t)
 	free(u);
 }
 
+/* How many groups (distinct rank grammars), and the largest. */
+static void info_group_count(const rondo_trace *t)
+{
+	uint32_t n = rondo_group_count(t), big = 0;
+
+	for (uint32_t g = 1; g < n; g++)
+		if (rondo_group_size(t, g) > rondo_group_size(t, big))
+			big = g;
+	printf("rank groups  %" PRIu32, n);
+	if (n)
+		printf(", the largest %" PRIu32 " rank%s (group %" PRIu32 ")",
+		       rondo_group_size(t, big),
+		       rondo_group_size(t, big) == 1 ? "" : "s", big);
+	printf("\n");
+}
+
 static void info_groups(const rondo_trace *t)
 {
 	char ranks[96];
@@ -166,7 +182,7 @@ int cmd_info(int argc, char **argv)
 	printf("signatures   %" PRIu32 "\n", rondo_sig_count(t));
 	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",
 	       rondo_rule_count(t), rondo_grammar_size(t));
-	printf("rank groups  %" PRIu32 "\n", rondo_group_count(t));
+	info_group_count(t);
 	printf("comms        %" PRIu32 "\n", rondo_comm_count(t));
 	info_rank_times(t);
 	printf("\nmetadata:\n");

@@ -111,7 +111,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_CONSTS] = "consts",   [FMT_SEC_CST] = "cst",
 		[FMT_SEC_GRAMMAR] = "grammar", [FMT_SEC_RANKMAP] = "rankmap",
 		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
-		[FMT_SEC_RANKTIME] = "ranktime",
+		[FMT_SEC_RANKTIME] = "ranktime", [FMT_SEC_TOPOLOGY] = "topology",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
@@ -2124,6 +2124,103 @@ void fmt_comms_free(struct fmt_comms *c)
 		free(c->c[i].world);
 	free(c->c);
 	memset(c, 0, sizeof(*c));
+}
+
+/* ---- Cartesian topologies ----------------------------------------------- */
+
+void fmt_topos_encode(struct fmt_buf *b, const struct fmt_topos *t)
+{
+	fmt_put_uvarint(b, t->n);
+	for (uint32_t i = 0; i < t->n; i++) {
+		fmt_put_uvarint(b, t->t[i].comm);
+		fmt_put_uvarint(b, t->t[i].ndims);
+		for (uint32_t k = 0; k < t->t[i].ndims; k++) {
+			fmt_put_uvarint(b, t->t[i].dims[k]);
+			fmt_put_uvarint(b, t->t[i].periodic[k]);
+		}
+	}
+}
+
+static int topo_read(struct fmt_cur *c, struct fmt_topo *t,
+		     const struct fmt_comms *comms, int64_t prev)
+{
+	size_t at = c->pos;
+	uint64_t comm, v, product = 1;
+	uint32_t nd = 0;
+	int rc = fmt_get_uvarint(c, &comm);
+
+	if (!rc && (comm >= comms->n || (int64_t)comm <= prev))
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"communicator %" PRIu64 " (%u of them, the "
+				"previous %" PRId64 ")", comm, comms->n, prev);
+	if (!rc)
+		rc = fmt_get_count(c, &nd, 2);
+	if (!rc && (nd == 0 || nd > FMT_MAX_DIMS))
+		return cur_fail(c, RONDO_E_CORRUPT, at, "%u dimensions", nd);
+	if (rc)
+		return rc;
+	t->comm = (uint32_t)comm;
+	t->dims = malloc(sizeof(*t->dims) * nd);
+	t->periodic = malloc(nd);
+	if (!t->dims || !t->periodic)
+		return cur_nomem(c);
+	t->ndims = nd;
+	for (uint32_t k = 0; k < nd && !rc; k++) {
+		size_t d = c->pos;
+
+		rc = fmt_get_uvarint(c, &v);
+		if (!rc && (v == 0 || v > UINT32_MAX))
+			return cur_fail(c, RONDO_E_CORRUPT, d,
+					"a dimension of %" PRIu64 " ranks", v);
+		t->dims[k] = (uint32_t)v;
+		product = product > UINT32_MAX ? product : product * v;
+		rc = rc ? rc : fmt_get_uvarint(c, &v);
+		if (!rc && v > 1)
+			return cur_fail(c, RONDO_E_CORRUPT, d,
+					"periodic flag %" PRIu64, v);
+		t->periodic[k] = (uint8_t)v;
+	}
+	if (!rc && comms->c[comm].n && product != comms->c[comm].n)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"a grid of %" PRIu64 " ranks for a communicator "
+				"of %u", product, comms->c[comm].n);
+	return rc;
+}
+
+int fmt_topos_decode(struct fmt_topos *t, const uint8_t *p, size_t n,
+		     const struct fmt_comms *comms, struct fmt_err *e)
+{
+	struct fmt_cur cur;
+	uint32_t count;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	fmt_cur_init(&cur, p, n, fmt_section_name(FMT_SEC_TOPOLOGY), e);
+	rc = fmt_get_count(&cur, &count, 4);
+	if (!rc) {
+		t->t = calloc(count ? count : 1, sizeof(*t->t));
+		if (!t->t)
+			rc = cur_nomem(&cur);
+		else
+			t->n = count;
+	}
+	for (uint32_t i = 0; i < t->n && !rc; i++)
+		rc = topo_read(&cur, &t->t[i], comms,
+			       i ? (int64_t)t->t[i - 1].comm : -1);
+	rc = cur_done(&cur, rc);
+	if (rc)
+		fmt_topos_free(t);
+	return rc;
+}
+
+void fmt_topos_free(struct fmt_topos *t)
+{
+	for (uint32_t i = 0; t->t && i < t->n; i++) {
+		free(t->t[i].dims);
+		free(t->t[i].periodic);
+	}
+	free(t->t);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- per-rank times ------------------------------------------------------ */

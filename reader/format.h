@@ -35,6 +35,7 @@ enum fmt_section {
 	FMT_SEC_STATS = 7,
 	FMT_SEC_COMMS = 8,
 	FMT_SEC_RANKTIME = 9,
+	FMT_SEC_TOPOLOGY = 10,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -410,6 +411,30 @@ void fmt_comms_encode(struct fmt_buf *b, const struct fmt_comms *c);
 int fmt_comms_decode(struct fmt_comms *c, const uint8_t *p, size_t n,
 		     uint32_t nranks, struct fmt_err *e);
 void fmt_comms_free(struct fmt_comms *c);
+
+/* Cartesian topologies: communicator `comm` is a grid of ndims
+ * dimensions, dims[k] ranks along dimension k (the last one varying
+ * fastest in rank order), periodic[k] 1 when it wraps around. */
+#define FMT_MAX_DIMS 64
+struct fmt_topo {
+	uint32_t comm;
+	uint32_t ndims;
+	uint32_t *dims;
+	uint8_t *periodic;
+};
+
+struct fmt_topos {
+	uint32_t n;
+	struct fmt_topo *t; /* by increasing comm */
+};
+
+void fmt_topos_encode(struct fmt_buf *b, const struct fmt_topos *t);
+/* Checks every comm is below comms->n, in increasing order, with 1 to
+ * FMT_MAX_DIMS dimensions of at least 1 rank whose product is the
+ * communicator's size (when its members are known). */
+int fmt_topos_decode(struct fmt_topos *t, const uint8_t *p, size_t n,
+		     const struct fmt_comms *comms, struct fmt_err *e);
+void fmt_topos_free(struct fmt_topos *t);
 
 /* Per-rank time in each signature.  Rank r called the signatures
  * sig[list[r] ..] (at[r + 1] - at[r] of them, strictly increasing) and spent

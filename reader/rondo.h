@@ -47,7 +47,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 0
+#define RONDO_FORMAT_MINOR 1
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -208,6 +208,9 @@ enum rondo_kind {
 	RONDO_ARG_BYTES = 21,     /* bytes: opaque */
 	RONDO_ARG_CALLBACK = 22,  /* function pointer: symbolic id */
 	RONDO_ARG_REL = 23,       /* integer: the caller's rank plus this */
+	RONDO_ARG_CART_REL = 24,  /* rank of a Cartesian communicator: the
+				     caller's grid coordinates plus an offset
+				     (rondo_cart_peer) */
 	RONDO_ARG_KIND_COUNT
 };
 
@@ -351,6 +354,27 @@ RONDO_API uint32_t rondo_comm_first_group(const rondo_trace *t, uint32_t c);
  * or UINT32_MAX if out of range. */
 RONDO_API uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c,
 				     uint32_t k);
+
+/** Returns the number of dimensions of communicator `c`'s Cartesian
+ * topology, 0 when it has none (or the file does not say), and fills
+ * dims[k] (ranks along dimension k, the last varying fastest in rank
+ * order) and periodic[k] (1 if it wraps around) for k below that and
+ * below max; either array may be NULL. */
+RONDO_API uint32_t rondo_comm_cart(const rondo_trace *t, uint32_t c,
+				   uint32_t *dims, int *periodic, uint32_t max);
+
+/**
+ * The rank a value of kind RONDO_ARG_CART_REL names: `offset` from the
+ * caller's grid position `me` (its rank in communicator `c`), in a
+ * Cartesian topology of ndims dimensions dims[] (as rondo_comm_cart gives
+ * them).  The offset is sum(d[k] * stride[k]), stride[k] the product of
+ * the dims after k, each d[k] in (-dims[k]/2, dims[k]/2]; the peer's
+ * coordinate k is (the caller's + d[k]) modulo dims[k].  Returns the
+ * peer's rank, or -1 if the offset is not one of that grid.  When
+ * `delta` is not NULL, fills delta[0..ndims-1] with the d[k].
+ */
+RONDO_API int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims,
+				  uint32_t me, int64_t offset, int64_t *delta);
 
 /* ------------------------------------------------------------------------ */
 /* Per-signature statistics                                                  */

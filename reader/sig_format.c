@@ -54,6 +54,7 @@ struct fctx {
 	const rondo_trace *t;
 	int64_t me, size;
 	int64_t wme, wsize;
+	uint32_t comm1; /* the communicator ranks are of, plus one; 0: none */
 };
 
 static void format_value(struct out *o, const struct fctx *c,
@@ -164,7 +165,7 @@ static int comm_context(struct fctx *c, const rondo_arg *a);
 static void format_status(struct out *o, const struct fctx *c,
 			  const rondo_arg *a)
 {
-	struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize};
+	struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize, 0};
 	const char *field;
 	rondo_arg e;
 	int named = 0;
@@ -186,6 +187,34 @@ static void format_status(struct out *o, const struct fctx *c,
 		format_value(o, &w, &e);
 	}
 	out_printf(o, "}");
+}
+
+/* A rank of a Cartesian communicator: absolute when the caller's rank
+ * is known, else its offset on each dimension, "+(0,-1)".  0 when the
+ * communicator's grid is not known or does not hold the offset. */
+static int format_cart(struct out *o, const struct fctx *c, int64_t v)
+{
+	uint32_t dims[FMT_MAX_DIMS], nd;
+	int64_t d[FMT_MAX_DIMS], peer;
+
+	if (!c->comm1)
+		return 0;
+	nd = rondo_comm_cart(c->t, c->comm1 - 1, dims, NULL, FMT_MAX_DIMS);
+	if (nd == 0 || nd > FMT_MAX_DIMS)
+		return 0;
+	peer = rondo_cart_peer(nd, dims, c->size > 0 ? (uint32_t)c->me : 0, v,
+			       d);
+	if (peer < 0)
+		return 0;
+	if (c->size > 0) {
+		out_printf(o, "%" PRId64, peer);
+		return 1;
+	}
+	out_printf(o, "+(");
+	for (uint32_t k = 0; k < nd; k++)
+		out_printf(o, "%s%" PRId64, k ? "," : "", d[k]);
+	out_printf(o, ")");
+	return 1;
 }
 
 static void format_value(struct out *o, const struct fctx *c,
@@ -217,6 +246,10 @@ static void format_value(struct out *o, const struct fctx *c,
 		else
 			out_printf(o, "%+" PRId64, a->i);
 		return;
+	case RONDO_ARG_CART_REL:
+		if (a->wire == RONDO_WIRE_SINT && format_cart(o, c, a->i))
+			return;
+		break;
 	case RONDO_ARG_REL:
 		if (a->wire != RONDO_WIRE_SINT)
 			break;
@@ -286,6 +319,7 @@ static int comm_context(struct fctx *c, const rondo_arg *a)
 				     : 0;
 
 		c->size = 0;
+		c->comm1 = a->u < UINT32_MAX ? (uint32_t)a->u + 1 : 0;
 		/* no rank (wsize 0), an intercommunicator: not relative */
 		if (n == 0 || c->wsize == 0 ||
 		    rondo_comm_first_group(t, (uint32_t)a->u))
@@ -371,17 +405,18 @@ static int sig_format(const struct fctx *c, uint32_t sig, char *buf,
 int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
 		     size_t size)
 {
-	struct fctx c = {t, 0, 0, 0, 0};
+	struct fctx c = {t, 0, 0, 0, 0, 0};
 
 	if (!t || !t->opened || sig >= t->cst.n || (size && !buf))
 		return RONDO_E_RANGE;
+	call_context(&c, sig); /* no rank: the communicator alone */
 	return sig_format(&c, sig, buf, size);
 }
 
 int rondo_sig_format_rank(const rondo_trace *t, uint32_t sig, uint32_t rank,
 			  char *buf, size_t size)
 {
-	struct fctx c = {t, 0, 0, rank, 0};
+	struct fctx c = {t, 0, 0, rank, 0, 0};
 
 	if (!t || !t->opened || sig >= t->cst.n || rank >= t->rm.nranks ||
 	    (size && !buf))

@@ -62,6 +62,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->stats);
 	fmt_comms_free(&t->comms);
+	fmt_topos_free(&t->topos);
 	fmt_ranktime_free(&t->times);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
@@ -191,6 +192,8 @@ static int trace_decode(rondo_trace *t)
 	DECODE(FMT_SEC_STATS, 0, fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
+	DECODE(FMT_SEC_TOPOLOGY, 0,
+	       fmt_topos_decode(&t->topos, p, n, &t->comms, &e));
 	DECODE(FMT_SEC_RANKTIME, 0,
 	       fmt_ranktime_decode(&t->times, p, n, t->rm.nranks, t->cst.n,
 				   &e));
@@ -569,6 +572,61 @@ uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c, uint32_t k)
 	if (!t || !t->opened || c >= t->comms.n || k >= t->comms.c[c].n)
 		return UINT32_MAX;
 	return t->comms.c[c].world[k];
+}
+
+uint32_t rondo_comm_cart(const rondo_trace *t, uint32_t c, uint32_t *dims,
+			 int *periodic, uint32_t max)
+{
+	uint32_t lo = 0, hi;
+
+	if (!t || !t->opened)
+		return 0;
+	/* by increasing communicator */
+	for (hi = t->topos.n; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->topos.t[mid].comm < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->topos.n || t->topos.t[lo].comm != c)
+		return 0;
+	for (uint32_t k = 0; k < t->topos.t[lo].ndims && k < max; k++) {
+		if (dims)
+			dims[k] = t->topos.t[lo].dims[k];
+		if (periodic)
+			periodic[k] = t->topos.t[lo].periodic[k];
+	}
+	return t->topos.t[lo].ndims;
+}
+
+int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims, uint32_t me,
+			int64_t offset, int64_t *delta)
+{
+	int64_t peer = 0, stride = 1, v = offset, size = 1;
+
+	for (uint32_t k = 0; k < ndims; k++) {
+		if (dims[k] == 0 || size > INT32_MAX)
+			return -1;
+		size *= dims[k];
+	}
+	if (me >= size)
+		return -1;
+	/* the last dimension first: it varies fastest */
+	for (uint32_t k = ndims; k-- > 0;) {
+		int64_t n = dims[k], d = (v % n + n) % n, c = me % n;
+
+		if (d > n / 2)
+			d -= n; /* into (-n/2, n/2] */
+		v = (v - d) / n;
+		if (delta)
+			delta[k] = d;
+		peer += ((c + d) % n + n) % n * stride;
+		stride *= n;
+		me /= (uint32_t)n;
+	}
+	return v == 0 ? peer : -1;
 }
 
 /* ---- per-rank times ------------------------------------------------------ */

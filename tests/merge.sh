@@ -7,7 +7,10 @@
 #    program made (expect.h), and the metadata saying how many rounds;
 #  - alike ranks share one grammar: an Allreduce/Bcast loop has one rank
 #    grammar whatever the number of ranks, a 2-D non-periodic stencil at
-#    most 9; the rank groups `rondo info` lists cover every rank once.
+#    most 9, a periodic stencil one, in 3-D and in 2-D (neighbours on a
+#    Cartesian grid are recorded as offsets of coordinates: the dump must
+#    still give every rank's true neighbours); the rank groups `rondo
+#    info` lists cover every rank once.
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -61,6 +64,44 @@ for np in 4 9 16; do
 	run stencil $np 20 || continue
 	g=$(groups "$tmp/stencil.rondo")
 	[ -n "$g" ] && [ "$g" -le 9 ] || fail "stencil on $np ranks: $g rank groups, want 9 or fewer"
+done
+
+# neighbours NP DIMS: every rank's first 2*DIMS receives come from its
+# neighbours on a periodic grid of MPI_Dims_create's shape, -1 then +1
+# along each dimension (the program's order).
+neighbours() {
+	np=$1 nd=$2
+	case "$np:$nd" in
+	8:3) shape="2 2 2" ;; 27:3) shape="3 3 3" ;; 12:2) shape="4 3" ;;
+	9:2) shape="3 3" ;; *) fail "no shape for $np ranks, $nd dims"; return ;;
+	esac
+	r=0
+	while [ $r -lt "$np" ]; do
+		want=$(echo "$shape" | awk -v r=$r '{
+			n = NF; rest = r
+			for (k = n; k >= 1; k--) { c[k] = rest % $k; rest = int(rest / $k) }
+			for (k = 1; k <= n; k++) for (s = -1; s <= 1; s += 2) {
+				p = 0
+				for (j = 1; j <= n; j++) {
+					x = c[j]; if (j == k) x = (x + s + $j) % $j
+					p = p * $j + x
+				}
+				printf "%d ", p
+			}
+		}')
+		got=$("$rondo" dump --rank $r --function MPI_Irecv --limit $((2 * nd)) \
+			"$tmp/stencil3d.rondo" | sed 's/.*source=\([0-9]*\).*/\1/' | tr '\n' ' ')
+		[ "$got" = "$want" ] ||
+			fail "stencil3d on $np ranks, $nd dims, rank $r: receives from $got, want $want"
+		r=$((r + 1))
+	done
+}
+for case in "8 3" "27 3" "9 2" "12 2"; do
+	set -- $case
+	run stencil3d "$1" 20 8 "$2" || continue
+	g=$(groups "$tmp/stencil3d.rondo")
+	[ "$g" = 1 ] || fail "periodic stencil on $1 ranks, $2 dims: $g rank groups, want 1"
+	neighbours "$1" "$2"
 done
 
 [ $fails -eq 0 ] && echo "merge.sh: 0 failed" || echo "merge.sh: $fails failed"

@@ -1792,6 +1792,54 @@ static void test_comms(void)
 	fmt_buf_free(&b);
 }
 
+/* Cartesian topologies: grids whose product is the communicator's size,
+ * in increasing communicator order. */
+static void test_topos(void)
+{
+	uint32_t six[6] = {0, 1, 2, 3, 4, 5}, d23[2] = {2, 3}, d6[1] = {6};
+	uint8_t p10[2] = {1, 0}, p1[1] = {1};
+	struct fmt_comm c[] = {{6, 0, six}, {0, 0, NULL}, {6, 0, six}};
+	struct fmt_comms comms = {3, c};
+	struct fmt_topo t[] = {{0, 2, d23, p10}, {1, 1, d6, p1}, {2, 1, d6, p1}};
+	struct fmt_topos in = {3, t}, out;
+	struct fmt_buf b = {0};
+	struct fmt_err e = {0};
+
+	fmt_topos_encode(&b, &in);
+	CHECK(!b.oom);
+	CHECK(fmt_topos_decode(&out, b.data, b.len, &comms, &e) == 0);
+	CHECK(out.n == 3);
+	for (uint32_t i = 0; i < 3 && out.n == 3; i++) {
+		CHECK(out.t[i].comm == t[i].comm && out.t[i].ndims == t[i].ndims);
+		for (uint32_t k = 0; k < t[i].ndims; k++)
+			CHECK(out.t[i].dims[k] == t[i].dims[k] &&
+			      out.t[i].periodic[k] == t[i].periodic[k]);
+	}
+	fmt_topos_free(&out);
+	for (size_t n = 0; n < b.len; n++)
+		CHECK(fmt_topos_decode(&out, b.data, n, &comms, NULL) < 0);
+	/* a communicator the file does not have */
+	comms.n = 2;
+	CHECK(fmt_topos_decode(&out, b.data, b.len, &comms, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(strcmp(e.section, "topology") == 0);
+	comms.n = 3;
+	fmt_buf_free(&b);
+	/* a grid of another size; the same communicator twice */
+	d23[1] = 4;
+	fmt_topos_encode(&b, &in);
+	CHECK(fmt_topos_decode(&out, b.data, b.len, &comms, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "a grid of 8 ranks"));
+	fmt_buf_free(&b);
+	d23[1] = 3;
+	t[1].comm = 0;
+	fmt_topos_encode(&b, &in);
+	CHECK(fmt_topos_decode(&out, b.data, b.len, &comms, &e) ==
+	      RONDO_E_CORRUPT);
+	fmt_buf_free(&b);
+}
+
 static uint64_t plus_100(void *ctx, uint64_t v)
 {
 	(*(int *)ctx)++;
@@ -1829,6 +1877,7 @@ static void test_arg_map(void)
 int main(void)
 {
 	test_comms();
+	test_topos();
 	test_arg_map();
 	test_uvarint();
 	test_uvarint_bad();

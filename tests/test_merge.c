@@ -624,12 +624,16 @@ static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 		CHECK(m[r] && merge_add_rank(m[r], tb_done(&l.t), &l.g,
 					     &l.st) == 0);
 		if (r % 4 == 0) {
-			uint32_t w[4];
+			uint32_t w[4], dims[2] = {2, 2};
+			uint8_t per[2] = {1, 0};
 			struct fmt_comm c = {0, 0, w};
+			/* the full ones are 2x2 grids */
+			struct fmt_topo g = {0, 2, dims, per};
 
 			for (uint32_t k = r; k < r + 4 && k < n; k++)
 				w[c.n++] = k;
-			CHECK(merge_add_comm(m[r], 1000 + r, &c) == 0);
+			CHECK(merge_add_comm(m[r], 1000 + r, &c,
+					     c.n == 4 ? &g : NULL) == 0);
 		}
 		leaf_free(&l);
 	}
@@ -670,7 +674,8 @@ static void test_tree(const char *name, pattern_fn p, uint32_t n)
 	const struct fmt_cst *cst = merge_cst(m);
 	const rondo_stat *stat = merge_stats(m);
 	const uint64_t *keys;
-	const struct fmt_comms *comms = merge_comms(m, &keys);
+	const struct fmt_topo *topo;
+	const struct fmt_comms *comms = merge_comms(m, &keys, &topo);
 	struct fmt_ranktime times;
 	struct job j = {name, n, in, {0}, {0}, 0, 0};
 	uint32_t *root, bad = 0, badt = 0;
@@ -729,7 +734,11 @@ static void test_tree(const char *name, pattern_fn p, uint32_t n)
 	CHECK(comms->n == (n + 3) / 4);
 	for (uint32_t i = 0; i < comms->n; i++)
 		bad += keys[i] != 1000 + 4 * i || comms->c[i].world[0] != 4 * i ||
-		       comms->c[i].n != (n - 4 * i < 4 ? n - 4 * i : 4);
+		       comms->c[i].n != (n - 4 * i < 4 ? n - 4 * i : 4) ||
+		       topo[i].ndims != (comms->c[i].n == 4 ? 2u : 0u) ||
+		       (topo[i].ndims && (topo[i].dims[1] != 2 ||
+					  topo[i].periodic[0] != 1 ||
+					  topo[i].periodic[1] != 0));
 	CHECKF(bad == 0, "%s on %u ranks: communicators wrong", name, n);
 	free(root);
 	free(count);

@@ -471,8 +471,50 @@ static void test_relative(void)
 	fmt_buf_free(&file);
 }
 
+/* A Cartesian offset names the same peer on every rank of a periodic
+ * grid, and every peer of any grid. */
+static void test_cart_peer(void)
+{
+	uint32_t dims[3] = {3, 4, 2};
+	int64_t d[3];
+	uint32_t bad = 0;
+
+	/* one step up the middle dimension, from every rank of a 3x4x2 */
+	for (uint32_t me = 0; me < 24; me++) {
+		uint32_t z = me % 2, y = me / 2 % 4, x = me / 8;
+		int64_t want = x * 8 + (y + 1) % 4 * 2 + z;
+
+		bad += rondo_cart_peer(3, dims, me, 2, d) != want || d[0] != 0 ||
+		       d[1] != 1 || d[2] != 0;
+	}
+	/* every (me, peer) pair through the tracer's encoding rule */
+	for (uint32_t me = 0; me < 24; me++)
+		for (uint32_t peer = 0; peer < 24; peer++) {
+			int64_t v = 0, stride = 1;
+			uint32_t a = me, b = peer;
+
+			for (int k = 2; k >= 0; k--) {
+				int64_t n = dims[k], dd = ((int64_t)(b % n) -
+							  (int64_t)(a % n) + n) % n;
+
+				if (dd > n / 2)
+					dd -= n;
+				v += dd * stride;
+				stride *= n;
+				a /= (uint32_t)n;
+				b /= (uint32_t)n;
+			}
+			bad += rondo_cart_peer(3, dims, me, v, NULL) != peer;
+		}
+	CHECKF(bad == 0, "%u peers wrong", bad);
+	/* an offset no grid position gives; a rank outside the grid */
+	CHECK(rondo_cart_peer(3, dims, 0, 1000, NULL) == -1);
+	CHECK(rondo_cart_peer(3, dims, 24, 0, NULL) == -1);
+}
+
 int main(void)
 {
+	test_cart_peer();
 	test_relative();
 	test_empty_rules();
 	test_demo();

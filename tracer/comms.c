@@ -31,6 +31,7 @@ struct ident {
 	/* the argument that names it, encoded once: a 64-bit key is a
 	 * ten-byte varint, and calls name their communicator every time */
 	uint8_t nenc, enc[15];
+	struct comm_cart cart; /* ndims 0: no Cartesian topology */
 };
 
 static struct hmap by_handle; /* handle -> ident index, or a constant */
@@ -124,18 +125,66 @@ static uint64_t members_hash(const int *w, uint32_t n, uint32_t first)
 	return h ^ (h >> 31);
 }
 
+/* The Cartesian topology of c, if it has one of up to COMMS_MAX_DIMS
+ * dimensions; g->ndims 0 if not. */
+static void cart_of(MPI_Comm c, uint32_t n, struct comm_cart *g)
+{
+	int kind = MPI_UNDEFINED, nd = 0, dims[COMMS_MAX_DIMS];
+	int periods[COMMS_MAX_DIMS], coords[COMMS_MAX_DIMS];
+	uint64_t product = 1;
+
+	g->ndims = 0;
+	if (PMPI_Topo_test(c, &kind) != MPI_SUCCESS || kind != MPI_CART ||
+	    PMPI_Cartdim_get(c, &nd) != MPI_SUCCESS || nd < 1 ||
+	    nd > COMMS_MAX_DIMS ||
+	    PMPI_Cart_get(c, nd, dims, periods, coords) != MPI_SUCCESS)
+		return;
+	for (int k = 0; k < nd; k++) {
+		if (dims[k] < 1)
+			return;
+		product *= (uint64_t)dims[k];
+		g->dims[k] = (uint32_t)dims[k];
+		g->periodic[k] = periods[k] != 0;
+	}
+	if (product == n)
+		g->ndims = (uint32_t)nd;
+}
+
+int64_t comms_cart_offset(const struct comm_cart *g, int me, int rank)
+{
+	int64_t v = 0, stride = 1;
+
+	/* the last dimension varies fastest */
+	for (uint32_t k = g->ndims; k-- > 0;) {
+		int64_t n = g->dims[k], d = ((rank % n) - (me % n) + n) % n;
+
+		if (d > n / 2)
+			d -= n;
+		v += d * stride;
+		stride *= n;
+		me /= (int)n;
+		rank /= (int)n;
+	}
+	return v;
+}
+
 /* The identity a new communicator gets: the first instance of its member
- * set (those of `like`) no live handle holds.  Returns its index, or
- * UINT32_MAX. */
+ * set and topology (those of `like`) no live handle holds.  Returns its
+ * index, or UINT32_MAX. */
 static uint32_t ident_for(MPI_Comm like)
 {
 	uint32_t n, i, first;
 	int *w = comm_members(like, &n, &first);
+	struct comm_cart cart;
 	uint64_t h;
 
 	if (!w)
 		return UINT32_MAX;
+	cart_of(like, n, &cart);
 	h = members_hash(w, n, first);
+	for (uint32_t k = 0; k < cart.ndims; k++)
+		h = (h ^ (cart.dims[k] << 1 | cart.periodic[k])) *
+		    0x100000001b3ull;
 	for (uint64_t inst = 0;; inst++) {
 		uint64_t key = h ^ (inst * 0x9e3779b97f4a7c15ull);
 
@@ -150,7 +199,7 @@ static uint32_t ident_for(MPI_Comm like)
 			    hmap_insert(&by_key, key, i) < 0)
 				break;
 			idents[i] = (struct ident){key, 0, n, first, 0, NULL,
-						   0, {0}};
+						   0, {0}, cart};
 			idents[i].nenc = (uint8_t)(
 			    fmt_varint_at(fmt_varint_at(idents[i].enc,
 							fmt_arg_tag(RONDO_ARG_COMM,
@@ -299,6 +348,15 @@ void rec_comm_inout(struct rec *r, MPI_Comm before, MPI_Comm after)
 		comm_adopt(after);
 }
 
+const struct comm_cart *comms_cart(MPI_Comm c)
+{
+	uint32_t v = hmap_lookup(&by_handle, KEY(c));
+
+	if (v == UINT32_MAX || (v & CONST_FLAG) || !idents[v].cart.ndims)
+		return NULL;
+	return &idents[v].cart;
+}
+
 int comms_key_rank(uint64_t key)
 {
 	uint32_t i = hmap_lookup(&by_key, key);
@@ -311,6 +369,8 @@ int comms_merge(struct merge *m)
 	for (uint32_t i = 0; i < nidents; i++) {
 		struct ident *d = &idents[i];
 		struct fmt_comm c = {d->n, d->first, NULL};
+		struct fmt_topo g = {0, d->cart.ndims, d->cart.dims,
+				     d->cart.periodic};
 		int rc;
 
 		if (!d->world)
@@ -320,7 +380,7 @@ int comms_merge(struct merge *m)
 			return RONDO_E_NOMEM;
 		for (uint32_t k = 0; k < d->n; k++)
 			c.world[k] = (uint32_t)d->world[k];
-		rc = merge_add_comm(m, d->key, &c);
+		rc = merge_add_comm(m, d->key, &c, &g);
 		free(c.world);
 		if (rc)
 			return rc;

@@ -399,6 +399,7 @@ static int64_t rank_offset(int rank, int me, int size)
 
 void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 {
+	const struct comm_cart *g;
 	int me, size, inter = 1, known;
 
 	if (rank == MPI_ANY_SOURCE)
@@ -417,6 +418,11 @@ void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 		 rank < 0 || rank >= size)
 		/* an intercommunicator's ranks are in the other group */
 		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK, rank);
+	else if (comm != MPI_COMM_WORLD && (g = comms_cart(comm)) != NULL)
+		/* a grid: the offset on each dimension, so that periodic
+		 * neighbours look alike on every rank */
+		fmt_arg_put_sint(rec_args(r), RONDO_ARG_CART_REL,
+				 comms_cart_offset(g, me, rank));
 	else
 		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK_REL,
 				 rank_offset(rank, me, size));

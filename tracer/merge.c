@@ -78,10 +78,12 @@ struct extra {
 	uint32_t *sig;
 	uint16_t *code;
 	size_t ntime, capsig, capcode;
-	/* The communicator identities the ranks speak for. */
+	/* The communicator identities the ranks speak for, and their
+	 * Cartesian topologies (ndims 0: none). */
 	struct fmt_comms comms;
 	uint64_t *key;
-	size_t capcomms, capkeys;
+	struct fmt_topo *topo;
+	size_t capcomms, capkeys, captopos;
 	struct table comm_index;
 };
 
@@ -598,12 +600,15 @@ static int comm_same(const void *owner, uint32_t idx, const void *key)
 	return ((const struct extra *)owner)->key[idx] == *(const uint64_t *)key;
 }
 
-int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c)
+int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
+		   const struct fmt_topo *g)
 {
 	struct extra *x = &m->x;
 	struct fmt_comm *d;
+	struct fmt_topo *t;
 	struct slot *slot;
 	uint64_t h = hash_end(key);
+	uint32_t nd = g && g->ndims <= FMT_MAX_DIMS ? g->ndims : 0;
 
 	if (table_reserve(&x->comm_index, x->comms.n + 1))
 		return RONDO_E_NOMEM;
@@ -613,15 +618,28 @@ int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c)
 	if (fmt_array_grow(&x->comms.c, &x->capcomms, (size_t)x->comms.n + 1,
 			   sizeof(*x->comms.c)) ||
 	    fmt_array_grow(&x->key, &x->capkeys, (size_t)x->comms.n + 1,
-			   sizeof(*x->key)))
+			   sizeof(*x->key)) ||
+	    fmt_array_grow(&x->topo, &x->captopos, (size_t)x->comms.n + 1,
+			   sizeof(*x->topo)))
 		return RONDO_E_NOMEM;
 	d = &x->comms.c[x->comms.n];
+	t = &x->topo[x->comms.n];
 	*d = (struct fmt_comm){c->n, c->first,
 			       malloc(sizeof(uint32_t) * ((size_t)c->n + 1))};
-	if (!d->world)
+	*t = (struct fmt_topo){0, nd, malloc(sizeof(uint32_t) * (nd + 1)),
+			       malloc(nd + 1)};
+	if (!d->world || !t->dims || !t->periodic) {
+		free(d->world);
+		free(t->dims);
+		free(t->periodic);
 		return RONDO_E_NOMEM;
+	}
 	if (c->n)
 		memcpy(d->world, c->world, sizeof(uint32_t) * c->n);
+	if (nd) {
+		memcpy(t->dims, g->dims, sizeof(uint32_t) * nd);
+		memcpy(t->periodic, g->periodic, nd);
+	}
 	x->key[x->comms.n] = key;
 	table_put(slot, h, x->comms.n++);
 	return 0;
@@ -783,8 +801,14 @@ int merge_encode(const struct merge *m, struct fmt_buf *b)
 		fmt_ranktime_encode(&part, &times);
 	put_part(b, &part);
 	fmt_put_uvarint(&part, x->comms.n);
-	for (uint32_t i = 0; i < x->comms.n; i++)
+	for (uint32_t i = 0; i < x->comms.n; i++) {
 		fmt_put_uvarint(&part, x->key[i]);
+		fmt_put_uvarint(&part, x->topo[i].ndims);
+		for (uint32_t k = 0; k < x->topo[i].ndims; k++) {
+			fmt_put_uvarint(&part, x->topo[i].dims[k]);
+			fmt_put_uvarint(&part, x->topo[i].periodic[k]);
+		}
+	}
 	fmt_comms_encode(&part, &x->comms);
 	put_part(b, &part);
 	fmt_grammar_free(&map);
@@ -802,6 +826,7 @@ struct range {
 	struct fmt_stats st;
 	struct fmt_ranktime times;
 	uint64_t *keys;
+	struct fmt_topos topos; /* one per communicator, in its order */
 	struct fmt_comms comms;
 };
 
@@ -814,6 +839,7 @@ static void range_free(struct range *r)
 	fmt_stats_free(&r->st);
 	fmt_ranktime_free(&r->times);
 	free(r->keys);
+	fmt_topos_free(&r->topos);
 	fmt_comms_free(&r->comms);
 }
 
@@ -871,12 +897,33 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 		uint32_t nkeys;
 
 		fmt_cur_init(&c, part[PART_COMMS], len[PART_COMMS], "merge", &e);
-		rc = fmt_get_count(&c, &nkeys, 1);
+		rc = fmt_get_count(&c, &nkeys, 2);
 		r->keys = rc ? NULL : malloc(sizeof(uint64_t) * (nkeys + 1));
-		if (!rc && !r->keys)
+		r->topos.t = rc ? NULL : calloc(nkeys + 1, sizeof(*r->topos.t));
+		if (!rc && (!r->keys || !r->topos.t))
 			rc = RONDO_E_NOMEM;
-		for (uint32_t i = 0; !rc && i < nkeys; i++)
+		if (!rc)
+			r->topos.n = nkeys;
+		for (uint32_t i = 0; !rc && i < nkeys; i++) {
+			struct fmt_topo *g = &r->topos.t[i];
+			uint64_t nd = 0, v;
+
 			rc = fmt_get_uvarint(&c, &r->keys[i]);
+			rc = rc ? rc : fmt_get_uvarint(&c, &nd);
+			if (!rc && nd > FMT_MAX_DIMS)
+				rc = RONDO_E_CORRUPT;
+			g->dims = rc ? NULL : malloc(sizeof(uint32_t) * (nd + 1));
+			g->periodic = rc ? NULL : malloc(nd + 1);
+			if (!rc && (!g->dims || !g->periodic))
+				rc = RONDO_E_NOMEM;
+			g->ndims = rc ? 0 : (uint32_t)nd;
+			for (uint32_t k = 0; !rc && k < g->ndims; k++) {
+				rc = fmt_get_uvarint(&c, &v);
+				g->dims[k] = (uint32_t)v;
+				rc = rc ? rc : fmt_get_uvarint(&c, &v);
+				g->periodic[k] = v != 0;
+			}
+		}
 		rc = rc ? rc : fmt_comms_decode(&r->comms, c.p + c.pos,
 						c.len - c.pos, nworld, &e);
 		if (!rc && r->comms.n != nkeys)
@@ -1023,7 +1070,8 @@ static int range_add(struct merge *m, const struct range *r)
 	for (size_t i = 0; !rc && i < x.n; i++)
 		rc = ranks_add(m, x.run[i].uniq, x.run[i].count);
 	for (uint32_t i = 0; !rc && i < r->comms.n; i++)
-		rc = merge_add_comm(m, r->keys[i], &r->comms.c[i]);
+		rc = merge_add_comm(m, r->keys[i], &r->comms.c[i],
+				    &r->topos.t[i]);
 	if (!rc)
 		m->x.failed += (uint32_t)r->failed;
 	else if (m->grams.nranks != start || m->x.ntime != m->x.at[start])
@@ -1082,9 +1130,11 @@ void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt)
 }
 
 const struct fmt_comms *merge_comms(const struct merge *m,
-				    const uint64_t **keys)
+				    const uint64_t **keys,
+				    const struct fmt_topo **topo)
 {
 	*keys = m->x.key;
+	*topo = m->x.topo;
 	return &m->x.comms;
 }
 
@@ -1116,6 +1166,11 @@ void merge_free(struct merge *m)
 	free(m->x.at);
 	free(m->x.sig);
 	free(m->x.code);
+	for (uint32_t i = 0; i < m->x.comms.n; i++) {
+		free(m->x.topo[i].dims);
+		free(m->x.topo[i].periodic);
+	}
+	free(m->x.topo);
 	fmt_comms_free(&m->x.comms);
 	free(m->x.key);
 	free(m->x.comm_index.slot);

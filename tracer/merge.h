@@ -91,9 +91,11 @@ int merge_add_failed(struct merge *m, uint32_t n);
  * failure (out of memory), not after. */
 void merge_mark_failed(struct merge *m, uint32_t n);
 
-/* A communicator identity (key) and its members as world ranks; the same
- * key again is ignored. */
-int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c);
+/* A communicator identity (key), its members as world ranks and its
+ * Cartesian topology (NULL or ndims 0: none; its comm field is not used);
+ * the same key again is ignored. */
+int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
+		   const struct fmt_topo *g);
 
 /* The merge so far, for merge_add_encoded at the other end. */
 int merge_encode(const struct merge *m, struct fmt_buf *b);
@@ -120,8 +122,10 @@ const rondo_stat *merge_stats(struct merge *m);
 /* Each rank's time per signature (pointers owned by m). */
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt);
 
-/* The communicators, and their identities in *keys (owned by m). */
+/* The communicators, their identities in *keys and their topologies in
+ * *topo, one each, in the same order (owned by m). */
 const struct fmt_comms *merge_comms(const struct merge *m,
-				    const uint64_t **keys);
+				    const uint64_t **keys,
+				    const struct fmt_topo **topo);
 
 #endif /* RONDO_MERGE_H */

@@ -46,6 +46,7 @@ struct job {
 	struct hmap comm_id; /* communicator identity -> id */
 	struct fmt_comms comms;
 	size_t capcomms;
+	struct fmt_topos topos; /* borrowed from the merge too */
 	int oom;
 };
 
@@ -407,16 +408,26 @@ static int job_rename_comms(struct job *j, struct fmt_cst *cst,
 			    struct fmt_buf *bytes)
 {
 	const uint64_t *keys;
-	const struct fmt_comms *c = merge_comms(j->m, &keys);
+	const struct fmt_topo *topo;
+	const struct fmt_comms *c = merge_comms(j->m, &keys, &topo);
 	size_t *off = malloc(sizeof(size_t) * (cst->n + 1));
 
-	if (!off)
+	j->topos.t = malloc(sizeof(*j->topos.t) * (c->n + 1));
+	if (!off || !j->topos.t) {
+		free(off);
 		return -1;
+	}
+	/* ids in the list's order, so the topologies come in order too */
 	for (uint32_t i = 0; i < c->n && !j->oom; i++) {
 		uint32_t id = job_comm(j, keys[i]);
 
-		if (!j->oom)
-			j->comms.c[id] = c->c[i];
+		if (j->oom)
+			break;
+		j->comms.c[id] = c->c[i];
+		if (topo[i].ndims) {
+			j->topos.t[j->topos.n] = topo[i];
+			j->topos.t[j->topos.n++].comm = id;
+		}
 	}
 	for (uint32_t s = 0; s < cst->n && !j->oom; s++) {
 		struct fmt_cur in;
@@ -452,11 +463,11 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_grammar g = {0};
 	struct fmt_rankmap rm = {0};
 	struct fmt_ranktime times;
-	struct fmt_buf b[9] = {{0}}, bytes = {0};
-	static const uint32_t type[9] = {
+	struct fmt_buf b[10] = {{0}}, bytes = {0};
+	static const uint32_t type[10] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
-		FMT_SEC_RANKTIME};
+		FMT_SEC_RANKTIME, FMT_SEC_TOPOLOGY};
 	int rc = -1;
 
 	merge_ranktime(j->m, &times);
@@ -483,11 +494,13 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_stats_encode(&b[6], &st);
 		fmt_comms_encode(&b[7], &j->comms);
 		fmt_ranktime_encode(&b[8], &times);
+		fmt_topos_encode(&b[9], &j->topos);
 	}
-	for (int i = 0; i < 9 && rc == 0; i++)
-		rc = b[i].oom ? -1 : fmt_writer_add(w, type[i], b[i].data,
-						    b[i].len, 3);
-	for (int i = 0; i < 9; i++)
+	/* no topology, no section */
+	for (int i = 0; i < 10 && rc == 0; i++)
+		rc = b[i].oom ? -1 : i == 9 && !j->topos.n ? 0
+			: fmt_writer_add(w, type[i], b[i].data, b[i].len, 3);
+	for (int i = 0; i < 10; i++)
 		fmt_buf_free(&b[i]);
 	fmt_buf_free(&bytes);
 	fmt_meta_free(&meta);
@@ -603,6 +616,7 @@ void output_write(void)
 	merge_free(j.m);
 	hmap_free(&j.comm_id);
 	free(j.comms.c); /* the members belong to the merge */
+	free(j.topos.t);
 	relative_free(R);
 	free(cst.sig);
 	free(st.st);

@@ -14,6 +14,7 @@ int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 100;
 	int n = argc > 2 ? atoi(argv[2]) : 8;
+	int nd = argc > 3 && atoi(argv[3]) == 2 ? 2 : 3, nf = 2 * nd;
 	int size, rank, dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1}, nb[6];
 	MPI_Comm cart;
 	MPI_Request req[12];
@@ -22,10 +23,10 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Dims_create(size, 3, dims);
-	MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+	MPI_Dims_create(size, nd, dims);
+	MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &cart);
 	MPI_Comm_rank(cart, &rank);
-	for (int d = 0; d < 3; d++)
+	for (int d = 0; d < nd; d++)
 		MPI_Cart_shift(cart, d, 1, &nb[2 * d], &nb[2 * d + 1]);
 	u = calloc(cells, sizeof(double));
 	for (int f = 0; f < 6; f++) {
@@ -42,20 +43,20 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < face; i++)
 				out[f][i] = u[(f & 1) ? cells - 1 - i : i];
 		/* a message from the neighbour on side f arrives with tag f */
-		for (int f = 0; f < 6; f++)
+		for (int f = 0; f < nf; f++)
 			MPI_Irecv(in[f], n * n, MPI_DOUBLE, nb[f], f, cart, &req[f]);
-		for (int f = 0; f < 6; f++)
+		for (int f = 0; f < nf; f++)
 			MPI_Isend(out[f], n * n, MPI_DOUBLE, nb[f], f ^ 1, cart,
-				  &req[6 + f]);
-		MPI_Waitall(12, req, MPI_STATUSES_IGNORE);
+				  &req[nf + f]);
+		MPI_Waitall(2 * nf, req, MPI_STATUSES_IGNORE);
 		for (size_t i = 0; i < cells; i++)
-			u[i] = (6 * u[i] + in[i % 6][i % face]) / 7;
+			u[i] = (nf * u[i] + in[i % nf][i % face]) / (nf + 1);
 	}
 	for (size_t i = 0; i < cells; i++)
 		sum += u[i];
 	if (rank == 0)
 		printf("stencil3d: %d ranks (%d x %d x %d), %d iterations, %g\n",
-		       size, dims[0], dims[1], dims[2], iters, sum);
+		       size, dims[0], dims[1], nd == 3 ? dims[2] : 1, iters, sum);
 	for (int f = 0; f < 6; f++) {
 		free(out[f]);
 		free(in[f]);

@@ -5,11 +5,13 @@
  * table of entry numbers keyed by a 64-bit hash, confirmed by a full
  * comparison.  Signatures keep their argument bytes in chunks that never
  * move, so the fmt_sig.args pointers merge_cst() hands out stay valid while
- * the table grows.  Distinct rank grammars are stored only once, already
- * renumbered inside the combined grammar; an incoming rank grammar is
- * compared against that shifted copy, so no second copy is kept.  Memory
- * is proportional to the distinct signatures and grammars plus the rank
- * map engine, which costs O(1) per rank for regular rank patterns.
+ * the table grows.  Rules are stored once each, whichever rank grammars
+ * they come from: a rank grammar's rules are looked up bottom up (rule
+ * references renumbered first), so identical rank grammars end at the
+ * same root rule, and ranks that share a loop body or a phase share its
+ * rules.  Memory is proportional to the distinct signatures and rules
+ * plus the rank map engine, which costs O(1) per rank for regular rank
+ * patterns.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,20 +49,16 @@ struct sigs {
 	struct table index;
 };
 
-/* A distinct rank grammar: rules base .. base + nrules - 1 of `all`. */
-struct uniq {
-	uint32_t base;
-	uint32_t nrules;
-};
-
+/* The rules of all the rank grammars, each distinct rule once (a rank's
+ * whole grammar is its root rule, and the rules under it). */
 struct grams {
-	struct fmt_grammar all; /* the distinct rank grammars, concatenated */
+	struct fmt_grammar all; /* in dependency order */
 	size_t rules_cap, body_cap;
-	struct uniq *uniq;
-	uint32_t nuniq;
-	size_t uniq_cap;
-	struct table index;
-	struct grammar *map; /* the sequence of rank roots */
+	struct table index;	/* rule body -> rule id */
+	uint8_t *is_root;	/* rules some rank's calls are */
+	size_t roots_cap;
+	uint32_t nroots;	/* distinct rank grammars */
+	struct grammar *map;	/* the sequence of rank roots */
 	uint32_t nranks;
 	int failed; /* the map engine ran out of memory: only free is left */
 };
@@ -280,11 +278,6 @@ static void sigs_free(struct sigs *ss)
 
 /* ---- grammars ------------------------------------------------------------ */
 
-static uint32_t gram_nsyms(const struct fmt_grammar *g)
-{
-	return g->first[g->nrules] - g->first[0];
-}
-
 /* What the merge relies on: a root, bodies in order, rules referring only
  * to smaller rules, counts of at least one. */
 static int gram_valid(const struct fmt_grammar *g)
@@ -306,155 +299,160 @@ static int gram_valid(const struct fmt_grammar *g)
 	return 0;
 }
 
-/* Independent of where the grammar will sit in the combined one. */
-static uint64_t gram_hash(const struct fmt_grammar *g)
-{
-	const rondo_sym *body = g->body + g->first[0];
-	uint64_t h = hash_mix(0, g->nrules);
+/* A rule body, its rule references already ids of `all`. */
+struct body {
+	const rondo_sym *sym;
+	uint32_t n;
+};
 
-	for (uint32_t r = 0; r < g->nrules; r++)
-		h = hash_mix(h, g->first[r + 1] - g->first[r]);
-	for (uint32_t k = 0; k < gram_nsyms(g); k++)
-		h = hash_mix(hash_mix(h, body[k].sym), body[k].count);
+static uint64_t body_hash(const struct body *b)
+{
+	uint64_t h = hash_mix(0, b->n);
+
+	for (uint32_t k = 0; k < b->n; k++)
+		h = hash_mix(hash_mix(h, b->sym[k].sym), b->sym[k].count);
 	return hash_end(h);
 }
 
-/* Whether g, shifted to the stored grammar's base, equals it. */
-static int gram_same(const void *owner, uint32_t idx, const void *key)
+static int body_same(const void *owner, uint32_t idx, const void *key)
 {
-	const struct grams *gs = owner;
-	const struct fmt_grammar *g = key, *all = &gs->all;
-	const struct uniq *u = &gs->uniq[idx];
-	const rondo_sym *a = all->body + all->first[u->base];
-	const rondo_sym *b = g->body + g->first[0];
+	const struct fmt_grammar *all = &((const struct grams *)owner)->all;
+	const struct body *b = key;
+	const rondo_sym *a = all->body + all->first[idx];
 
-	if (u->nrules != g->nrules)
+	if (all->first[idx + 1] - all->first[idx] != b->n)
 		return 0;
-	for (uint32_t r = 1; r <= g->nrules; r++)
-		if (all->first[u->base + r] - all->first[u->base] !=
-		    g->first[r] - g->first[0])
+	for (uint32_t k = 0; k < b->n; k++)
+		if (a[k].sym != b->sym[k].sym || a[k].count != b->sym[k].count)
 			return 0;
-	for (uint32_t k = 0; k < gram_nsyms(g); k++) {
-		uint32_t s = b[k].sym;
-
-		if (RONDO_SYM_IS_RULE(s))
-			s = RONDO_SYM_RULE | (RONDO_SYM_ID(s) + u->base);
-		if (a[k].sym != s || a[k].count != b[k].count)
-			return 0;
-	}
 	return 1;
 }
 
-/* Room for g at the end of the combined grammar; nothing changes on
- * failure.  RONDO_E_RANGE when ids or symbol offsets would overflow. */
-static int gram_reserve(struct grams *gs, const struct fmt_grammar *g)
-{
-	uint64_t rules = (uint64_t)gs->all.nrules + g->nrules;
-	uint64_t syms = (uint64_t)gs->all.first[gs->all.nrules] + gram_nsyms(g);
-
-	/* Each root becomes a terminal of the rank map. */
-	if (rules - 1 > GRAMMAR_MAX_TERMINAL || syms > UINT32_MAX)
-		return RONDO_E_RANGE;
-	if (fmt_array_grow(&gs->all.first, &gs->rules_cap, rules + 1,
-			   sizeof(*gs->all.first)) ||
-	    fmt_array_grow(&gs->all.body, &gs->body_cap, syms ? syms : 1,
-			   sizeof(*gs->all.body)) ||
-	    fmt_array_grow(&gs->uniq, &gs->uniq_cap, (size_t)gs->nuniq + 1,
-			   sizeof(*gs->uniq)))
-		return RONDO_E_NOMEM;
-	return 0;
-}
-
-/* Appends g to the combined grammar, rule ids shifted (space reserved). */
-static void gram_store(struct grams *gs, const struct fmt_grammar *g)
+/* The rule with body b, added if it is new: *id.  RONDO_E_RANGE when ids
+ * or symbol offsets would overflow. */
+static int rule_intern(struct grams *gs, const struct body *b, uint32_t *id)
 {
 	struct fmt_grammar *all = &gs->all;
-	uint32_t base = all->nrules, at = all->first[base];
-	const rondo_sym *b = g->body + g->first[0];
-
-	for (uint32_t r = 1; r <= g->nrules; r++)
-		all->first[base + r] = at + g->first[r] - g->first[0];
-	for (uint32_t k = 0; k < gram_nsyms(g); k++) {
-		rondo_sym s = {b[k].sym, 0, b[k].count};
-
-		if (RONDO_SYM_IS_RULE(s.sym))
-			s.sym = RONDO_SYM_RULE | (RONDO_SYM_ID(s.sym) + base);
-		all->body[at + k] = s;
-	}
-	all->nrules += g->nrules;
-	gs->uniq[gs->nuniq++] = (struct uniq){base, g->nrules};
-}
-
-/* The distinct grammar equal to g, stored now if it is new: its index
- * in gs->uniq. */
-static int gram_intern(struct grams *gs, const struct fmt_grammar *g,
-		       uint32_t *uniq)
-{
+	uint64_t h = body_hash(b), syms = (uint64_t)all->first[all->nrules] + b->n;
 	struct slot *slot;
-	uint64_t h;
-	int rc = gram_valid(g);
 
 	/* Before the lookup: growing the index moves the slot it returns. */
-	if (!rc)
-		rc = table_reserve(&gs->index, gs->nuniq + 1);
-	if (rc)
-		return rc;
-	h = gram_hash(g);
-	slot = table_find(&gs->index, h, gram_same, gs, g);
+	if (table_reserve(&gs->index, all->nrules + 1))
+		return RONDO_E_NOMEM;
+	slot = table_find(&gs->index, h, body_same, gs, b);
 	if (!slot->idx1) {
-		if ((rc = gram_reserve(gs, g)) != 0)
-			return rc;
-		gram_store(gs, g);
-		table_put(slot, h, gs->nuniq - 1);
+		/* Each rule may become a terminal of the rank map. */
+		if (all->nrules > GRAMMAR_MAX_TERMINAL || syms > UINT32_MAX)
+			return RONDO_E_RANGE;
+		if (fmt_array_grow(&all->first, &gs->rules_cap,
+				   (size_t)all->nrules + 2, sizeof(*all->first)) ||
+		    fmt_array_grow(&all->body, &gs->body_cap, syms ? syms : 1,
+				   sizeof(*all->body)))
+			return RONDO_E_NOMEM;
+		for (uint32_t k = 0; k < b->n; k++)
+			all->body[all->first[all->nrules] + k] =
+			    (rondo_sym){b->sym[k].sym, 0, b->sym[k].count};
+		all->first[all->nrules + 1] = (uint32_t)syms;
+		table_put(slot, h, all->nrules++);
 	}
-	*uniq = slot->idx1 - 1;
+	*id = slot->idx1 - 1;
 	return 0;
 }
 
-static uint32_t uniq_root(const struct grams *gs, uint32_t u)
+/* Stores the rules of g (terminals renumbered by term, when not NULL;
+ * term_n of them) that are not there yet; *root: its root rule's id, and
+ * when ids is not NULL ids[r]: rule r's. */
+static int gram_intern_ids(struct grams *gs, const struct fmt_grammar *g,
+			   const uint32_t *term, uint32_t term_n,
+			   uint32_t *ids, uint32_t *root)
 {
-	return gs->uniq[u].base + gs->uniq[u].nrules - 1;
+	uint32_t *id = ids ? ids : malloc(sizeof(*id) * ((size_t)g->nrules + 1));
+	rondo_sym *tmp = NULL;
+	size_t captmp = 0;
+	int rc = id ? gram_valid(g) : RONDO_E_NOMEM;
+
+	for (uint32_t r = 0; !rc && r < g->nrules; r++) {
+		struct body b = {NULL, g->first[r + 1] - g->first[r]};
+
+		if (fmt_array_grow(&tmp, &captmp, (size_t)b.n + 1, sizeof(*tmp))) {
+			rc = RONDO_E_NOMEM;
+			break;
+		}
+		for (uint32_t k = 0; !rc && k < b.n; k++) {
+			rondo_sym s = g->body[g->first[r] + k];
+
+			if (RONDO_SYM_IS_RULE(s.sym))
+				s.sym = RONDO_SYM_RULE | id[RONDO_SYM_ID(s.sym)];
+			else if (term && s.sym >= term_n)
+				rc = RONDO_E_RANGE;
+			else if (term)
+				s.sym = term[s.sym];
+			tmp[k] = s;
+		}
+		b.sym = tmp;
+		if (!rc)
+			rc = rule_intern(gs, &b, &id[r]);
+	}
+	if (!rc)
+		*root = id[g->nrules - 1];
+	if (!ids)
+		free(id);
+	free(tmp);
+	return rc;
+}
+
+static int gram_intern(struct grams *gs, const struct fmt_grammar *g,
+		       const uint32_t *term, uint32_t term_n, uint32_t *root)
+{
+	return gram_intern_ids(gs, g, term, term_n, NULL, root);
 }
 
 static int times_empty(struct extra *x, uint32_t nranks, uint64_t count);
 
-/* count more ranks whose call sequence is distinct grammar u. */
-static int ranks_add(struct merge *m, uint32_t u, uint64_t count)
+/* count more ranks whose call sequence is rule `root`. */
+static int ranks_add(struct merge *m, uint32_t root, uint64_t count)
 {
 	struct grams *gs = &m->grams;
+	size_t had = gs->roots_cap;
 	int rc;
 
 	if (gs->failed)
 		return RONDO_E_STATE;
 	if (count > UINT32_MAX - (uint64_t)gs->nranks)
 		return RONDO_E_RANGE;
-	rc = grammar_append(gs->map, uniq_root(gs, u), count);
+	if (fmt_array_grow(&gs->is_root, &gs->roots_cap, (size_t)root + 1, 1))
+		return RONDO_E_NOMEM;
+	memset(gs->is_root + had, 0, gs->roots_cap - had);
+	rc = grammar_append(gs->map, root, count);
 	if (rc) {
 		/* The engine is unusable now, and the map misses these. */
 		gs->failed = 1;
 		return rc;
 	}
+	gs->nroots += !gs->is_root[root];
+	gs->is_root[root] = 1;
 	gs->nranks += (uint32_t)count;
 	return 0;
 }
 
 int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
 {
-	uint32_t u;
+	uint32_t root;
 	int rc;
 
 	if (m->grams.failed)
 		return RONDO_E_STATE;
-	rc = m->grams.nranks == UINT32_MAX ? RONDO_E_RANGE
-					    : gram_intern(&m->grams, g, &u);
+	rc = m->grams.nranks == UINT32_MAX
+		     ? RONDO_E_RANGE
+		     : gram_intern(&m->grams, g, NULL, 0, &root);
 	if (!rc)
 		rc = times_empty(&m->x, m->grams.nranks, 1);
-	return rc ? rc : ranks_add(m, u, 1);
+	return rc ? rc : ranks_add(m, root, 1);
 }
 
 uint32_t merge_unique(const struct merge *m)
 {
-	return m->grams.nuniq;
+	return m->grams.nroots;
 }
 
 static int gram_copy(const struct fmt_grammar *from, struct fmt_grammar *to)
@@ -647,30 +645,6 @@ int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
 
 /* ---- a rank, and a range of ranks ------------------------------------------ */
 
-/* g with its terminals renumbered by map, into a copy. */
-static int gram_renumbered(const struct fmt_grammar *g, const uint32_t *map,
-			   uint32_t nmap, struct fmt_grammar *out)
-{
-	int rc = gram_copy(g, out);
-
-	for (uint32_t k = 0; !rc && k < g->first[g->nrules]; k++) {
-		rondo_sym *s = &out->body[k];
-
-		if (RONDO_SYM_IS_RULE(s->sym))
-			continue;
-		if (s->sym >= nmap)
-			rc = RONDO_E_RANGE;
-		else
-			s->sym = map[s->sym];
-	}
-	return rc;
-}
-
-void merge_mark_failed(struct merge *m, uint32_t n)
-{
-	m->x.failed += n;
-}
-
 /* Ranks added with no call: tables missing or damaged. */
 int merge_add_failed(struct merge *m, uint32_t nranks)
 {
@@ -684,7 +658,7 @@ int merge_add_failed(struct merge *m, uint32_t nranks)
 		return 0;
 	if (m->grams.failed)
 		return RONDO_E_STATE;
-	rc = gram_intern(&m->grams, &empty, &u);
+	rc = gram_intern(&m->grams, &empty, NULL, 0, &u);
 	if (!rc)
 		rc = times_empty(&m->x, m->grams.nranks, nranks);
 	if (!rc)
@@ -702,15 +676,12 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 	const struct fmt_grammar empty = {1, first, none};
 	uint32_t *map = malloc(sizeof(*map) * ((size_t)cst->n + 1)), u;
 	struct sig_time *v = malloc(sizeof(*v) * ((size_t)st->n + 1));
-	struct fmt_grammar mine = {0};
 	int rc = map && v ? 0 : RONDO_E_NOMEM;
 
 	if (!rc && m->grams.failed)
 		rc = RONDO_E_STATE;
 	if (!rc)
 		rc = merge_add_cst(m, cst, map);
-	if (!rc)
-		rc = gram_renumbered(g->nrules ? g : &empty, map, cst->n, &mine);
 	for (uint32_t i = 0; !rc && i < st->n; i++) {
 		if (st->st[i].sig >= cst->n)
 			rc = RONDO_E_RANGE;
@@ -720,14 +691,14 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 			    fmt_time_code(st->st[i].s.total_ns), 0};
 	}
 	if (!rc)
-		rc = gram_intern(&m->grams, &mine, &u);
+		rc = gram_intern(&m->grams, g->nrules ? g : &empty, map, cst->n,
+				 &u);
 	if (!rc)
 		rc = stats_add(m, st, map);
 	if (!rc)
 		rc = times_add(m, v, st->n);
 	if (!rc)
 		rc = ranks_add(m, u, 1);
-	fmt_grammar_free(&mine);
 	free(map);
 	free(v);
 	return rc;
@@ -737,15 +708,15 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
  * ends the same build):
  *
  *   nranks failed calls           uvarints
- *   cst grams uniq map stats times comms    each a uvarint length and bytes
+ *   cst grams map stats times comms    each a uvarint length and bytes
  *
- * cst: the signatures (fmt_cst); grams: the distinct grammars concatenated
- * (fmt_grammar); uniq: their count and the number of rules of each; map:
- * the rank map (fmt_grammar, its terminals root rule ids of grams); stats
+ * cst: the signatures (fmt_cst); grams: the distinct rules of the ranks'
+ * grammars (fmt_grammar); map: the rank map (fmt_grammar, its terminals
+ * rule ids of grams, each the root of some ranks); stats
  * (fmt_stats); times (fmt_ranktime, one list per rank); comms: the keys,
  * then the members (fmt_comms). */
-enum { PART_CST, PART_GRAMS, PART_UNIQ, PART_MAP, PART_STATS, PART_TIMES,
-       PART_COMMS, NPARTS };
+enum { PART_CST, PART_GRAMS, PART_MAP, PART_STATS, PART_TIMES, PART_COMMS,
+       NPARTS };
 
 static void put_part(struct fmt_buf *out, struct fmt_buf *part)
 {
@@ -789,10 +760,6 @@ int merge_encode(const struct merge *m, struct fmt_buf *b)
 	put_part(b, &part);
 	fmt_grammar_encode(&part, &gs->all);
 	put_part(b, &part);
-	fmt_put_uvarint(&part, gs->nuniq);
-	for (uint32_t u = 0; u < gs->nuniq; u++)
-		fmt_put_uvarint(&part, gs->uniq[u].nrules);
-	put_part(b, &part);
 	fmt_grammar_encode(&part, &map);
 	put_part(b, &part);
 	fmt_stats_encode(&part, &st);
@@ -822,7 +789,6 @@ struct range {
 	uint64_t nranks, failed, calls;
 	struct fmt_cst cst;
 	struct fmt_grammar grams, map;
-	uint32_t nuniq, *nrules;
 	struct fmt_stats st;
 	struct fmt_ranktime times;
 	uint64_t *keys;
@@ -835,7 +801,6 @@ static void range_free(struct range *r)
 	fmt_cst_free(&r->cst);
 	fmt_grammar_free(&r->grams);
 	fmt_grammar_free(&r->map);
-	free(r->nrules);
 	fmt_stats_free(&r->st);
 	fmt_ranktime_free(&r->times);
 	free(r->keys);
@@ -850,7 +815,6 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 	size_t len[NPARTS];
 	struct fmt_cur c;
 	struct fmt_err e;
-	uint64_t total = 0;
 	int rc;
 
 	fmt_cur_init(&c, p, n, "merge", &e);
@@ -866,25 +830,6 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 				      nfuncs, &e);
 	rc = rc ? rc : fmt_grammar_decode(&r->grams, part[PART_GRAMS],
 					  len[PART_GRAMS], r->cst.n, NULL, &e);
-	if (!rc) {
-		fmt_cur_init(&c, part[PART_UNIQ], len[PART_UNIQ], "merge", &e);
-		rc = fmt_get_count(&c, &r->nuniq, 1);
-		r->nrules = rc ? NULL : malloc(sizeof(uint32_t) * (r->nuniq + 1));
-		if (!rc && !r->nrules)
-			rc = RONDO_E_NOMEM;
-		for (uint32_t u = 0; !rc && u < r->nuniq; u++) {
-			uint64_t v;
-
-			rc = fmt_get_uvarint(&c, &v);
-			total += v;
-			if (!rc && (v == 0 || total > r->grams.nrules))
-				rc = RONDO_E_CORRUPT;
-			r->nrules[u] = (uint32_t)v;
-		}
-		rc = rc ? rc : fmt_cur_end(&c);
-		if (!rc && total != r->grams.nrules)
-			rc = RONDO_E_CORRUPT;
-	}
 	rc = rc ? rc : fmt_grammar_decode(&r->map, part[PART_MAP],
 					  len[PART_MAP], r->grams.nrules, NULL,
 					  &e);
@@ -932,13 +877,13 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 	return rc;
 }
 
-/* A range's rank map as runs of ranks with the same distinct grammar (of
- * ours), in rank order. */
+/* A range's rank map as runs of ranks with the same root rule (of ours),
+ * in rank order. */
 struct runs {
 	const struct fmt_grammar *map;
-	const uint32_t *root_uniq; /* the range's rule id -> our grammar */
+	const uint32_t *rule; /* the range's rule id -> ours */
 	struct run {
-		uint32_t uniq;
+		uint32_t root;
 		uint64_t count;
 	} *run;
 	size_t n, cap;
@@ -963,17 +908,18 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
 			if (RONDO_SYM_IS_RULE(s.sym)) {
 				rc = runs_expand(x, RONDO_SYM_ID(s.sym), s.count,
 						 depth + 1);
-			} else if ((u = x->root_uniq[s.sym]) == UINT32_MAX ||
-				   s.count > x->most - x->ranks) {
+			} else if (s.count > x->most - x->ranks) {
 				rc = RONDO_E_CORRUPT;
-			} else if (x->n && x->run[x->n - 1].uniq == u) {
+			} else if (x->n && x->run[x->n - 1].root ==
+						   (u = x->rule[s.sym])) {
 				x->run[x->n - 1].count += s.count;
 				x->ranks += s.count;
 			} else if (fmt_array_grow(&x->run, &x->cap, x->n + 1,
 						  sizeof(*x->run))) {
 				rc = RONDO_E_NOMEM;
 			} else {
-				x->run[x->n++] = (struct run){u, s.count};
+				x->run[x->n++] = (struct run){x->rule[s.sym],
+							      s.count};
 				x->ranks += s.count;
 			}
 			if (rc)
@@ -982,65 +928,24 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
 	return 0;
 }
 
-/* Renumbers the range's distinct grammars to our signatures and stores
- * them (root_uniq: their root rule -> our distinct grammar). */
-static int range_grammars(struct merge *m, const struct range *r,
-			  const uint32_t *map, uint32_t *root_uniq)
-{
-	uint32_t base = 0;
-	int rc = 0;
-
-	memset(root_uniq, 0xff, sizeof(*root_uniq) * r->grams.nrules);
-	for (uint32_t u = 0; !rc && u < r->nuniq; u++) {
-		uint32_t n = r->nrules[u], mine;
-		struct fmt_grammar one = {n, malloc(sizeof(uint32_t) * (n + 1)),
-					  NULL}, ren = {0};
-
-		if (!one.first)
-			return RONDO_E_NOMEM;
-		for (uint32_t k = 0; k <= n; k++)
-			one.first[k] = r->grams.first[base + k] -
-				       r->grams.first[base];
-		one.body = r->grams.body + r->grams.first[base];
-		rc = gram_copy(&one, &ren);
-		/* rule references are shifted back to the grammar's own */
-		for (uint32_t k = 0; !rc && k < one.first[n]; k++) {
-			rondo_sym *s = &ren.body[k];
-
-			if (!RONDO_SYM_IS_RULE(s->sym))
-				s->sym = map[s->sym];
-			else if (RONDO_SYM_ID(s->sym) < base)
-				rc = RONDO_E_CORRUPT; /* into another grammar */
-			else
-				s->sym = RONDO_SYM_RULE |
-					 (RONDO_SYM_ID(s->sym) - base);
-		}
-		if (!rc)
-			rc = gram_intern(&m->grams, &ren, &mine);
-		if (!rc)
-			root_uniq[base + n - 1] = mine;
-		free(one.first);
-		fmt_grammar_free(&ren);
-		base += n;
-	}
-	return rc;
-}
-
 /* Appends a decoded range: everything is checked before the ranks are
  * added, so a damaged range adds none. */
 static int range_add(struct merge *m, const struct range *r)
 {
 	uint32_t *map = malloc(sizeof(*map) * ((size_t)r->cst.n + 1));
-	uint32_t *root_uniq = malloc(sizeof(*root_uniq) *
-				     ((size_t)r->grams.nrules + 1));
-	struct runs x = {&r->map, root_uniq, NULL, 0, 0, 0, r->nranks};
+	uint32_t *rule = malloc(sizeof(*rule) * ((size_t)r->grams.nrules + 1));
+	struct runs x = {&r->map, rule, NULL, 0, 0, 0, r->nranks};
 	struct sig_time *v = NULL;
 	size_t capv = 0;
-	uint32_t start = m->grams.nranks;
-	int rc = map && root_uniq ? 0 : RONDO_E_NOMEM;
+	uint32_t start = m->grams.nranks, root;
+	int rc = map && rule ? 0 : RONDO_E_NOMEM;
 
 	rc = rc ? rc : merge_add_cst(m, &r->cst, map);
-	rc = rc ? rc : range_grammars(m, r, map, root_uniq);
+	/* the range's rules, renumbered to our signatures, each stored
+	 * once with ours */
+	if (!rc && r->grams.nrules)
+		rc = gram_intern_ids(&m->grams, &r->grams, map, r->cst.n, rule,
+				     &root);
 	if (!rc && r->map.nrules)
 		rc = runs_expand(&x, r->map.nrules - 1, 1, 0);
 	if (!rc && x.ranks != r->nranks)
@@ -1068,7 +973,7 @@ static int range_add(struct merge *m, const struct range *r)
 	}
 	m->grams.nranks = start;
 	for (size_t i = 0; !rc && i < x.n; i++)
-		rc = ranks_add(m, x.run[i].uniq, x.run[i].count);
+		rc = ranks_add(m, x.run[i].root, x.run[i].count);
 	for (uint32_t i = 0; !rc && i < r->comms.n; i++)
 		rc = merge_add_comm(m, r->keys[i], &r->comms.c[i],
 				    &r->topos.t[i]);
@@ -1077,7 +982,7 @@ static int range_add(struct merge *m, const struct range *r)
 	else if (m->grams.nranks != start || m->x.ntime != m->x.at[start])
 		m->grams.failed = 1; /* half added: nothing more can be */
 	free(map);
-	free(root_uniq);
+	free(rule);
 	free(v);
 	free(x.run);
 	return rc;
@@ -1175,7 +1080,7 @@ void merge_free(struct merge *m)
 	free(m->x.key);
 	free(m->x.comm_index.slot);
 	fmt_grammar_free(&m->grams.all);
-	free(m->grams.uniq);
+	free(m->grams.is_root);
 	free(m->grams.index.slot);
 	free(m);
 }

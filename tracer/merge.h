@@ -10,10 +10,11 @@
  * from each rank's local ids to the global ones.
  *
  * Grammars: each rank's grammar (terminals already renumbered to global
- * ids) is added in rank order.  Identical rank grammars are stored once
- * (a hash first, then a full comparison), distinct ones get their rules
- * renumbered into one grammar, and the sequence of rank roots is
- * compressed with the grammar engine into the rank map.
+ * ids) is added in rank order.  Every rule is stored once (a hash first,
+ * then a full comparison, bottom up), so identical rank grammars share
+ * their root and ranks that differ share what they have in common; the
+ * sequence of rank roots is compressed with the grammar engine into the
+ * rank map.
  */
 #ifndef RONDO_MERGE_H
 #define RONDO_MERGE_H
@@ -54,8 +55,8 @@ int merge_add_grammar(struct merge *m, const struct fmt_grammar *g);
 uint32_t merge_unique(const struct merge *m);
 
 /*
- * Produces the combined grammar (every distinct rank grammar once, rules
- * renumbered, dependency order kept) and the rank map.  `all` and `rm` are
+ * Produces the combined grammar (every distinct rule once, dependency
+ * order kept) and the rank map.  `all` and `rm` are
  * filled with malloc'd arrays (free with fmt_grammar_free and
  * fmt_rankmap_free).  Returns 0, RONDO_E_NOMEM, or RONDO_E_STATE if no
  * grammar was added.

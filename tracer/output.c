@@ -401,22 +401,48 @@ static uint64_t job_comm_map(void *ctx, uint64_t key)
 	return job_comm(ctx, key);
 }
 
+/* Rewrites every signature's argument values of kind `kind` (in lists
+ * too) by map, the arguments into *bytes.  0, or -1 when out of memory. */
+static int cst_map_kind(struct fmt_cst *cst, struct fmt_buf *bytes,
+			uint32_t kind, uint64_t (*map)(void *, uint64_t),
+			void *ctx)
+{
+	size_t *off = malloc(sizeof(size_t) * (cst->n + 1));
+
+	if (!off)
+		return -1;
+	for (uint32_t s = 0; s < cst->n; s++) {
+		struct fmt_cur in;
+
+		off[s] = bytes->len;
+		fmt_cur_init(&in, cst->sig[s].args, cst->sig[s].len, NULL, NULL);
+		for (uint32_t a = 0; a < cst->sig[s].nargs; a++)
+			if (fmt_arg_map(bytes, &in, kind, map, ctx) < 0)
+				break;
+	}
+	for (uint32_t s = 0; s < cst->n && !bytes->oom; s++) {
+		size_t end = s + 1 < cst->n ? off[s + 1] : bytes->len;
+
+		cst->sig[s].args = bytes->data + off[s];
+		cst->sig[s].len = (uint32_t)(end - off[s]);
+	}
+	free(off);
+	return bytes->oom ? -1 : 0;
+}
+
 /* The communicators in the order of the merge's list (the members are
  * borrowed from it), and the signatures with their identities replaced
- * by those ids, their arguments into *bytes. */
+ * by those ids. */
 static int job_rename_comms(struct job *j, struct fmt_cst *cst,
 			    struct fmt_buf *bytes)
 {
 	const uint64_t *keys;
 	const struct fmt_topo *topo;
 	const struct fmt_comms *c = merge_comms(j->m, &keys, &topo);
-	size_t *off = malloc(sizeof(size_t) * (cst->n + 1));
 
 	j->topos.t = malloc(sizeof(*j->topos.t) * (c->n + 1));
-	if (!off || !j->topos.t) {
-		free(off);
+	if (!j->topos.t)
 		return -1;
-	}
 	/* ids in the list's order, so the topologies come in order too */
 	for (uint32_t i = 0; i < c->n && !j->oom; i++) {
 		uint32_t id = job_comm(j, keys[i]);
@@ -429,24 +455,48 @@ static int job_rename_comms(struct job *j, struct fmt_cst *cst,
 			j->topos.t[j->topos.n++].comm = id;
 		}
 	}
-	for (uint32_t s = 0; s < cst->n && !j->oom; s++) {
-		struct fmt_cur in;
+	if (j->oom || cst_map_kind(cst, bytes, RONDO_ARG_COMM, job_comm_map, j))
+		return -1;
+	return j->oom ? -1 : 0;
+}
 
-		off[s] = bytes->len;
-		fmt_cur_init(&in, cst->sig[s].args, cst->sig[s].len, NULL, NULL);
-		for (uint32_t a = 0; a < cst->sig[s].nargs; a++)
-			if (fmt_arg_map(bytes, &in, RONDO_ARG_COMM,
-					job_comm_map, j) < 0)
-				break;
-	}
-	for (uint32_t s = 0; s < cst->n && !j->oom && !bytes->oom; s++) {
-		size_t end = s + 1 < cst->n ? off[s + 1] : bytes->len;
+/* The named constants the signatures use, numbered in order of first
+ * use: the consts section names only those. */
+struct used_consts {
+	uint32_t *id; /* the tracer's constant -> the file's, or UINT32_MAX */
+	struct fmt_consts *out;
+};
 
-		cst->sig[s].args = bytes->data + off[s];
-		cst->sig[s].len = (uint32_t)(end - off[s]);
+static uint64_t used_const(void *ctx, uint64_t v)
+{
+	struct used_consts *u = ctx;
+
+	if (v >= handles_const_count())
+		return v; /* not one of ours: left as it is */
+	if (u->id[v] == UINT32_MAX) {
+		u->id[v] = u->out->n;
+		u->out->name[u->out->n++] = (char *)handles_const_name((uint32_t)v);
 	}
-	free(off);
-	return bytes->oom || j->oom ? -1 : 0;
+	return u->id[v];
+}
+
+static int job_consts(struct fmt_cst *cst, struct fmt_buf *bytes,
+		      struct fmt_consts *consts)
+{
+	uint32_t n = handles_const_count();
+	struct used_consts u = {malloc(sizeof(uint32_t) * (n + 1)), consts};
+	int rc;
+
+	consts->n = 0;
+	consts->name = malloc(sizeof(char *) * (n + 1));
+	if (!u.id || !consts->name) {
+		free(u.id);
+		return -1;
+	}
+	memset(u.id, 0xff, sizeof(uint32_t) * n);
+	rc = cst_map_kind(cst, bytes, RONDO_ARG_CONST, used_const, &u);
+	free(u.id);
+	return rc;
 }
 
 static int job_sections(struct job *j, struct fmt_writer *w)
@@ -456,14 +506,13 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_cst cst = {all->n, malloc(sizeof(struct fmt_sig) * (all->n + 1)),
 			      NULL};
 	struct fmt_funcs funcs = {0};
-	struct fmt_consts consts = {handles_const_count(),
-				    malloc(sizeof(char *) * handles_const_count())};
+	struct fmt_consts consts = {0};
 	struct fmt_stats st = {0, malloc(sizeof(struct fmt_stat) * (all->n + 1))};
 	struct fmt_meta meta = {0};
 	struct fmt_grammar g = {0};
 	struct fmt_rankmap rm = {0};
 	struct fmt_ranktime times;
-	struct fmt_buf b[10] = {{0}}, bytes = {0};
+	struct fmt_buf b[10] = {{0}}, bytes = {0}, cbytes = {0};
 	static const uint32_t type[10] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
@@ -471,16 +520,15 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	int rc = -1;
 
 	merge_ranktime(j->m, &times);
-	if (cst.sig && consts.name && st.st && stat &&
-	    merge_finish(j->m, &g, &rm) == 0) {
+	if (cst.sig && st.st && stat && merge_finish(j->m, &g, &rm) == 0) {
 		memcpy(cst.sig, all->sig, sizeof(*cst.sig) * all->n);
 		rc = job_rename_comms(j, &cst, &bytes);
 	}
 	if (rc == 0)
+		rc = job_consts(&cst, &cbytes, &consts);
+	if (rc == 0)
 		rc = job_funcs(&funcs, &cst);
 	if (rc == 0) {
-		for (uint32_t i = 0; i < consts.n; i++)
-			consts.name[i] = (char *)handles_const_name(i);
 		for (uint32_t s = 0; s < all->n; s++)
 			if (stat[s].count)
 				st.st[st.n++] = (struct fmt_stat){s, stat[s]};
@@ -496,13 +544,15 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_ranktime_encode(&b[8], &times);
 		fmt_topos_encode(&b[9], &j->topos);
 	}
-	/* no topology, no section */
+	/* no communicator or topology, no section */
 	for (int i = 0; i < 10 && rc == 0; i++)
-		rc = b[i].oom ? -1 : i == 9 && !j->topos.n ? 0
-			: fmt_writer_add(w, type[i], b[i].data, b[i].len, 3);
+		rc = b[i].oom ? -1 : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n)
+			? 0 : fmt_writer_add(w, type[i], b[i].data, b[i].len,
+					     b[i].len <= (1u << 20) ? 19 : 3);
 	for (int i = 0; i < 10; i++)
 		fmt_buf_free(&b[i]);
 	fmt_buf_free(&bytes);
+	fmt_buf_free(&cbytes);
 	fmt_meta_free(&meta);
 	free(funcs.f);
 	free(consts.name);

@@ -1001,6 +1001,19 @@ static size_t writer_pack(struct fmt_writer *w, const void *raw, size_t len,
 	return len;
 }
 
+size_t fmt_packed_size(const void *p, size_t n, int level)
+{
+	void *dst = n ? malloc(n) : NULL;
+	size_t z = dst ? ZSTD_compress(dst, n - 1, p, n, level) : 0;
+
+	free(dst);
+	if (!n)
+		return 0;
+	if (!dst)
+		return 0;
+	return ZSTD_isError(z) ? n : z;
+}
+
 int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 		   size_t len, int level)
 {

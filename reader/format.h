@@ -220,6 +220,10 @@ void fmt_writer_free(struct fmt_writer *w);
 int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 		   size_t len, int level);
 
+/* The size of payload p of n bytes once compressed as the writer does at
+ * `level` (n when that does not make it smaller); 0 when out of memory. */
+size_t fmt_packed_size(const void *p, size_t n, int level);
+
 /* Returns the complete file (header, sections, table) in *out. */
 int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out);
 

@@ -5,6 +5,10 @@
 #    different iteration counts, split communicators) on 1, 2, 3, 5, 8, 16
 #    and 32 ranks, every rank's calls checked one by one against what the
 #    program made (expect.h), and the metadata saying how many rounds;
+#  - reshaped grammars are lossless: tests/mpi/shuffle (completions in a
+#    drawn order, runs of drawn lengths) on 4 ranks, each rank's grammar
+#    reshaped (tracer/reshape.c, said by RONDO_VERBOSE=2), checked call
+#    by call;
 #  - alike ranks share one grammar: an Allreduce/Bcast loop has one rank
 #    grammar whatever the number of ranks, a 2-D non-periodic stencil at
 #    most 9, a periodic stencil one, in 3-D and in 2-D (neighbours on a
@@ -54,6 +58,13 @@ for np in 1 2 3 5 8 16 32; do
 		fail "irregular on $np ranks: $(meta "$tmp/irregular.rondo" incomplete)"
 	echo "irregular on $np ranks: $(groups "$tmp/irregular.rondo") rank groups, merge $m"
 done
+
+# an irregular sequence: every rank's grammar reshaped, nothing lost
+RONDO_VERBOSE=2 run shuffle 4 2000 && {
+	compare shuffle 4
+	n=$(grep -c '^rondo: rank [0-3]: grammar reshaped' "$tmp/shuffle.out")
+	[ "$n" = 4 ] || fail "shuffle: $n ranks reshaped their grammar, want 4: $(grep '^rondo:' "$tmp/shuffle.out")"
+}
 
 # alike ranks: one grammar for the collective loop, at most 9 for the
 # 2-D stencil (corners, edges, interior)

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "format.h"
 #include "grammar.h"
+#include "reshape.h"
 
 /* ---- inputs and runs ---------------------------------------------------- */
 
@@ -825,8 +826,106 @@ static void test_fast_random(void)
 	}
 }
 
+/* ---- the other shape (reshape.c) -------------------------------------- */
+
+/* The reshaped grammar expands to the same calls: pieces cut before the
+ * most frequent call, one rule each, and a root of pieces. */
+static void reshape_case(const char *name, struct run *r, uint32_t pieces)
+{
+	struct fmt_grammar fg = {0}, out;
+	struct seq got = {0};
+	int rc;
+
+	CHECK(grammar_export(r->g, &fg) == 0);
+	rc = reshape_cut(&fg, r->max_terminal + 1, r->in.n, &out);
+	CHECKF(rc == 0, "%s: reshape %d", name, rc);
+	if (rc == 0) {
+		CHECK(expand(&out, out.nrules - 1, &got, r->in.n) == 0);
+		CHECKF(got.n == r->in.n &&
+			   !memcmp(got.v, r->in.v, got.n * sizeof(*got.v)),
+		       "%s: reshaped expansion differs", name);
+		CHECKF(pieces == 0 || out.nrules == pieces + 1,
+		       "%s: %u rules, want %u pieces and a root", name,
+		       out.nrules, pieces);
+		/* pieces refer to calls only, the root to pieces only */
+		for (uint32_t k = 0; k < out.first[out.nrules]; k++)
+			CHECK(RONDO_SYM_IS_RULE(out.body[k].sym) ==
+			      (k >= out.first[out.nrules - 1]));
+		fmt_grammar_free(&out);
+	}
+	/* too many calls for the limit: nothing done */
+	CHECK(reshape_cut(&fg, r->max_terminal + 1, r->in.n - 1, &out) ==
+	      RONDO_E_RANGE);
+	free(got.v);
+	fmt_grammar_free(&fg);
+}
+
+static void test_reshape(void)
+{
+	struct run r;
+	uint32_t x = 12345;
+
+	/* a Waitany loop: fixed calls, then three completions in one of six
+	 * orders (terminals 10..15 for the first, by order), then Waitall;
+	 * the cut call is the most frequent, the first Irecv (1) */
+	run_start(&r, "reshape-waitany", 0);
+	run_append(&r, 0, 1);
+	for (int it = 0; it < 3000; it++) {
+		x = x * 1103515245u + 12345u;
+		run_append(&r, 1, 1);
+		run_append(&r, 2, 1);
+		run_append(&r, 3, 1);
+		run_append(&r, 10 + (x >> 16) % 6, 1);
+		run_append(&r, 20 + (x >> 20) % 2, 1);
+		run_append(&r, 4, 1);
+	}
+	run_append(&r, 99, 1);
+	/* the start (0), 12 iteration kinds, the last iteration with the
+	 * end (99) */
+	reshape_case("waitany", &r, 14);
+	grammar_free(r.g);
+	grammar_free(r.slow);
+	free(r.in.v);
+
+	/* a polling loop: runs of one call become counts in a piece */
+	run_start(&r, "reshape-polling", 0);
+	for (int it = 0; it < 2000; it++) {
+		x = x * 1103515245u + 12345u;
+		run_append(&r, 5, 1);
+		run_append(&r, 6, 1 + (x >> 16) % 40);
+		run_append(&r, 7, 1);
+	}
+	reshape_case("polling", &r, 0);
+	grammar_free(r.g);
+	grammar_free(r.slow);
+	free(r.in.v);
+
+	/* a regular loop: one piece repeated, the root a single count */
+	run_start(&r, "reshape-loop", 0);
+	for (int it = 0; it < 500; it++)
+		for (uint32_t t = 1; t <= 4; t++)
+			run_append(&r, t, 1);
+	reshape_case("loop", &r, 1);
+	grammar_free(r.g);
+	grammar_free(r.slow);
+	free(r.in.v);
+
+	/* nothing repeats: nothing to do */
+	{
+		uint32_t first[2] = {0, 3};
+		rondo_sym body[3] = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}};
+		struct fmt_grammar g = {1, first, body}, out;
+
+		CHECK(reshape_cut(&g, 3, 100, &out) == RONDO_E_RANGE);
+		/* a terminal beyond the table */
+		body[0].count = 2;
+		CHECK(reshape_cut(&g, 2, 100, &out) == RONDO_E_RANGE);
+	}
+}
+
 int main(void)
 {
+	test_reshape();
 	test_arguments();
 	test_periodic();
 	test_nested();

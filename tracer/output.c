@@ -35,6 +35,7 @@
 #include "hmap.h"
 #include "merge.h"
 #include "relative.h"
+#include "reshape.h"
 #include "runtime.h"
 
 /* What rank 0 learns about the merge, for the metadata. */
@@ -68,6 +69,48 @@ static int64_t local_me(void *ctx, uint32_t kind, uint64_t value)
 	return name && !strcmp(name, "MPI_COMM_SELF") ? 0 : -1;
 }
 
+/* A grammar this large is an irregular call sequence (a regular one
+ * folds into a few rules whatever its length): then the other shape
+ * (reshape.c) is tried, up to this many calls. */
+#define RESHAPE_MIN_SYMBOLS 1024
+#define RESHAPE_MAX_CALLS (1u << 22)
+
+/* The zstd level sections are written at: the slow, small one for all
+ * but large payloads (a trace's are mostly small). */
+static int pack_level(size_t len)
+{
+	return len <= (1u << 20) ? 19 : 3;
+}
+
+/* Replaces g by the reshaped grammar of the same calls when that one
+ * compresses smaller. */
+static void local_reshape(struct fmt_grammar *g)
+{
+	struct fmt_grammar r;
+	struct fmt_buf a = {0}, b = {0};
+	size_t was, now;
+
+	if (g->nrules == 0 || g->first[g->nrules] < RESHAPE_MIN_SYMBOLS ||
+	    reshape_cut(g, rt.nsig, RESHAPE_MAX_CALLS, &r) != 0)
+		return;
+	fmt_grammar_encode(&a, g);
+	fmt_grammar_encode(&b, &r);
+	was = a.oom ? 0 : fmt_packed_size(a.data, a.len, pack_level(a.len));
+	now = b.oom ? 0 : fmt_packed_size(b.data, b.len, pack_level(b.len));
+	if (was && now && now < was) {
+		if (rt.verbose > 1 || (rt.verbose == 1 && rt.rank == 0))
+			fprintf(stderr, "rondo: rank %d: grammar reshaped, %u "
+					"pieces, %zu bytes packed instead of %zu\n",
+				rt.rank, r.nrules - 1, now, was);
+		fmt_grammar_free(g);
+		*g = r;
+	} else {
+		fmt_grammar_free(&r);
+	}
+	fmt_buf_free(&a);
+	fmt_buf_free(&b);
+}
+
 /* The rank's signatures, grammar and statistics (pointers into rt). */
 static int local_tables(struct fmt_cst *cst, struct fmt_grammar *g,
 			struct fmt_stats *st)
@@ -81,6 +124,7 @@ static int local_tables(struct fmt_cst *cst, struct fmt_grammar *g,
 	if (!cst->sig || !st->st || grammar_flush(rt.g) < 0 ||
 	    grammar_export(rt.g, g) < 0)
 		return -1;
+	local_reshape(g);
 	for (uint32_t s = 0; s < rt.nsig; s++) {
 		cst->sig[s] = (struct fmt_sig){rt.sig[s].func, rt.sig[s].nargs,
 					       rt.sig[s].len,
@@ -548,7 +592,7 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	for (int i = 0; i < 10 && rc == 0; i++)
 		rc = b[i].oom ? -1 : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n)
 			? 0 : fmt_writer_add(w, type[i], b[i].data, b[i].len,
-					     b[i].len <= (1u << 20) ? 19 : 3);
+					     pack_level(b[i].len));
 	for (int i = 0; i < 10; i++)
 		fmt_buf_free(&b[i]);
 	fmt_buf_free(&bytes);

@@ -1,10 +1,11 @@
 #!/bin/sh
 # merge.sh - the merge of the ranks' tables at MPI_Finalize, in a tree of
 # ceil(log2 P) rounds (tracer/output.c), on real MPI runs:
-#  - lossless: tests/mpi/irregular (ranks doing different things,
-#    different iteration counts, split communicators) on 1, 2, 3, 5, 8, 16
-#    and 32 ranks, every rank's calls checked one by one against what the
-#    program made (expect.h), and the metadata saying how many rounds;
+#  - lossless: tests/mpi/basic (a regular ring, collectives, a split) and
+#    tests/mpi/irregular (ranks doing different things, different
+#    iteration counts, split communicators) on 1, 2, 3, 5, 8, 16 and 32
+#    ranks, every rank's calls checked one by one against what the program
+#    made (expect.h), and the metadata saying how many rounds;
 #  - reshaped grammars are lossless: tests/mpi/shuffle (completions in a
 #    drawn order, runs of drawn lengths) on 4 ranks, each rank's grammar
 #    reshaped (tracer/reshape.c, said by RONDO_VERBOSE=2), checked call
@@ -38,6 +39,7 @@ run() {
 }
 
 for np in 1 2 3 5 8 16 32; do
+	run basic $np 10 && compare basic $np
 	run irregular $np || continue
 	compare irregular $np
 	rounds=0

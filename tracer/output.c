@@ -10,17 +10,20 @@
  * itself + 2^(k+1), a rank sends one message and takes in at most
  * ceil(log2 P), and rank 0 ends with the whole job.  What travels is a
  * merge (merge.c): the signatures of its ranks, each distinct one once,
- * their distinct grammars (renumbered to those signatures; identical rank
- * grammars travel once), the sequence of which grammar each rank runs
- * (compressed like a grammar, so blocks and strides of alike ranks cost
- * nothing), per-signature statistics, each rank's time per signature and
- * the communicators' members.  A merge grows with what is distinct, not
- * with the number of ranks (but for the time per rank, a few bytes a
- * rank).
+ * the rules of their grammars (renumbered to those signatures, each
+ * distinct rule once: identical rank grammars travel once), the sequence
+ * of which root rule each rank runs (compressed like a grammar, so blocks
+ * and strides of alike ranks cost nothing), per-signature statistics,
+ * each rank's time per signature and the communicators' members.  A merge
+ * grows with what is distinct, not with the number of ranks (but for the
+ * time per rank, a few bytes a rank).
  *
- * Before that, one round trip of the tree decides which rank-derived
- * integers are stored relative to the caller (relative.c), since that must
- * be the same on every rank before their signatures can be compared.
+ * The signatures travel with the grammars, each merge renumbering what it
+ * takes in to its own table, so no rank needs the whole table: there is
+ * no broadcast of it, and one pass up the tree does it all.  Before that
+ * pass, one round trip of the tree decides which rank-derived integers
+ * are stored relative to the caller (relative.c), since that must be the
+ * same on every rank before their signatures can be compared.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -184,6 +187,25 @@ static uint8_t *blob_recv(struct tree *t, int from, int tag, size_t *n)
 	return p;
 }
 
+/* Rank 0's b to every rank, in pieces as blob_send; every rank must call
+ * it.  On the others b holds it after, unless it did not fit in memory
+ * (then b is empty). */
+static void blob_bcast(struct tree *t, struct fmt_buf *b)
+{
+	static uint8_t drop[PIECE];
+	uint64_t len = t->rank == 0 && !b->oom ? b->len : 0;
+	int keep;
+
+	PMPI_Bcast(&len, 1, MPI_UINT64_T, 0, t->comm);
+	keep = t->rank == 0 || (len < SIZE_MAX && fmt_buf_reserve(b, len) == 0);
+	for (uint64_t at = 0; at < len; at += PIECE)
+		PMPI_Bcast(keep ? b->data + at : drop,
+			   (int)(len - at < PIECE ? len - at : PIECE), MPI_BYTE,
+			   0, t->comm);
+	if (t->rank != 0)
+		b->len = keep ? (size_t)len : 0;
+}
+
 /* The rank this one sends to in the round where it leaves the tree. */
 static int tree_parent(const struct tree *t)
 {
@@ -200,7 +222,7 @@ static void tree_run(struct tree *t, tree_take_fn take, tree_send_fn send,
 		     void *ctx)
 {
 	for (uint32_t k = 0; k < t->rounds; k++) {
-		int step = 1 << k;
+		int step = (int)(1u << k);
 
 		if (t->rank & step) {
 			send(t, ctx, tree_parent(t));
@@ -245,21 +267,17 @@ static void relative_phase(struct tree *t, struct relative *R,
 			   const struct fmt_cst *cst)
 {
 	struct fmt_buf b = {0};
-	uint64_t len;
 
 	if (cst && R)
 		relative_observe(R, cst, local_me, NULL);
 	tree_run(t, rel_take, rel_send, R);
 	if (t->rank == 0 && R)
 		relative_decide(R, &b);
-	len = b.oom ? 0 : b.len;
-	PMPI_Bcast(&len, 1, MPI_UINT64_T, 0, t->comm);
-	if (t->rank != 0 && fmt_buf_reserve(&b, (size_t)len) < 0)
-		len = 0; /* cannot happen for a list of a few keys */
-	if (len)
-		PMPI_Bcast(b.data, (int)len, MPI_BYTE, 0, t->comm);
+	/* a rank that misses the choice keeps every integer absolute:
+	 * lossless, only its signatures differ from the others' */
+	blob_bcast(t, &b);
 	if (t->rank != 0 && R)
-		relative_load(R, b.data, (size_t)len);
+		relative_load(R, b.data, b.len);
 	fmt_buf_free(&b);
 }
 

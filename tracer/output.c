@@ -388,6 +388,10 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 	buf[sizeof(buf) - 1] = '\0';
 	meta_add(m, "host", buf);
 	meta_add(m, "start", rt.start);
+	/* rank 0's run from MPI_Init (or the start of tracing) to the end */
+	snprintf(buf, sizeof(buf), "%.6f",
+		 (double)(rt_now() - rt.start_ns) / 1e9);
+	meta_add(m, "duration", buf);
 	if (rt.sessions)
 		meta_add(m, "init", "MPI-4 sessions: the trace starts at the "
 				    "first MPI_Session_init and is written at "

@@ -222,6 +222,7 @@ static void runtime_start(int provided)
 	localtime_r(&now, &tm);
 	strftime(rt.start, sizeof(rt.start), "%Y-%m-%dT%H:%M:%S%z", &tm);
 	strftime(rt.stamp, sizeof(rt.stamp), "%Y%m%d-%H%M%S", &tm);
+	rt.start_ns = rt_now();
 	if (rt.disabled || !rt.track_pointers)
 		alloc_stop(); /* no buffer will be looked up */
 	if (rt.disabled)

@@ -116,6 +116,7 @@ struct rt {
 	pthread_mutex_t lock;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
 	char start[32];     /* ISO 8601 time of MPI_Init */
+	uint64_t start_ns;  /* and on the monotonic clock (rt_now) */
 	char stamp[32];     /* the same as YYYYMMDD-HHMMSS for file names */
 };
 

@@ -8,6 +8,7 @@
 #ifndef RONDO_CLI_H
 #define RONDO_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rondo.h"
@@ -19,6 +20,7 @@
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -30,6 +32,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Opens `path`; on failure prints "rondo: cannot open ...: <detail>" and
  * returns NULL. */
 rondo_trace *cli_open(const char *path);
+
+/* A duration of ns nanoseconds to three significant digits at most (the
+ * trace keeps times to 0.8%): "850 ns", "12.3 us", "4.56 ms", "1.23 s",
+ * with the micro sign when utf8 is set. */
+void cli_duration(char *buf, size_t size, double ns, int utf8);
 
 /* Parses a non-negative decimal number below `limit`; 0 or -1. */
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out);

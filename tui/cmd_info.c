@@ -30,21 +30,6 @@ static void info_sections(const rondo_trace *t)
 	}
 }
 
-/* Three significant digits at most: the times are stored to 0.8%. */
-static void info_duration(char *buf, size_t size, double ns)
-{
-	static const char *const unit[] = {"ns", "us", "ms", "s"};
-	double v = ns;
-	int u = 0;
-
-	while (v >= 1000 && u < 3) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, size, "%.*f %s", u == 0 || v >= 100 ? 0 : v >= 10 ? 1 : 2,
-		 v, unit[u]);
-}
-
 /* Time in MPI per rank: the mean, the extremes and who they are, and
  * max/mean, the usual measure of imbalance.  Nothing for a file written
  * before per-rank times were. */
@@ -66,9 +51,9 @@ static void info_rank_times(const rondo_trace *t)
 	}
 	if (n == 0)
 		return;
-	info_duration(smin, sizeof(smin), (double)min);
-	info_duration(smean, sizeof(smean), sum / n);
-	info_duration(smax, sizeof(smax), (double)max);
+	cli_duration(smin, sizeof(smin), (double)min, 0);
+	cli_duration(smean, sizeof(smean), sum / n, 0);
+	cli_duration(smax, sizeof(smax), (double)max, 0);
 	printf("mpi time     mean %s/rank, min %s (rank %" PRIu32 "), max %s "
 	       "(rank %" PRIu32 "), max/mean %.2f\n", smean, smin, lo, smax, hi,
 	       sum > 0 ? max / (sum / n) : 1.0);

@@ -8,8 +8,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+#ifndef HAVE_TUI
+/* Built with --disable-tui: the command is there, and says why it cannot
+ * run. */
+int cmd_view(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cli_error("this rondo was built without the explorer (configure "
+		  "--disable-tui); rondo info and rondo dump read the trace");
+	return CLI_EXIT_FAIL;
+}
+#endif
 
 static const struct command {
 	const char *name;
@@ -22,6 +36,8 @@ static const struct command {
 	{"info", cmd_info, "FILE", "summary of a trace: job, sizes, rank groups"},
 	{"dump", cmd_dump, "[--rank R] [--grammar] FILE",
 	 "calls in order, or the compressed form with --grammar"},
+	{"view", cmd_view, "[--theme T] FILE",
+	 "explore a trace in the terminal (rondo FILE does too)"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -82,6 +98,22 @@ int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)
 	return 0;
 }
 
+void cli_duration(char *buf, size_t size, double ns, int utf8)
+{
+	static const char *const ascii[] = {"ns", "us", "ms", "s"};
+	static const char *const wide[] = {"ns", "\xc2\xb5s", "ms", "s"};
+	double v = ns;
+	int u = 0;
+
+	/* 999.5 and up would print as 1000 */
+	while (v >= 999.5 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%.*f %s", u == 0 || v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2,
+		 v, (utf8 ? wide : ascii)[u]);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rondo COMMAND [OPTIONS] FILE\n\n"
@@ -110,5 +142,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
+	/* rondo FILE at a terminal: the explorer */
+	if (argc == 2 && isatty(STDOUT_FILENO) && access(argv[1], F_OK) == 0)
+		return cmd_view(argc, argv);
 	return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

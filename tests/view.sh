@@ -1,0 +1,216 @@
+#!/bin/sh
+# view.sh - the real `rondo view` in a detached tmux session of 100x30
+# (send-keys, capture-pane, polling with a timeout): opening a trace,
+# folding and unfolding a loop, search and stepping through matches, the
+# help, the signature table and its sorting, resizing down to the "too
+# small" notice and back, switching themes, NO_COLOR and --color=never, a
+# bad theme file, the way out (q, and a signal) leaving the terminal as it
+# was, and a damaged trace.  Screens are compared with tests/golden/view-*
+# (the file size in the header masked: it belongs to the zstd version).
+set -u
+. "$(dirname "$0")/lib.sh"
+test_setup
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+mktrace="$top_builddir/tests/mktrace"
+golden="$top_srcdir/tests/golden"
+
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: no tmux (apt-get install tmux)"; exit 77; }
+[ -x "$rondo" ] || { echo "FAIL: $rondo not built"; exit 1; }
+locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$' ||
+	{ echo "SKIP: no C.UTF-8 locale"; exit 77; }
+
+# A server of our own, so that nothing of the user's is touched, whose
+# panes have 256 colours (screen-256color is in Debian's ncurses-base).
+sock="$tmp/tmux"
+printf 'set -g default-terminal screen-256color\n' >"$tmp/tmux.conf"
+tm() { tmux -S "$sock" -f "$tmp/tmux.conf" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+export LC_ALL=C.UTF-8 TERM=xterm-256color RONDO_THEMES_DIR="$top_srcdir/themes"
+unset NO_COLOR XDG_CONFIG_HOME
+export HOME="$tmp/home"
+
+cd "$tmp" || exit 1
+"$mktrace" --ranks 4 --iters 50 demo.rondo || { echo "FAIL: mktrace"; exit 1; }
+
+# start ARGS...: rondo view in a fresh session (with $VIEW_ENV, a
+# variable assignment, in its environment); its exit status goes to
+# $tmp/status, then the terminal's settings (stty) to $tmp/stty.
+VIEW_ENV=
+start() {
+	tm kill-server 2>/dev/null
+	rm -f "$tmp/status" "$tmp/stty"
+	{
+		echo '#!/bin/sh'
+		[ -z "$VIEW_ENV" ] || echo "export $VIEW_ENV"
+		printf '"%s" view "$@"\necho $? >"%s"\nstty -a >"%s"\nsleep 30\n' \
+			"$rondo" "$tmp/status" "$tmp/stty"
+	} >"$tmp/run.sh"
+	tm new-session -d -s view -x 100 -y 30 sh "$tmp/run.sh" "$@"
+}
+
+# screen [-e]: the pane's text (with -e, its colours too).
+screen() { tm capture-pane -p ${1:+"$1"} -t view; }
+
+# wait_for TEXT: polls the screen until it shows TEXT (10 s at most).
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "the screen never showed '$1':"
+	screen | sed 's/^/  | /'
+	return 1
+}
+
+# keys KEY...: sends keys, then lets the screen settle.
+keys() {
+	tm send-keys -t view "$@"
+	sleep 0.3
+}
+
+# golden NAME: the screen against tests/golden/view-NAME.txt.
+golden() {
+	screen | sed 's/[0-9]\{1,\} B$/N B/' >"$tmp/screen.txt"
+	if [ -n "${RONDO_UPDATE_GOLDEN:-}" ]; then
+		cp "$tmp/screen.txt" "$golden/view-$1.txt"
+	elif ! diff -u "$golden/view-$1.txt" "$tmp/screen.txt" >"$tmp/diff"; then
+		fail "screen '$1' differs from golden/view-$1.txt:"
+		sed 's/^/  /' "$tmp/diff"
+	fi
+}
+
+# exited STATUS: rondo view has exited with STATUS.
+exited() {
+	i=0
+	while [ ! -s "$tmp/status" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(cat "$tmp/status" 2>/dev/null)" = "$1" ] ||
+		fail "rondo view exited with '$(cat "$tmp/status" 2>/dev/null)', want $1"
+	# the terminal is back: line editing and echo on
+	i=0
+	while [ ! -s "$tmp/stty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -qw icanon "$tmp/stty" && grep -qw echo "$tmp/stty" ||
+		fail "the terminal was not restored: $(cat "$tmp/stty" 2>/dev/null)"
+}
+
+# Opening: the header and the groups, closed.
+start demo.rondo
+wait_for "rank groups" && golden open
+
+# A group, and a loop in it: open, then closed again with Space.
+keys Enter
+wait_for "×50 [ MPI_Irecv … MPI_Allreduce ]"
+keys j j Enter
+wait_for "MPI_Waitall(count=2"
+golden loop
+keys Space
+screen | grep -q "MPI_Waitall(count=2" && fail "the loop did not close"
+keys Space
+wait_for "MPI_Waitall(count=2"
+
+# Search, and stepping through the matches in tree order.
+keys / W a i t a l l Enter
+wait_for "2 signatures match \"Waitall\""
+keys n
+wait_for "array_of_requests=[r0, r1, r2, r3]"
+golden search
+keys N
+wait_for "array_of_requests=[r0, r1], array_of_statuses"
+
+# The help: every key of the table.
+keys ?
+wait_for "keys (q to go back)"
+golden help
+keys q
+wait_for "structure (calls and time per rank)"
+
+# The signature table, by total time, then by count.
+keys Tab
+wait_for "signature (12 of 12)"
+golden sigs-total
+keys s
+wait_for "count▼"
+golden sigs-count
+screen | sed -n 4p | grep -q "400.*MPI_Allreduce" ||
+	fail "sorted by count, the first row is not the Allreduce: $(screen | sed -n 4p)"
+# filtered by function, then back to the tree at a signature's first call
+keys f I s e n d Enter
+wait_for "signature (3 of 12, function has \"Isend\")"
+keys Enter
+wait_for "structure (calls and time per rank)"
+screen | grep -q "MPI_Isend(buf=m1" || fail "Enter in the table did not go to an Isend"
+
+# Resizing: smaller, too small, and back.
+tm resize-window -t view -x 80 -y 24
+sleep 0.5
+[ "$(screen | wc -l)" = 24 ] || fail "after resizing: $(screen | wc -l) lines"
+screen | sed -n 24p | grep -q "quit" || fail "no status line at the bottom after resizing"
+tm resize-window -t view -x 40 -y 10
+wait_for "terminal too small"
+tm resize-window -t view -x 100 -y 30
+wait_for "structure (calls and time per rank)"
+
+# q quits, exit status 0, the terminal back.
+keys q
+exited 0
+
+# Themes: the default uses 256 colours; t switches; mono uses none.
+start demo.rondo
+wait_for "rank groups"
+screen -e | grep -q '38;5;' || fail "the default theme shows no 256-colour text"
+keys t
+wait_for "theme light"
+keys t
+wait_for "theme mono"
+keys C-l
+screen -e | grep -q '38;5;\|48;5;' && fail "the mono theme still shows colours"
+keys q
+exited 0
+start --theme light demo.rondo
+wait_for "rank groups"
+screen -e | grep -q '48;5;' || fail "the light theme shows no background colour"
+keys q
+exited 0
+
+# NO_COLOR and --color=never: no colour, attributes only.
+for how in env option; do
+	if [ $how = env ]; then
+		VIEW_ENV=NO_COLOR=1 start demo.rondo
+	else
+		VIEW_ENV= start --color=never demo.rondo
+	fi
+	wait_for "rank groups"
+	screen -e | grep -q '38;5;\|48;5;\|\[3[0-7]m\|\[4[0-7]m' &&
+		fail "colours with $how NO_COLOR / --color=never"
+	keys q
+	exited 0
+done
+VIEW_ENV=
+
+# A bad theme: file:line:col, then the default theme.
+printf 'name: bad\nroles:\n  nosuchrole: { fg: "#ffffff" }\n' >"$tmp/bad.yaml"
+start --theme "$tmp/bad.yaml" demo.rondo
+wait_for "bad.yaml:3:3:"
+wait_for "default theme used:"
+screen -e | grep -q '38;5;' || fail "no default theme after a bad one"
+keys q
+exited 0
+
+# A signal: the terminal is restored all the same.
+start demo.rondo
+wait_for "rank groups"
+pkill -TERM -f "rondo view demo.rondo"
+exited 143
+
+# A damaged trace: one line and status 2, before any screen.
+head -c 100 demo.rondo >cut.rondo
+"$rondo" view cut.rondo >"$tmp/out" 2>&1
+st=$?
+[ $st = 2 ] || fail "damaged trace: exit status $st, want 2"
+grep -q "^rondo: cannot open cut.rondo" "$tmp/out" ||
+	fail "damaged trace: $(cat "$tmp/out")"
+[ "$(wc -l <"$tmp/out")" = 1 ] || fail "damaged trace: more than one line: $(cat "$tmp/out")"
+
+echo "view.sh: $fails failed"
+[ $fails -eq 0 ]

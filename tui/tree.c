@@ -1,0 +1,779 @@
+/*
+ * tree.c - the explorer's model (see tree.h).
+ *
+ * Nodes live in one array, children of a node side by side, made when
+ * the node is first opened or searched through.  The rows are an array
+ * of node numbers; opening a node splices its visible subtree in after
+ * it, closing one takes it out, and each node remembers its row so that
+ * both are found without a scan.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tree.h"
+
+struct node {
+	uint8_t kind;  /* enum tree_kind */
+	uint8_t open;  /* children shown when the node is */
+	uint8_t made;  /* children made */
+	uint32_t depth;
+	uint32_t id;
+	uint64_t count;
+	uint32_t parent;
+	uint32_t group;
+	uint32_t first, nchild; /* children: node[first .. first + nchild) */
+	uint32_t row;		/* TREE_NONE when hidden */
+};
+
+/* What a search looks for: signatures, and the rules that hold one. */
+struct pred {
+	uint8_t *sig;
+	uint8_t *rule;
+};
+
+struct tree {
+	const rondo_trace *t;
+	struct node *node;
+	uint32_t nnodes, ngroups;
+	size_t capnodes;
+	uint32_t *row;
+	uint32_t nrows;
+	size_t caprows;
+	uint32_t nrules, nsigs;
+	double *sig_mean;   /* ns */
+	double *rule_time;  /* ns, one expansion */
+	double *group_time; /* ns per rank */
+	uint32_t *first_sig, *last_sig; /* of each rule, TREE_NONE if empty */
+	double total;
+	struct pred search;	/* the current search (sig NULL: none) */
+	uint32_t *stack;	/* scratch for walks */
+	size_t capstack;
+};
+
+/* Room for `need` elements of `size` bytes in *pp, growing by doubling:
+ * 0, or -1 (nothing changed) when out of memory. */
+static int grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	void **p = pp;
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / size)
+		return -1;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ---- set-up --------------------------------------------------------------- */
+
+/* Each rule's first and last call and time, in rule order: a rule refers
+ * only to smaller ones. */
+static void rules_summary(struct tree *tr)
+{
+	for (uint32_t r = 0; r < tr->nrules; r++) {
+		const rondo_sym *b;
+		uint32_t n = 0;
+		double time = 0;
+
+		tr->first_sig[r] = tr->last_sig[r] = TREE_NONE;
+		if (rondo_rule_body(tr->t, r, &b, &n) < 0)
+			continue;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t id = RONDO_SYM_ID(b[k].sym), f, l;
+
+			if (RONDO_SYM_IS_RULE(b[k].sym)) {
+				f = tr->first_sig[id];
+				l = tr->last_sig[id];
+				time += (double)b[k].count * tr->rule_time[id];
+			} else {
+				f = l = id;
+				time += (double)b[k].count * tr->sig_mean[id];
+			}
+			if (tr->first_sig[r] == TREE_NONE)
+				tr->first_sig[r] = f;
+			if (l != TREE_NONE)
+				tr->last_sig[r] = l;
+		}
+		tr->rule_time[r] = time;
+	}
+}
+
+/* A group's mean time in MPI per rank, from the per-rank times when the
+ * file has them, else the estimate of its root. */
+static double group_time(const struct tree *tr, uint32_t g)
+{
+	uint32_t n = rondo_group_size(tr->t, g);
+	uint32_t *ranks = malloc(sizeof(*ranks) * (n ? n : 1));
+	double sum = 0;
+	uint64_t ns;
+
+	for (uint32_t i = 0; ranks && n &&
+			     rondo_group_ranks(tr->t, g, ranks, n) == (int64_t)n &&
+			     i < n;
+	     i++) {
+		if (rondo_rank_mpi_time(tr->t, ranks[i], &ns) < 0) {
+			free(ranks);
+			return tr->rule_time[rondo_group_root(tr->t, g)];
+		}
+		sum += (double)ns;
+	}
+	if (!ranks || !n) {
+		free(ranks);
+		return tr->rule_time[rondo_group_root(tr->t, g)];
+	}
+	free(ranks);
+	return sum / n;
+}
+
+static int tree_setup(struct tree *tr)
+{
+	rondo_stat st;
+
+	tr->nrules = rondo_rule_count(tr->t);
+	tr->nsigs = rondo_sig_count(tr->t);
+	tr->ngroups = rondo_group_count(tr->t);
+	tr->sig_mean = calloc((size_t)tr->nsigs + 1, sizeof(double));
+	tr->rule_time = calloc((size_t)tr->nrules + 1, sizeof(double));
+	tr->group_time = calloc((size_t)tr->ngroups + 1, sizeof(double));
+	tr->first_sig = calloc((size_t)tr->nrules + 1, sizeof(uint32_t));
+	tr->last_sig = calloc((size_t)tr->nrules + 1, sizeof(uint32_t));
+	tr->node = calloc((size_t)tr->ngroups + 1, sizeof(*tr->node));
+	tr->row = calloc((size_t)tr->ngroups + 1, sizeof(*tr->row));
+	if (!tr->sig_mean || !tr->rule_time || !tr->group_time ||
+	    !tr->first_sig || !tr->last_sig || !tr->node || !tr->row)
+		return -1;
+	tr->capnodes = tr->caprows = (size_t)tr->ngroups + 1;
+	for (uint32_t s = 0; s < tr->nsigs; s++)
+		if (rondo_sig_stat(tr->t, s, &st) == 0 && st.count) {
+			tr->sig_mean[s] = (double)st.total_ns / (double)st.count;
+			tr->total += (double)st.total_ns;
+		}
+	rules_summary(tr);
+	for (uint32_t g = 0; g < tr->ngroups; g++) {
+		tr->group_time[g] = group_time(tr, g);
+		tr->node[g] = (struct node){TREE_GROUP, 0, 0, 0, g, 1,
+					    TREE_NONE, g, 0, 0, g};
+		tr->row[g] = g;
+	}
+	tr->nnodes = tr->nrows = tr->ngroups;
+	return 0;
+}
+
+struct tree *tree_create(const rondo_trace *t)
+{
+	struct tree *tr = calloc(1, sizeof(*tr));
+
+	if (!tr)
+		return NULL;
+	tr->t = t;
+	if (tree_setup(tr) < 0) {
+		tree_free(tr);
+		return NULL;
+	}
+	return tr;
+}
+
+void tree_free(struct tree *tr)
+{
+	if (!tr)
+		return;
+	free(tr->node);
+	free(tr->row);
+	free(tr->sig_mean);
+	free(tr->rule_time);
+	free(tr->group_time);
+	free(tr->first_sig);
+	free(tr->last_sig);
+	free(tr->search.sig);
+	free(tr->search.rule);
+	free(tr->stack);
+	free(tr);
+}
+
+double tree_total_time(const struct tree *tr)
+{
+	return tr->total;
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+/* The rule whose body a node's children are, TREE_NONE for a call. */
+static uint32_t node_rule(const struct tree *tr, uint32_t n)
+{
+	const struct node *d = &tr->node[n];
+
+	if (d->kind == TREE_GROUP)
+		return rondo_group_root(tr->t, d->id);
+	return d->kind == TREE_RULE ? d->id : TREE_NONE;
+}
+
+/* Makes node n's children, once.  0 or RONDO_E_NOMEM. */
+static int node_make(struct tree *tr, uint32_t n)
+{
+	uint32_t rule = node_rule(tr, n), len = 0, at = tr->nnodes;
+	const rondo_sym *b = NULL;
+	struct node *kids;
+
+	if (tr->node[n].made || rule == TREE_NONE)
+		return 0;
+	if (rondo_rule_body(tr->t, rule, &b, &len) < 0)
+		len = 0;
+	if (len > UINT32_MAX - 1 - tr->nnodes ||
+	    grow(&tr->node, &tr->capnodes, (size_t)at + len,
+		 sizeof(*tr->node)) < 0)
+		return RONDO_E_NOMEM;
+	kids = tr->node + at;
+	for (uint32_t k = 0; k < len; k++)
+		kids[k] = (struct node){
+		    RONDO_SYM_IS_RULE(b[k].sym) ? TREE_RULE : TREE_CALL,
+		    0, 0, tr->node[n].depth + 1, RONDO_SYM_ID(b[k].sym),
+		    b[k].count, n, tr->node[n].group, 0, 0, TREE_NONE};
+	tr->node[n].first = at;
+	tr->node[n].nchild = len;
+	tr->node[n].made = 1;
+	tr->nnodes += len;
+	return 0;
+}
+
+int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out)
+{
+	const struct node *d;
+	uint32_t g;
+
+	if (!tr || n >= tr->nnodes)
+		return RONDO_E_RANGE;
+	d = &tr->node[n];
+	g = d->group;
+	*out = (struct tree_info){(enum tree_kind)d->kind, d->id, d->count,
+				  d->depth, d->parent, g, d->open, 0, 0,
+				  rondo_group_size(tr->t, g)};
+	switch (d->kind) {
+	case TREE_GROUP:
+		out->calls = rondo_rule_calls(tr->t, rondo_group_root(tr->t, g));
+		out->time_ns = tr->group_time[g];
+		break;
+	case TREE_RULE:
+		out->calls = rondo_rule_calls(tr->t, d->id) * d->count;
+		out->time_ns = tr->rule_time[d->id] * (double)d->count;
+		break;
+	default:
+		out->calls = d->count;
+		out->time_ns = tr->sig_mean[d->id] * (double)d->count;
+	}
+	return 0;
+}
+
+/* ---- rows ----------------------------------------------------------------- */
+
+uint32_t tree_rows(const struct tree *tr)
+{
+	return tr->nrows;
+}
+
+uint32_t tree_row_node(const struct tree *tr, uint32_t row)
+{
+	return row < tr->nrows ? tr->row[row] : TREE_NONE;
+}
+
+uint32_t tree_node_row(const struct tree *tr, uint32_t n)
+{
+	return n < tr->nnodes ? tr->node[n].row : TREE_NONE;
+}
+
+/* Appends the nodes shown under open node n, in order, to tr->stack
+ * (from index *len): its children, and theirs when open. */
+static int visible_under(struct tree *tr, uint32_t n, size_t *len)
+{
+	/* a walk with the pending nodes in reverse order at the end of a
+	 * second stack, so that deep grammars need no recursion */
+	uint32_t *todo = NULL;
+	size_t ntodo = 0, captodo = 0;
+	int rc = 0;
+
+	for (uint32_t k = tr->node[n].nchild; k-- > 0;) {
+		if (grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0) {
+			free(todo);
+			return RONDO_E_NOMEM;
+		}
+		todo[ntodo++] = tr->node[n].first + k;
+	}
+	while (ntodo && !rc) {
+		uint32_t c = todo[--ntodo];
+		const struct node *d = &tr->node[c];
+
+		if (grow(&tr->stack, &tr->capstack, *len + 1,
+			 sizeof(*tr->stack)) < 0) {
+			rc = RONDO_E_NOMEM;
+			break;
+		}
+		tr->stack[(*len)++] = c;
+		if (!d->open || !d->made)
+			continue;
+		for (uint32_t k = d->nchild; k-- > 0 && !rc;) {
+			if (grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0)
+				rc = RONDO_E_NOMEM;
+			else
+				todo[ntodo++] = tr->node[c].first + k;
+		}
+	}
+	free(todo);
+	return rc;
+}
+
+/* Renumbers the rows' nodes from row `from` on. */
+static void rows_renumber(struct tree *tr, uint32_t from)
+{
+	for (uint32_t r = from; r < tr->nrows; r++)
+		tr->node[tr->row[r]].row = r;
+}
+
+/* Shows what is under visible node n, which was closed. */
+static int rows_insert(struct tree *tr, uint32_t n)
+{
+	uint32_t at = tr->node[n].row + 1;
+	size_t k = 0;
+	int rc = visible_under(tr, n, &k);
+
+	if (rc)
+		return rc;
+	if (k > UINT32_MAX - tr->nrows ||
+	    grow(&tr->row, &tr->caprows, tr->nrows + k, sizeof(*tr->row)) < 0)
+		return RONDO_E_NOMEM;
+	memmove(tr->row + at + k, tr->row + at,
+		sizeof(*tr->row) * (tr->nrows - at));
+	memcpy(tr->row + at, tr->stack, sizeof(*tr->row) * k);
+	tr->nrows += (uint32_t)k;
+	rows_renumber(tr, at);
+	return 0;
+}
+
+/* Hides what is under visible node n: the rows after it, deeper. */
+static void rows_remove(struct tree *tr, uint32_t n)
+{
+	uint32_t at = tr->node[n].row + 1, end = at;
+
+	while (end < tr->nrows && tr->node[tr->row[end]].depth > tr->node[n].depth)
+		tr->node[tr->row[end++]].row = TREE_NONE;
+	memmove(tr->row + at, tr->row + end, sizeof(*tr->row) * (tr->nrows - end));
+	tr->nrows -= end - at;
+	rows_renumber(tr, at);
+}
+
+/* ---- folding -------------------------------------------------------------- */
+
+int tree_open(struct tree *tr, uint32_t n)
+{
+	struct node *d;
+	int rc;
+
+	if (n >= tr->nnodes)
+		return RONDO_E_RANGE;
+	d = &tr->node[n];
+	if (d->kind == TREE_CALL || d->open)
+		return 0;
+	rc = node_make(tr, n);
+	if (rc)
+		return rc;
+	d = &tr->node[n]; /* node_make may move the array */
+	d->open = 1;
+	if (d->row != TREE_NONE && (rc = rows_insert(tr, n)) != 0)
+		tr->node[n].open = 0;
+	return rc;
+}
+
+void tree_close(struct tree *tr, uint32_t n)
+{
+	if (n >= tr->nnodes || !tr->node[n].open)
+		return;
+	if (tr->node[n].row != TREE_NONE)
+		rows_remove(tr, n);
+	tr->node[n].open = 0;
+}
+
+int tree_toggle(struct tree *tr, uint32_t n)
+{
+	if (n < tr->nnodes && tr->node[n].open) {
+		tree_close(tr, n);
+		return 0;
+	}
+	return tree_open(tr, n);
+}
+
+int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
+{
+	uint32_t *todo = NULL, shown = tr->nrows;
+	size_t ntodo = 0, captodo = 0;
+	int rc = 0, was_visible;
+
+	if (n >= tr->nnodes)
+		return RONDO_E_RANGE;
+	/* set the flags beneath first, then splice once */
+	was_visible = tr->node[n].row != TREE_NONE;
+	tree_close(tr, n);
+	if (grow(&todo, &captodo, 1, sizeof(*todo)) < 0)
+		return RONDO_E_NOMEM;
+	todo[ntodo++] = n;
+	while (ntodo && !rc) {
+		uint32_t c = todo[--ntodo];
+
+		if (tr->node[c].kind == TREE_CALL || shown >= max_rows)
+			continue;
+		if ((rc = node_make(tr, c)) != 0)
+			break;
+		tr->node[c].open = 1;
+		shown += tr->node[c].nchild;
+		if (grow(&todo, &captodo, ntodo + tr->node[c].nchild,
+			 sizeof(*todo)) < 0) {
+			rc = RONDO_E_NOMEM;
+			break;
+		}
+		for (uint32_t k = tr->node[c].nchild; k-- > 0;)
+			todo[ntodo++] = tr->node[c].first + k;
+	}
+	free(todo);
+	if (was_visible && tr->node[n].open &&
+	    (rc = rows_insert(tr, n)) != 0)
+		tr->node[n].open = 0;
+	return rc;
+}
+
+/* ---- labels --------------------------------------------------------------- */
+
+/* snprintf's return, as an int whatever happens. */
+static int put(char *buf, size_t size, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int put(char *buf, size_t size, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(at < size ? buf + at : NULL, at < size ? size - at : 0,
+		      fmt, ap);
+	va_end(ap);
+	return n < 0 ? 0 : n;
+}
+
+/* A call's function and inputs: the signature's text without " -> "
+ * and the outputs after it. */
+static int call_text(const struct tree *tr, const struct node *d, char *buf,
+		     size_t size)
+{
+	uint32_t g = d->group, rank = 0;
+	int one = rondo_group_size(tr->t, g) == 1 &&
+		  rondo_group_ranks(tr->t, g, &rank, 1) == 1;
+	char *text, *arrow;
+	int n;
+
+	/* one rank: its own values; several: the form they share */
+	n = one ? rondo_sig_format_rank(tr->t, d->id, rank, NULL, 0)
+		: rondo_sig_format(tr->t, d->id, NULL, 0);
+	if (n < 0)
+		return n;
+	text = malloc((size_t)n + 1);
+	if (!text)
+		return put(buf, size, 0, "%s(...)",
+			   rondo_func_name(tr->t, rondo_sig_func(tr->t, d->id)));
+	if (one)
+		rondo_sig_format_rank(tr->t, d->id, rank, text, (size_t)n + 1);
+	else
+		rondo_sig_format(tr->t, d->id, text, (size_t)n + 1);
+	arrow = strstr(text, " -> ");
+	if (!arrow)
+		arrow = strstr(text, "-> "); /* outputs alone: "(-> x)" */
+	if (arrow)
+		strcpy(arrow, ")");
+	n = put(buf, size, 0, "%s", text);
+	free(text);
+	return n;
+}
+
+static const char *func_of(const struct tree *tr, uint32_t sig)
+{
+	return sig == TREE_NONE ? "?"
+				: rondo_func_name(tr->t, rondo_sig_func(tr->t, sig));
+}
+
+int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
+	       size_t size)
+{
+	/* the multiplication sign and the ellipsis, or ASCII */
+	const char *times = utf8 ? "\xc3\x97" : "x";
+	const char *dots = utf8 ? " \xe2\x80\xa6 " : " ... ";
+	const struct node *d;
+	uint64_t calls;
+	int at = 0;
+
+	if (!tr || n >= tr->nnodes || (size && !buf))
+		return RONDO_E_RANGE;
+	if (size)
+		buf[0] = '\0';
+	d = &tr->node[n];
+	if (d->kind == TREE_GROUP) {
+		uint32_t size_g = rondo_group_size(tr->t, d->id);
+		int k = put(buf, size, 0, "%s ", size_g == 1 ? "rank" : "ranks");
+
+		k += rondo_group_format(tr->t, d->id,
+					(size_t)k < size ? buf + k : NULL,
+					(size_t)k < size ? size - (size_t)k : 0);
+		if (size_g > 1)
+			k += put(buf, size, (size_t)k, " (%u)", size_g);
+		return k;
+	}
+	if (d->count > 1)
+		at = put(buf, size, 0, "%s%llu ", times,
+			 (unsigned long long)d->count);
+	if (d->kind == TREE_CALL)
+		return at + call_text(tr, d, (size_t)at < size ? buf + at : NULL,
+				      (size_t)at < size ? size - (size_t)at : 0);
+	calls = rondo_rule_calls(tr->t, d->id);
+	if (calls == 0)
+		return at + put(buf, size, (size_t)at, "[ ]");
+	if (calls == 1)
+		return at + put(buf, size, (size_t)at, "[ %s ]",
+				func_of(tr, tr->first_sig[d->id]));
+	/* two calls: both; more: the first and the last */
+	return at + put(buf, size, (size_t)at, "[ %s%s%s ]",
+			func_of(tr, tr->first_sig[d->id]),
+			calls == 2 ? ", " : dots,
+			func_of(tr, tr->last_sig[d->id]));
+}
+
+/* ---- search --------------------------------------------------------------- */
+
+/* Whether node n holds or is a call p looks for. */
+static int holds(const struct tree *tr, const struct pred *p, uint32_t n)
+{
+	const struct node *d = &tr->node[n];
+
+	if (d->kind == TREE_CALL)
+		return p->sig[d->id];
+	return p->rule[node_rule(tr, n)];
+}
+
+/* The rules that hold a signature p->sig marks, in rule order (a rule
+ * refers only to smaller ones); returns how many signatures that some
+ * group calls are marked. */
+static uint64_t pred_rules(const struct tree *tr, struct pred *p)
+{
+	uint64_t found = 0;
+
+	for (uint32_t r = 0; r < tr->nrules; r++) {
+		const rondo_sym *b;
+		uint32_t n = 0;
+
+		p->rule[r] = 0;
+		if (rondo_rule_body(tr->t, r, &b, &n) < 0)
+			continue;
+		for (uint32_t k = 0; k < n && !p->rule[r]; k++) {
+			uint32_t id = RONDO_SYM_ID(b[k].sym);
+
+			p->rule[r] = RONDO_SYM_IS_RULE(b[k].sym) ? p->rule[id]
+								  : p->sig[id];
+		}
+	}
+	for (uint32_t g = 0; g < tr->ngroups; g++)
+		found += p->rule[rondo_group_root(tr->t, g)];
+	return found;
+}
+
+static int pred_alloc(const struct tree *tr, struct pred *p)
+{
+	p->sig = calloc((size_t)tr->nsigs + 1, 1);
+	p->rule = calloc((size_t)tr->nrules + 1, 1);
+	if (p->sig && p->rule)
+		return 0;
+	free(p->sig);
+	free(p->rule);
+	p->sig = p->rule = NULL;
+	return RONDO_E_NOMEM;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return n == 0;
+}
+
+int64_t tree_search(struct tree *tr, const char *text)
+{
+	struct pred p;
+	int64_t found = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+
+	free(tr->search.sig);
+	free(tr->search.rule);
+	tr->search.sig = tr->search.rule = NULL;
+	if (!text || !*text)
+		return 0;
+	if (pred_alloc(tr, &p) < 0)
+		return RONDO_E_NOMEM;
+	for (uint32_t s = 0; s < tr->nsigs; s++) {
+		int n = rondo_sig_format(tr->t, s, NULL, 0);
+
+		if (n < 0 || grow(&buf, &cap, (size_t)n + 1, 1) < 0)
+			continue;
+		rondo_sig_format(tr->t, s, buf, cap);
+		p.sig[s] = (uint8_t)contains_nocase(buf, text);
+		found += p.sig[s];
+	}
+	free(buf);
+	pred_rules(tr, &p);
+	tr->search = p;
+	return found;
+}
+
+int tree_sig_matches(const struct tree *tr, uint32_t sig)
+{
+	return tr->search.sig && sig < tr->nsigs && tr->search.sig[sig];
+}
+
+int tree_is_match(const struct tree *tr, uint32_t n)
+{
+	return tr->search.sig && n < tr->nnodes &&
+	       tr->node[n].kind == TREE_CALL && tr->search.sig[tr->node[n].id];
+}
+
+/* The first (dir > 0) or last matching call under node n, which holds
+ * one: down through the children that hold one. */
+static uint32_t edge_under(struct tree *tr, const struct pred *p, uint32_t n,
+			   int dir)
+{
+	while (tr->node[n].kind != TREE_CALL) {
+		uint32_t k, next = TREE_NONE;
+
+		if (node_make(tr, n) < 0)
+			return TREE_NONE;
+		for (k = 0; k < tr->node[n].nchild && next == TREE_NONE; k++) {
+			uint32_t c = tr->node[n].first +
+				     (dir > 0 ? k : tr->node[n].nchild - 1 - k);
+
+			if (holds(tr, p, c))
+				next = c;
+		}
+		if (next == TREE_NONE)
+			return TREE_NONE; /* cannot be: n holds one */
+		n = next;
+	}
+	return n;
+}
+
+/* The siblings of node n: the groups at the top, else its parent's
+ * children; *first and *count. */
+static void siblings(const struct tree *tr, uint32_t n, uint32_t *first,
+		     uint32_t *count)
+{
+	uint32_t parent = tr->node[n].parent;
+
+	*first = parent == TREE_NONE ? 0 : tr->node[parent].first;
+	*count = parent == TREE_NONE ? tr->ngroups : tr->node[parent].nchild;
+}
+
+/* The next or previous matching call in tree order from n, without
+ * wrapping; TREE_NONE at the end. */
+static uint32_t step_from(struct tree *tr, const struct pred *p, uint32_t n,
+			  int dir)
+{
+	uint32_t first, count, at;
+
+	/* a node comes before its children */
+	if (dir > 0 && tr->node[n].kind != TREE_CALL && holds(tr, p, n))
+		return edge_under(tr, p, n, dir);
+	for (; n != TREE_NONE; n = tr->node[n].parent) {
+		siblings(tr, n, &first, &count);
+		for (at = n - first; dir > 0 ? at + 1 < count : at > 0;) {
+			uint32_t s = first + (dir > 0 ? ++at : --at);
+
+			if (holds(tr, p, s))
+				return tr->node[s].kind == TREE_CALL
+					       ? s
+					       : edge_under(tr, p, s, dir);
+		}
+		/* backwards, a parent comes next, and it is no call */
+	}
+	return TREE_NONE;
+}
+
+/* The first or last matching call of the whole tree. */
+static uint32_t edge_of_tree(struct tree *tr, const struct pred *p, int dir)
+{
+	for (uint32_t k = 0; k < tr->ngroups; k++) {
+		uint32_t g = dir > 0 ? k : tr->ngroups - 1 - k;
+
+		if (holds(tr, p, g))
+			return edge_under(tr, p, g, dir);
+	}
+	return TREE_NONE;
+}
+
+/* Opens the nodes above n, from the top: one splice at the highest one
+ * that was closed. */
+static void reveal(struct tree *tr, uint32_t n)
+{
+	uint32_t top = TREE_NONE;
+
+	for (uint32_t a = tr->node[n].parent; a != TREE_NONE;
+	     a = tr->node[a].parent)
+		if (!tr->node[a].open)
+			top = a;
+	if (top == TREE_NONE)
+		return;
+	for (uint32_t a = tr->node[n].parent; a != top; a = tr->node[a].parent)
+		tr->node[a].open = 1; /* hidden under top: no rows yet */
+	if (tree_open(tr, top) < 0)
+		for (uint32_t a = tr->node[n].parent; a != top;
+		     a = tr->node[a].parent)
+			tr->node[a].open = 0;
+}
+
+static uint32_t find(struct tree *tr, const struct pred *p, uint32_t from,
+		     int dir)
+{
+	uint32_t n = from < tr->nnodes ? step_from(tr, p, from, dir)
+				       : TREE_NONE;
+
+	if (n == TREE_NONE)
+		n = edge_of_tree(tr, p, dir); /* wrap around */
+	if (n != TREE_NONE)
+		reveal(tr, n);
+	return n;
+}
+
+uint32_t tree_search_next(struct tree *tr, uint32_t from, int dir)
+{
+	if (!tr->search.sig)
+		return TREE_NONE;
+	return find(tr, &tr->search, from, dir >= 0 ? 1 : -1);
+}
+
+uint32_t tree_find_sig(struct tree *tr, uint32_t sig)
+{
+	struct pred p;
+	uint32_t n = TREE_NONE;
+
+	if (sig >= tr->nsigs || pred_alloc(tr, &p) < 0)
+		return TREE_NONE;
+	p.sig[sig] = 1;
+	if (pred_rules(tr, &p))
+		n = find(tr, &p, TREE_NONE, 1);
+	free(p.sig);
+	free(p.rule);
+	return n;
+}

@@ -1,0 +1,123 @@
+/*
+ * tree.h - the explorer's model: the trace's grammar as a foldable tree,
+ * made as far as it is opened (no curses here; tests/test_tree.c drives
+ * it without a terminal).
+ *
+ * At the top are the rank groups (the ranks whose whole call sequence is
+ * one rule); under a group, the symbols of its root rule; under a rule
+ * reference, the symbols of that rule, once, whatever its count.  So a
+ * loop of a million iterations is one node, "x1000000 [ MPI_Irecv ...
+ * MPI_Waitall ]", and opening it shows its body once.  A call is a leaf,
+ * with its count when it repeats in a row.  Nodes are made when their
+ * parent is first opened (or a search walks through it) and keep their
+ * fold state when an ancestor is closed and opened again.
+ *
+ * Nodes are numbered in the order they are made, and the numbers stay
+ * valid for the tree's life.  Rows are the nodes the tree pane shows, in
+ * order: every node whose ancestors are all open.  Time and memory grow
+ * with what is opened, never with the number of calls.
+ */
+#ifndef RONDO_TREE_H
+#define RONDO_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rondo.h"
+
+#define TREE_NONE UINT32_MAX
+
+enum tree_kind {
+	TREE_GROUP, /* a rank group: id is the group */
+	TREE_RULE,  /* a rule, count times in a row (a loop when count > 1) */
+	TREE_CALL,  /* a call signature, count times in a row */
+};
+
+struct tree;
+
+/* What one node is and holds. */
+struct tree_info {
+	enum tree_kind kind;
+	uint32_t id;	   /* the group, rule or signature */
+	uint64_t count;	   /* times in a row (1: once) */
+	uint32_t depth;	   /* 0 for a group */
+	uint32_t parent;   /* TREE_NONE for a group */
+	uint32_t group;	   /* the group it belongs to */
+	int open;	   /* its children are shown (a call has none) */
+	uint64_t calls;	   /* calls inside, per rank, count included */
+	double time_ns;	   /* time inside, per rank (see tree_create) */
+	uint32_t ranks;	   /* how many ranks run it: its group's size */
+};
+
+/*
+ * A tree over trace t (which must outlive it), with every group closed.
+ * The time inside a rule is estimated as its calls times each call's
+ * signature's mean duration (the trace keeps aggregates per signature,
+ * not per call); a group's is its ranks' mean time in MPI when the trace
+ * has per-rank times.  Returns NULL when out of memory.
+ */
+struct tree *tree_create(const rondo_trace *t);
+void tree_free(struct tree *tr);
+
+/* The time all ranks spent in MPI, in ns (from the statistics). */
+double tree_total_time(const struct tree *tr);
+
+/* Rows shown, and the node of row r (TREE_NONE past the end). */
+uint32_t tree_rows(const struct tree *tr);
+uint32_t tree_row_node(const struct tree *tr, uint32_t row);
+/* The row of node n, TREE_NONE when an ancestor is closed. */
+uint32_t tree_node_row(const struct tree *tr, uint32_t n);
+
+/* Fills *out for node n; 0 or RONDO_E_RANGE. */
+int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out);
+
+/*
+ * The text of node n's row, NUL-terminated when size > 0: "ranks 1-7 (7)"
+ * or "rank 0"; "x1000 [ MPI_Irecv ... MPI_Waitall ]" for a loop (the first
+ * and last calls of its body), "[ MPI_Send ... MPI_Recv ]" for a sequence
+ * run once; a call's function and input values,
+ * "MPI_Irecv(count=64, datatype=MPI_DOUBLE, source=+1, tag=0, comm=c0)",
+ * with "x5 " before it when it repeats (ranks absolute when the group has
+ * one rank, relative to the caller otherwise).  "x" is the multiplication
+ * sign when utf8 is set.  Returns the length the full text needs, or
+ * RONDO_E_RANGE.
+ */
+int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
+	       size_t size);
+
+/* Opens node n (its children are made the first time), closes it, or
+ * toggles it.  A call does not open.  Open and toggle return 0 or
+ * RONDO_E_NOMEM (the node stays closed). */
+int tree_open(struct tree *tr, uint32_t n);
+void tree_close(struct tree *tr, uint32_t n);
+int tree_toggle(struct tree *tr, uint32_t n);
+/* Opens n and every node under it, depth first, until the rows number
+ * max_rows: nodes past that stay closed.  0 or RONDO_E_NOMEM. */
+int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows);
+
+/*
+ * Search: calls whose text (function name and every parameter, as
+ * rondo_sig_format writes them) contains `text`, ignoring case.  Returns
+ * how many signatures match (0 clears the search), or RONDO_E_NOMEM.
+ */
+int64_t tree_search(struct tree *tr, const char *text);
+/* Whether node n is a call that matches the search. */
+int tree_is_match(const struct tree *tr, uint32_t n);
+/* Whether signature sig matches it. */
+int tree_sig_matches(const struct tree *tr, uint32_t sig);
+
+/*
+ * The next (dir > 0) or previous (dir < 0) matching call after or before
+ * node `from` in tree order (every node as if open: a node, then its
+ * children), wrapping around at the ends; from TREE_NONE starts before
+ * the first node or after the last.  The nodes that lead to it are
+ * opened, none other.  Returns the node, or TREE_NONE when nothing matches
+ * (or out of memory).
+ */
+uint32_t tree_search_next(struct tree *tr, uint32_t from, int dir);
+
+/* The first call of signature sig in tree order, opened as above; TREE_NONE
+ * when no rank calls it. */
+uint32_t tree_find_sig(struct tree *tr, uint32_t sig);
+
+#endif /* RONDO_TREE_H */

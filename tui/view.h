@@ -1,0 +1,121 @@
+/*
+ * view.h - what the parts of `rondo view` share: the explorer's state, the
+ * panes' draw and key functions, and the text helpers.
+ *
+ * The screen, top to bottom: two header lines, the main pane (the tree,
+ * or the signature table), the detail pane of the selection, and a status
+ * line.  A pane is three functions, as in ncdu: it is drawn from the
+ * state, and its keys change the state and say what to redraw; one key
+ * table (cmd_view.c) dispatches every key and writes the help screen.
+ */
+#ifndef RONDO_VIEW_H
+#define RONDO_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rondo.h"
+#include "theme.h"
+#include "tree.h"
+
+/* The smallest screen the explorer draws on; below it, a notice. */
+#define VIEW_MIN_COLS 60
+#define VIEW_MIN_LINES 16
+
+/* Lines of the detail pane, its title included. */
+#define VIEW_DETAIL_LINES 9
+
+enum view_pane { VIEW_TREE, VIEW_SIGS, VIEW_HELP };
+
+/* How the signature table is sorted. */
+enum view_sort { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_MAX, SORT_NKEYS };
+
+struct view {
+	const char *path;
+	rondo_trace *t;
+	struct tree *tree;
+	enum view_pane pane, back; /* back: where help returns */
+	int utf8;		   /* the terminal shows UTF-8 */
+	int color;		   /* colours in use */
+	struct theme theme;
+	int theme_index;	   /* in the cycle of shipped themes, or -1 */
+	const char *const *theme_dirs;
+	int ntheme_dirs;
+	int lines, cols;	   /* of the screen, at the last draw */
+
+	/* the tree pane */
+	uint32_t cur;		   /* the selected row */
+	uint32_t top;		   /* the first row shown */
+
+	/* the signature table */
+	uint32_t *sig_order;	   /* signatures shown, sorted, filtered */
+	uint32_t nsig_order;
+	uint32_t sig_cur, sig_top;
+	enum view_sort sort;
+	char filter[64];	   /* function names containing it */
+
+	/* search, and messages on the status line */
+	char search[128];
+	char message[256];
+	int message_is_error;
+	uint32_t help_top;
+
+	/* the detail pane's ranks of a signature, kept between draws */
+	uint32_t ranks_sig;
+	char ranks_text[160];
+
+	/* the header's figures */
+	double total_ns;	   /* MPI time, all ranks */
+	double run_s;		   /* the run's duration, 0 if unknown */
+	uint64_t calls;
+};
+
+/* What a key handler asks for. */
+enum { VIEW_REDRAW = 1, VIEW_QUIT = 2 };
+
+/* ---- panes (view_tree.c, view_sigs.c) ---------------------------------- */
+void view_draw_header(struct view *v);
+void view_draw_tree(struct view *v, int top, int height);
+void view_draw_detail(struct view *v, int top, int height);
+void view_draw_sigs(struct view *v, int top, int height);
+/* Moves the tree's selection by delta rows (clamped), or to a node. */
+void view_tree_move(struct view *v, int64_t delta);
+void view_tree_select(struct view *v, uint32_t node);
+/* The main pane's height for the current screen. */
+int view_main_height(const struct view *v);
+/* Sorts and filters the signature table again; 0 or -1 (out of memory). */
+int view_sigs_update(struct view *v);
+void view_sigs_move(struct view *v, int64_t delta);
+/* The signature under the table's cursor, TREE_NONE when empty. */
+uint32_t view_sigs_selected(const struct view *v);
+/* The signature the detail pane describes: the selected call, or the
+ * table's row; TREE_NONE for a group or a rule. */
+uint32_t view_selected_sig(const struct view *v);
+
+/* ---- text (view_text.c) -------------------------------------------------- */
+/* "1 234 567", "12.3k", "4.56M" in at most width columns. */
+void view_count(char *buf, size_t size, uint64_t n);
+/* "850 ns", "12.3 us", "4.56 ms", "1.23 s" ("us" or the micro sign). */
+void view_duration(char *buf, size_t size, double ns, int utf8);
+/* "12.3%" of a share in [0, 1]. */
+void view_percent(char *buf, size_t size, double share);
+/* Writes text at (y, x) in at most width columns with attribute attr,
+ * cutting it with an ellipsis when it is longer; returns the columns
+ * used.  UTF-8 text is measured by display width. */
+int view_put(struct view *v, int y, int x, int width, int attr,
+	     const char *text);
+/* The same, right-aligned in the width. */
+int view_put_right(struct view *v, int y, int x, int width, int attr,
+		   const char *text);
+/* Clears columns x .. x+width-1 of line y with attribute attr. */
+void view_fill(int y, int x, int width, int attr);
+/* Sets the status line's message (error: drawn as one). */
+void view_message(struct view *v, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- input (cmd_view.c) -------------------------------------------------- */
+/* Reads a line on the status line after `prompt`, with the text in
+ * buf as the start; 1 when entered, 0 when cancelled (Escape). */
+int view_prompt(struct view *v, const char *prompt, char *buf, size_t size);
+
+#endif /* RONDO_VIEW_H */

@@ -1,0 +1,171 @@
+/*
+ * view_sigs.c - the signature table of `rondo view`: every call signature
+ * with its statistics over the whole job, sorted by total time, count,
+ * mean or longest call, filtered by function name.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "view.h"
+
+#define COL_NUM 10
+
+static const char *const sort_name[SORT_NKEYS] = {"total", "count", "mean",
+						   "max"};
+
+/* The sort key of a signature: larger first. */
+static double key_of(const struct view *v, uint32_t sig)
+{
+	rondo_stat st;
+
+	if (rondo_sig_stat(v->t, sig, &st) < 0 || st.count == 0)
+		return -1;
+	switch (v->sort) {
+	case SORT_COUNT: return (double)st.count;
+	case SORT_MEAN: return (double)st.total_ns / (double)st.count;
+	case SORT_MAX: return (double)st.max_ns;
+	default: return (double)st.total_ns;
+	}
+}
+
+/* qsort has no context argument: the view being sorted. */
+static const struct view *sorting;
+
+static int by_key(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	double kx = key_of(sorting, x), ky = key_of(sorting, y);
+
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+static int name_contains(const char *name, const char *part)
+{
+	size_t n = strlen(part);
+
+	for (; *name; name++)
+		if (!strncasecmp(name, part, n))
+			return 1;
+	return n == 0;
+}
+
+int view_sigs_update(struct view *v)
+{
+	uint32_t n = rondo_sig_count(v->t), k = 0, keep = view_sigs_selected(v);
+	uint32_t *order = realloc(v->sig_order, sizeof(*order) * (n + 1));
+
+	if (!order)
+		return -1;
+	v->sig_order = order;
+	for (uint32_t s = 0; s < n; s++)
+		if (name_contains(rondo_func_name(v->t, rondo_sig_func(v->t, s)),
+				  v->filter))
+			order[k++] = s;
+	v->nsig_order = k;
+	sorting = v;
+	qsort(order, k, sizeof(*order), by_key);
+	/* the cursor stays on its signature when it is still shown */
+	v->sig_cur = 0;
+	for (uint32_t i = 0; i < k && keep != TREE_NONE; i++)
+		if (order[i] == keep)
+			v->sig_cur = i;
+	return 0;
+}
+
+uint32_t view_sigs_selected(const struct view *v)
+{
+	return v->sig_order && v->sig_cur < v->nsig_order
+		       ? v->sig_order[v->sig_cur]
+		       : TREE_NONE;
+}
+
+void view_sigs_move(struct view *v, int64_t delta)
+{
+	int64_t at = (int64_t)v->sig_cur + delta;
+
+	if (v->nsig_order == 0)
+		return;
+	v->sig_cur = (uint32_t)(at < 0 ? 0
+				: at >= v->nsig_order ? v->nsig_order - 1
+						      : at);
+}
+
+/* Inputs only: the text before " -> ", closed. */
+static void short_text(const struct view *v, uint32_t sig, char *buf,
+		       size_t size)
+{
+	char *arrow;
+
+	rondo_sig_format(v->t, sig, buf, size);
+	arrow = strstr(buf, " -> ");
+	if (!arrow)
+		arrow = strstr(buf, "-> ");
+	if (arrow && (size_t)(arrow - buf) + 2 <= size)
+		strcpy(arrow, ")");
+}
+
+static void draw_sig(struct view *v, int y, uint32_t i, int selected)
+{
+	uint32_t sig = v->sig_order[i];
+	int attr = selected ? theme_attr(THEME_SELECTED) : theme_attr(THEME_NORMAL);
+	char text[512], num[4][24];
+	rondo_stat st;
+	int x = 0;
+
+	view_fill(y, 0, v->cols, attr);
+	if (rondo_sig_stat(v->t, sig, &st) == 0 && st.count) {
+		view_duration(num[0], sizeof(num[0]), (double)st.total_ns, v->utf8);
+		view_count(num[1], sizeof(num[1]), st.count);
+		view_duration(num[2], sizeof(num[2]),
+			      (double)st.total_ns / (double)st.count, v->utf8);
+		view_duration(num[3], sizeof(num[3]), (double)st.max_ns, v->utf8);
+	} else {
+		for (int k = 0; k < 4; k++)
+			snprintf(num[k], sizeof(num[k]), "-");
+	}
+	for (int k = 0; k < 4; k++, x += COL_NUM)
+		view_put_right(v, y, x, COL_NUM - 1,
+			       selected ? attr
+					: theme_attr(k == 1 ? THEME_COUNT : THEME_TIME),
+			       num[k]);
+	short_text(v, sig, text, sizeof(text));
+	view_put(v, y, x + 1, v->cols - x - 2,
+		 selected ? attr
+			  : theme_attr(tree_sig_matches(v->tree, sig) ? THEME_MATCH
+								      : THEME_CALL),
+		 text);
+}
+
+void view_draw_sigs(struct view *v, int top, int height)
+{
+	int title = theme_attr(THEME_TITLE), x = 0;
+	char head[160];
+
+	view_fill(top, 0, v->cols, title);
+	for (int k = 0; k < SORT_NKEYS; k++, x += COL_NUM) {
+		snprintf(head, sizeof(head), "%s%s", sort_name[k],
+			 (int)v->sort != k ? " " : v->utf8 ? "\xe2\x96\xbc" : "v");
+		view_put_right(v, top, x, COL_NUM - 1, title, head);
+	}
+	snprintf(head, sizeof(head), "signature (%u of %u%s%s%s)", v->nsig_order,
+		 rondo_sig_count(v->t), v->filter[0] ? ", function has \"" : "",
+		 v->filter, v->filter[0] ? "\"" : "");
+	view_put(v, top, x + 1, v->cols - x - 2, title, head);
+	if (v->sig_cur < v->sig_top)
+		v->sig_top = v->sig_cur;
+	if (height > 1 && v->sig_cur >= v->sig_top + (uint32_t)(height - 1))
+		v->sig_top = v->sig_cur - (uint32_t)(height - 1) + 1;
+	for (int k = 0; k < height - 1; k++) {
+		uint32_t i = v->sig_top + (uint32_t)k;
+
+		if (i >= v->nsig_order)
+			view_fill(top + 1 + k, 0, v->cols, theme_attr(THEME_NORMAL));
+		else
+			draw_sig(v, top + 1 + k, i, i == v->sig_cur);
+	}
+}

@@ -1,0 +1,391 @@
+/*
+ * view_tree.c - the header, the tree pane and the detail pane of
+ * `rondo view`.
+ */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+/* Columns of the tree pane's figures: calls, time, share. */
+#define COL_CALLS 11
+#define COL_TIME 10
+#define COL_SHARE 7
+#define COL_FIGURES (COL_CALLS + COL_TIME + COL_SHARE + 1)
+
+/* ---- the header ------------------------------------------------------------- */
+
+void view_draw_header(struct view *v)
+{
+	const char *program = rondo_meta_get(v->t, "program");
+	const char *dot = v->utf8 ? " \xc2\xb7 " : " | ";
+	char calls[32], size[32], line[512], run[32], mpi[32], share[16];
+	uint64_t bytes = rondo_file_size(v->t);
+	uint32_t ranks = rondo_rank_count(v->t);
+
+	view_count(calls, sizeof(calls), v->calls);
+	if (bytes < 10000)
+		snprintf(size, sizeof(size), "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(size, sizeof(size), "%.1f %s",
+			 bytes < 10000000 ? bytes / 1e3 : bytes / 1e6,
+			 bytes < 10000000 ? "KB" : "MB");
+	snprintf(line, sizeof(line), " rondo%s%s%s%u rank%s%s%s MPI calls%s%u "
+		 "signatures%s%u rank group%s%s%s", dot,
+		 program ? program : "?", dot, ranks, ranks == 1 ? "" : "s",
+		 dot, calls, dot, rondo_sig_count(v->t), dot,
+		 rondo_group_count(v->t),
+		 rondo_group_count(v->t) == 1 ? "" : "s", dot, size);
+	view_fill(0, 0, v->cols, theme_attr(THEME_HEADER));
+	view_put(v, 0, 0, v->cols, theme_attr(THEME_HEADER), line);
+	view_duration(mpi, sizeof(mpi), v->total_ns, v->utf8);
+	if (v->run_s > 0) {
+		view_duration(run, sizeof(run), v->run_s * 1e9, v->utf8);
+		view_percent(share, sizeof(share),
+			     v->total_ns / (v->run_s * 1e9 * (ranks ? ranks : 1)));
+		snprintf(line, sizeof(line), " run %s%sMPI %s of the run time "
+			 "(%s over all ranks)%s%s", run, dot, share, mpi, dot,
+			 v->path);
+	} else {
+		snprintf(line, sizeof(line), " run time not recorded%sMPI %s "
+			 "over all ranks%s%s", dot, mpi, dot, v->path);
+	}
+	view_fill(1, 0, v->cols, theme_attr(THEME_HEADER));
+	view_put(v, 1, 0, v->cols, theme_attr(THEME_HEADER), line);
+}
+
+/* ---- the tree pane ----------------------------------------------------------- */
+
+int view_main_height(const struct view *v)
+{
+	/* header (2), detail, status (1) */
+	return v->lines - 2 - VIEW_DETAIL_LINES - 1;
+}
+
+void view_tree_move(struct view *v, int64_t delta)
+{
+	int64_t rows = tree_rows(v->tree), at = (int64_t)v->cur + delta;
+
+	if (rows == 0)
+		return;
+	v->cur = (uint32_t)(at < 0 ? 0 : at >= rows ? rows - 1 : at);
+}
+
+void view_tree_select(struct view *v, uint32_t node)
+{
+	uint32_t row = tree_node_row(v->tree, node);
+
+	if (row != TREE_NONE)
+		v->cur = row;
+}
+
+/* Keeps the selection inside the pane's window of rows. */
+static void scroll_to_cursor(struct view *v, int height)
+{
+	uint32_t rows = tree_rows(v->tree);
+
+	if (v->cur >= rows)
+		v->cur = rows ? rows - 1 : 0;
+	if (height <= 0)
+		return;
+	if (v->cur < v->top)
+		v->top = v->cur;
+	if (v->cur >= v->top + (uint32_t)height)
+		v->top = v->cur - (uint32_t)height + 1;
+	if (v->top + (uint32_t)height > rows)
+		v->top = rows > (uint32_t)height ? rows - (uint32_t)height : 0;
+}
+
+static int row_attr(const struct view *v, const struct tree_info *in,
+		    uint32_t node)
+{
+	if (tree_is_match(v->tree, node))
+		return theme_attr(THEME_MATCH);
+	switch (in->kind) {
+	case TREE_GROUP: return theme_attr(THEME_GROUP);
+	case TREE_RULE:
+		return theme_attr(in->count > 1 ? THEME_LOOP : THEME_BLOCK);
+	default: return theme_attr(THEME_CALL);
+	}
+}
+
+/* The fold mark of a node: open, closed, or none for a call. */
+static const char *mark(const struct view *v, const struct tree_info *in)
+{
+	if (in->kind == TREE_CALL)
+		return "  ";
+	if (v->utf8)
+		return in->open ? "\xe2\x96\xbe " : "\xe2\x96\xb8 ";
+	return in->open ? "- " : "+ ";
+}
+
+static void draw_row(struct view *v, int y, uint32_t row, int selected)
+{
+	uint32_t node = tree_row_node(v->tree, row);
+	struct tree_info in;
+	char label[512], calls[24], time[24], share[16];
+	int x, width = v->cols - COL_FIGURES, indent, attr, fig;
+
+	if (tree_info(v->tree, node, &in) < 0)
+		return;
+	attr = selected ? theme_attr(THEME_SELECTED) : row_attr(v, &in, node);
+	fig = selected ? attr : theme_attr(THEME_COUNT);
+	view_fill(y, 0, v->cols, selected ? attr : theme_attr(THEME_NORMAL));
+	indent = (int)in.depth * 2;
+	if (indent > width / 2)
+		indent = width / 2;
+	x = indent;
+	x += view_put(v, y, x, width - x, selected ? attr : theme_attr(THEME_DIM),
+		      mark(v, &in));
+	tree_label(v->tree, node, v->utf8, label, sizeof(label));
+	view_put(v, y, x, width - x, attr, label);
+	view_count(calls, sizeof(calls), in.calls);
+	view_duration(time, sizeof(time), in.time_ns, v->utf8);
+	view_percent(share, sizeof(share),
+		     v->total_ns > 0 ? in.time_ns * in.ranks / v->total_ns : 0);
+	x = v->cols - COL_FIGURES + 1;
+	view_put_right(v, y, x, COL_CALLS, fig, calls);
+	view_put_right(v, y, x + COL_CALLS, COL_TIME,
+		       selected ? attr : theme_attr(THEME_TIME), time);
+	view_put_right(v, y, x + COL_CALLS + COL_TIME, COL_SHARE,
+		       selected ? attr : theme_attr(THEME_DIM), share);
+}
+
+void view_draw_tree(struct view *v, int top, int height)
+{
+	int title = theme_attr(THEME_TITLE), x = v->cols - COL_FIGURES + 1;
+
+	view_fill(top, 0, v->cols, title);
+	view_put(v, top, 0, x, title, " structure (calls and time per rank)");
+	view_put_right(v, top, x, COL_CALLS, title, "calls");
+	view_put_right(v, top, x + COL_CALLS, COL_TIME, title, "time");
+	view_put_right(v, top, x + COL_CALLS + COL_TIME, COL_SHARE, title,
+		       "share");
+	scroll_to_cursor(v, height - 1);
+	for (int k = 0; k < height - 1; k++) {
+		uint32_t row = v->top + (uint32_t)k;
+
+		if (row >= tree_rows(v->tree)) {
+			view_fill(top + 1 + k, 0, v->cols, theme_attr(THEME_NORMAL));
+			continue;
+		}
+		draw_row(v, top + 1 + k, row, row == v->cur && v->pane == VIEW_TREE);
+	}
+}
+
+/* ---- the detail pane ----------------------------------------------------------- */
+
+uint32_t view_selected_sig(const struct view *v)
+{
+	struct tree_info in;
+
+	if (v->pane == VIEW_SIGS)
+		return view_sigs_selected(v);
+	if (tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
+	    in.kind != TREE_CALL)
+		return TREE_NONE;
+	return in.id;
+}
+
+/* The ranks that call signature sig: the groups whose root holds it,
+ * found rule by rule (a rule refers only to smaller ones). */
+static void sig_ranks(struct view *v, uint32_t sig)
+{
+	uint32_t nrules = rondo_rule_count(v->t), n = 0, at = 0;
+	uint8_t *holds = calloc((size_t)nrules + 1, 1);
+
+	v->ranks_sig = sig;
+	v->ranks_text[0] = '\0';
+	if (!holds)
+		return;
+	for (uint32_t r = 0; r < nrules; r++) {
+		const rondo_sym *b;
+		uint32_t len = 0;
+
+		rondo_rule_body(v->t, r, &b, &len);
+		for (uint32_t k = 0; k < len && !holds[r]; k++)
+			holds[r] = RONDO_SYM_IS_RULE(b[k].sym)
+					   ? holds[RONDO_SYM_ID(b[k].sym)]
+					   : RONDO_SYM_ID(b[k].sym) == sig;
+	}
+	for (uint32_t g = 0; g < rondo_group_count(v->t); g++) {
+		char one[96];
+
+		if (!holds[rondo_group_root(v->t, g)])
+			continue;
+		n += rondo_group_size(v->t, g);
+		rondo_group_format(v->t, g, one, sizeof(one));
+		at += (uint32_t)snprintf(v->ranks_text + at,
+					 at < sizeof(v->ranks_text)
+						 ? sizeof(v->ranks_text) - at
+						 : 0,
+					 "%s%s", at ? "," : "", one);
+		if (at >= sizeof(v->ranks_text))
+			at = sizeof(v->ranks_text);
+	}
+	free(holds);
+	snprintf(v->ranks_text + (at < sizeof(v->ranks_text) - 24
+					  ? at
+					  : sizeof(v->ranks_text) - 24),
+		 24, " (%u of %u)", n, rondo_rank_count(v->t));
+}
+
+/* A one-line histogram of the durations: a bar per power of two from the
+ * shortest bin to the longest, as tall as the bin's share of the most
+ * crowded one. */
+static void draw_histogram(struct view *v, int y, const rondo_stat *st)
+{
+	static const char *const bars[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82",
+					   "\xe2\x96\x83", "\xe2\x96\x84",
+					   "\xe2\x96\x85", "\xe2\x96\x86",
+					   "\xe2\x96\x87", "\xe2\x96\x88"};
+	static const char ascii[] = " .:-=+*#@";
+	int lo = -1, hi = -1, x;
+	uint64_t most = 0;
+	char from[24], to[24];
+
+	for (int k = 0; k < RONDO_HIST_BINS; k++)
+		if (st->hist[k]) {
+			lo = lo < 0 ? k : lo;
+			hi = k;
+			most = st->hist[k] > most ? st->hist[k] : most;
+		}
+	if (lo < 0)
+		return;
+	view_duration(from, sizeof(from), (double)(1ull << lo), v->utf8);
+	view_duration(to, sizeof(to), (double)(1ull << (hi + 1)), v->utf8);
+	x = view_put(v, y, 1, v->cols - 2, theme_attr(THEME_DIM), "durations ");
+	x += 1 + view_put(v, y, 1 + x, v->cols - 2 - x, theme_attr(THEME_DIM), from);
+	for (int k = lo; k <= hi && x < v->cols - 12; k++) {
+		int level = st->hist[k]
+				    ? 1 + (int)((st->hist[k] * 7 + most - 1) / most)
+				    : 0;
+		char cell[8];
+
+		if (level > 8)
+			level = 8;
+		if (v->utf8)
+			snprintf(cell, sizeof(cell), "%s", bars[level]);
+		else
+			snprintf(cell, sizeof(cell), "%c", ascii[level]);
+		x += view_put(v, y, 1 + x, 1, theme_attr(THEME_BAR), cell);
+	}
+	view_put(v, y, 2 + x, v->cols - 3 - x, theme_attr(THEME_DIM), to);
+}
+
+/* The full text of signature sig, with the values of the selected
+ * group's rank when it has one rank. */
+static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
+{
+	struct tree_info in;
+	uint32_t rank;
+
+	if (v->pane == VIEW_TREE &&
+	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) == 0 &&
+	    in.ranks == 1 &&
+	    rondo_group_ranks(v->t, in.group, &rank, 1) == 1) {
+		rondo_sig_format_rank(v->t, sig, rank, buf, size);
+		return;
+	}
+	rondo_sig_format(v->t, sig, buf, size);
+}
+
+static void detail_sig(struct view *v, int y, int height, uint32_t sig)
+{
+	char text[1024], line[512], a[6][24];
+	char *arrow;
+	rondo_stat st;
+	double mean, sd;
+	int used;
+
+	/* the inputs on one line, the outputs on the next */
+	sig_text(v, sig, text, sizeof(text));
+	arrow = strstr(text, " -> ");
+	if (arrow)
+		*arrow = '\0';
+	view_put(v, y, 1, v->cols - 2, theme_attr(THEME_CALL), text);
+	if (arrow && height > 4)
+		view_put(v, y + 1, 3, v->cols - 4, theme_attr(THEME_PARAMS),
+			 arrow + 1);
+	if (rondo_sig_stat(v->t, sig, &st) < 0 || st.count == 0) {
+		view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_DIM),
+			 "no statistics for this signature");
+	} else {
+		mean = (double)st.total_ns / (double)st.count;
+		sd = st.sumsq_ns2 / (double)st.count - mean * mean;
+		sd = sd > 0 ? sqrt(sd) : 0;
+		view_count(a[0], sizeof(a[0]), st.count);
+		view_duration(a[1], sizeof(a[1]), (double)st.total_ns, v->utf8);
+		view_duration(a[2], sizeof(a[2]), mean, v->utf8);
+		view_duration(a[3], sizeof(a[3]), (double)st.min_ns, v->utf8);
+		view_duration(a[4], sizeof(a[4]), (double)st.max_ns, v->utf8);
+		view_duration(a[5], sizeof(a[5]), sd, v->utf8);
+		snprintf(line, sizeof(line), "calls %s   total %s   mean %s   "
+			 "min %s   max %s   sd %s   ", a[0], a[1], a[2], a[3],
+			 a[4], a[5]);
+		used = view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_COUNT),
+				line);
+		view_percent(a[0], sizeof(a[0]),
+			     v->total_ns > 0 ? (double)st.total_ns / v->total_ns : 0);
+		snprintf(line, sizeof(line), "%s of MPI time", a[0]);
+		view_put(v, y + 2, 1 + used, v->cols - 2 - used,
+			 theme_attr(THEME_DIM), line);
+		draw_histogram(v, y + 3, &st);
+	}
+	if (v->ranks_sig != sig)
+		sig_ranks(v, sig);
+	snprintf(line, sizeof(line), "called by ranks %s", v->ranks_text);
+	view_put(v, y + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
+}
+
+static void detail_node(struct view *v, int y, uint32_t node)
+{
+	struct tree_info in;
+	char label[512], line[512], calls[24], time[24], share[16];
+
+	if (tree_info(v->tree, node, &in) < 0)
+		return;
+	tree_label(v->tree, node, v->utf8, label, sizeof(label));
+	view_put(v, y, 1, v->cols - 2,
+		 theme_attr(in.kind == TREE_GROUP ? THEME_GROUP
+			    : in.count > 1	  ? THEME_LOOP
+						  : THEME_BLOCK),
+		 label);
+	view_count(calls, sizeof(calls), in.calls);
+	view_duration(time, sizeof(time), in.time_ns, v->utf8);
+	view_percent(share, sizeof(share),
+		     v->total_ns > 0 ? in.time_ns * in.ranks / v->total_ns : 0);
+	snprintf(line, sizeof(line), "calls inside %s   time inside %s per "
+		 "rank, on %u rank%s   %s of all MPI time", calls, time,
+		 in.ranks, in.ranks == 1 ? "" : "s", share);
+	view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
+	if (in.kind == TREE_GROUP)
+		snprintf(line, sizeof(line), "the whole call sequence of these "
+			 "ranks: rule R%u; time: their mean time in MPI",
+			 rondo_group_root(v->t, in.id));
+	else
+		snprintf(line, sizeof(line), "%s of rule R%u%s",
+			 in.count > 1 ? "a loop" : "a sequence run once", in.id,
+			 " (time: calls times their signatures' mean duration)");
+	view_put(v, y + 3, 1, v->cols - 2, theme_attr(THEME_DIM), line);
+}
+
+void view_draw_detail(struct view *v, int top, int height)
+{
+	int title = theme_attr(THEME_TITLE);
+	uint32_t sig = view_selected_sig(v), node;
+
+	for (int k = 0; k < height; k++)
+		view_fill(top + k, 0, v->cols, k ? theme_attr(THEME_NORMAL) : title);
+	view_put(v, top, 0, v->cols, title, " detail");
+	if (sig != TREE_NONE) {
+		detail_sig(v, top + 1, height - 1, sig);
+		return;
+	}
+	node = tree_row_node(v->tree, v->cur);
+	if (v->pane == VIEW_TREE && node != TREE_NONE)
+		detail_node(v, top + 1, node);
+}

@@ -2,6 +2,7 @@
 # quickstart.sh - set up rondo on a fresh Debian 12 machine, then show or test it.
 #
 #   ./quickstart.sh demo   install what is missing, build, show a trace
+#                          (and open it in the explorer at a terminal)
 #   ./quickstart.sh test   install what is missing, build with sanitizers,
 #                          run make check, end with "N passed, N failed"
 #
@@ -155,6 +156,15 @@ do_demo() {
 	echo
 	echo "\$ rondo dump --rank 1 demo.rondo | head -n 20"
 	tui/rondo dump --rank 1 "$trace" | head -n 20
+	echo
+	# At a terminal, the explorer itself (q quits); otherwise how to.
+	if [ -t 0 ] && [ -t 1 ] && [ -x tui/rondo ] && tui/rondo view --help >/dev/null 2>&1; then
+		echo "\$ rondo view demo.rondo      (q quits, ? lists the keys)"
+		sleep 1
+		RONDO_THEMES_DIR="$top/themes" tui/rondo view "$trace"
+	else
+		echo "explore it at a terminal: RONDO_THEMES_DIR=$top/themes $top/build/tui/rondo view $trace"
+	fi
 }
 
 case "${1:-}" in

@@ -123,7 +123,7 @@ keys ?
 wait_for "keys (q to go back)"
 golden help
 keys q
-wait_for "structure (calls and time per rank)"
+wait_for "structure (calls and time per rank;"
 
 # The signature table, by total time, then by count.
 keys Tab
@@ -138,7 +138,7 @@ screen | sed -n 4p | grep -q "400.*MPI_Allreduce" ||
 keys f I s e n d Enter
 wait_for "signature (3 of 12, function has \"Isend\")"
 keys Enter
-wait_for "structure (calls and time per rank)"
+wait_for "structure (calls and time per rank;"
 screen | grep -q "MPI_Isend(buf=m1" || fail "Enter in the table did not go to an Isend"
 
 # Resizing: smaller, too small, and back.
@@ -149,7 +149,7 @@ screen | sed -n 24p | grep -q "quit" || fail "no status line at the bottom after
 tm resize-window -t view -x 40 -y 10
 wait_for "terminal too small"
 tm resize-window -t view -x 100 -y 30
-wait_for "structure (calls and time per rank)"
+wait_for "structure (calls and time per rank;"
 
 # q quits, exit status 0, the terminal back.
 keys q

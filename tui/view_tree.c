@@ -159,7 +159,8 @@ void view_draw_tree(struct view *v, int top, int height)
 	int title = theme_attr(THEME_TITLE), x = v->cols - COL_FIGURES + 1;
 
 	view_fill(top, 0, v->cols, title);
-	view_put(v, top, 0, x, title, " structure (calls and time per rank)");
+	view_put(v, top, 0, x, title,
+		 " structure (calls and time per rank; in a loop, per iteration)");
 	view_put_right(v, top, x, COL_CALLS, title, "calls");
 	view_put_right(v, top, x + COL_CALLS, COL_TIME, title, "time");
 	view_put_right(v, top, x + COL_CALLS + COL_TIME, COL_SHARE, title,

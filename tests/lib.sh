@@ -18,15 +18,21 @@
 # the build directory (default ../../build from here); lib and prog, the
 # tracer module and bench_p2p in it, both built; mpirun at hand.
 bench_setup() {
-	bench=$1
-	build=${2:-$here/../../build}
-	build=$(cd "$build" 2>/dev/null && pwd) ||
-		die "no build directory ${2:-$here/../../build}"
+	bench_build "$@"
 	lib=$build/tracer/.libs/librondo-trace.so
 	prog=$build/tests/bench/bench_p2p
 	command -v mpirun >/dev/null 2>&1 || die "no mpirun"
 	[ -f "$lib" ] || die "$lib not built (make)"
 	[ -x "$prog" ] || die "$prog not built (make tests/bench/bench_p2p)"
+}
+
+# bench_build NAME [BUILDDIR]: bench and build alone, for benchmarks that
+# need other programs than bench_p2p.
+bench_build() {
+	bench=$1
+	build=${2:-$here/../../build}
+	build=$(cd "$build" 2>/dev/null && pwd) ||
+		die "no build directory ${2:-$here/../../build}"
 }
 
 die() { echo "$bench: $*" >&2; exit 1; }

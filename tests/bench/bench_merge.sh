@@ -30,9 +30,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
-bench=bench_merge
-build=${1:-$here/../../build}
-build=$(cd "$build" 2>/dev/null && pwd) || die "no build directory ${1:-$here/../../build}"
+bench_build bench_merge "${1:-}"
 lib=$build/tracer/.libs/librondo-trace.so
 rondo=$build/tui/rondo
 command -v mpirun >/dev/null 2>&1 || die "no mpirun"

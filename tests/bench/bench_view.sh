@@ -15,9 +15,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
-bench=bench_view
-build=${1:-$here/../../build}
-build=$(cd "$build" 2>/dev/null && pwd) || die "no build directory ${1:-$here/../../build}"
+bench_build bench_view "${1:-}"
 rondo=$build/tui/rondo
 mktrace=$build/tests/mktrace
 reps=${BENCH_REPS:-5}

@@ -369,6 +369,16 @@ static struct rec *hand_begin(struct rec *r, enum rt_func f, uint64_t t0,
 	return r;
 }
 
+/* The run starts where MPI_Init did, t1 - t0 before the start was taken,
+ * so that its time in MPI counts in the run's too. */
+static void start_before(uint64_t t0, uint64_t t1)
+{
+	uint64_t d = t1 > t0 ? rt_clock_ns(t1 - t0) : 0;
+
+	if (rt.start_ns > d)
+		rt.start_ns -= d;
+}
+
 REC_API int MPI_Init(int *argc, char ***argv)
 {
 	uint64_t t0 = rt_clock(), t1;
@@ -381,6 +391,7 @@ REC_API int MPI_Init(int *argc, char ***argv)
 	t1 = rt_clock();
 	if (ret == MPI_SUCCESS)
 		runtime_start(MPI_THREAD_SINGLE);
+	start_before(t0, t1);
 	if (!hand_begin(&r, RT_INIT, t0, t1, __builtin_return_address(0)))
 		return ret;
 	if (argc)
@@ -403,6 +414,7 @@ REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 	t1 = rt_clock();
 	if (ret == MPI_SUCCESS)
 		runtime_start(provided ? *provided : required);
+	start_before(t0, t1);
 	if (!hand_begin(&r, RT_INIT_THREAD, t0, t1,
 			__builtin_return_address(0)))
 		return ret;

@@ -139,7 +139,7 @@ static int k_open(struct view *v)
 		view_tree_select(v, n);
 		return VIEW_REDRAW;
 	}
-	if (tree_open(v->tree, cur_node(v)) < 0)
+	if (tree_open(v->tree, cur_node(v)) == RONDO_E_NOMEM)
 		nomem(v);
 	return VIEW_REDRAW;
 }
@@ -160,7 +160,7 @@ static int k_parent(struct view *v)
 
 static int k_toggle(struct view *v)
 {
-	if (tree_toggle(v->tree, cur_node(v)) < 0)
+	if (tree_toggle(v->tree, cur_node(v)) == RONDO_E_NOMEM)
 		nomem(v);
 	return VIEW_REDRAW;
 }
@@ -174,7 +174,7 @@ static int k_collapse(struct view *v)
 static int k_expand_all(struct view *v)
 {
 	if (tree_open_all(v->tree, cur_node(v),
-			  tree_rows(v->tree) + EXPAND_ALL_ROWS) < 0)
+			  tree_rows(v->tree) + EXPAND_ALL_ROWS) == RONDO_E_NOMEM)
 		nomem(v);
 	return VIEW_REDRAW;
 }

@@ -272,11 +272,10 @@ static void put_comm(struct rec *r, uint32_t v)
 	}
 }
 
-int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
-		   int *size)
+/* comms_describe for handle c, whose table entry is v. */
+static int describe(MPI_Comm c, uint32_t v, uint32_t *kind, uint64_t *value,
+		    int *me, int *size)
 {
-	uint32_t v = hmap_lookup(&by_handle, KEY(c));
-
 	*me = *size = -1;
 	if (v == UINT32_MAX)
 		return -1;
@@ -301,18 +300,31 @@ int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
 	return 0;
 }
 
-int comms_rank(MPI_Comm c, int *me, int *size)
+int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
+		   int *size)
 {
-	uint32_t kind;
-	uint64_t value;
+	return describe(c, hmap_lookup(&by_handle, KEY(c)), kind, value, me,
+			size);
+}
 
+int comms_rank(MPI_Comm c, int *me, int *size, const struct comm_cart **cart)
+{
+	uint32_t kind, v;
+	uint64_t value;
+	int rc;
+
+	*cart = NULL;
 	/* the common case first, without a lookup */
 	if (c == MPI_COMM_WORLD) {
 		*me = rt.rank;
 		*size = rt.size;
 		return 0;
 	}
-	return comms_describe(c, &kind, &value, me, size);
+	v = hmap_lookup(&by_handle, KEY(c));
+	rc = describe(c, v, &kind, &value, me, size);
+	if (rc == 0 && !(v & CONST_FLAG) && idents[v].cart.ndims)
+		*cart = &idents[v].cart;
+	return rc;
 }
 
 void rec_comm(struct rec *r, MPI_Comm c)
@@ -346,15 +358,6 @@ void rec_comm_inout(struct rec *r, MPI_Comm before, MPI_Comm after)
 	comm_release(before);
 	if (after != MPI_COMM_NULL)
 		comm_adopt(after);
-}
-
-const struct comm_cart *comms_cart(MPI_Comm c)
-{
-	uint32_t v = hmap_lookup(&by_handle, KEY(c));
-
-	if (v == UINT32_MAX || (v & CONST_FLAG) || !idents[v].cart.ndims)
-		return NULL;
-	return &idents[v].cart;
 }
 
 int comms_key_rank(uint64_t key)

@@ -399,7 +399,7 @@ static int64_t rank_offset(int rank, int me, int size)
 
 void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 {
-	const struct comm_cart *g;
+	const struct comm_cart *g = NULL;
 	int me, size, inter = 1, known;
 
 	if (rank == MPI_ANY_SOURCE)
@@ -411,14 +411,14 @@ void rec_rank(struct rec *r, int rank, MPI_Comm comm)
 	else if (rank == MPI_UNDEFINED)
 		put_const(r, C_UNDEFINED);
 	else if (comm == MPI_COMM_NULL ||
-		 (known = comms_rank(comm, &me, &size)) > 0 ||
+		 (known = comms_rank(comm, &me, &size, &g)) > 0 ||
 		 (known < 0 &&
 		  (PMPI_Comm_test_inter(comm, &inter) || inter ||
 		   PMPI_Comm_rank(comm, &me) || PMPI_Comm_size(comm, &size))) ||
 		 rank < 0 || rank >= size)
 		/* an intercommunicator's ranks are in the other group */
 		fmt_arg_put_sint(rec_args(r), RONDO_ARG_RANK, rank);
-	else if (comm != MPI_COMM_WORLD && (g = comms_cart(comm)) != NULL)
+	else if (g)
 		/* a grid: the offset on each dimension, so that periodic
 		 * neighbours look alike on every rank */
 		fmt_arg_put_sint(rec_args(r), RONDO_ARG_CART_REL,

@@ -228,7 +228,8 @@ void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 		   unsigned bufs)
 {
 	struct rt_level *lv = r->lv;
-	struct rec_memo *set, *m;
+	struct rec_memo *m;
+	unsigned set = rec_memo_set(r->memo_hash);
 	uint16_t verify = 0;
 
 	if (!rt.memo || lv->args.oom || lv->args.len > sizeof(m->bytes) ||
@@ -239,9 +240,7 @@ void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 		if (!memo_in_heap((const void *)(uintptr_t)key[__builtin_ctz(v)]))
 			verify |= (uint16_t)(1u << __builtin_ctz(v));
 	/* the ways of a set are replaced in turn */
-	set = rec_memo_table[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)];
-	m = &set[memo_next[r->memo_hash >> 56 & (REC_MEMO_SETS - 1)]++ %
-		 REC_MEMO_WAYS];
+	m = &rec_memo_table[set][memo_next[set]++ % REC_MEMO_WAYS];
 	m->hash = r->memo_hash;
 	m->func = rec_memo_func(r->func, n);
 	m->verify = verify;

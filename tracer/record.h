@@ -135,6 +135,13 @@ static inline uint64_t rec_memo_hash(uint32_t func, const uint64_t *key,
 	return (h ^ h >> 29) | 1; /* never 0, an entry never kept */
 }
 
+/* The set a hash's entries live in: its high bits, which every value
+ * reached through the multiplications. */
+static inline unsigned rec_memo_set(uint64_t hash)
+{
+	return (unsigned)(hash >> 56) & (REC_MEMO_SETS - 1);
+}
+
 /* The bytes of entry m, kept for these values, recorded if they still
  * mean the same: 1, or 0 when they must be recorded afresh. */
 int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key);
@@ -149,7 +156,7 @@ static inline int rec_memo_hit(struct rec *r, const uint64_t *key,
 			       unsigned n)
 {
 	uint64_t h = rec_memo_hash(r->func, key, n), d = 0;
-	struct rec_memo *m = rec_memo_table[h >> 56 & (REC_MEMO_SETS - 1)];
+	struct rec_memo *m = rec_memo_table[rec_memo_set(h)];
 	unsigned w;
 
 	r->epoch = __atomic_load_n(&rec_epoch, __ATOMIC_RELAXED);

@@ -258,8 +258,10 @@ void comms_name(MPI_Comm c, uint32_t constant);
  * and value set if it was seen). */
 int comms_describe(MPI_Comm c, uint32_t *kind, uint64_t *value, int *me,
 		   int *size);
-/* The same, for this rank's rank and the size alone. */
-int comms_rank(MPI_Comm c, int *me, int *size);
+/* The same, for this rank's rank and the size alone, and *cart the
+ * communicator's Cartesian topology (NULL: none). */
+struct comm_cart;
+int comms_rank(MPI_Comm c, int *me, int *size, const struct comm_cart **cart);
 /* A Cartesian topology: dims[k] ranks along dimension k (the last one
  * varies fastest in rank order), periodic[k] 1 if it wraps. */
 #define COMMS_MAX_DIMS 8
@@ -268,9 +270,6 @@ struct comm_cart {
 	uint32_t dims[COMMS_MAX_DIMS];
 	uint8_t periodic[COMMS_MAX_DIMS];
 };
-/* The Cartesian topology of communicator c (of up to COMMS_MAX_DIMS
- * dimensions), or NULL. */
-const struct comm_cart *comms_cart(MPI_Comm c);
 /* How rank `rank` of a Cartesian grid is recorded by a caller at rank me
  * (kind CART_REL, FORMAT.md): the offset of each coordinate, d[k] in
  * (-dims[k]/2, dims[k]/2], as sum(d[k] * stride[k]). */

@@ -58,6 +58,14 @@ for np in 1 2 3 5 8 16 32; do
 	[ "$n" = "$np" ] || fail "irregular on $np ranks: groups hold $n ranks"
 	[ -z "$(meta "$tmp/irregular.rondo" incomplete)" ] ||
 		fail "irregular on $np ranks: $(meta "$tmp/irregular.rondo" incomplete)"
+	# the run's duration, from MPI_Init on: no rank spent longer in MPI
+	"$rondo" info "$tmp/irregular.rondo" | awk -v np=$np '
+		function sec(v, u) { return v * (u == "s" ? 1 : u == "ms" ? 1e-3 : u == "us" ? 1e-6 : 1e-9) }
+		/^  duration / { d = $2 }
+		/^mpi time / { for (i = 1; i < NF; i++) if ($i == "max") m = sec($(i + 1), $(i + 2)) }
+		END { if (d == "" || d <= 0 || m > d * 1.01) {
+			printf "FAIL: irregular on %d ranks: duration %s s, most MPI time of a rank %g s\n", np, d, m; exit 1 } }' ||
+		fails=$((fails + 1))
 	echo "irregular on $np ranks: $(groups "$tmp/irregular.rondo") rank groups, merge $m"
 done
 

@@ -645,12 +645,14 @@ int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
 
 /* ---- a rank, and a range of ranks ------------------------------------------ */
 
+/* The grammar of a rank with no call: one empty rule. */
+static uint32_t empty_first[2];
+static rondo_sym empty_body[1];
+static const struct fmt_grammar empty = {1, empty_first, empty_body};
+
 /* Ranks added with no call: tables missing or damaged. */
 int merge_add_failed(struct merge *m, uint32_t nranks)
 {
-	static uint32_t first[2];
-	static rondo_sym none[1];
-	const struct fmt_grammar empty = {1, first, none};
 	uint32_t u;
 	int rc;
 
@@ -671,9 +673,6 @@ int merge_add_failed(struct merge *m, uint32_t nranks)
 int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 		   const struct fmt_grammar *g, const struct fmt_stats *st)
 {
-	static uint32_t first[2];
-	static rondo_sym none[1];
-	const struct fmt_grammar empty = {1, first, none};
 	uint32_t *map = malloc(sizeof(*map) * ((size_t)cst->n + 1)), u;
 	struct sig_time *v = malloc(sizeof(*v) * ((size_t)st->n + 1));
 	int rc = map && v ? 0 : RONDO_E_NOMEM;

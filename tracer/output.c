@@ -48,6 +48,7 @@ struct job {
 	double seconds;   /* rank 0's time from all ranks in to the merged tables */
 	double busy;      /* of it, merging what the other ranks sent */
 	size_t largest;   /* the largest message rank 0 took in */
+	uint64_t run_ns;  /* the longest rank's run from MPI_Init to here */
 	struct hmap comm_id; /* communicator identity -> id */
 	struct fmt_comms comms;
 	size_t capcomms;
@@ -156,6 +157,9 @@ struct tree {
 
 enum { TAG_RELATIVE = 1, TAG_MERGE = 2 };
 
+/* Where a piece goes that this rank cannot keep. */
+static uint8_t drop[PIECE];
+
 static void blob_send(const struct tree *t, int to, int tag,
 		      const struct fmt_buf *b)
 {
@@ -171,7 +175,6 @@ static void blob_send(const struct tree *t, int to, int tag,
  * in memory. */
 static uint8_t *blob_recv(struct tree *t, int from, int tag, size_t *n)
 {
-	static uint8_t drop[PIECE];
 	uint64_t len = 0;
 	uint8_t *p;
 
@@ -192,7 +195,6 @@ static uint8_t *blob_recv(struct tree *t, int from, int tag, size_t *n)
  * (then b is empty). */
 static void blob_bcast(struct tree *t, struct fmt_buf *b)
 {
-	static uint8_t drop[PIECE];
 	uint64_t len = t->rank == 0 && !b->oom ? b->len : 0;
 	int keep;
 
@@ -388,9 +390,7 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 	buf[sizeof(buf) - 1] = '\0';
 	meta_add(m, "host", buf);
 	meta_add(m, "start", rt.start);
-	/* rank 0's run from MPI_Init (or the start of tracing) to the end */
-	snprintf(buf, sizeof(buf), "%.6f",
-		 (double)(rt_now() - rt.start_ns) / 1e9);
+	snprintf(buf, sizeof(buf), "%.6f", (double)j->run_ns / 1e9);
 	meta_add(m, "duration", buf);
 	if (rt.sessions)
 		meta_add(m, "init", "MPI-4 sessions: the trace starts at the "
@@ -701,6 +701,7 @@ void output_write(void)
 	struct fmt_grammar g = {0};
 	struct fmt_stats st = {0};
 	struct job j = {0};
+	uint64_t run_ns = rt_now() - rt.start_ns;
 	double start;
 	int ok;
 
@@ -722,9 +723,10 @@ void output_write(void)
 	}
 	while ((1u << t.rounds) < (uint32_t)t.size)
 		t.rounds++;
-	/* the time from when every rank is in: the merge's, not the wait
-	 * for the last rank to finish its work */
-	PMPI_Barrier(t.comm);
+	/* each rank's run from its MPI_Init (or the start of tracing): the
+	 * job's is the longest; then the time from when every rank is in,
+	 * the merge's, not the wait for the last rank to finish its work */
+	PMPI_Reduce(&run_ns, &j.run_ns, 1, MPI_UINT64_T, MPI_MAX, 0, t.comm);
 	start = PMPI_Wtime();
 	ok = local_tables(&cst, &g, &st) == 0 && R;
 	relative_phase(&t, R, ok ? &cst : NULL);

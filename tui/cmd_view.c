@@ -218,23 +218,17 @@ static int k_search(struct view *v)
 	return VIEW_REDRAW;
 }
 
-static int k_next(struct view *v)
+static int step_match(struct view *v, int dir)
 {
 	if (!v->search[0])
 		view_message(v, 0, "no search yet: / to search");
 	else
-		go_match(v, 1);
+		go_match(v, dir);
 	return VIEW_REDRAW;
 }
 
-static int k_prev(struct view *v)
-{
-	if (!v->search[0])
-		view_message(v, 0, "no search yet: / to search");
-	else
-		go_match(v, -1);
-	return VIEW_REDRAW;
-}
+static int k_next(struct view *v) { return step_match(v, 1); }
+static int k_prev(struct view *v) { return step_match(v, -1); }
 
 static int k_pane(struct view *v)
 {

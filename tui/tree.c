@@ -115,22 +115,19 @@ static double group_time(const struct tree *tr, uint32_t g)
 {
 	uint32_t n = rondo_group_size(tr->t, g);
 	uint32_t *ranks = malloc(sizeof(*ranks) * (n ? n : 1));
-	double sum = 0;
+	double sum = 0, estimate = tr->rule_time[rondo_group_root(tr->t, g)];
 	uint64_t ns;
 
-	for (uint32_t i = 0; ranks && n &&
-			     rondo_group_ranks(tr->t, g, ranks, n) == (int64_t)n &&
-			     i < n;
-	     i++) {
+	if (!ranks || !n || rondo_group_ranks(tr->t, g, ranks, n) != (int64_t)n) {
+		free(ranks);
+		return estimate;
+	}
+	for (uint32_t i = 0; i < n; i++) {
 		if (rondo_rank_mpi_time(tr->t, ranks[i], &ns) < 0) {
 			free(ranks);
-			return tr->rule_time[rondo_group_root(tr->t, g)];
+			return estimate; /* no per-rank times in the file */
 		}
 		sum += (double)ns;
-	}
-	if (!ranks || !n) {
-		free(ranks);
-		return tr->rule_time[rondo_group_root(tr->t, g)];
 	}
 	free(ranks);
 	return sum / n;
@@ -466,37 +463,47 @@ static int put(char *buf, size_t size, size_t at, const char *fmt, ...)
 	return n < 0 ? 0 : n;
 }
 
-/* A call's function and inputs: the signature's text without " -> "
- * and the outputs after it. */
-static int call_text(const struct tree *tr, const struct node *d, char *buf,
-		     size_t size)
+int tree_sig_text(const struct tree *tr, uint32_t sig, uint32_t rank,
+		  int inputs_only, char *buf, size_t size)
 {
-	uint32_t g = d->group, rank = 0;
-	int one = rondo_group_size(tr->t, g) == 1 &&
-		  rondo_group_ranks(tr->t, g, &rank, 1) == 1;
 	char *text, *arrow;
-	int n;
+	int n = rank == TREE_NONE ? rondo_sig_format(tr->t, sig, NULL, 0)
+				  : rondo_sig_format_rank(tr->t, sig, rank, NULL, 0);
 
-	/* one rank: its own values; several: the form they share */
-	n = one ? rondo_sig_format_rank(tr->t, d->id, rank, NULL, 0)
-		: rondo_sig_format(tr->t, d->id, NULL, 0);
 	if (n < 0)
 		return n;
 	text = malloc((size_t)n + 1);
 	if (!text)
-		return put(buf, size, 0, "%s(...)",
-			   rondo_func_name(tr->t, rondo_sig_func(tr->t, d->id)));
-	if (one)
-		rondo_sig_format_rank(tr->t, d->id, rank, text, (size_t)n + 1);
+		return RONDO_E_NOMEM;
+	if (rank == TREE_NONE)
+		rondo_sig_format(tr->t, sig, text, (size_t)n + 1);
 	else
-		rondo_sig_format(tr->t, d->id, text, (size_t)n + 1);
-	arrow = strstr(text, " -> ");
-	if (!arrow)
+		rondo_sig_format_rank(tr->t, sig, rank, text, (size_t)n + 1);
+	arrow = inputs_only ? strstr(text, " -> ") : NULL;
+	if (inputs_only && !arrow)
 		arrow = strstr(text, "-> "); /* outputs alone: "(-> x)" */
 	if (arrow)
 		strcpy(arrow, ")");
 	n = put(buf, size, 0, "%s", text);
 	free(text);
+	return n;
+}
+
+/* A call's function and inputs; one rank's own values when its group has
+ * one rank, the form its ranks share otherwise. */
+static int call_text(const struct tree *tr, const struct node *d, char *buf,
+		     size_t size)
+{
+	uint32_t rank = TREE_NONE, one;
+	int n;
+
+	if (rondo_group_size(tr->t, d->group) == 1 &&
+	    rondo_group_ranks(tr->t, d->group, &one, 1) == 1)
+		rank = one;
+	n = tree_sig_text(tr, d->id, rank, 1, buf, size);
+	if (n == RONDO_E_NOMEM)
+		return put(buf, size, 0, "%s(...)",
+			   rondo_func_name(tr->t, rondo_sig_func(tr->t, d->id)));
 	return n;
 }
 
@@ -601,12 +608,12 @@ static int pred_alloc(const struct tree *tr, struct pred *p)
 	return RONDO_E_NOMEM;
 }
 
-static int contains_nocase(const char *hay, const char *needle)
+int tree_text_has(const char *text, const char *part)
 {
-	size_t n = strlen(needle);
+	size_t n = strlen(part);
 
-	for (; *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
+	for (; *text; text++)
+		if (!strncasecmp(text, part, n))
 			return 1;
 	return n == 0;
 }
@@ -631,7 +638,7 @@ int64_t tree_search(struct tree *tr, const char *text)
 		if (n < 0 || grow(&buf, &cap, (size_t)n + 1, 1) < 0)
 			continue;
 		rondo_sig_format(tr->t, s, buf, cap);
-		p.sig[s] = (uint8_t)contains_nocase(buf, text);
+		p.sig[s] = (uint8_t)tree_text_has(buf, text);
 		found += p.sig[s];
 	}
 	free(buf);
@@ -776,4 +783,20 @@ uint32_t tree_find_sig(struct tree *tr, uint32_t sig)
 	free(p.sig);
 	free(p.rule);
 	return n;
+}
+
+int tree_sig_groups(const struct tree *tr, uint32_t sig, uint8_t *in)
+{
+	struct pred p;
+
+	if (pred_alloc(tr, &p) < 0)
+		return RONDO_E_NOMEM;
+	if (sig < tr->nsigs)
+		p.sig[sig] = 1;
+	pred_rules(tr, &p);
+	for (uint32_t g = 0; g < tr->ngroups; g++)
+		in[g] = p.rule[rondo_group_root(tr->t, g)];
+	free(p.sig);
+	free(p.rule);
+	return 0;
 }

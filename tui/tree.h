@@ -116,6 +116,23 @@ int tree_sig_matches(const struct tree *tr, uint32_t sig);
  */
 uint32_t tree_search_next(struct tree *tr, uint32_t from, int dir);
 
+/* Whether text holds part, ignoring case (an empty part is in any text):
+ * the search's match, and the signature table's filter. */
+int tree_text_has(const char *text, const char *part);
+
+/*
+ * Signature sig as rondo_sig_format writes it, with rank `rank`'s values
+ * (rondo_sig_format_rank) unless rank is TREE_NONE; inputs_only cuts the
+ * outputs (" -> ..." up to the closing parenthesis).  Returns the length
+ * the full text needs, or a negative RONDO_E_* code.
+ */
+int tree_sig_text(const struct tree *tr, uint32_t sig, uint32_t rank,
+		  int inputs_only, char *buf, size_t size);
+
+/* Sets in[g] to 1 for every group g whose ranks call signature sig (the
+ * array has one byte per group), 0 for the others; 0 or RONDO_E_NOMEM. */
+int tree_sig_groups(const struct tree *tr, uint32_t sig, uint8_t *in);
+
 /* The first call of signature sig in tree order, opened as above; TREE_NONE
  * when no rank calls it. */
 uint32_t tree_find_sig(struct tree *tr, uint32_t sig);

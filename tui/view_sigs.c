@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "view.h"
 
@@ -44,16 +43,6 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int name_contains(const char *name, const char *part)
-{
-	size_t n = strlen(part);
-
-	for (; *name; name++)
-		if (!strncasecmp(name, part, n))
-			return 1;
-	return n == 0;
-}
-
 int view_sigs_update(struct view *v)
 {
 	uint32_t n = rondo_sig_count(v->t), k = 0, keep = view_sigs_selected(v);
@@ -63,7 +52,7 @@ int view_sigs_update(struct view *v)
 		return -1;
 	v->sig_order = order;
 	for (uint32_t s = 0; s < n; s++)
-		if (name_contains(rondo_func_name(v->t, rondo_sig_func(v->t, s)),
+		if (tree_text_has(rondo_func_name(v->t, rondo_sig_func(v->t, s)),
 				  v->filter))
 			order[k++] = s;
 	v->nsig_order = k;
@@ -95,20 +84,6 @@ void view_sigs_move(struct view *v, int64_t delta)
 						      : at);
 }
 
-/* Inputs only: the text before " -> ", closed. */
-static void short_text(const struct view *v, uint32_t sig, char *buf,
-		       size_t size)
-{
-	char *arrow;
-
-	rondo_sig_format(v->t, sig, buf, size);
-	arrow = strstr(buf, " -> ");
-	if (!arrow)
-		arrow = strstr(buf, "-> ");
-	if (arrow && (size_t)(arrow - buf) + 2 <= size)
-		strcpy(arrow, ")");
-}
-
 static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 {
 	uint32_t sig = v->sig_order[i];
@@ -133,7 +108,7 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 			       selected ? attr
 					: theme_attr(k == 1 ? THEME_COUNT : THEME_TIME),
 			       num[k]);
-	short_text(v, sig, text, sizeof(text));
+	tree_sig_text(v->tree, sig, TREE_NONE, 1, text, sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
 		 selected ? attr
 			  : theme_attr(tree_sig_matches(v->tree, sig) ? THEME_MATCH

@@ -191,47 +191,35 @@ uint32_t view_selected_sig(const struct view *v)
 	return in.id;
 }
 
-/* The ranks that call signature sig: the groups whose root holds it,
- * found rule by rule (a rule refers only to smaller ones). */
+/* The ranks that call signature sig: the groups whose root holds it. */
 static void sig_ranks(struct view *v, uint32_t sig)
 {
-	uint32_t nrules = rondo_rule_count(v->t), n = 0, at = 0;
-	uint8_t *holds = calloc((size_t)nrules + 1, 1);
+	uint32_t ngroups = rondo_group_count(v->t), n = 0;
+	uint8_t *in = calloc((size_t)ngroups + 1, 1);
+	size_t at = 0, size = sizeof(v->ranks_text);
 
 	v->ranks_sig = sig;
 	v->ranks_text[0] = '\0';
-	if (!holds)
+	if (!in || tree_sig_groups(v->tree, sig, in) < 0) {
+		free(in);
 		return;
-	for (uint32_t r = 0; r < nrules; r++) {
-		const rondo_sym *b;
-		uint32_t len = 0;
-
-		rondo_rule_body(v->t, r, &b, &len);
-		for (uint32_t k = 0; k < len && !holds[r]; k++)
-			holds[r] = RONDO_SYM_IS_RULE(b[k].sym)
-					   ? holds[RONDO_SYM_ID(b[k].sym)]
-					   : RONDO_SYM_ID(b[k].sym) == sig;
 	}
-	for (uint32_t g = 0; g < rondo_group_count(v->t); g++) {
+	/* the groups' lists, cut to leave room for the count */
+	for (uint32_t g = 0; g < ngroups; g++) {
 		char one[96];
 
-		if (!holds[rondo_group_root(v->t, g)])
+		if (!in[g])
 			continue;
 		n += rondo_group_size(v->t, g);
 		rondo_group_format(v->t, g, one, sizeof(one));
-		at += (uint32_t)snprintf(v->ranks_text + at,
-					 at < sizeof(v->ranks_text)
-						 ? sizeof(v->ranks_text) - at
-						 : 0,
-					 "%s%s", at ? "," : "", one);
-		if (at >= sizeof(v->ranks_text))
-			at = sizeof(v->ranks_text);
+		if (at < size - 24)
+			at += (size_t)snprintf(v->ranks_text + at, size - 24 - at,
+					       "%s%s", at ? "," : "", one);
+		at = at < size - 24 ? at : size - 24;
 	}
-	free(holds);
-	snprintf(v->ranks_text + (at < sizeof(v->ranks_text) - 24
-					  ? at
-					  : sizeof(v->ranks_text) - 24),
-		 24, " (%u of %u)", n, rondo_rank_count(v->t));
+	free(in);
+	snprintf(v->ranks_text + at, size - at, " (%u of %u)", n,
+		 rondo_rank_count(v->t));
 }
 
 /* A one-line histogram of the durations: a bar per power of two from the
@@ -284,14 +272,11 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	struct tree_info in;
 	uint32_t rank;
 
-	if (v->pane == VIEW_TREE &&
-	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) == 0 &&
-	    in.ranks == 1 &&
-	    rondo_group_ranks(v->t, in.group, &rank, 1) == 1) {
-		rondo_sig_format_rank(v->t, sig, rank, buf, size);
-		return;
-	}
-	rondo_sig_format(v->t, sig, buf, size);
+	if (v->pane != VIEW_TREE ||
+	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
+	    in.ranks != 1 || rondo_group_ranks(v->t, in.group, &rank, 1) != 1)
+		rank = TREE_NONE;
+	tree_sig_text(v->tree, sig, rank, 0, buf, size);
 }
 
 static void detail_sig(struct view *v, int y, int height, uint32_t sig)

@@ -19,8 +19,8 @@
 # topology); "timing", those of the statistics (stats, ranktime); "meta"
 # and the container (header, section table) are the rest; the rank groups
 # (distinct rank grammars); the merge's rounds, rank 0's time in it, from
-# when every rank has reached MPI_Finalize to the merged tables (a barrier
-# first), and of that the time rank 0 spent merging what it took in (the
+# when every rank has reached MPI_Finalize to the merged tables (a reduction
+# to rank 0 first), and of that the time rank 0 spent merging what it took in (the
 # rest is waiting for the other ranks' rounds, which on an oversubscribed
 # machine run one after the other).  Pilgrim's
 # bytes on this platform (all its files, no timing), from the issue that
@@ -44,8 +44,7 @@ case $max in '' | *[!0-9]*) die "BENCH_MAX_ITERS must be a number" ;; esac
 mpi_env
 san_env
 [ -z "$san" ] || echo "note: the tracer is built with sanitizers"
-tmp=$(mktemp -d) || die "cannot make a temporary directory"
-trap 'rm -rf "$tmp"' EXIT
+scratch
 unset LD_PRELOAD RONDO_DISABLE RONDO_OUT
 
 # trace NP PROGRAM ARGS...: traces a run; sets bytes structure timing

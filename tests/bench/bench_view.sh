@@ -24,8 +24,7 @@ max=${BENCH_MAX_CALLS:-1000000000}
 [ -x "$mktrace" ] || die "$mktrace not built (make tests/mktrace)"
 command -v python3 >/dev/null 2>&1 || die "no python3"
 case $reps in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive number" ;; esac
-tmp=$(mktemp -d) || die "cannot make a temporary directory"
-trap 'rm -rf "$tmp"' EXIT
+scratch
 
 cat >"$tmp/first.py" <<'EOF'
 # first.py RONDO FILE REPS: time to the first screen and peak RSS.

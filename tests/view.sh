@@ -21,7 +21,11 @@ locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$' ||
 
 # A server of our own, so that nothing of the user's is touched, whose
 # panes have 256 colours (screen-256color is in Debian's ncurses-base).
-sock="$tmp/tmux"
+# Each start has a server (and socket) of its own: a new session on the
+# socket of a server still shutting down fails ("server exited
+# unexpectedly"), seen on a loaded machine.
+runs=0
+sock="$tmp/tmux.0"
 printf 'set -g default-terminal screen-256color\n' >"$tmp/tmux.conf"
 tm() { tmux -S "$sock" -f "$tmp/tmux.conf" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -38,6 +42,8 @@ cd "$tmp" || exit 1
 VIEW_ENV=
 start() {
 	tm kill-server 2>/dev/null
+	runs=$((runs + 1))
+	sock="$tmp/tmux.$runs"
 	rm -f "$tmp/status" "$tmp/stty"
 	{
 		echo '#!/bin/sh'
@@ -45,21 +51,41 @@ start() {
 		printf '"%s" view "$@"\necho $? >"%s"\nstty -a >"%s"\nsleep 30\n' \
 			"$rondo" "$tmp/status" "$tmp/stty"
 	} >"$tmp/run.sh"
-	tm new-session -d -s view -x 100 -y 30 sh "$tmp/run.sh" "$@"
+	tm new-session -d -s view -x 100 -y 30 sh "$tmp/run.sh" "$@" ||
+		fail "tmux new-session failed"
 }
 
 # screen [-e]: the pane's text (with -e, its colours too).
 screen() { tm capture-pane -p ${1:+"$1"} -t view; }
 
-# wait_for TEXT: polls the screen until it shows TEXT (10 s at most).
-wait_for() {
+# settle CMD...: runs CMD every 0.1 s until it succeeds (30 s at most:
+# the tests run beside others on a loaded machine); its last status.
+settle() {
 	i=0
-	while [ $i -lt 100 ]; do
-		screen | grep -qF -- "$1" && return 0
+	while [ $i -lt 300 ]; do
+		"$@" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
+	return 1
+}
+
+shows() { screen ${2:+"$2"} | grep -qF -- "$1"; }
+shows_not() { ! screen ${2:+"$2"} | grep -q -- "$1"; }
+
+# wait_for TEXT: polls the screen until it shows TEXT.
+wait_for() {
+	settle shows "$1" && return 0
 	fail "the screen never showed '$1':"
+	screen | sed 's/^/  | /'
+	return 1
+}
+
+# wait_gone PATTERN [-e]: polls the screen until PATTERN (a grep basic
+# regular expression) is gone from it (with -e, from its colours too).
+wait_gone() {
+	settle shows_not "$@" && return 0
+	fail "the screen still shows '$1':"
 	screen | sed 's/^/  | /'
 	return 1
 }
@@ -70,12 +96,17 @@ keys() {
 	sleep 0.3
 }
 
-# golden NAME: the screen against tests/golden/view-NAME.txt.
-golden() {
+# golden NAME: the screen against tests/golden/view-NAME.txt (polled, so
+# that a screen still being drawn is not taken for a wrong one).
+same_as_golden() {
 	screen | sed 's/[0-9]\{1,\} B$/N B/' >"$tmp/screen.txt"
+	diff -u "$golden/view-$1.txt" "$tmp/screen.txt" >"$tmp/diff"
+}
+golden() {
 	if [ -n "${RONDO_UPDATE_GOLDEN:-}" ]; then
-		cp "$tmp/screen.txt" "$golden/view-$1.txt"
-	elif ! diff -u "$golden/view-$1.txt" "$tmp/screen.txt" >"$tmp/diff"; then
+		sleep 1
+		screen | sed 's/[0-9]\{1,\} B$/N B/' >"$golden/view-$1.txt"
+	elif ! settle same_as_golden "$1"; then
 		fail "screen '$1' differs from golden/view-$1.txt:"
 		sed 's/^/  /' "$tmp/diff"
 	fi
@@ -84,12 +115,12 @@ golden() {
 # exited STATUS: rondo view has exited with STATUS.
 exited() {
 	i=0
-	while [ ! -s "$tmp/status" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -s "$tmp/status" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	[ "$(cat "$tmp/status" 2>/dev/null)" = "$1" ] ||
 		fail "rondo view exited with '$(cat "$tmp/status" 2>/dev/null)', want $1"
 	# the terminal is back: line editing and echo on
 	i=0
-	while [ ! -s "$tmp/stty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -s "$tmp/stty" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	grep -qw icanon "$tmp/stty" && grep -qw echo "$tmp/stty" ||
 		fail "the terminal was not restored: $(cat "$tmp/stty" 2>/dev/null)"
 }
@@ -105,7 +136,7 @@ keys j j Enter
 wait_for "MPI_Waitall(count=2"
 golden loop
 keys Space
-screen | grep -q "MPI_Waitall(count=2" && fail "the loop did not close"
+wait_gone "MPI_Waitall(count=2"
 keys Space
 wait_for "MPI_Waitall(count=2"
 
@@ -132,20 +163,21 @@ golden sigs-total
 keys s
 wait_for "count▼"
 golden sigs-count
-screen | sed -n 4p | grep -q "400.*MPI_Allreduce" ||
+row4() { screen | sed -n 4p | grep -q "400.*MPI_Allreduce"; }
+settle row4 ||
 	fail "sorted by count, the first row is not the Allreduce: $(screen | sed -n 4p)"
 # filtered by function, then back to the tree at a signature's first call
 keys f I s e n d Enter
 wait_for "signature (3 of 12, function has \"Isend\")"
 keys Enter
 wait_for "structure (calls and time per rank;"
-screen | grep -q "MPI_Isend(buf=m1" || fail "Enter in the table did not go to an Isend"
+settle shows "MPI_Isend(buf=m1" || fail "Enter in the table did not go to an Isend"
 
 # Resizing: smaller, too small, and back.
 tm resize-window -t view -x 80 -y 24
-sleep 0.5
-[ "$(screen | wc -l)" = 24 ] || fail "after resizing: $(screen | wc -l) lines"
-screen | sed -n 24p | grep -q "quit" || fail "no status line at the bottom after resizing"
+resized() { [ "$(screen | wc -l)" = 24 ] && screen | sed -n 24p | grep -q "quit"; }
+settle resized ||
+	fail "after resizing to 80x24: $(screen | wc -l) lines, the last: $(screen | tail -n 1)"
 tm resize-window -t view -x 40 -y 10
 wait_for "terminal too small"
 tm resize-window -t view -x 100 -y 30
@@ -158,18 +190,18 @@ exited 0
 # Themes: the default uses 256 colours; t switches; mono uses none.
 start demo.rondo
 wait_for "rank groups"
-screen -e | grep -q '38;5;' || fail "the default theme shows no 256-colour text"
+settle shows '38;5;' -e || fail "the default theme shows no 256-colour text"
 keys t
 wait_for "theme light"
 keys t
 wait_for "theme mono"
 keys C-l
-screen -e | grep -q '38;5;\|48;5;' && fail "the mono theme still shows colours"
+wait_gone '38;5;\|48;5;' -e
 keys q
 exited 0
 start --theme light demo.rondo
 wait_for "rank groups"
-screen -e | grep -q '48;5;' || fail "the light theme shows no background colour"
+settle shows '48;5;' -e || fail "the light theme shows no background colour"
 keys q
 exited 0
 
@@ -193,7 +225,7 @@ printf 'name: bad\nroles:\n  nosuchrole: { fg: "#ffffff" }\n' >"$tmp/bad.yaml"
 start --theme "$tmp/bad.yaml" demo.rondo
 wait_for "bad.yaml:3:3:"
 wait_for "default theme used:"
-screen -e | grep -q '38;5;' || fail "no default theme after a bad one"
+settle shows '38;5;' -e || fail "no default theme after a bad one"
 keys q
 exited 0
 

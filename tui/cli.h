@@ -21,6 +21,9 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_contention(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -38,6 +38,12 @@ static const struct command {
 	 "calls in order, or the compressed form with --grammar"},
 	{"view", cmd_view, "[--theme T] FILE",
 	 "explore a trace in the terminal (rondo FILE does too)"},
+	{"matrix", cmd_matrix, "[--count|--bytes] [--csv PATH|-] [--wide] FILE",
+	 "who sends how much to whom (point-to-point, collectives on request)"},
+	{"stats", cmd_stats, "[--by function|signature|rank] [--csv PATH|-] FILE",
+	 "time in MPI per function, signature or rank (mpiP-like)"},
+	{"contention", cmd_contention, "[--top N] [--csv PATH|-] FILE",
+	 "time lost per signature against its fastest call, and imbalance"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,2 @@
+/* analyses/matrix.c */
+#include "matrix.h"

@@ -1,0 +1,63 @@
+/*
+ * matrix.h - the communication matrix, from rule multiplicities.
+ *
+ * How many times each signature occurs under a rank's root is found by
+ * dynamic programming over the grammar (each rule visited once per rank
+ * group, its multiplicity the sum over the rules that use it), never by
+ * expanding the calls.  Each send signature then adds its multiplicity to
+ * the cell (caller, destination), the destination resolved to a world rank
+ * through the trace's communicator table.
+ */
+#ifndef RONDO_MATRIX_H
+#define RONDO_MATRIX_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rondo.h"
+
+/* mult[sig] = how many calls of each signature rule `root` expands to
+ * (mult has rondo_sig_count(t) entries, zeroed here).  `work` has
+ * rondo_rule_count(t) entries of scratch.  O(rules below root). */
+void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
+		  uint64_t *work);
+
+/* What to count. */
+struct an_filter {
+	int64_t comm;	    /* a communicator id, AN_COMM_WORLD, or AN_ANY */
+	const char *func;   /* a function name ("MPI_Isend"), or NULL */
+	int64_t tag;	    /* a tag, or AN_ANY */
+	int collectives;    /* include collectives (see matrix.c) */
+	int p2p;	    /* include point-to-point (on by default) */
+};
+#define AN_ANY (-1)
+#define AN_COMM_WORLD (-2)
+#define AN_COMM_SELF (-3)
+
+struct an_matrix {
+	uint32_t n;	      /* ranks */
+	uint64_t *msgs;	      /* n*n, row = sender */
+	uint64_t *bytes;      /* n*n */
+	uint64_t unresolved;  /* messages whose peer could not be resolved */
+	uint64_t nosize;      /* messages whose size is unknown (0 bytes counted) */
+	uint64_t proc_null;   /* sends to MPI_PROC_NULL (not counted) */
+};
+
+/* Computes the matrix of trace t under filter f (NULL: point-to-point,
+ * everything).  Returns 0 or a RONDO_E_* code (RONDO_E_NOMEM). */
+int an_matrix(const rondo_trace *t, const struct an_filter *f,
+	      struct an_matrix *m);
+
+/* The same, by walking every call of every rank (for checking and the
+ * benchmark; time proportional to the number of calls). */
+int an_matrix_walk(const rondo_trace *t, const struct an_filter *f,
+		   struct an_matrix *m);
+
+void an_matrix_free(struct an_matrix *m);
+
+/* Writes the matrix as CSV: long form "src,dst,messages,bytes" (the cells
+ * that are not zero, by sender then receiver) or, with wide, the square
+ * form of `what` (0 messages, 1 bytes).  Returns 0 or -1 (write error). */
+int an_matrix_csv(const struct an_matrix *m, FILE *out, int wide, int what);
+
+#endif /* RONDO_MATRIX_H */

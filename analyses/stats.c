@@ -1,0 +1,2 @@
+/* analyses/stats.c */
+#include "stats.h"

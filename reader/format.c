@@ -112,6 +112,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_GRAMMAR] = "grammar", [FMT_SEC_RANKMAP] = "rankmap",
 		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
 		[FMT_SEC_RANKTIME] = "ranktime", [FMT_SEC_TOPOLOGY] = "topology",
+		[FMT_SEC_TYPESIZES] = "typesizes",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
@@ -2137,6 +2138,61 @@ void fmt_comms_free(struct fmt_comms *c)
 		free(c->c[i].world);
 	free(c->c);
 	memset(c, 0, sizeof(*c));
+}
+
+/* ---- sizes of predefined datatypes ---------------------------------------- */
+
+void fmt_typesizes_encode(struct fmt_buf *b, const struct fmt_typesizes *t)
+{
+	fmt_put_uvarint(b, t->n);
+	for (uint32_t i = 0; i < t->n; i++) {
+		fmt_put_uvarint(b, t->konst[i]);
+		fmt_put_uvarint(b, t->size[i]);
+	}
+}
+
+int fmt_typesizes_decode(struct fmt_typesizes *t, const uint8_t *p, size_t n,
+			 uint32_t nconsts, struct fmt_err *e)
+{
+	struct fmt_cur cur;
+	uint32_t count;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	fmt_cur_init(&cur, p, n, fmt_section_name(FMT_SEC_TYPESIZES), e);
+	rc = fmt_get_count(&cur, &count, 2);
+	if (!rc) {
+		t->konst = malloc(sizeof(*t->konst) * (count + 1));
+		t->size = malloc(sizeof(*t->size) * (count + 1));
+		if (!t->konst || !t->size)
+			rc = cur_nomem(&cur);
+	}
+	for (uint32_t i = 0; i < count && !rc; i++) {
+		size_t at = cur.pos;
+		uint64_t k;
+
+		rc = fmt_get_uvarint(&cur, &k);
+		if (!rc && (k >= nconsts || (i && k <= t->konst[i - 1])))
+			rc = cur_fail(&cur, RONDO_E_CORRUPT, at,
+				      "constant %" PRIu64 " (%u of them, not "
+				      "in increasing order?)", k, nconsts);
+		rc = rc ? rc : fmt_get_uvarint(&cur, &t->size[i]);
+		if (!rc) {
+			t->konst[i] = (uint32_t)k;
+			t->n = i + 1;
+		}
+	}
+	rc = cur_done(&cur, rc);
+	if (rc)
+		fmt_typesizes_free(t);
+	return rc;
+}
+
+void fmt_typesizes_free(struct fmt_typesizes *t)
+{
+	free(t->konst);
+	free(t->size);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- Cartesian topologies ----------------------------------------------- */

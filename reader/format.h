@@ -36,6 +36,7 @@ enum fmt_section {
 	FMT_SEC_COMMS = 8,
 	FMT_SEC_RANKTIME = 9,
 	FMT_SEC_TOPOLOGY = 10,
+	FMT_SEC_TYPESIZES = 11,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -439,6 +440,20 @@ void fmt_topos_encode(struct fmt_buf *b, const struct fmt_topos *t);
 int fmt_topos_decode(struct fmt_topos *t, const uint8_t *p, size_t n,
 		     const struct fmt_comms *comms, struct fmt_err *e);
 void fmt_topos_free(struct fmt_topos *t);
+
+/* Sizes of the predefined datatypes the signatures name: constant
+ * konst[k] (an id of the consts section) is a datatype of size[k] bytes. */
+struct fmt_typesizes {
+	uint32_t n;
+	uint32_t *konst; /* strictly increasing */
+	uint64_t *size;
+};
+
+void fmt_typesizes_encode(struct fmt_buf *b, const struct fmt_typesizes *t);
+/* Checks every constant is below nconsts, in increasing order. */
+int fmt_typesizes_decode(struct fmt_typesizes *t, const uint8_t *p, size_t n,
+			 uint32_t nconsts, struct fmt_err *e);
+void fmt_typesizes_free(struct fmt_typesizes *t);
 
 /* Per-rank time in each signature.  Rank r called the signatures
  * sig[list[r] ..] (at[r + 1] - at[r] of them, strictly increasing) and spent

@@ -47,7 +47,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 1
+#define RONDO_FORMAT_MINOR 2
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -211,6 +211,9 @@ enum rondo_kind {
 	RONDO_ARG_CART_REL = 24,  /* rank of a Cartesian communicator: the
 				     caller's grid coordinates plus an offset
 				     (rondo_cart_peer) */
+	RONDO_ARG_DTYPE_SIZE = 25, /* list: a derived datatype's id (kind
+				      DATATYPE) and its size in bytes (kind
+				      INT) */
 	RONDO_ARG_KIND_COUNT
 };
 
@@ -375,6 +378,16 @@ RONDO_API uint32_t rondo_comm_cart(const rondo_trace *t, uint32_t c,
  */
 RONDO_API int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims,
 				  uint32_t me, int64_t offset, int64_t *delta);
+
+/**
+ * The size in bytes of the datatype an argument value names: a predefined
+ * datatype (kind CONST) by the sizes the tracer read from MPI (section
+ * typesizes), a derived one (kind DTYPE_SIZE) by the size stored with its
+ * id.  Returns the size, or -1 when the trace does not say (a datatype
+ * first seen as an input, a file written before sizes were kept, a value
+ * that names no datatype).
+ */
+RONDO_API int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v);
 
 /* ------------------------------------------------------------------------ */
 /* Per-signature statistics                                                  */

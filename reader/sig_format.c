@@ -258,6 +258,18 @@ static void format_value(struct out *o, const struct fctx *c,
 		else
 			out_printf(o, "rank%+" PRId64, a->i);
 		return;
+	case RONDO_ARG_DTYPE_SIZE: { /* t3:32B */
+		rondo_arg id, size;
+
+		if (a->wire == RONDO_WIRE_LIST && a->n == 2 &&
+		    rondo_arg_elem(a, 0, &id) == 0 &&
+		    rondo_arg_elem(a, 1, &size) == 0 &&
+		    id.wire == RONDO_WIRE_UINT && size.wire == RONDO_WIRE_UINT) {
+			out_printf(o, "t%" PRIu64 ":%" PRIu64 "B", id.u, size.u);
+			return;
+		}
+		break;
+	}
 	case RONDO_ARG_CONST:
 		if (a->wire != RONDO_WIRE_UINT)
 			break;

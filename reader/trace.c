@@ -63,6 +63,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_stats_free(&t->stats);
 	fmt_comms_free(&t->comms);
 	fmt_topos_free(&t->topos);
+	fmt_typesizes_free(&t->typesizes);
 	fmt_ranktime_free(&t->times);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
@@ -194,6 +195,8 @@ static int trace_decode(rondo_trace *t)
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_TOPOLOGY, 0,
 	       fmt_topos_decode(&t->topos, p, n, &t->comms, &e));
+	DECODE(FMT_SEC_TYPESIZES, 0,
+	       fmt_typesizes_decode(&t->typesizes, p, n, t->consts.n, &e));
 	DECODE(FMT_SEC_RANKTIME, 0,
 	       fmt_ranktime_decode(&t->times, p, n, t->rm.nranks, t->cst.n,
 				   &e));
@@ -572,6 +575,33 @@ uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c, uint32_t k)
 	if (!t || !t->opened || c >= t->comms.n || k >= t->comms.c[c].n)
 		return UINT32_MAX;
 	return t->comms.c[c].world[k];
+}
+
+int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v)
+{
+	rondo_arg e;
+	uint32_t lo = 0, hi;
+
+	if (!t || !v)
+		return -1;
+	if (v->kind == RONDO_ARG_DTYPE_SIZE && v->wire == RONDO_WIRE_LIST &&
+	    v->n == 2 && rondo_arg_elem(v, 1, &e) == 0 &&
+	    e.wire == RONDO_WIRE_UINT && e.u <= INT64_MAX)
+		return (int64_t)e.u;
+	if (v->kind != RONDO_ARG_CONST || v->wire != RONDO_WIRE_UINT)
+		return -1;
+	for (hi = t->typesizes.n; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->typesizes.konst[mid] < v->u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->typesizes.n || t->typesizes.konst[lo] != v->u ||
+	    t->typesizes.size[lo] > INT64_MAX)
+		return -1;
+	return (int64_t)t->typesizes.size[lo];
 }
 
 uint32_t rondo_comm_cart(const rondo_trace *t, uint32_t c, uint32_t *dims,

@@ -36,6 +36,7 @@ struct rondo_trace {
 	struct fmt_stats stats;
 	struct fmt_comms comms;
 	struct fmt_topos topos;
+	struct fmt_typesizes typesizes;
 	struct fmt_ranktime times; /* at == NULL: the file has none */
 
 	char err[512];

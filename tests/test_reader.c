@@ -335,7 +335,7 @@ static void test_errors(void)
 	/* a newer minor version with an unknown section opens */
 	rondo_format_version(t, &major, &minor);
 	CHECK(major == RONDO_FORMAT_MAJOR);
-	CHECK(rondo_section_count(t) == 10);
+	CHECK(rondo_section_count(t) == 11);
 	CHECK(rondo_trace_open(t, "again.rondo") == RONDO_E_STATE);
 	rondo_trace_free(t);
 
@@ -473,6 +473,42 @@ static void test_relative(void)
 
 /* A Cartesian offset names the same peer on every rank of a periodic
  * grid, and every peer of any grid. */
+/* Datatype sizes: predefined ones from the typesizes section, derived
+ * ones from the value; -1 where the trace does not say. */
+static void test_type_size(void)
+{
+	struct fmt_buf file = {0}, args = {0};
+	struct testtrace *tt = tt_create(1);
+	uint32_t f = tt_func(tt, "MPI_Send", "count", "datatype", NULL);
+	uint32_t dbl = tt_const(tt, "MPI_DOUBLE"), sum = tt_const(tt, "MPI_SUM");
+	uint32_t s;
+	rondo_trace *t;
+	rondo_arg a, e;
+
+	tt_typesize(tt, dbl, 8);
+	fmt_arg_put_sint(&args, RONDO_ARG_INT, 3);
+	fmt_arg_put_list(&args, RONDO_ARG_DTYPE_SIZE, 2);
+	fmt_arg_put_uint(&args, RONDO_ARG_DATATYPE, 4);
+	fmt_arg_put_uint(&args, RONDO_ARG_INT, 96);
+	fmt_arg_put_uint(&args, RONDO_ARG_CONST, dbl);
+	fmt_arg_put_uint(&args, RONDO_ARG_CONST, sum);
+	fmt_arg_put_uint(&args, RONDO_ARG_DATATYPE, 5);
+	s = tt_sig(tt, f, &args, 5);
+	tt_call(tt, 0, s, 1, 10);
+	t = open_tt(tt, &file, 0);
+	CHECK(rondo_sig_arg(t, s, 0, &a) == 0 && rondo_type_size(t, &a) == -1);
+	CHECK(rondo_sig_arg(t, s, 1, &a) == 0 && rondo_type_size(t, &a) == 96);
+	CHECK(rondo_arg_elem(&a, 0, &e) == 0 && e.u == 4);
+	CHECK(rondo_sig_arg(t, s, 2, &a) == 0 && rondo_type_size(t, &a) == 8);
+	CHECK(rondo_sig_arg(t, s, 3, &a) == 0 && rondo_type_size(t, &a) == -1);
+	CHECK(rondo_sig_arg(t, s, 4, &a) == 0 && rondo_type_size(t, &a) == -1);
+	CHECK(rondo_type_size(t, NULL) == -1 && rondo_type_size(NULL, &a) == -1);
+	rondo_trace_free(t);
+	tt_free(tt);
+	fmt_buf_free(&file);
+	fmt_buf_free(&args);
+}
+
 static void test_cart_peer(void)
 {
 	uint32_t dims[3] = {3, 4, 2};
@@ -515,6 +551,7 @@ static void test_cart_peer(void)
 int main(void)
 {
 	test_cart_peer();
+	test_type_size();
 	test_relative();
 	test_empty_rules();
 	test_demo();

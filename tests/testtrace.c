@@ -22,6 +22,7 @@ struct testtrace {
 	struct fmt_stats stats; /* one record per signature, same index */
 	struct tt_time **time;  /* per rank, by signature: its own totals */
 	uint32_t *ntime;        /* signatures time[r] has room for */
+	struct fmt_typesizes ts; /* sizes of predefined datatypes */
 };
 
 struct tt_time {
@@ -87,6 +88,7 @@ void tt_free(struct testtrace *tt)
 	fmt_buf_free(&tt->args);
 	free(tt->args_off);
 	fmt_stats_free(&tt->stats);
+	fmt_typesizes_free(&tt->ts);
 	free(tt);
 }
 
@@ -234,6 +236,21 @@ static void tt_times(struct testtrace *tt, struct fmt_buf *b)
 	free(r.code);
 }
 
+void tt_typesize(struct testtrace *tt, uint32_t konst, uint64_t size)
+{
+	uint32_t i = tt->ts.n;
+
+	tt->ts.konst = tt_alloc(tt->ts.konst, i + 1, sizeof(*tt->ts.konst));
+	tt->ts.size = tt_alloc(tt->ts.size, i + 1, sizeof(*tt->ts.size));
+	for (; i > 0 && tt->ts.konst[i - 1] > konst; i--) {
+		tt->ts.konst[i] = tt->ts.konst[i - 1];
+		tt->ts.size[i] = tt->ts.size[i - 1];
+	}
+	tt->ts.konst[i] = konst;
+	tt->ts.size[i] = size;
+	tt->ts.n++;
+}
+
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 {
 	return tt_finish_patched(tt, w, future, NULL, 0);
@@ -254,11 +271,11 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 {
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
-	struct fmt_buf b[10] = {{0}};
-	static const uint32_t type[9] = {
+	struct fmt_buf b[11] = {{0}};
+	static const uint32_t type[10] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
-		FMT_SEC_RANKTIME};
+		FMT_SEC_RANKTIME, FMT_SEC_TYPESIZES};
 	struct fmt_comms comms = {0}; /* the writer uses the world's only */
 	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
@@ -280,9 +297,13 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_stats_encode(&b[6], &used);
 	fmt_comms_encode(&b[7], &comms);
 	tt_times(tt, &b[8]);
+	fmt_typesizes_encode(&b[9], &tt->ts);
 	free(used.st);
-	for (int i = 0; i < 9 && rc == 0; i++) {
+	for (int i = 0; i < 10 && rc == 0; i++) {
 		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
+
+		if (i == 9 && !tt->ts.n && p == &b[i])
+			continue; /* no datatype, no section */
 
 		if (p)
 			rc = p->oom ? RONDO_E_NOMEM
@@ -290,10 +311,10 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
-		fmt_put_str(&b[9], "from the future");
-		rc = fmt_writer_add(w, 999, b[9].data, b[9].len, 3);
+		fmt_put_str(&b[10], "from the future");
+		rc = fmt_writer_add(w, 999, b[10].data, b[10].len, 3);
 	}
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 11; i++)
 		fmt_buf_free(&b[i]);
 	fmt_grammar_free(&all);
 	fmt_rankmap_free(&rm);
@@ -454,6 +475,7 @@ struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 	f_final = tt_func(d.tt, "MPI_Finalize", NULL);
 	d.c_world = tt_const(d.tt, "MPI_COMM_WORLD");
 	d.c_double = tt_const(d.tt, "MPI_DOUBLE");
+	tt_typesize(d.tt, d.c_double, 8);
 	d.c_sum = tt_const(d.tt, "MPI_SUM");
 	d.c_ignore = tt_const(d.tt, "MPI_STATUSES_IGNORE");
 

@@ -22,6 +22,9 @@ void tt_meta(struct testtrace *tt, const char *key, const char *value);
  * starting with '>' is an output parameter. */
 uint32_t tt_func(struct testtrace *tt, const char *name, ...);
 uint32_t tt_const(struct testtrace *tt, const char *name);
+/* Constant `konst` is a predefined datatype of `size` bytes (section
+ * typesizes, written when any is given). */
+void tt_typesize(struct testtrace *tt, uint32_t konst, uint64_t size);
 /* A signature: function and encoded argument values (copied). */
 uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
 		uint32_t nargs);

@@ -165,6 +165,114 @@ const char *handles_const_name(uint32_t i)
 
 #define KEY(h) HMAP_KEY(h)
 
+/* ---- datatype sizes ------------------------------------------------------- */
+
+/* A message's bytes are its count times its datatype's size, so the trace
+ * keeps sizes: of the predefined datatypes (section typesizes) and, with
+ * each derived datatype's id, of that type (kind DTYPE_SIZE): an id freed
+ * and reused for a type of another size gives other signatures. */
+static int64_t predef_size[NPREDEF];
+static int64_t *dt_size; /* by datatype id; -1: unknown */
+static uint32_t dt_cap;
+
+static int64_t type_size(MPI_Datatype h)
+{
+	MPI_Count n = 0;
+
+	if (h == MPI_DATATYPE_NULL || PMPI_Type_size_x(h, &n) != MPI_SUCCESS ||
+	    n < 0 || n == MPI_UNDEFINED)
+		return -1;
+	return (int64_t)n;
+}
+
+int64_t handles_const_type_size(uint32_t c)
+{
+	if (c < C_FIXED || c >= C_FIXED + NPREDEF ||
+	    predef[c - C_FIXED].type != H_DATATYPE)
+		return -1;
+	return predef_size[c - C_FIXED];
+}
+
+/* The id of datatype h (key), made when absent (the lowest free one).
+ * `create` (an output of a constructor that succeeded) also takes a
+ * reference and asks the type's size; a type first seen as an input has
+ * an unknown size. */
+static uint32_t datatype_id(uint64_t key, MPI_Datatype h, int create)
+{
+	struct hmap *m = &maps[H_DATATYPE];
+	uint32_t v = hmap_lookup(m, key);
+	int64_t size;
+
+	if (v != UINT32_MAX) {
+		if (create)
+			hmap_insert(m, key, v);
+		return v;
+	}
+	size = create ? type_size(h) : -1;
+	v = hmap_take_id(m);
+	if (v >= dt_cap) {
+		uint32_t cap = dt_cap ? dt_cap * 2 : 16, i;
+		int64_t *p;
+
+		while (cap <= v)
+			cap *= 2;
+		p = realloc(dt_size, cap * sizeof(*p));
+		if (!p) {
+			hmap_give_id(m, v);
+			return UINT32_MAX;
+		}
+		for (i = dt_cap; i < cap; i++)
+			p[i] = -1;
+		dt_size = p;
+		dt_cap = cap;
+	}
+	if (hmap_insert(m, key, v) < 0) {
+		hmap_give_id(m, v);
+		return UINT32_MAX;
+	}
+	dt_size[v] = size;
+	return v;
+}
+
+static inline void put_handle(struct rec *r, enum htype t, uint32_t v);
+
+static void put_datatype(struct rec *r, uint32_t v)
+{
+	struct fmt_buf *b = rec_args(r);
+
+	if (v == UINT32_MAX || (v & CONST_FLAG) || v >= dt_cap ||
+	    dt_size[v] < 0) {
+		put_handle(r, H_DATATYPE, v);
+		return;
+	}
+	fmt_arg_put_list(b, RONDO_ARG_DTYPE_SIZE, 2);
+	fmt_arg_put_uint(b, RONDO_ARG_DATATYPE, v);
+	fmt_arg_put_uint(b, RONDO_ARG_INT, (uint64_t)dt_size[v]);
+}
+
+void rec_datatype(struct rec *r, MPI_Datatype h)
+{
+	put_datatype(r, datatype_id(KEY(h), h, 0));
+}
+
+void rec_datatype_out(struct rec *r, MPI_Datatype h)
+{
+	put_datatype(r, datatype_id(KEY(h), h, 1));
+}
+
+void rec_datatype_inout(struct rec *r, MPI_Datatype before,
+			MPI_Datatype after)
+{
+	uint64_t b = KEY(before), a = KEY(after);
+
+	put_datatype(r, datatype_id(b, before, 0));
+	if (a != b) {
+		hmap_put(&maps[H_DATATYPE], b);
+		rec_epoch_bump();
+		(void)datatype_id(a, after, 1);
+	}
+}
+
 void handles_init(void)
 {
 	static const MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF,
@@ -220,8 +328,10 @@ void handles_init(void)
 		V(f);
 		for (size_t i = 0; i < 2; i++)
 			V(msg[i]);
-		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			predef_size[k] = i ? type_size(t[i]) : -1;
 			V(t[i]);
+		}
 #if MPI_VERSION >= 4
 		{
 			MPI_Session s = MPI_SESSION_NULL;
@@ -247,7 +357,9 @@ static void put_const(struct rec *r, uint32_t c)
 }
 
 /* Records value v of map type t as a constant or a symbolic id. */
-static inline __attribute__((always_inline)) void put_handle(struct rec *r, enum htype t, uint32_t v)
+static inline __attribute__((always_inline)) void put_handle(struct rec *r,
+							   enum htype t,
+							   uint32_t v)
 {
 	if (v == UINT32_MAX) {
 		rt.failed = 1;
@@ -280,7 +392,6 @@ static inline __attribute__((always_inline)) void put_handle(struct rec *r, enum
 	}
 
 REC_HANDLE(group, MPI_Group, H_GROUP)
-REC_HANDLE(datatype, MPI_Datatype, H_DATATYPE)
 REC_HANDLE(op, MPI_Op, H_OP)
 REC_HANDLE(info, MPI_Info, H_INFO)
 REC_HANDLE(errhandler, MPI_Errhandler, H_ERRHANDLER)

@@ -551,8 +551,10 @@ static uint64_t used_const(void *ctx, uint64_t v)
 	return u->id[v];
 }
 
+/* The constants, and the sizes of those that are predefined datatypes
+ * (in increasing order of the file's ids). */
 static int job_consts(struct fmt_cst *cst, struct fmt_buf *bytes,
-		      struct fmt_consts *consts)
+		      struct fmt_consts *consts, struct fmt_typesizes *ts)
 {
 	uint32_t n = handles_const_count();
 	struct used_consts u = {malloc(sizeof(uint32_t) * (n + 1)), consts};
@@ -560,12 +562,22 @@ static int job_consts(struct fmt_cst *cst, struct fmt_buf *bytes,
 
 	consts->n = 0;
 	consts->name = malloc(sizeof(char *) * (n + 1));
-	if (!u.id || !consts->name) {
+	ts->n = 0;
+	ts->konst = malloc(sizeof(*ts->konst) * (n + 1));
+	ts->size = malloc(sizeof(*ts->size) * (n + 1));
+	if (!u.id || !consts->name || !ts->konst || !ts->size) {
 		free(u.id);
 		return -1;
 	}
 	memset(u.id, 0xff, sizeof(uint32_t) * n);
 	rc = cst_map_kind(cst, bytes, RONDO_ARG_CONST, used_const, &u);
+	for (uint32_t id = 0; rc == 0 && id < consts->n; id++)
+		for (uint32_t v = 0; v < n; v++)
+			if (u.id[v] == id && handles_const_type_size(v) >= 0) {
+				ts->konst[ts->n] = id;
+				ts->size[ts->n++] =
+					(uint64_t)handles_const_type_size(v);
+			}
 	free(u.id);
 	return rc;
 }
@@ -583,11 +595,13 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_grammar g = {0};
 	struct fmt_rankmap rm = {0};
 	struct fmt_ranktime times;
-	struct fmt_buf b[10] = {{0}}, bytes = {0}, cbytes = {0};
-	static const uint32_t type[10] = {
-		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
-		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
-		FMT_SEC_RANKTIME, FMT_SEC_TOPOLOGY};
+	struct fmt_typesizes ts = {0};
+	struct fmt_buf b[11] = {{0}}, bytes = {0}, cbytes = {0};
+	static const uint32_t type[11] = {
+		FMT_SEC_META,	  FMT_SEC_FUNCS,    FMT_SEC_CONSTS,
+		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,  FMT_SEC_RANKMAP,
+		FMT_SEC_STATS,	  FMT_SEC_COMMS,    FMT_SEC_RANKTIME,
+		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES};
 	int rc = -1;
 
 	merge_ranktime(j->m, &times);
@@ -596,7 +610,7 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		rc = job_rename_comms(j, &cst, &bytes);
 	}
 	if (rc == 0)
-		rc = job_consts(&cst, &cbytes, &consts);
+		rc = job_consts(&cst, &cbytes, &consts, &ts);
 	if (rc == 0)
 		rc = job_funcs(&funcs, &cst);
 	if (rc == 0) {
@@ -614,14 +628,19 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_comms_encode(&b[7], &j->comms);
 		fmt_ranktime_encode(&b[8], &times);
 		fmt_topos_encode(&b[9], &j->topos);
+		fmt_typesizes_encode(&b[10], &ts);
 	}
-	/* no communicator or topology, no section */
-	for (int i = 0; i < 10 && rc == 0; i++)
-		rc = b[i].oom ? -1 : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n)
-			? 0 : fmt_writer_add(w, type[i], b[i].data, b[i].len,
-					     pack_level(b[i].len));
-	for (int i = 0; i < 10; i++)
+	/* no communicator, topology or datatype, no section */
+	for (int i = 0; i < 11 && rc == 0; i++)
+		rc = b[i].oom ? -1
+		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
+				     (i == 10 && !ts.n)
+			     ? 0
+			     : fmt_writer_add(w, type[i], b[i].data, b[i].len,
+					      pack_level(b[i].len));
+	for (int i = 0; i < 11; i++)
 		fmt_buf_free(&b[i]);
+	fmt_typesizes_free(&ts);
 	fmt_buf_free(&bytes);
 	fmt_buf_free(&cbytes);
 	fmt_meta_free(&meta);

@@ -246,6 +246,9 @@ void rec_status_ignored(struct rec *r);
 /* ---- requests.c ---------------------------------------------------------- */
 void requests_init(uint32_t null_const);
 const char *handles_const_name(uint32_t i);
+/* The size in bytes of constant c when it names a predefined datatype
+ * (from MPI at MPI_Init), else -1. */
+int64_t handles_const_type_size(uint32_t c);
 void handles_init(void);
 
 /* ---- comms.c ------------------------------------------------------------- */

@@ -110,11 +110,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++) {
 		MPI_Type_contiguous(2, MPI_INT, &pair);
 		EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT -> "
-		       "newtype=t0\\)");
+		       "newtype=t0:8B\\)");
 		MPI_Type_commit(&pair);
-		EXPECT("MPI_Type_commit\\(-> datatype=t0\\)");
+		EXPECT("MPI_Type_commit\\(-> datatype=t0:8B\\)");
 		MPI_Type_free(&pair);
-		EXPECT("MPI_Type_free\\(-> datatype=t0\\)");
+		EXPECT("MPI_Type_free\\(-> datatype=t0:8B\\)");
 	}
 
 	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);

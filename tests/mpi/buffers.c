@@ -186,9 +186,9 @@ int main(int argc, char **argv)
 	EXPECT("MPI_Type_create_hindexed\\(count=1, "
 	       "array_of_blocklengths=\\[1\\], "
 	       "array_of_displacements=\\[%s\\], oldtype=MPI_INT, "
-	       OUT "newtype=t[0-9]+\\)", B(st, 4, 0));
+	       OUT "newtype=t[0-9]+:4B\\)", B(st, 4, 0));
 	MPI_Type_commit(&abs_type);
-	EXPECT("MPI_Type_commit\\(" OUT "datatype=t[0-9]+\\)");
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t[0-9]+:4B\\)");
 	MPI_Sendrecv(MPI_BOTTOM, 1, abs_type, peer, 1, st + 8, 1, MPI_INT,
 		     peer, 1, WORLD, MPI_STATUS_IGNORE);
 	/* MPI_BOTTOM is (void *)0 in Open MPI and MPICH: one value with
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	expect_pending("buffers: MPI_BOTTOM is recorded as NULL",
 		       rx_printf("MPI_Sendrecv\\(sendbuf=MPI_BOTTOM, .*"),
 		       rx_printf("MPI_Sendrecv\\(sendbuf=NULL, sendcount=1, "
-				 "sendtype=t[0-9]+, dest=%s, sendtag=1, "
+				 "sendtype=t[0-9]+:4B, dest=%s, sendtag=1, "
 				 OUT "recvbuf=%s, recvcount=1, "
 				 "recvtype=MPI_INT, source=%s, recvtag=1, "
 				 "comm=MPI_COMM_WORLD, "
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 				 rx_rank(peer, WORLD), B(st + 8, 5, 0),
 				 rx_rank(peer, WORLD)));
 	MPI_Type_free(&abs_type);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t[0-9]+\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t[0-9]+:4B\\)");
 
 	/* Allocate, use, free: the same two segments every iteration, in
 	 * whatever order they are freed (the lowest free id first). */

@@ -23,20 +23,20 @@ static void loop(long iters)
 	for (long i = 0; i < iters; i++) {
 		MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
 		EXPECT("MPI_Type_vector\\(count=2, blocklength=1, stride=2, "
-		       "oldtype=MPI_INT, " OUT "newtype=t0\\)");
+		       "oldtype=MPI_INT, " OUT "newtype=t0:8B\\)");
 		MPI_Type_commit(&every_other);
-		EXPECT("MPI_Type_commit\\(" OUT "datatype=t0\\)");
+		EXPECT("MPI_Type_commit\\(" OUT "datatype=t0:8B\\)");
 		MPI_Sendrecv(out, 1, every_other, right, 0, in, 1, every_other,
 			     left, 0, WORLD, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
-		       "sendtype=t0, dest=%s, sendtag=0, " OUT "recvbuf=" BUF
-		       ", recvcount=1, recvtype=t0, source=%s, recvtag=0, "
+		       "sendtype=t0:8B, dest=%s, sendtag=0, " OUT "recvbuf=" BUF
+		       ", recvcount=1, recvtype=t0:8B, source=%s, recvtag=0, "
 		       "comm=MPI_COMM_WORLD, "
 		       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(right, WORLD),
 		       rx_rank(left, WORLD));
 		MPI_Type_free(&every_other);
 		CHECK(every_other == MPI_DATATYPE_NULL);
-		EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+		EXPECT("MPI_Type_free\\(" OUT "datatype=t0:8B\\)");
 	}
 	CHECK(iters == 0 || in[2] == left);
 }
@@ -68,66 +68,66 @@ static void constructors(void)
 	       "array_of_blocklengths=\\[1, 1\\], "
 	       "array_of_displacements=\\[0, %ld\\], "
 	       "array_of_types=\\[MPI_INT, MPI_DOUBLE\\], "
-	       OUT "newtype=t0\\)", (long)ad[1]);
+	       OUT "newtype=t0:12B\\)", (long)ad[1]);
 	MPI_Type_indexed(2, bl, disp, MPI_INT, &ix);
 	EXPECT("MPI_Type_indexed\\(count=2, "
 	       "array_of_blocklengths=\\[1, 1\\], "
 	       "array_of_displacements=\\[0, 3\\], oldtype=MPI_INT, "
-	       OUT "newtype=t1\\)");
+	       OUT "newtype=t1:8B\\)");
 	MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C,
 				 MPI_INT, &sub);
 	EXPECT("MPI_Type_create_subarray\\(ndims=2, "
 	       "array_of_sizes=\\[4, 4\\], array_of_subsizes=\\[2, 2\\], "
 	       "array_of_starts=\\[1, 1\\], order=%d, oldtype=MPI_INT, "
-	       OUT "newtype=t2\\)", MPI_ORDER_C);
+	       OUT "newtype=t2:16B\\)", MPI_ORDER_C);
 	MPI_Type_create_resized(st, 0, (MPI_Aint)sizeof(rec[0]), &rs);
-	EXPECT("MPI_Type_create_resized\\(oldtype=t0, lb=0, extent=%d, "
-	       OUT "newtype=t3\\)", (int)sizeof(rec[0]));
+	EXPECT("MPI_Type_create_resized\\(oldtype=t0:12B, lb=0, extent=%d, "
+	       OUT "newtype=t3:12B\\)", (int)sizeof(rec[0]));
 	MPI_Type_dup(sub, &dp);
-	EXPECT("MPI_Type_dup\\(oldtype=t2, " OUT "newtype=t4\\)");
+	EXPECT("MPI_Type_dup\\(oldtype=t2:16B, " OUT "newtype=t4:16B\\)");
 	MPI_Type_set_name(dp, "centre");
-	EXPECT("MPI_Type_set_name\\(datatype=t4, type_name=\"centre\"\\)");
+	EXPECT("MPI_Type_set_name\\(datatype=t4:16B, type_name=\"centre\"\\)");
 	MPI_Type_get_name(dp, name, &len);
-	EXPECT("MPI_Type_get_name\\(datatype=t4, "
+	EXPECT("MPI_Type_get_name\\(datatype=t4:16B, "
 	       OUT "type_name=\"centre\", " OUT "resultlen=6\\)");
 	MPI_Type_commit(&rs);
-	EXPECT("MPI_Type_commit\\(" OUT "datatype=t3\\)");
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t3:12B\\)");
 	MPI_Type_commit(&dp);
-	EXPECT("MPI_Type_commit\\(" OUT "datatype=t4\\)");
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t4:16B\\)");
 	MPI_Type_size(rs, &sz);
-	EXPECT("MPI_Type_size\\(datatype=t3, " OUT "size=%d\\)", sz);
+	EXPECT("MPI_Type_size\\(datatype=t3:12B, " OUT "size=%d\\)", sz);
 	MPI_Type_get_extent(rs, &lb, &extent);
-	EXPECT("MPI_Type_get_extent\\(datatype=t3, " OUT "lb=0, "
+	EXPECT("MPI_Type_get_extent\\(datatype=t3:12B, " OUT "lb=0, "
 	       OUT "extent=%d\\)", (int)sizeof(rec[0]));
 	/* The centre of a 4 x 4 grid, packed and unpacked elsewhere. */
 	for (int i = 0; i < 16; i++)
 		grid[i] = i;
 	MPI_Pack(grid, 1, dp, packed, sizeof(packed), &pos, WORLD);
 	CHECK(pos == 4 * (int)sizeof(int));
-	EXPECT("MPI_Pack\\(inbuf=" BUF ", incount=1, datatype=t4, "
+	EXPECT("MPI_Pack\\(inbuf=" BUF ", incount=1, datatype=t4:16B, "
 	       OUT "outbuf=" BUF ", outsize=%d, position=0, "
 	       "comm=MPI_COMM_WORLD\\)", (int)sizeof(packed));
 	pos = 0;
 	MPI_Unpack(packed, sizeof(packed), &pos, back, 1, dp, WORLD);
 	CHECK(back[5] == 5 && back[10] == 10 && back[0] == 0);
 	EXPECT("MPI_Unpack\\(inbuf=" BUF ", insize=%d, position=0, "
-	       OUT "outbuf=" BUF ", outcount=1, datatype=t4, "
+	       OUT "outbuf=" BUF ", outcount=1, datatype=t4:16B, "
 	       "comm=MPI_COMM_WORLD\\)", (int)sizeof(packed));
 	MPI_Type_free(&ix);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t1\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t1:8B\\)");
 	MPI_Type_free(&st);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:12B\\)");
 	MPI_Type_contiguous(3, MPI_INT, &ix);
 	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, "
-	       OUT "newtype=t0\\)");
+	       OUT "newtype=t0:12B\\)");
 	MPI_Type_free(&ix);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:12B\\)");
 	MPI_Type_free(&dp);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t4\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t4:16B\\)");
 	MPI_Type_free(&rs);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t3\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t3:12B\\)");
 	MPI_Type_free(&sub);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t2\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t2:16B\\)");
 }
 
 /* Absolute displacements (MPI_Get_address, then MPI_BOTTOM): recorded as
@@ -153,12 +153,12 @@ static void absolute(void)
 	EXPECT("MPI_Type_create_hindexed\\(count=2, "
 	       "array_of_blocklengths=\\[1, 1\\], "
 	       "array_of_displacements=\\[m[0-9]+\\+0, m[0-9]+\\+8\\], "
-	       "oldtype=MPI_INT, " OUT "newtype=t0\\)");
+	       "oldtype=MPI_INT, " OUT "newtype=t0:8B\\)");
 	MPI_Type_commit(&two);
-	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0\\)");
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0:8B\\)");
 	MPI_Isend(MPI_BOTTOM, 1, two, right, 4, WORLD, &rq);
 	/* MPI_BOTTOM is the null pointer in Open MPI and MPICH */
-	EXPECT("MPI_Isend\\(buf=NULL, count=1, datatype=t0, dest=%s, tag=4, "
+	EXPECT("MPI_Isend\\(buf=NULL, count=1, datatype=t0:8B, dest=%s, tag=4, "
 	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
 	       rx_rank(right, WORLD));
 	MPI_Recv(back, 2, MPI_INT, left, 4, WORLD, MPI_STATUS_IGNORE);
@@ -170,7 +170,7 @@ static void absolute(void)
 	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
 	       OUT "status=MPI_STATUS_IGNORE\\)");
 	MPI_Type_free(&two);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:8B\\)");
 	free(pair);
 }
 
@@ -179,12 +179,12 @@ static void absolute(void)
 static void bcast_pair(int *pair, MPI_Datatype t, int id)
 {
 	MPI_Bcast(pair, 1, t, 0, WORLD);
-	EXPECT("MPI_Bcast\\(buffer=" BUF ", count=1, datatype=t%d, root=0, "
+	EXPECT("MPI_Bcast\\(buffer=" BUF ", count=1, datatype=t%d:8B, root=0, "
 	       "comm=MPI_COMM_WORLD\\)", id);
 }
 
 /* Two types made, used and freed, then a third: it takes the lowest free
- * id, t0, though the library may give it the second one's handle (t1). */
+ * id, t0:8B, though the library may give it the second one's handle (t1). */
 static void reuse(void)
 {
 	int pair[2] = {rank, rank};
@@ -193,25 +193,31 @@ static void reuse(void)
 	for (int i = 0; i < 2; i++) {
 		MPI_Type_contiguous(2, MPI_INT, &t[i]);
 		EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, "
-		       OUT "newtype=t%d\\)", i);
+		       OUT "newtype=t%d:8B\\)", i);
 		MPI_Type_commit(&t[i]);
-		EXPECT("MPI_Type_commit\\(" OUT "datatype=t%d\\)", i);
+		EXPECT("MPI_Type_commit\\(" OUT "datatype=t%d:8B\\)", i);
 	}
 	bcast_pair(pair, t[0], 0);
 	bcast_pair(pair, t[1], 1);
 	for (int i = 0; i < 2; i++) {
 		MPI_Type_free(&t[i]);
-		EXPECT("MPI_Type_free\\(" OUT "datatype=t%d\\)", i);
+		EXPECT("MPI_Type_free\\(" OUT "datatype=t%d:8B\\)", i);
 	}
 	MPI_Type_contiguous(2, MPI_INT, &t[2]);
 	EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, "
-	       OUT "newtype=t0\\)");
+	       OUT "newtype=t0:8B\\)");
 	MPI_Type_commit(&t[2]);
-	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0\\)");
+	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0:8B\\)");
 	bcast_pair(pair, t[2], 0);
 	CHECK(pair[0] == 0 && pair[1] == 0);
 	MPI_Type_free(&t[2]);
-	EXPECT("MPI_Type_free\\(" OUT "datatype=t0\\)");
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:8B\\)");
+	/* the same id for a type of another size: its size tells them apart */
+	MPI_Type_contiguous(3, MPI_INT, &t[2]);
+	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, "
+	       OUT "newtype=t0:12B\\)");
+	MPI_Type_free(&t[2]);
+	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:12B\\)");
 }
 
 int main(int argc, char **argv)

@@ -1,2 +1,791 @@
-/* analyses/matrix.c */
+/*
+ * matrix.c - the communication matrix, from rule multiplicities.
+ *
+ * Two steps.  First, how many times each signature occurs in a rank's
+ * calls: for a rank group, by dynamic programming over its root's rules
+ * (an_rule_mult: a rule's multiplicity is the sum, over the rule bodies
+ * that name it, of the body's multiplicity times the repeat count; rules
+ * name only rules with smaller ids, so one pass from the root down visits
+ * each rule once); for checking, by walking the calls (an_matrix_walk).
+ * Second, for every rank, each signature that moves data adds its
+ * multiplicity to the cells it names, its peers resolved to world ranks
+ * through the communicator table.  The second step costs the signatures
+ * that move data times the ranks (times the peers, for a collective),
+ * whatever the number of calls.
+ *
+ * What counts (the convention of the README and rondo(1)):
+ * - point-to-point: one message per send at the sender, count × size of
+ *   the datatype bytes; persistent sends at each MPI_Start that starts
+ *   them; sends to MPI_PROC_NULL are counted apart, receives never;
+ * - collectives, on request: what each rank contributes to each other
+ *   member (nothing to itself), one message per call and peer when the
+ *   contribution's count is not 0; see coll_add().
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "matrix.h"
+
+void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
+		  uint64_t *work)
+{
+	memset(mult, 0, sizeof(*mult) * rondo_sig_count(t));
+	if (root >= rondo_rule_count(t))
+		return;
+	memset(work, 0, sizeof(*work) * ((size_t)root + 1));
+	work[root] = 1;
+	for (uint32_t r = root + 1; r-- > 0;) {
+		const rondo_sym *body;
+		uint32_t len;
+
+		if (!work[r] || rondo_rule_body(t, r, &body, &len) < 0)
+			continue;
+		for (uint32_t k = 0; k < len; k++) {
+			uint64_t n = work[r] * body[k].count;
+
+			if (RONDO_SYM_IS_RULE(body[k].sym))
+				work[RONDO_SYM_ID(body[k].sym)] += n;
+			else
+				mult[body[k].sym] += n;
+		}
+	}
+}
+
+/* ---- what each function moves -------------------------------------------- */
+
+enum op {
+	OP_NONE,
+	OP_SEND,      /* dest, count, datatype, tag, comm */
+	OP_SEND_INIT, /* the same, counted at MPI_Start */
+	OP_START,     /* request */
+	OP_STARTALL,  /* array_of_requests */
+	OP_BCAST,     /* root → all: count, datatype */
+	OP_REDUCE,    /* all → root: count, datatype */
+	OP_ALLREDUCE, /* all → all: count, datatype */
+	OP_GATHER,    /* all → root: sendcount, sendtype */
+	OP_SCATTER,   /* root → all: sendcount, sendtype */
+	OP_SCATTERV,  /* root → i: sendcounts[i], sendtype */
+	OP_ALLGATHER, /* all → all: sendcount, sendtype (in place: recv*) */
+	OP_ALLGATHERV, /* all → all: sendcount (in place: recvcounts[me]) */
+	OP_ALLTOALL,  /* i → j: sendcount, sendtype (in place: recv*) */
+	OP_ALLTOALLV, /* i → j: sendcounts[j], sendtype (in place: recv*) */
+	OP_ALLTOALLW, /* i → j: sendcounts[j], sendtypes[j] */
+	OP_RSB,	      /* i → j: recvcount, datatype */
+	OP_RS,	      /* i → j: recvcounts[j], datatype */
+	OP_SCAN,      /* i → j > i: count, datatype */
+};
+
+static const struct fn {
+	const char *name;
+	enum op op;
+} fns[] = {
+	{"MPI_Send", OP_SEND},
+	{"MPI_Ssend", OP_SEND},
+	{"MPI_Bsend", OP_SEND},
+	{"MPI_Rsend", OP_SEND},
+	{"MPI_Isend", OP_SEND},
+	{"MPI_Issend", OP_SEND},
+	{"MPI_Ibsend", OP_SEND},
+	{"MPI_Irsend", OP_SEND},
+	{"MPI_Sendrecv", OP_SEND},
+	{"MPI_Sendrecv_replace", OP_SEND},
+	{"MPI_Isendrecv", OP_SEND},
+	{"MPI_Isendrecv_replace", OP_SEND},
+	{"MPI_Send_init", OP_SEND_INIT},
+	{"MPI_Ssend_init", OP_SEND_INIT},
+	{"MPI_Bsend_init", OP_SEND_INIT},
+	{"MPI_Rsend_init", OP_SEND_INIT},
+	{"MPI_Start", OP_START},
+	{"MPI_Startall", OP_STARTALL},
+	{"MPI_Bcast", OP_BCAST},
+	{"MPI_Ibcast", OP_BCAST},
+	{"MPI_Reduce", OP_REDUCE},
+	{"MPI_Ireduce", OP_REDUCE},
+	{"MPI_Allreduce", OP_ALLREDUCE},
+	{"MPI_Iallreduce", OP_ALLREDUCE},
+	{"MPI_Gather", OP_GATHER},
+	{"MPI_Igather", OP_GATHER},
+	{"MPI_Gatherv", OP_GATHER},
+	{"MPI_Igatherv", OP_GATHER},
+	{"MPI_Scatter", OP_SCATTER},
+	{"MPI_Iscatter", OP_SCATTER},
+	{"MPI_Scatterv", OP_SCATTERV},
+	{"MPI_Iscatterv", OP_SCATTERV},
+	{"MPI_Allgather", OP_ALLGATHER},
+	{"MPI_Iallgather", OP_ALLGATHER},
+	{"MPI_Allgatherv", OP_ALLGATHERV},
+	{"MPI_Iallgatherv", OP_ALLGATHERV},
+	{"MPI_Alltoall", OP_ALLTOALL},
+	{"MPI_Ialltoall", OP_ALLTOALL},
+	{"MPI_Alltoallv", OP_ALLTOALLV},
+	{"MPI_Ialltoallv", OP_ALLTOALLV},
+	{"MPI_Alltoallw", OP_ALLTOALLW},
+	{"MPI_Ialltoallw", OP_ALLTOALLW},
+	{"MPI_Reduce_scatter_block", OP_RSB},
+	{"MPI_Ireduce_scatter_block", OP_RSB},
+	{"MPI_Reduce_scatter", OP_RS},
+	{"MPI_Ireduce_scatter", OP_RS},
+	{"MPI_Scan", OP_SCAN},
+	{"MPI_Iscan", OP_SCAN},
+	{"MPI_Exscan", OP_SCAN},
+	{"MPI_Iexscan", OP_SCAN},
+};
+
+static enum op op_of(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(fns[i].name, name))
+			return fns[i].op;
+	return OP_NONE;
+}
+
+static int is_coll(enum op op)
+{
+	return op >= OP_BCAST;
+}
+
+/* ---- the state of one computation ------------------------------------------ */
+
+struct ctx {
+	const rondo_trace *t;
+	const struct an_filter *f;
+	struct an_matrix *m;
+	uint32_t nsig;
+	uint8_t *op;	   /* by signature: enum op, OP_NONE if not counted */
+	uint32_t *todo;	   /* the signatures whose op is not OP_NONE */
+	uint32_t ntodo;
+	int32_t **local;   /* by communicator: world rank -> rank in it */
+	uint32_t ncomms;
+	uint32_t *req_sig; /* by request id: the init signature (per rank) */
+	uint32_t nreq;
+	int failed;
+};
+
+/* The argument of signature s named `name`, or a NULL value. */
+static rondo_arg arg(const struct ctx *c, uint32_t s, const char *name)
+{
+	rondo_arg a = {0};
+	uint32_t f = rondo_sig_func(c->t, s), n = rondo_func_param_count(c->t, f);
+
+	for (uint32_t p = 0; p < n; p++) {
+		const char *pn = rondo_func_param_name(c->t, f, p);
+
+		if (pn && !strcmp(pn, name)) {
+			if (rondo_sig_arg(c->t, s, p, &a) < 0)
+				memset(&a, 0, sizeof(a));
+			return a;
+		}
+	}
+	return a;
+}
+
+static int is_const(const struct ctx *c, const rondo_arg *a, const char *name)
+{
+	const char *n;
+
+	if (a->kind != RONDO_ARG_CONST || a->wire != RONDO_WIRE_UINT ||
+	    a->u > UINT32_MAX)
+		return 0;
+	n = rondo_const_name(c->t, (uint32_t)a->u);
+	return n && !strcmp(n, name);
+}
+
+/* A plain integer value (a count), or -1. */
+static int64_t int_of(const rondo_arg *a)
+{
+	if (a->wire == RONDO_WIRE_SINT && a->i >= 0)
+		return a->i;
+	if (a->wire == RONDO_WIRE_UINT && a->u <= INT64_MAX)
+		return (int64_t)a->u;
+	return -1;
+}
+
+/* ---- communicators ---------------------------------------------------------- */
+
+/* The communicator a call names, as the caller sees it. */
+struct comm {
+	int64_t id;	/* AN_COMM_WORLD, AN_COMM_SELF or an id */
+	uint32_t size;	/* members (of both groups, for an intercommunicator) */
+	uint32_t first; /* intercommunicator: size of the first group */
+	int64_t me;	/* the caller's index among the members */
+	uint32_t world; /* the caller's world rank */
+};
+
+/* Fills *cm for value v and caller `rank`; 0, or -1 when the members
+ * are not known or the caller is not one of them. */
+static int comm_get(struct ctx *c, const rondo_arg *v, uint32_t rank,
+		    struct comm *cm)
+{
+	uint32_t n = c->m->n;
+
+	memset(cm, 0, sizeof(*cm));
+	cm->world = rank;
+	if (is_const(c, v, "MPI_COMM_WORLD")) {
+		cm->id = AN_COMM_WORLD;
+		cm->size = n;
+		cm->me = rank;
+		return 0;
+	}
+	if (is_const(c, v, "MPI_COMM_SELF")) {
+		cm->id = AN_COMM_SELF;
+		cm->size = 1;
+		cm->me = 0;
+		return 0;
+	}
+	if (v->kind != RONDO_ARG_COMM || v->wire != RONDO_WIRE_UINT ||
+	    v->u >= c->ncomms)
+		return -1;
+	cm->id = (int64_t)v->u;
+	cm->size = rondo_comm_size(c->t, (uint32_t)v->u);
+	cm->first = rondo_comm_first_group(c->t, (uint32_t)v->u);
+	if (!cm->size)
+		return -1;
+	if (!c->local[v->u]) { /* world rank -> index, made once */
+		int32_t *l = malloc(sizeof(*l) * n);
+
+		if (!l) {
+			c->failed = 1;
+			return -1;
+		}
+		for (uint32_t k = 0; k < n; k++)
+			l[k] = -1;
+		for (uint32_t k = 0; k < cm->size; k++) {
+			uint32_t w = rondo_comm_member(c->t, (uint32_t)v->u, k);
+
+			if (w < n && l[w] < 0)
+				l[w] = (int32_t)k;
+		}
+		c->local[v->u] = l;
+	}
+	cm->me = c->local[v->u][rank];
+	return cm->me < 0 ? -1 : 0;
+}
+
+/* The world rank of member k of the caller's group (an intracommunicator's
+ * members), or -1. */
+static int64_t member(const struct ctx *c, const struct comm *cm, int64_t k)
+{
+	uint32_t w;
+
+	if (cm->id == AN_COMM_WORLD)
+		return k >= 0 && k < cm->size ? k : -1;
+	if (cm->id == AN_COMM_SELF)
+		return k == 0 ? (int64_t)cm->world : -1;
+	if (k < 0 || k >= cm->size)
+		return -1;
+	w = rondo_comm_member(c->t, (uint32_t)cm->id, (uint32_t)k);
+	return w == UINT32_MAX ? -1 : (int64_t)w;
+}
+
+/* The world rank a point-to-point peer value names; -1 unresolved, -2
+ * MPI_PROC_NULL. */
+static int64_t peer(const struct ctx *c, const struct comm *cm,
+		    const rondo_arg *v)
+{
+	int64_t k = -1;
+
+	if (is_const(c, v, "MPI_PROC_NULL"))
+		return -2;
+	if (cm->first) { /* intercommunicator: a rank of the other group */
+		if (v->kind != RONDO_ARG_RANK || v->wire != RONDO_WIRE_SINT)
+			return -1;
+		k = cm->me < cm->first ? cm->first + v->i : v->i;
+		if (cm->me >= cm->first && k >= cm->first)
+			return -1;
+		return member(c, cm, k);
+	}
+	if (v->wire != RONDO_WIRE_SINT)
+		return -1;
+	switch (v->kind) {
+	case RONDO_ARG_RANK:
+		k = v->i;
+		break;
+	case RONDO_ARG_RANK_REL:
+		k = ((cm->me + v->i) % cm->size + cm->size) % cm->size;
+		break;
+	case RONDO_ARG_CART_REL: {
+		uint32_t dims[64], nd;
+
+		if (cm->id < 0)
+			return -1;
+		nd = rondo_comm_cart(c->t, (uint32_t)cm->id, dims, NULL, 64);
+		if (!nd || nd > 64)
+			return -1;
+		k = rondo_cart_peer(nd, dims, (uint32_t)cm->me, v->i, NULL);
+		break;
+	}
+	default:
+		return -1;
+	}
+	return member(c, cm, k);
+}
+
+/* ---- adding to the cells ------------------------------------------------------ */
+
+static void cell(struct ctx *c, uint32_t src, int64_t dst, uint64_t msgs,
+		 uint64_t bytes)
+{
+	if (dst < 0 || dst >= c->m->n) {
+		c->m->unresolved += msgs;
+		return;
+	}
+	c->m->msgs[(size_t)src * c->m->n + (size_t)dst] += msgs;
+	c->m->bytes[(size_t)src * c->m->n + (size_t)dst] += bytes;
+}
+
+/* count × the datatype's size, times n calls; an unknown size counts the
+ * messages with 0 bytes (m->nosize). */
+static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
+			 uint64_t n)
+{
+	int64_t size = rondo_type_size(c->t, type);
+
+	if (count <= 0)
+		return 0;
+	if (size < 0) {
+		c->m->nosize += n;
+		return 0;
+	}
+	return (uint64_t)count * (uint64_t)size * n;
+}
+
+static int tag_ok(const struct ctx *c, const rondo_arg *tag,
+		  const struct comm *cm)
+{
+	int64_t v;
+
+	if (c->f->tag == AN_ANY)
+		return 1;
+	if (tag->wire != RONDO_WIRE_SINT)
+		return 0;
+	v = tag->kind == RONDO_ARG_REL ? cm->me + tag->i : tag->i;
+	return v == c->f->tag;
+}
+
+static int comm_ok(const struct ctx *c, const struct comm *cm)
+{
+	return c->f->comm == AN_ANY || c->f->comm == cm->id;
+}
+
+static int func_ok(const struct ctx *c, uint32_t s)
+{
+	return !c->f->func ||
+	       !strcmp(rondo_func_name(c->t, rondo_sig_func(c->t, s)),
+		       c->f->func);
+}
+
+/* A send of signature s (a send, or the init a start names), n times. */
+static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
+{
+	rondo_arg v = arg(c, s, "comm"), dest, tag, count, type;
+	struct comm cm;
+	int64_t to;
+
+	if (comm_get(c, &v, rank, &cm) < 0) {
+		c->m->unresolved += n;
+		return;
+	}
+	tag = arg(c, s, "tag");
+	if (tag.kind == RONDO_ARG_NULL)
+		tag = arg(c, s, "sendtag");
+	if (!comm_ok(c, &cm) || !tag_ok(c, &tag, &cm))
+		return;
+	count = arg(c, s, "count");
+	type = arg(c, s, "datatype");
+	if (count.kind == RONDO_ARG_NULL) { /* Sendrecv */
+		count = arg(c, s, "sendcount");
+		type = arg(c, s, "sendtype");
+	}
+	dest = arg(c, s, "dest");
+	to = peer(c, &cm, &dest);
+	if (to == -2) {
+		c->m->proc_null += n;
+		return;
+	}
+	cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, int_of(&count), &type, n));
+}
+
+/* Element k of an array value as a count, or -1. */
+static int64_t elem_int(const rondo_arg *a, uint64_t k)
+{
+	rondo_arg e;
+
+	if (a->wire != RONDO_WIRE_LIST || k >= a->n ||
+	    rondo_arg_elem(a, k, &e) < 0)
+		return -1;
+	return int_of(&e);
+}
+
+/* What rank `rank` contributes to each other member in collective s, n
+ * times (the convention in the header comment and rondo(1)). */
+static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
+		     uint64_t n)
+{
+	rondo_arg v = arg(c, s, "comm"), type, counts, types, e;
+	int in_place = 0;
+	int64_t root = -1, count = -1;
+	struct comm cm;
+	uint32_t size;
+
+	if (comm_get(c, &v, rank, &cm) < 0 || cm.first) {
+		c->m->unresolved += n; /* intercommunicator collectives too */
+		return;
+	}
+	if (!comm_ok(c, &cm) || c->f->tag != AN_ANY)
+		return;
+	size = cm.size;
+	v = arg(c, s, "sendbuf");
+	in_place = is_const(c, &v, "MPI_IN_PLACE");
+	if (op == OP_BCAST || op == OP_REDUCE || op == OP_GATHER ||
+	    op == OP_SCATTER || op == OP_SCATTERV) {
+		v = arg(c, s, "root");
+		if (v.kind != RONDO_ARG_RANK || v.wire != RONDO_WIRE_SINT ||
+		    v.i < 0 || v.i >= size) {
+			c->m->unresolved += n;
+			return;
+		}
+		root = v.i;
+	}
+	switch (op) {
+	case OP_BCAST:
+	case OP_REDUCE:
+	case OP_ALLREDUCE:
+	case OP_SCAN:
+	case OP_RSB:
+		v = arg(c, s, op == OP_RSB ? "recvcount" : "count");
+		count = int_of(&v);
+		type = arg(c, s, "datatype");
+		break;
+	case OP_GATHER:
+	case OP_SCATTER:
+		v = arg(c, s, "sendcount");
+		count = int_of(&v);
+		type = arg(c, s, "sendtype");
+		break;
+	case OP_ALLGATHER:
+	case OP_ALLTOALL:
+		v = arg(c, s, in_place ? "recvcount" : "sendcount");
+		count = int_of(&v);
+		type = arg(c, s, in_place ? "recvtype" : "sendtype");
+		break;
+	case OP_ALLGATHERV:
+		if (in_place) {
+			v = arg(c, s, "recvcounts");
+			count = elem_int(&v, (uint64_t)cm.me);
+		} else {
+			v = arg(c, s, "sendcount");
+			count = int_of(&v);
+		}
+		type = arg(c, s, in_place ? "recvtype" : "sendtype");
+		break;
+	case OP_SCATTERV:
+	case OP_ALLTOALLV:
+	case OP_ALLTOALLW:
+	case OP_RS:
+		counts = arg(c, s, op == OP_RS ? "recvcounts"
+				   : in_place	? "recvcounts"
+						: "sendcounts");
+		type = arg(c, s, op == OP_RS	 ? "datatype"
+				 : in_place ? "recvtype"
+					    : "sendtype");
+		types = arg(c, s, in_place ? "recvtypes" : "sendtypes");
+		break;
+	default:
+		return;
+	}
+	for (uint32_t k = 0; k < size; k++) {
+		int64_t cnt = count;
+		int64_t to;
+
+		if ((int64_t)k == cm.me)
+			continue;
+		switch (op) {
+		case OP_BCAST:
+		case OP_SCATTER:
+		case OP_SCATTERV:
+			if (cm.me != root)
+				return;
+			break;
+		case OP_REDUCE:
+		case OP_GATHER:
+			if (cm.me == root || (int64_t)k != root)
+				continue;
+			break;
+		case OP_SCAN:
+			if ((int64_t)k < cm.me)
+				continue;
+			break;
+		default:
+			break;
+		}
+		if (op == OP_SCATTERV || op == OP_ALLTOALLV ||
+		    op == OP_ALLTOALLW || op == OP_RS)
+			cnt = elem_int(&counts, k);
+		if (op == OP_ALLTOALLW) { /* a datatype per peer */
+			if (types.wire == RONDO_WIRE_LIST && k < types.n &&
+			    rondo_arg_elem(&types, k, &e) == 0)
+				type = e;
+			else
+				cnt = -1;
+		}
+		if (cnt < 0) {
+			c->m->unresolved += n;
+			continue;
+		}
+		if (cnt == 0)
+			continue;
+		to = member(c, &cm, k);
+		cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, cnt, &type, n));
+	}
+}
+
+/* The request id a value names, or UINT32_MAX. */
+static uint32_t req_id(const rondo_arg *a)
+{
+	return a->kind == RONDO_ARG_REQUEST && a->wire == RONDO_WIRE_UINT &&
+			       a->u < UINT32_MAX
+		       ? (uint32_t)a->u
+		       : UINT32_MAX;
+}
+
+/* Persistent sends: which init signature made each request id, among the
+ * signatures this rank calls (ids come from pools per creating signature,
+ * so an id has one creator; two would be unresolvable: UINT32_MAX - 1). */
+static int req_map(struct ctx *c, const uint64_t *mult)
+{
+	for (uint32_t i = 0; i < c->nreq; i++)
+		c->req_sig[i] = UINT32_MAX;
+	for (uint32_t k = 0; k < c->ntodo; k++) {
+		uint32_t s = c->todo[k], id;
+		rondo_arg r;
+
+		if (c->op[s] != OP_SEND_INIT || !mult[s])
+			continue;
+		r = arg(c, s, "request");
+		id = req_id(&r);
+		if (id == UINT32_MAX)
+			continue;
+		if (id >= c->nreq) {
+			uint32_t n = c->nreq ? c->nreq : 16, *p;
+
+			while (n <= id)
+				n *= 2;
+			p = realloc(c->req_sig, sizeof(*p) * n);
+			if (!p)
+				return -1;
+			for (uint32_t i = c->nreq; i < n; i++)
+				p[i] = UINT32_MAX;
+			c->req_sig = p;
+			c->nreq = n;
+		}
+		c->req_sig[id] = c->req_sig[id] == UINT32_MAX ? s
+								: UINT32_MAX - 1;
+	}
+	return 0;
+}
+
+/* A request started n times; `named` is set when the function filter
+ * names the start call itself (else it must name the init's). */
+static void start_add(struct ctx *c, uint32_t rank, const rondo_arg *r,
+		      uint64_t n, int named)
+{
+	uint32_t id = req_id(r), s;
+
+	if (id == UINT32_MAX)
+		return; /* MPI_REQUEST_NULL, or a receive's */
+	s = id < c->nreq ? c->req_sig[id] : UINT32_MAX;
+	if (s == UINT32_MAX)
+		return; /* not a send's: a persistent receive */
+	if (s == UINT32_MAX - 1) {
+		c->m->unresolved += n;
+		return;
+	}
+	if (named || func_ok(c, s))
+		p2p_add(c, rank, s, n);
+}
+
+/* Everything rank `rank` sent, its calls counted in mult[]. */
+static void rank_add(struct ctx *c, uint32_t rank, const uint64_t *mult)
+{
+	if (req_map(c, mult) < 0) {
+		c->failed = 1;
+		return;
+	}
+	for (uint32_t k = 0; k < c->ntodo; k++) {
+		uint32_t s = c->todo[k];
+		enum op op = (enum op)c->op[s];
+		rondo_arg r;
+
+		if (!mult[s])
+			continue;
+		if (op == OP_START || op == OP_STARTALL) {
+			int named = c->f->func && func_ok(c, s);
+
+			r = arg(c, s, op == OP_START ? "request"
+						     : "array_of_requests");
+			if (op == OP_START) {
+				start_add(c, rank, &r, mult[s], named);
+				continue;
+			}
+			for (uint64_t e = 0; r.wire == RONDO_WIRE_LIST && e < r.n;
+			     e++) {
+				rondo_arg q;
+
+				if (rondo_arg_elem(&r, e, &q) == 0)
+					start_add(c, rank, &q, mult[s], named);
+			}
+			continue;
+		}
+		if (!func_ok(c, s))
+			continue;
+		if (op == OP_SEND)
+			p2p_add(c, rank, s, mult[s]);
+		else if (is_coll(op))
+			coll_add(c, rank, s, op, mult[s]);
+	}
+}
+
+/* Sets up c: which signatures count, the matrix zeroed. */
+static int ctx_init(struct ctx *c, const rondo_trace *t,
+		    const struct an_filter *f, struct an_matrix *m)
+{
+	static const struct an_filter all = {AN_ANY, NULL, AN_ANY, 0, 1};
+	uint32_t n = rondo_rank_count(t);
+
+	memset(c, 0, sizeof(*c));
+	memset(m, 0, sizeof(*m));
+	c->t = t;
+	c->f = f ? f : &all;
+	c->m = m;
+	c->nsig = rondo_sig_count(t);
+	c->ncomms = rondo_comm_count(t);
+	m->n = n;
+	m->msgs = calloc((size_t)n * n + 1, sizeof(uint64_t));
+	m->bytes = calloc((size_t)n * n + 1, sizeof(uint64_t));
+	c->op = calloc(c->nsig + 1, 1);
+	c->todo = malloc(sizeof(uint32_t) * (c->nsig + 1));
+	c->local = calloc(c->ncomms + 1, sizeof(*c->local));
+	if (!m->msgs || !m->bytes || !c->op || !c->todo || !c->local)
+		return RONDO_E_NOMEM;
+	for (uint32_t s = 0; s < c->nsig; s++) {
+		enum op op = op_of(rondo_func_name(t, rondo_sig_func(t, s)));
+
+		if (op == OP_NONE || (is_coll(op) && !c->f->collectives) ||
+		    (!is_coll(op) && !c->f->p2p))
+			continue;
+		c->op[s] = (uint8_t)op;
+		c->todo[c->ntodo++] = s;
+	}
+	return 0;
+}
+
+static int ctx_done(struct ctx *c, int rc)
+{
+	for (uint32_t i = 0; c->local && i < c->ncomms; i++)
+		free(c->local[i]);
+	free(c->local);
+	free(c->op);
+	free(c->todo);
+	free(c->req_sig);
+	if (!rc && c->failed)
+		rc = RONDO_E_NOMEM;
+	if (rc)
+		an_matrix_free(c->m);
+	return rc;
+}
+
+int an_matrix(const rondo_trace *t, const struct an_filter *f,
+	      struct an_matrix *m)
+{
+	struct ctx c;
+	uint64_t *mult = NULL, *work = NULL;
+	uint32_t *ranks = NULL;
+	int rc = ctx_init(&c, t, f, m);
+
+	if (!rc) {
+		mult = malloc(sizeof(*mult) * (c.nsig + 1));
+		work = malloc(sizeof(*work) * (rondo_rule_count(t) + 1));
+		ranks = malloc(sizeof(*ranks) * (m->n + 1));
+		if (!mult || !work || !ranks)
+			rc = RONDO_E_NOMEM;
+	}
+	for (uint32_t g = 0; !rc && g < rondo_group_count(t); g++) {
+		int64_t k = rondo_group_ranks(t, g, ranks, m->n);
+
+		an_rule_mult(t, rondo_group_root(t, g), mult, work);
+		for (int64_t i = 0; i < k && i < m->n && !c.failed; i++)
+			rank_add(&c, ranks[i], mult);
+	}
+	free(mult);
+	free(work);
+	free(ranks);
+	return ctx_done(&c, rc);
+}
+
+int an_matrix_walk(const rondo_trace *t, const struct an_filter *f,
+		   struct an_matrix *m)
+{
+	struct ctx c;
+	uint64_t *mult = NULL;
+	int rc = ctx_init(&c, t, f, m);
+
+	if (!rc && !(mult = malloc(sizeof(*mult) * (c.nsig + 1))))
+		rc = RONDO_E_NOMEM;
+	for (uint32_t r = 0; !rc && r < m->n && !c.failed; r++) {
+		rondo_iter *it = rondo_iter_create(t, r);
+		uint32_t s;
+		int k;
+
+		if (!it) {
+			rc = RONDO_E_NOMEM;
+			break;
+		}
+		memset(mult, 0, sizeof(*mult) * c.nsig);
+		while ((k = rondo_iter_next(it, &s)) == 1)
+			mult[s]++;
+		rondo_iter_free(it);
+		if (k < 0)
+			rc = k;
+		else
+			rank_add(&c, r, mult);
+	}
+	free(mult);
+	return ctx_done(&c, rc);
+}
+
+void an_matrix_free(struct an_matrix *m)
+{
+	if (!m)
+		return;
+	free(m->msgs);
+	free(m->bytes);
+	m->msgs = m->bytes = NULL;
+}
+
+int an_matrix_csv(const struct an_matrix *m, FILE *out, int wide, int what)
+{
+	const uint64_t *v = what ? m->bytes : m->msgs;
+	size_t n = m->n;
+
+	if (!wide) {
+		fputs("src,dst,messages,bytes\n", out);
+		for (size_t i = 0; i < n * n; i++)
+			if (m->msgs[i] || m->bytes[i])
+				fprintf(out, "%zu,%zu,%llu,%llu\n", i / n, i % n,
+					(unsigned long long)m->msgs[i],
+					(unsigned long long)m->bytes[i]);
+	} else {
+		fputs("src", out);
+		for (size_t j = 0; j < n; j++)
+			fprintf(out, ",%zu", j);
+		fputc('\n', out);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%zu", i);
+			for (size_t j = 0; j < n; j++)
+				fprintf(out, ",%llu",
+					(unsigned long long)v[i * n + j]);
+			fputc('\n', out);
+		}
+	}
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}

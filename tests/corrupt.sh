@@ -34,6 +34,7 @@ expect() {
 	stats-*) echo "section 'stats'" ;;
 	comms-*) echo "section 'comms'" ;;
 	ranktime-*) echo "section 'ranktime'" ;;
+	typesizes-*) echo "section 'typesizes'" ;;
 	*) echo "(no expectation written for this file)" ;;
 	esac
 }
@@ -41,7 +42,7 @@ expect() {
 check_file() {
 	f=$1
 	name=$(basename "$f")
-	for cmd in info "dump --grammar" "dump --rank 0"; do
+	for cmd in info "dump --grammar" "dump --rank 0" matrix; do
 		n=$((n + 1))
 		# shellcheck disable=SC2086
 		"$rondo" $cmd "$f" >/dev/null 2>"$tmp/err"

@@ -201,6 +201,13 @@ static int corpus_payloads(const char *dir)
 		fmt_put_uvarint(&b, 0);
 	}
 	rc |= with_payload(dir, "ranktime-ranks.rondo", FMT_SEC_RANKTIME, &b);
+	/* datatype sizes: of a constant the file does not have */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 500);
+	fmt_put_uvarint(&b, 8);
+	rc |= with_payload(dir, "typesizes-bad-const.rondo", FMT_SEC_TYPESIZES,
+			   &b);
 	fmt_buf_free(&b);
 	return rc;
 }

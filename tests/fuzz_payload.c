@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 8) {
+	switch (data[0] % 9) {
 	case 0: {
 		struct fmt_meta m;
 
@@ -69,6 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		rc = fmt_stats_decode(&s, p, n, 16, &e);
 		fmt_stats_free(&s);
+		break;
+	}
+	case 7: {
+		struct fmt_typesizes t;
+
+		rc = fmt_typesizes_decode(&t, p, n, 16, &e);
+		fmt_typesizes_free(&t);
 		break;
 	}
 	default: {

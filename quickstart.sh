@@ -157,6 +157,9 @@ do_demo() {
 	echo "\$ rondo dump --rank 1 demo.rondo | head -n 20"
 	tui/rondo dump --rank 1 "$trace" | head -n 20
 	echo
+	echo "\$ rondo matrix demo.rondo"
+	tui/rondo matrix "$trace"
+	echo
 	# At a terminal, the explorer itself (q quits); otherwise how to.
 	if [ -t 0 ] && [ -t 1 ] && [ -x tui/rondo ] && tui/rondo view --help >/dev/null 2>&1; then
 		echo "\$ rondo view demo.rondo      (q quits, ? lists the keys)"

@@ -1,2 +1,451 @@
-/* analyses/stats.c */
+/*
+ * stats.c - mpiP-like statistics, contention and imbalance (see stats.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "stats.h"
+
+/* Some rank made calls: then a trace without a single statistic lacks
+ * the section rather than the calls. */
+static int stats_has_calls(const rondo_trace *t)
+{
+	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
+		if (rondo_rank_calls(t, r) > 0)
+			return 1;
+	return 0;
+}
+
+static void stats_add(struct an_row *row, const rondo_stat *st)
+{
+	if (row->count == 0 || st->min_ns < row->min_ns)
+		row->min_ns = st->min_ns;
+	if (st->max_ns > row->max_ns)
+		row->max_ns = st->max_ns;
+	row->count += st->count;
+	row->total_ns += st->total_ns;
+	row->sumsq_ns2 += st->sumsq_ns2;
+	row->sigs++;
+}
+
+/* Rows by function or by signature: a slot per id, then the empty ones
+ * squeezed out. */
+static int stats_calls(const rondo_trace *t, int by_func, struct an_row *rows,
+		       uint32_t nslots, uint32_t *n)
+{
+	uint32_t nsig = rondo_sig_count(t), found = 0, k = 0;
+	rondo_stat st;
+
+	for (uint32_t i = 0; i < nslots; i++)
+		rows[i].id = i;
+	for (uint32_t s = 0; s < nsig; s++) {
+		uint32_t slot = by_func ? rondo_sig_func(t, s) : s;
+
+		if (slot >= nslots || rondo_sig_stat(t, s, &st) < 0 ||
+		    st.count == 0)
+			continue;
+		stats_add(&rows[slot], &st);
+		found++;
+	}
+	if (found == 0 && stats_has_calls(t))
+		return RONDO_E_MISSING;
+	for (uint32_t i = 0; i < nslots; i++)
+		if (rows[i].count > 0)
+			rows[k++] = rows[i];
+	*n = k;
+	return 0;
+}
+
+static int stats_ranks(const rondo_trace *t, struct an_row *rows, uint32_t n)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		int rc = rondo_rank_mpi_time(t, r, &rows[r].total_ns);
+
+		if (rc < 0)
+			return rc;
+		rows[r].id = r;
+		rows[r].count = rondo_rank_calls(t, r);
+	}
+	return 0;
+}
+
+int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
+	     uint32_t *n)
+{
+	uint32_t slots = by == AN_BY_FUNCTION	 ? rondo_func_count(t)
+			 : by == AN_BY_SIGNATURE ? rondo_sig_count(t)
+						 : rondo_rank_count(t);
+	struct an_row *a = calloc(slots ? slots : 1, sizeof(*a));
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if (!a)
+		return RONDO_E_NOMEM;
+	if (by == AN_BY_RANK) {
+		rc = stats_ranks(t, a, slots);
+		*n = rc < 0 ? 0 : slots;
+	} else {
+		rc = stats_calls(t, by == AN_BY_FUNCTION, a, slots, n);
+	}
+	if (rc < 0) {
+		free(a);
+		return rc;
+	}
+	*rows = a;
+	return 0;
+}
+
+double an_row_mean(const struct an_row *r)
+{
+	return r->count ? (double)r->total_ns / (double)r->count : 0;
+}
+
+double an_row_sd(const struct an_row *r)
+{
+	double mean = an_row_mean(r), var;
+
+	if (r->count == 0 || r->sigs == 0)
+		return 0;
+	/* rounding can take a spread of equal durations just below 0 */
+	var = r->sumsq_ns2 / (double)r->count - mean * mean;
+	return var > 0 ? sqrt(var) : 0;
+}
+
+static double stats_key(const struct an_row *r, enum an_key key)
+{
+	switch (key) {
+	case AN_KEY_TOTAL: return (double)r->total_ns;
+	case AN_KEY_COUNT: return (double)r->count;
+	case AN_KEY_MEAN: return an_row_mean(r);
+	case AN_KEY_MAX: return (double)r->max_ns;
+	default: return 0;
+	}
+}
+
+/* x goes before y: the larger key first, then the smaller id. */
+static int stats_before(const struct an_row *x, const struct an_row *y,
+			enum an_key key)
+{
+	double kx = stats_key(x, key), ky = stats_key(y, key);
+
+	if (kx != ky)
+		return kx > ky;
+	return x->id < y->id;
+}
+
+static void stats_sift(struct an_row *a, uint32_t i, uint32_t n,
+		       enum an_key key)
+{
+	struct an_row tmp;
+
+	for (uint32_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && stats_before(&a[c], &a[c + 1], key))
+			c++;
+		if (!stats_before(&a[i], &a[c], key))
+			return;
+		tmp = a[i], a[i] = a[c], a[c] = tmp;
+	}
+}
+
+/* A heap sort: qsort would need the key in a global (the explorer may
+ * sort from elsewhere), and the order is total, so stability is moot. */
+void an_stats_sort(struct an_row *rows, uint32_t n, enum an_key key)
+{
+	struct an_row tmp;
+
+	for (uint32_t i = n / 2; i-- > 0;)
+		stats_sift(rows, i, n, key);
+	for (uint32_t end = n; end-- > 1;) {
+		tmp = rows[0], rows[0] = rows[end], rows[end] = tmp;
+		stats_sift(rows, 0, end, key);
+	}
+}
+
+/* The tracer's "duration", written "%.6f" seconds (tracer/output.c). */
+static uint64_t stats_run_ns(const rondo_trace *t)
+{
+	const char *d = rondo_meta_get(t, "duration");
+	char *end;
+	double s;
+
+	if (!d)
+		return 0;
+	errno = 0;
+	s = strtod(d, &end);
+	/* a year at most: anything else is not a duration */
+	if (errno || end == d || *end || !(s >= 0) || s > 3.2e7)
+		return 0;
+	return (uint64_t)llround(s * 1e9);
+}
+
+void an_totals(const rondo_trace *t, struct an_totals *tot)
+{
+	rondo_stat st;
+	uint64_t ns;
+
+	memset(tot, 0, sizeof(*tot));
+	tot->ranks = rondo_rank_count(t);
+	tot->run_ns = stats_run_ns(t);
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
+		if (rondo_sig_stat(t, s, &st) == 0)
+			tot->mpi_ns += st.total_ns;
+	for (uint32_t r = 0; r < tot->ranks; r++) {
+		if (rondo_rank_mpi_time(t, r, &ns) < 0)
+			break;
+		tot->rank_mpi_ns += ns;
+	}
+}
+
+double an_share(double part, uint64_t whole)
+{
+	return whole ? part / (double)whole : NAN;
+}
+
+/* Adds rank r's total ns in a signature to that signature's spread. */
+static void contention_rank(struct an_contention *c, uint32_t r, uint64_t ns)
+{
+	if (c->ranks == 0 || ns > c->max_rank_ns)
+		c->max_rank_ns = ns, c->max_rank = r;
+	if (c->ranks == 0 || ns < c->min_rank_ns)
+		c->min_rank_ns = ns, c->min_rank = r;
+	c->mean_rank_ns += (double)ns; /* the sum until the end */
+	c->ranks++;
+}
+
+/* Every rank's stored times once: O(entries), not O(ranks x sigs). */
+static int contention_ranks(const rondo_trace *t, struct an_contention *c,
+			    uint32_t nsig)
+{
+	uint64_t ns;
+	uint32_t sig;
+
+	if (rondo_rank_count(t) > 0 &&
+	    rondo_rank_mpi_time(t, 0, &ns) == RONDO_E_MISSING)
+		return 0; /* an older file: no imbalance to give */
+	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
+		for (uint32_t k = 0; k < rondo_rank_time_count(t, r); k++) {
+			int rc = rondo_rank_time_entry(t, r, k, &sig, &ns);
+
+			if (rc < 0)
+				return rc;
+			if (sig < nsig)
+				contention_rank(&c[sig], r, ns);
+		}
+	for (uint32_t s = 0; s < nsig; s++) {
+		if (c[s].ranks == 0)
+			continue;
+		c[s].mean_rank_ns /= c[s].ranks;
+		c[s].imbalance = c[s].mean_rank_ns > 0
+					 ? (double)c[s].max_rank_ns /
+						   c[s].mean_rank_ns
+					 : 1.0;
+	}
+	return 0;
+}
+
+static int contention_cmp(const void *a, const void *b)
+{
+	const struct an_contention *x = a, *y = b;
+
+	if (x->lost_ns != y->lost_ns)
+		return x->lost_ns < y->lost_ns ? 1 : -1;
+	return x->sig < y->sig ? -1 : x->sig > y->sig;
+}
+
+int an_contention(const rondo_trace *t, struct an_contention **rows,
+		  uint32_t *n)
+{
+	uint32_t nsig = rondo_sig_count(t), k = 0;
+	struct an_contention *c = calloc(nsig ? nsig : 1, sizeof(*c));
+	rondo_stat st;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if (!c)
+		return RONDO_E_NOMEM;
+	rc = contention_ranks(t, c, nsig);
+	for (uint32_t s = 0; s < nsig && rc == 0; s++) {
+		if (rondo_sig_stat(t, s, &st) < 0 || st.count == 0)
+			continue;
+		c[k] = c[s];
+		c[k].sig = s;
+		c[k].count = st.count;
+		c[k].total_ns = st.total_ns;
+		c[k].min_ns = st.min_ns;
+		/* the format guarantees count * min <= total */
+		c[k].lost_ns = st.total_ns - st.count * st.min_ns;
+		k++;
+	}
+	if (rc == 0 && k == 0 && stats_has_calls(t))
+		rc = RONDO_E_MISSING;
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
+	qsort(c, k, sizeof(*c), contention_cmp);
+	*rows = c;
+	*n = k;
+	return 0;
+}
+
+void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size)
+{
+	int len = rondo_sig_format(t, sig, buf, size);
+	size_t k = size - 4;
+
+	if (len < 0)
+		buf[0] = '\0';
+	if (len < (int)size)
+		return;
+	while (k > 0 && ((unsigned char)buf[k] & 0xc0) == 0x80)
+		k--;
+	memcpy(buf + k, "...", 4);
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+/* A text field, quoted when it holds a comma, a quote or a line break
+ * (RFC 4180), quotes doubled. */
+static void csv_text(FILE *out, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, out);
+		return;
+	}
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', out);
+		putc(*s, out);
+	}
+	putc('"', out);
+}
+
+/* ",share", or "," when it is unknown. */
+static void csv_share(FILE *out, double share)
+{
+	if (isnan(share))
+		putc(',', out);
+	else
+		fprintf(out, ",%.9g", share);
+}
+
+/* ",text of signature sig", as long as it is.  0 or RONDO_E_NOMEM. */
+static int csv_sig(const rondo_trace *t, uint32_t sig, FILE *out)
+{
+	char buf[512], *big = NULL;
+	int len = rondo_sig_format(t, sig, buf, sizeof(buf));
+
+	if (len >= (int)sizeof(buf)) {
+		big = malloc((size_t)len + 1);
+		if (!big)
+			return RONDO_E_NOMEM;
+		rondo_sig_format(t, sig, big, (size_t)len + 1);
+	}
+	putc(',', out);
+	csv_text(out, len < 0 ? "" : big ? big : buf);
+	free(big);
+	return 0;
+}
+
+static void csv_rank_row(const struct an_row *r, const struct an_totals *tot,
+			 FILE *out)
+{
+	fprintf(out, "%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",", r->id, r->count,
+		r->total_ns);
+	if (tot->run_ns)
+		fprintf(out, "%" PRIu64, tot->run_ns);
+	csv_share(out, an_share((double)r->total_ns, tot->run_ns));
+	csv_share(out, an_share((double)r->total_ns, tot->rank_mpi_ns));
+	putc('\n', out);
+}
+
+static int csv_calls_row(const rondo_trace *t, enum an_by by,
+			 const struct an_row *r, const struct an_totals *tot,
+			 FILE *out)
+{
+	uint32_t func = by == AN_BY_SIGNATURE ? rondo_sig_func(t, r->id) : r->id;
+	const char *name = rondo_func_name(t, func);
+	int rc = 0;
+
+	if (by == AN_BY_SIGNATURE)
+		fprintf(out, "%" PRIu32 ",", r->id);
+	csv_text(out, name ? name : "?");
+	if (by == AN_BY_FUNCTION)
+		fprintf(out, ",%" PRIu32, r->sigs);
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f",
+		r->count, r->total_ns, an_row_mean(r), r->min_ns, r->max_ns,
+		an_row_sd(r));
+	csv_share(out, an_share((double)r->total_ns, tot->mpi_ns));
+	csv_share(out, an_share((double)r->total_ns,
+				tot->run_ns * tot->ranks));
+	if (by == AN_BY_SIGNATURE)
+		rc = csv_sig(t, r->id, out);
+	putc('\n', out);
+	return rc;
+}
+
+int an_stats_csv(const rondo_trace *t, enum an_by by,
+		 const struct an_row *rows, uint32_t n,
+		 const struct an_totals *tot, FILE *out)
+{
+	static const char *const head[] = {
+		"function,signatures,calls,total_ns,mean_ns,min_ns,max_ns,"
+		"sd_ns,mpi_share,run_share",
+		"sig,function,calls,total_ns,mean_ns,min_ns,max_ns,sd_ns,"
+		"mpi_share,run_share,signature",
+		"rank,calls,mpi_ns,run_ns,run_share,mpi_share"};
+	int rc = 0;
+
+	fprintf(out, "%s\n", head[by]);
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		if (by == AN_BY_RANK)
+			csv_rank_row(&rows[i], tot, out);
+		else
+			rc = csv_calls_row(t, by, &rows[i], tot, out);
+	}
+	return rc < 0 ? rc : ferror(out) ? RONDO_E_IO : 0;
+}
+
+static void csv_contention_row(const rondo_trace *t,
+			       const struct an_contention *c,
+			       const struct an_totals *tot, FILE *out)
+{
+	const char *name = rondo_func_name(t, rondo_sig_func(t, c->sig));
+
+	fprintf(out, "%" PRIu32 ",", c->sig);
+	csv_text(out, name ? name : "?");
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->count,
+		c->total_ns, c->min_ns, c->lost_ns);
+	csv_share(out, an_share((double)c->lost_ns, tot->run_ns));
+	csv_share(out, an_share((double)c->lost_ns, tot->run_ns * tot->ranks));
+	if (c->ranks == 0) {
+		fputs(",,,,,,,", out);
+		return;
+	}
+	fprintf(out, ",%" PRIu32 ",%.9g,%" PRIu32 ",%" PRIu64 ",%" PRIu32
+		     ",%" PRIu64 ",%.3f",
+		c->ranks, c->imbalance, c->max_rank, c->max_rank_ns,
+		c->min_rank, c->min_rank_ns, c->mean_rank_ns);
+}
+
+int an_contention_csv(const rondo_trace *t, const struct an_contention *rows,
+		      uint32_t n, const struct an_totals *tot, FILE *out)
+{
+	int rc = 0;
+
+	fputs("sig,function,calls,total_ns,min_ns,lost_ns,score,lost_share,"
+	      "ranks,imbalance,max_rank,max_rank_ns,min_rank,min_rank_ns,"
+	      "mean_rank_ns,signature\n", out);
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		csv_contention_row(t, &rows[i], tot, out);
+		rc = csv_sig(t, rows[i].sig, out);
+		putc('\n', out);
+	}
+	return rc < 0 ? rc : ferror(out) ? RONDO_E_IO : 0;
+}

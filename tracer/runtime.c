@@ -60,6 +60,27 @@ int rt_clock_tsc = -1;     /* -1: not chosen yet */
 static uint64_t clock_mult;
 
 #if RT_HAVE_TSC
+/* The system clock and the time-stamp counter read together: the counter
+ * on both sides of the clock, the tightest of a few tries, its middle.  A
+ * process descheduled between two plain reads (a loaded node) once made
+ * the ratio, and every duration, thousands of times too large. */
+static void clock_pair(uint64_t *ns, uint64_t *tsc)
+{
+	uint64_t best = UINT64_MAX;
+
+	*ns = rt_now();
+	*tsc = __rdtsc();
+	for (int k = 0; k < 8; k++) {
+		uint64_t a = __rdtsc(), n = rt_now(), b = __rdtsc();
+
+		if (b >= a && b - a < best) {
+			best = b - a;
+			*ns = n;
+			*tsc = a + (b - a) / 2;
+		}
+	}
+}
+
 static void clock_choose(void)
 {
 	char src[32] = "";
@@ -75,12 +96,10 @@ static void clock_choose(void)
 	fclose(f);
 	if (strcmp(src, "tsc\n") != 0)
 		return;
-	n0 = rt_now();
-	t0 = __rdtsc();
+	clock_pair(&n0, &t0);
 	do
-		n1 = rt_now();
+		clock_pair(&n1, &t1);
 	while (n1 - n0 < 200000);
-	t1 = __rdtsc();
 	if (t1 > t0) {
 		clock_mult = (uint64_t)((double)(n1 - n0) / (double)(t1 - t0) *
 					4294967296.0 + 0.5);

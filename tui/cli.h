@@ -9,6 +9,7 @@
 #define RONDO_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "rondo.h"
@@ -40,6 +41,15 @@ rondo_trace *cli_open(const char *path);
  * trace keeps times to 0.8%): "850 ns", "12.3 us", "4.56 ms", "1.23 s",
  * with the micro sign when utf8 is set. */
 void cli_duration(char *buf, size_t size, double ns, int utf8);
+
+/* Where a --csv option writes: standard output for "-", else the file
+ * opened for writing; NULL (message printed) when it cannot be. */
+FILE *cli_csv_open(const char *path);
+
+/* Ends what cli_csv_open began (`failed`: the writer reported an error);
+ * returns the exit status, after one message when something was not
+ * written. */
+int cli_csv_close(FILE *out, const char *path, int failed);
 
 /* Parses a non-negative decimal number below `limit`; 0 or -1. */
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out);

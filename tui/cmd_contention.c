@@ -3,7 +3,6 @@
  * lose the most time against their fastest occurrence, and how unevenly
  * the ranks share that time (analyses/stats.h).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -138,20 +137,14 @@ static int cont_csv(const rondo_trace *t, const char *path,
 		    const struct an_contention *rows, uint32_t n,
 		    const struct an_totals *tot)
 {
-	int to_stdout = !strcmp(path, "-");
-	FILE *out = to_stdout ? stdout : fopen(path, "w");
+	FILE *out = cli_csv_open(path);
 	int rc;
 
-	if (!out) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
+	if (!out)
 		return CLI_EXIT_FAIL;
-	}
 	rc = an_contention_csv(t, rows, n, tot, out);
-	if ((to_stdout ? fflush(out) : fclose(out)) != 0 || rc == RONDO_E_IO) {
-		cli_error("cannot write %s: %s", to_stdout ? "stdout" : path,
-			  strerror(errno));
+	if (cli_csv_close(out, path, rc == RONDO_E_IO) != CLI_EXIT_OK)
 		return CLI_EXIT_FAIL;
-	}
 	if (rc < 0)
 		cli_error("%s", rondo_strerror(rc));
 	return rc < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -3,7 +3,6 @@
  * whom, computed from the grammar's rule multiplicities (analyses/matrix.c),
  * as a table or as CSV.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -235,20 +234,11 @@ int cmd_matrix(int argc, char **argv)
 	if (!csv) {
 		rc = print_table(&m, bytes);
 	} else {
-		FILE *out = strcmp(csv, "-") ? fopen(csv, "w") : stdout;
+		FILE *out = cli_csv_open(csv);
 
-		if (!out) {
-			cli_error("cannot write %s: %s", csv, strerror(errno));
-			rc = CLI_EXIT_FAIL;
-		} else {
-			rc = an_matrix_csv(&m, out, wide, bytes);
-			if (out != stdout && fclose(out) != 0)
-				rc = -1;
-			if (rc < 0)
-				cli_error("cannot write %s: %s", csv,
-					  strerror(errno));
-			rc = rc < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-		}
+		rc = out ? cli_csv_close(out, csv,
+					 an_matrix_csv(&m, out, wide, bytes) < 0)
+			 : CLI_EXIT_FAIL;
 	}
 	if (rc == CLI_EXIT_OK)
 		notes(&m);

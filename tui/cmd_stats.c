@@ -2,7 +2,6 @@
  * cmd_stats.c - `rondo stats FILE`: where the time in MPI goes, per
  * function, signature or rank, as mpiP reports it (analyses/stats.h).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -225,20 +224,14 @@ static int stats_csv(const rondo_trace *t, const struct stats_opts *o,
 		     const struct an_row *rows, uint32_t n,
 		     const struct an_totals *tot)
 {
-	int to_stdout = !strcmp(o->csv, "-");
-	FILE *out = to_stdout ? stdout : fopen(o->csv, "w");
+	FILE *out = cli_csv_open(o->csv);
 	int rc;
 
-	if (!out) {
-		cli_error("cannot write %s: %s", o->csv, strerror(errno));
+	if (!out)
 		return CLI_EXIT_FAIL;
-	}
 	rc = an_stats_csv(t, o->by, rows, n, tot, out);
-	if ((to_stdout ? fflush(out) : fclose(out)) != 0 || rc == RONDO_E_IO) {
-		cli_error("cannot write %s: %s", to_stdout ? "stdout" : o->csv,
-			  strerror(errno));
+	if (cli_csv_close(out, o->csv, rc == RONDO_E_IO) != CLI_EXIT_OK)
 		return CLI_EXIT_FAIL;
-	}
 	if (rc < 0)
 		cli_error("%s", rondo_strerror(rc));
 	return rc < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -48,6 +48,28 @@ static const struct command {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+FILE *cli_csv_open(const char *path)
+{
+	FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!out)
+		cli_error("cannot write %s: %s", path, strerror(errno));
+	return out;
+}
+
+int cli_csv_close(FILE *out, const char *path, int failed)
+{
+	int to_stdout = out == stdout;
+
+	if ((to_stdout ? fflush(out) : fclose(out)) != 0 || failed) {
+		cli_error("cannot write %s: %s",
+			  to_stdout ? "standard output" : path,
+			  strerror(errno ? errno : EIO));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;

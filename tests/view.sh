@@ -5,7 +5,9 @@
 # help, the signature table and its sorting, resizing down to the "too
 # small" notice and back, switching themes, NO_COLOR and --color=never, a
 # bad theme file, the way out (q, and a signal) leaving the terminal as it
-# was, and a damaged trace.  Screens are compared with tests/golden/view-*
+# was, a damaged trace; the communication matrix (cells, bytes, filters,
+# CSV export, zooming into blocks of ranks) and the contention table.
+# Screens are compared with tests/golden/view-*
 # (the file size in the header masked: it belongs to the zstd version).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -243,6 +245,138 @@ st=$?
 grep -q "^rondo: cannot open cut.rondo" "$tmp/out" ||
 	fail "damaged trace: $(cat "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" = 1 ] || fail "damaged trace: more than one line: $(cat "$tmp/out")"
+
+# The communication matrix (m), without colour: intensity as characters.
+# The demo is a 1-D halo: each rank sends 50 messages of 1024 doubles to
+# each neighbour.
+VIEW_ENV=NO_COLOR=1 start demo.rondo
+wait_for "rank groups"
+keys m
+wait_for "messages sent, sender (row) to receiver (column)"
+wait_for "ranks 0-3 → 0-3, 1 rank a cell"
+golden matrix
+keys l
+wait_for "rank 0 → rank 1: 50 messages, 409 600 bytes (410 kB)"
+keys j
+wait_for "rank 1 → rank 1: 0 messages, 0 bytes (0 B)"
+keys Left
+wait_for "rank 1 → rank 0: 50 messages, 409 600 bytes (410 kB)"
+# bytes, then back to messages
+keys b
+wait_for "bytes sent, sender (row) to receiver (column)"
+wait_for "bytes a cell, log scale"
+keys b
+wait_for "messages a cell, log scale"
+# collectives: each Allreduce (2 an iteration) sends to every other rank
+keys c
+wait_for "counted: point-to-point and collectives, all functions"
+wait_for "rank 1 → rank 0: 150 messages"
+keys c
+wait_for "counted: point-to-point, all functions"
+# one function: receives send nothing; part of a name is enough
+keys f C-u I r e c v Enter
+wait_for "counting MPI_Irecv alone"
+wait_for "rank 1 → rank 0: 0 messages"
+keys f C-u n o s u c h Enter
+wait_for "no function has \"nosuch\""
+keys f C-u Enter
+wait_for "counting every function"
+wait_for "rank 1 → rank 0: 50 messages"
+# export: the default path beside the trace, then one given
+keys x
+wait_for "export the matrix to: demo.matrix.csv"
+keys Enter
+wait_for "wrote demo.matrix.csv: 6 cells (point-to-point, all functions)"
+keys x C-u "$tmp/m.csv" Enter
+wait_for "wrote $tmp/m.csv: 6 cells"
+printf '%s\n' src,dst,messages,bytes 0,1,50,409600 1,0,50,409600 \
+	1,2,50,409600 2,1,50,409600 2,3,50,409600 3,2,50,409600 >"$tmp/want.csv"
+for f in "$tmp/m.csv" demo.matrix.csv; do
+	cmp -s "$tmp/want.csv" "$f" || fail "matrix export $f: $(cat "$f")"
+done
+# an unwritable path: the reason on the status line, and the view goes on
+keys x C-u "$tmp/no/such/dir/m.csv" Enter
+wait_for "cannot write $tmp/no/such/dir/m.csv: No such file or directory"
+keys x C-u "$tmp" Enter
+wait_for "cannot write $tmp: Is a directory"
+keys l
+wait_for "rank 1 → rank 1: 0 messages"
+# Esc, not zoomed in, goes back to the tree; Tab goes round every pane
+keys Escape
+wait_for "structure (calls and time per rank;"
+keys Tab Tab
+wait_for "messages a cell, log scale"
+keys Tab
+wait_for "signature (12)"
+keys Tab
+wait_for "structure (calls and time per rank;"
+keys q
+exited 0
+
+# With colour: the gradient's hot end (#f7768e, 210 of 256) on the
+# cells; the mono theme (t) turns them to characters.
+start demo.rondo
+wait_for "rank groups"
+keys m
+wait_for "messages a cell, log scale"
+hot() { screen -e | sed -n 5p | grep -q '48;5;210'; }
+settle hot || fail "the matrix shows no gradient colour: $(screen -e | sed -n 5p)"
+keys t t
+wait_for "theme mono"
+wait_for "@@@@@@"
+keys q q
+exited 0
+
+# More ranks than fit: blocks of 10 ranks, zoom into one and out again.
+"$mktrace" --ranks 200 --iters 5 big.rondo || fail "mktrace --ranks 200"
+VIEW_ENV=NO_COLOR=1 start big.rondo
+wait_for "rank groups"
+keys m
+wait_for "ranks 0-199 → 0-199, 10 ranks a cell"
+wait_for "190-199 "
+wait_for "ranks 0-9 → ranks 0-9: 90 messages"
+keys j j j l l l l
+wait_for "ranks 30-39 → ranks 40-49: 5 messages, 40 960 bytes (41.0 kB)"
+keys Enter
+wait_for "zoomed: ranks 30-39 → 40-49, 1 rank a cell"
+golden matrix-zoom
+keys G
+wait_for "rank 39 → rank 40: 5 messages, 40 960 bytes (41.0 kB)"
+keys Enter
+wait_for "a cell is one rank to one rank: nothing to zoom into"
+keys BSpace
+wait_for "ranks 0-199 → 0-199, 10 ranks a cell"
+wait_for "ranks 30-39 → ranks 40-49: 5 messages"
+keys -
+wait_for "not zoomed in"
+keys + 
+wait_for "zoomed: ranks 30-39 → 40-49"
+keys -
+wait_for "ranks 0-199 → 0-199, 10 ranks a cell"
+keys q q
+exited 0
+
+# Contention (w): signatures by time lost against their fastest call;
+# Enter goes to the signature in the tree, s sorts by imbalance.
+start demo.rondo
+wait_for "rank groups"
+keys w
+wait_for "signature (12)"
+golden contention
+row4() { screen | sed -n 4p | grep -q "7.10 ms .*MPI_Waitall(count=4"; }
+settle row4 || fail "contention: the first row is not the Waitall of 4: $(screen | sed -n 4p)"
+keys s
+wait_for "imbal.▼"
+row4() { screen | sed -n 4p | grep -q "1.11 .*MPI_Allreduce"; }
+settle row4 || fail "contention by imbalance: the first row is not the Allreduce: $(screen | sed -n 4p)"
+keys s
+wait_for "lost▼"
+keys Enter
+wait_for "structure (calls and time per rank;"
+detail() { screen | sed -n 22p | grep -q "MPI_Waitall(count=4, array_of_requests=\[r0, r1, r2, r3\]"; }
+settle detail || fail "Enter in contention did not go to the Waitall of 4: $(screen | sed -n 22p)"
+keys q
+exited 0
 
 echo "view.sh: $fails failed"
 [ $fails -eq 0 ]

@@ -2,7 +2,8 @@
  * cmd_view.c - `rondo view FILE`: the interactive explorer.  The terminal's
  * life (curses set up, restored on every way out, signals included), the
  * key table that dispatches every key and writes the help screen, and the
- * main loop; the panes draw themselves (view_tree.c, view_sigs.c).
+ * main loop; the panes draw themselves (view_tree.c, view_sigs.c,
+ * view_matrix.c, view_contention.c).
  */
 #include "config.h"
 
@@ -79,6 +80,7 @@ static void start_curses(struct view *v, int want_color)
 		use_default_colors();
 	}
 	theme_apply(&v->theme, v->color ? COLORS : 0, v->color);
+	view_matrix_colors(v);
 	bkgdset(' ' | theme_attr(THEME_NORMAL));
 }
 
@@ -93,6 +95,10 @@ static void pane_move(struct view *v, int64_t delta)
 {
 	if (v->pane == VIEW_SIGS)
 		view_sigs_move(v, delta);
+	else if (v->pane == VIEW_MATRIX)
+		view_matrix_move(v, 0, delta);
+	else if (v->pane == VIEW_CONT)
+		view_cont_move(v, delta);
 	else if (v->pane == VIEW_HELP)
 		v->help_top = (uint32_t)((int64_t)v->help_top + delta < 0
 						 ? 0
@@ -103,7 +109,7 @@ static void pane_move(struct view *v, int64_t delta)
 
 static int page(const struct view *v)
 {
-	int h = v->pane == VIEW_HELP ? v->lines - 2 : view_main_height(v) - 1;
+	int h = v->pane == VIEW_HELP ? v->lines - 3 : view_main_height(v) - 1;
 
 	return h > 1 ? h - 1 : 1;
 }
@@ -122,25 +128,26 @@ static void nomem(struct view *v)
 
 static int k_open(struct view *v)
 {
-	uint32_t n;
-
-	if (v->pane == VIEW_SIGS) {
-		/* to the signature's first call in the tree */
-		uint32_t sig = view_sigs_selected(v);
-
-		if (sig == TREE_NONE)
-			return 0;
-		n = tree_find_sig(v->tree, sig);
-		if (n == TREE_NONE) {
-			view_message(v, 0, "no rank calls it");
-			return VIEW_REDRAW;
-		}
-		v->pane = VIEW_TREE;
-		view_tree_select(v, n);
-		return VIEW_REDRAW;
-	}
 	if (tree_open(v->tree, cur_node(v)) == RONDO_E_NOMEM)
 		nomem(v);
+	return VIEW_REDRAW;
+}
+
+/* From a table, to the selected signature's first call in the tree. */
+static int k_go_to(struct view *v)
+{
+	uint32_t sig = v->pane == VIEW_CONT ? view_cont_selected(v)
+					    : view_sigs_selected(v), n;
+
+	if (sig == TREE_NONE)
+		return 0;
+	n = tree_find_sig(v->tree, sig);
+	if (n == TREE_NONE) {
+		view_message(v, 0, "no rank calls it");
+		return VIEW_REDRAW;
+	}
+	v->pane = VIEW_TREE;
+	view_tree_select(v, n);
 	return VIEW_REDRAW;
 }
 
@@ -230,9 +237,71 @@ static int step_match(struct view *v, int dir)
 static int k_next(struct view *v) { return step_match(v, 1); }
 static int k_prev(struct view *v) { return step_match(v, -1); }
 
+/* Tab: the tree, the signatures, the matrix, contention, round again
+ * (a pane that cannot be made is passed over, its reason shown). */
 static int k_pane(struct view *v)
 {
-	v->pane = v->pane == VIEW_TREE ? VIEW_SIGS : VIEW_TREE;
+	enum view_pane from = v->pane;
+
+	if (from == VIEW_TREE)
+		v->pane = VIEW_SIGS;
+	if (from == VIEW_SIGS)
+		view_matrix_show(v);
+	if (from == VIEW_MATRIX || (from == VIEW_SIGS && v->pane == from))
+		view_cont_show(v);
+	if (v->pane == from)
+		v->pane = VIEW_TREE;
+	return VIEW_REDRAW;
+}
+
+static int k_matrix(struct view *v) { return view_matrix_show(v); }
+static int k_cont(struct view *v) { return view_cont_show(v); }
+static int k_cont_sort(struct view *v) { return view_cont_sort(v); }
+static int k_left(struct view *v) { view_matrix_move(v, -1, 0); return VIEW_REDRAW; }
+static int k_right(struct view *v) { view_matrix_move(v, 1, 0); return VIEW_REDRAW; }
+static int k_zoom_in(struct view *v) { return view_matrix_zoom_in(v); }
+static int k_bytes(struct view *v) { return view_matrix_bytes(v); }
+static int k_coll(struct view *v) { return view_matrix_collectives(v); }
+
+static int k_zoom_out(struct view *v)
+{
+	if (view_matrix_zoom_out(v))
+		return VIEW_REDRAW;
+	view_message(v, 0, "not zoomed in");
+	return VIEW_REDRAW;
+}
+
+/* Esc: out of a zoom, and out of the pane when there is none. */
+static int k_matrix_esc(struct view *v)
+{
+	if (!view_matrix_zoom_out(v))
+		v->pane = VIEW_TREE;
+	return VIEW_REDRAW;
+}
+
+static int k_matrix_function(struct view *v)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%s", view_matrix_function_text(v));
+	if (view_prompt(v, "count the function (empty: all): ", text,
+			sizeof(text)))
+		view_matrix_function(v, text);
+	return VIEW_REDRAW;
+}
+
+/* x: the whole matrix as CSV, by default beside the trace, its .rondo
+ * ending replaced: app.rondo, app.matrix.csv. */
+static int k_export(struct view *v)
+{
+	char path[1024];
+	size_t len = strlen(v->path);
+
+	if (len > 6 && !strcmp(v->path + len - 6, ".rondo"))
+		len -= 6;
+	snprintf(path, sizeof(path), "%.*s.matrix.csv", (int)len, v->path);
+	if (view_prompt(v, "export the matrix to: ", path, sizeof(path)))
+		view_matrix_export(v, path);
 	return VIEW_REDRAW;
 }
 
@@ -284,6 +353,7 @@ static int k_theme(struct view *v)
 	}
 	v->theme_index = next;
 	theme_apply(&v->theme, v->color ? COLORS : 0, v->color);
+	view_matrix_colors(v);
 	bkgdset(' ' | theme_attr(THEME_NORMAL));
 	view_message(v, 0, "theme %s", shipped[next]);
 	return VIEW_REDRAW;
@@ -303,7 +373,7 @@ static int k_quit(struct view *v)
 {
 	if (v->pane == VIEW_HELP)
 		v->pane = v->back;
-	else if (v->pane == VIEW_SIGS)
+	else if (v->pane != VIEW_TREE)
 		v->pane = VIEW_TREE;
 	else
 		return VIEW_QUIT;
@@ -319,10 +389,16 @@ static int k_redraw(struct view *v)
 
 #define TREE (1u << VIEW_TREE)
 #define SIGS (1u << VIEW_SIGS)
+#define MATRIX (1u << VIEW_MATRIX)
+#define CONT (1u << VIEW_CONT)
 #define HELP (1u << VIEW_HELP)
+#define MAIN (TREE | SIGS | MATRIX | CONT)
+#define ALL (MAIN | HELP)
 #define CTRL(c) ((c) & 0x1f)
 
-/* One table drives both the keys and the help screen. */
+/* One table drives both the keys and the help screen.  A key may do one
+ * thing in one pane and another elsewhere: the first row for the pane
+ * wins. */
 static const struct binding {
 	int key[5];	  /* curses codes, 0 after the last */
 	const char *keys; /* as the help shows them */
@@ -330,15 +406,16 @@ static const struct binding {
 	unsigned panes;
 	int (*run)(struct view *v);
 } bindings[] = {
-    {{KEY_UP, 'k'}, "Up k", "move up", TREE | SIGS | HELP, k_up},
-    {{KEY_DOWN, 'j'}, "Down j", "move down", TREE | SIGS | HELP, k_down},
-    {{KEY_PPAGE, CTRL('b')}, "PgUp", "a page up", TREE | SIGS | HELP, k_pgup},
-    {{KEY_NPAGE, CTRL('f')}, "PgDn", "a page down", TREE | SIGS | HELP, k_pgdn},
-    {{'g', KEY_HOME}, "g Home", "to the top", TREE | SIGS | HELP, k_top},
-    {{'G', KEY_END}, "G End", "to the bottom", TREE | SIGS | HELP, k_bottom},
+    {{KEY_UP, 'k'}, "Up k", "move up", ALL, k_up},
+    {{KEY_DOWN, 'j'}, "Down j", "move down", ALL, k_down},
+    {{KEY_PPAGE, CTRL('b')}, "PgUp", "a page up", ALL, k_pgup},
+    {{KEY_NPAGE, CTRL('f')}, "PgDn", "a page down", ALL, k_pgdn},
+    {{'g', KEY_HOME}, "g Home", "to the top", ALL, k_top},
+    {{'G', KEY_END}, "G End", "to the bottom", ALL, k_bottom},
+    {{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT}, "Enter l Right", "open", TREE,
+     k_open},
     {{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT}, "Enter l Right",
-     "open (in the signatures: go to its first call in the tree)",
-     TREE | SIGS, k_open},
+     "go to the signature's first call in the tree", SIGS | CONT, k_go_to},
     {{'h', KEY_LEFT, KEY_BACKSPACE, 127}, "h Left Backspace",
      "close, or go to the parent", TREE, k_parent},
     {{' '}, "Space", "open or close", TREE, k_toggle},
@@ -349,16 +426,31 @@ static const struct binding {
      k_search},
     {{'n'}, "n", "next match, in tree order", TREE | SIGS, k_next},
     {{'N'}, "N", "previous match", TREE | SIGS, k_prev},
-    {{'\t'}, "Tab", "switch between the tree and the signature table",
-     TREE | SIGS, k_pane},
+    {{'\t'}, "Tab", "next pane: tree, signatures, matrix, contention", MAIN,
+     k_pane},
+    {{'m'}, "m", "the communication matrix, a heat map", TREE | SIGS | CONT,
+     k_matrix},
+    {{'w'}, "w", "contention: time lost against the fastest call",
+     TREE | SIGS | MATRIX, k_cont},
     {{'s'}, "s", "sort the signatures: total, count, mean, max", SIGS, k_sort},
     {{'f'}, "f", "filter the signatures by function name", SIGS, k_filter},
-    {{'t'}, "t", "next theme: default, light, mono", TREE | SIGS | HELP,
-     k_theme},
-    {{'?', KEY_F(1)}, "? F1", "this help", TREE | SIGS, k_help},
-    {{'q', 27}, "q Esc", "close the pane; quit from the tree", TREE | SIGS | HELP,
-     k_quit},
-    {{CTRL('l')}, "Ctrl-L", "redraw the screen", TREE | SIGS | HELP, k_redraw},
+    {{'s'}, "s", "sort by time lost or by imbalance", CONT, k_cont_sort},
+    {{KEY_LEFT, 'h'}, "Left h", "move left", MATRIX, k_left},
+    {{KEY_RIGHT, 'l'}, "Right l", "move right", MATRIX, k_right},
+    {{KEY_ENTER, '\r', '\n', '+'}, "Enter +",
+     "zoom into the block of ranks under the cursor", MATRIX, k_zoom_in},
+    {{KEY_BACKSPACE, 127, CTRL('h'), '-'}, "Backspace -", "zoom out", MATRIX,
+     k_zoom_out},
+    {{27}, "Esc", "zoom out; when not zoomed in, back to the tree", MATRIX,
+     k_matrix_esc},
+    {{'b'}, "b", "messages or bytes", MATRIX, k_bytes},
+    {{'c'}, "c", "collectives counted or not", MATRIX, k_coll},
+    {{'f'}, "f", "count one function alone", MATRIX, k_matrix_function},
+    {{'x'}, "x", "export the matrix, as filtered, to CSV", MATRIX, k_export},
+    {{'t'}, "t", "next theme: default, light, mono", ALL, k_theme},
+    {{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
+    {{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},
+    {{CTRL('l')}, "Ctrl-L", "redraw the screen", ALL, k_redraw},
 };
 
 #define NBINDINGS (sizeof(bindings) / sizeof(bindings[0]))
@@ -377,17 +469,30 @@ static int dispatch(struct view *v, int c)
 
 /* ---- drawing -------------------------------------------------------------------- */
 
-static const char *pane_names(unsigned panes)
+/* "(tree, signatures) ": the panes a key works in, none when it works
+ * in all. */
+static const char *pane_names(unsigned panes, char *buf, size_t size)
 {
-	if ((panes & (TREE | SIGS)) == (TREE | SIGS))
-		return "";
-	return panes & TREE ? "(tree) " : panes & SIGS ? "(signatures) " : "";
+	static const char *const name[] = {"tree", "signatures", "matrix",
+					   "contention"};
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if ((panes & MAIN) == MAIN)
+		return buf;
+	for (int p = VIEW_TREE; p <= VIEW_CONT && at < size; p++)
+		if (panes & (1u << p))
+			at += (size_t)snprintf(buf + at, size - at, "%s%s",
+					       at ? ", " : "(", name[p]);
+	if (at && at < size)
+		snprintf(buf + at, size - at, ") ");
+	return buf;
 }
 
 static void draw_help(struct view *v)
 {
 	int y = 2, title = theme_attr(THEME_TITLE);
-	char line[256];
+	char line[256], names[64];
 
 	view_fill(2, 0, v->cols, title);
 	view_put(v, 2, 0, v->cols, title, " keys (q to go back)");
@@ -395,7 +500,8 @@ static void draw_help(struct view *v)
 		y++;
 		view_fill(y, 0, v->cols, theme_attr(THEME_NORMAL));
 		view_put(v, y, 2, 18, theme_attr(THEME_CALL), bindings[i].keys);
-		snprintf(line, sizeof(line), "%s%s", pane_names(bindings[i].panes),
+		snprintf(line, sizeof(line), "%s%s",
+			 pane_names(bindings[i].panes, names, sizeof(names)),
 			 bindings[i].what);
 		view_put(v, y, 21, v->cols - 22, theme_attr(THEME_NORMAL), line);
 	}
@@ -419,8 +525,15 @@ static void draw_status(struct view *v)
 		snprintf(line, sizeof(line), "q back  t theme  Up/Down scroll");
 	else if (v->pane == VIEW_SIGS)
 		snprintf(line, sizeof(line), "%u/%u  Enter go to  s sort  f filter  "
-			 "Tab tree  ? help  q back", v->nsig_order ? v->sig_cur + 1 : 0,
+			 "Tab matrix  ? help  q back", v->nsig_order ? v->sig_cur + 1 : 0,
 			 v->nsig_order);
+	else if (v->pane == VIEW_MATRIX)
+		snprintf(line, sizeof(line), "Enter zoom in  Backspace out  "
+			 "b bytes  c collectives  f function  x export  ? help  "
+			 "q back");
+	else if (v->pane == VIEW_CONT)
+		snprintf(line, sizeof(line), "Enter go to  s sort  Tab tree  "
+			 "? help  q back");
 	else
 		snprintf(line, sizeof(line), "%u/%u  Enter open  / search  n next  "
 			 "Tab signatures  ? help  q quit", v->cur + 1,
@@ -452,6 +565,10 @@ static void draw(struct view *v)
 	view_draw_header(v);
 	if (v->pane == VIEW_HELP) {
 		draw_help(v);
+	} else if (v->pane == VIEW_MATRIX) {
+		view_draw_matrix(v, 2, v->lines - 3);
+	} else if (v->pane == VIEW_CONT) {
+		view_draw_cont(v, 2, v->lines - 3);
 	} else {
 		main_h = view_main_height(v);
 		if (v->pane == VIEW_SIGS)
@@ -490,6 +607,8 @@ int view_prompt(struct view *v, const char *prompt, char *buf, size_t size)
 			break;
 		if ((c == KEY_BACKSPACE || c == 127 || c == CTRL('h')) && len)
 			buf[--len] = '\0';
+		else if (c == CTRL('u'))
+			buf[len = 0] = '\0';
 		else if (c >= 32 && c < 256 && c != 127 && len + 1 < size) {
 			buf[len++] = (char)c;
 			buf[len] = '\0';
@@ -677,6 +796,8 @@ int cmd_view(int argc, char **argv)
 		quit = dispatch(&v, c) & VIEW_QUIT;
 	}
 	restore_terminal();
+	view_matrix_free(&v);
+	view_cont_free(&v);
 	tree_free(v.tree);
 	rondo_trace_free(v.t);
 	free(v.sig_order);

@@ -4,9 +4,11 @@
  *
  * The screen, top to bottom: two header lines, the main pane (the tree,
  * or the signature table), the detail pane of the selection, and a status
- * line.  A pane is three functions, as in ncdu: it is drawn from the
- * state, and its keys change the state and say what to redraw; one key
- * table (cmd_view.c) dispatches every key and writes the help screen.
+ * line; the communication matrix and the contention table take the main
+ * and detail panes' place with their own.  A pane is three functions, as
+ * in ncdu: it is drawn from the state, and its keys change the state and
+ * say what to redraw; one key table (cmd_view.c) dispatches every key and
+ * writes the help screen.
  */
 #ifndef RONDO_VIEW_H
 #define RONDO_VIEW_H
@@ -25,7 +27,10 @@
 /* Lines of the detail pane, its title included. */
 #define VIEW_DETAIL_LINES 9
 
-enum view_pane { VIEW_TREE, VIEW_SIGS, VIEW_HELP };
+enum view_pane { VIEW_TREE, VIEW_SIGS, VIEW_MATRIX, VIEW_CONT, VIEW_HELP };
+
+struct view_matrix; /* view_matrix.c */
+struct view_cont;   /* view_contention.c */
 
 /* How the signature table is sorted. */
 enum view_sort { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_MAX, SORT_NKEYS };
@@ -64,6 +69,10 @@ struct view {
 	uint32_t ranks_sig;
 	char ranks_text[160];
 
+	/* made the first time their pane is shown */
+	struct view_matrix *matrix;
+	struct view_cont *cont;
+
 	/* the header's figures */
 	double total_ns;	   /* MPI time, all ranks */
 	double run_s;		   /* the run's duration, 0 if unknown */
@@ -91,6 +100,41 @@ uint32_t view_sigs_selected(const struct view *v);
 /* The signature the detail pane describes: the selected call, or the
  * table's row; TREE_NONE for a group or a rule. */
 uint32_t view_selected_sig(const struct view *v);
+
+/* ---- the communication matrix (view_matrix.c) ------------------------ */
+/* Shows the matrix pane, computing the matrix the first time; its keys
+ * after it.  Each returns VIEW_REDRAW (0: nothing to redraw), and reports
+ * what went wrong on the status line. */
+int view_matrix_show(struct view *v);
+void view_draw_matrix(struct view *v, int top, int height);
+/* Moves the cursor by cells (clamped). */
+void view_matrix_move(struct view *v, int64_t dx, int64_t dy);
+/* Into the block under the cursor; out again (0 when not zoomed in). */
+int view_matrix_zoom_in(struct view *v);
+int view_matrix_zoom_out(struct view *v);
+/* Messages or bytes; collectives counted or not; one function or all
+ * (text: part of its name, "" for all). */
+int view_matrix_bytes(struct view *v);
+int view_matrix_collectives(struct view *v);
+int view_matrix_function(struct view *v, const char *text);
+/* The function filter as typed last, for the prompt. */
+const char *view_matrix_function_text(const struct view *v);
+/* Writes the whole matrix under its filters to path, as CSV. */
+int view_matrix_export(struct view *v, const char *path);
+/* Sets up the gradient's colours: after every theme_apply. */
+void view_matrix_colors(const struct view *v);
+void view_matrix_free(struct view *v);
+
+/* ---- contention (view_contention.c) ------------------------------------ */
+/* Shows the contention table, computed the first time; VIEW_REDRAW. */
+int view_cont_show(struct view *v);
+void view_draw_cont(struct view *v, int top, int height);
+void view_cont_move(struct view *v, int64_t delta);
+/* By time lost, or by imbalance. */
+int view_cont_sort(struct view *v);
+/* The signature under the cursor, TREE_NONE when empty. */
+uint32_t view_cont_selected(const struct view *v);
+void view_cont_free(struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */

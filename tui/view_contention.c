@@ -1,0 +1,284 @@
+/*
+ * view_contention.c - the contention table of `rondo view`: the
+ * signatures by the time their calls lost against the fastest of them
+ * (analyses/stats.c), or by how unevenly the ranks share their time,
+ * with the selected one's figures below.
+ */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "view.h"
+
+#define COL_NUM 10
+#define COL_SHARE 8
+#define COL_IMB 8
+
+struct view_cont {
+	struct an_contention *rows;
+	uint32_t n;
+	struct an_totals tot;
+	uint32_t cur, top;
+	int by_imbalance;
+};
+
+int view_cont_show(struct view *v)
+{
+	struct view_cont *ct = v->cont;
+	int rc;
+
+	if (!ct) {
+		ct = calloc(1, sizeof(*ct));
+		if (!ct) {
+			view_message(v, 1, "out of memory");
+			return VIEW_REDRAW;
+		}
+		rc = an_contention(v->t, &ct->rows, &ct->n);
+		if (rc < 0) {
+			free(ct);
+			view_message(v, 1, "contention: %s",
+				     rc == RONDO_E_MISSING
+					     ? "the trace has no statistics"
+					     : rondo_strerror(rc));
+			return VIEW_REDRAW;
+		}
+		an_totals(v->t, &ct->tot);
+		v->cont = ct;
+	}
+	v->pane = VIEW_CONT;
+	return VIEW_REDRAW;
+}
+
+void view_cont_free(struct view *v)
+{
+	if (v->cont)
+		free(v->cont->rows);
+	free(v->cont);
+	v->cont = NULL;
+}
+
+void view_cont_move(struct view *v, int64_t delta)
+{
+	struct view_cont *ct = v->cont;
+	int64_t at;
+
+	if (!ct || ct->n == 0)
+		return;
+	at = (int64_t)ct->cur + delta;
+	ct->cur = (uint32_t)(at < 0 ? 0 : at >= ct->n ? ct->n - 1 : at);
+}
+
+uint32_t view_cont_selected(const struct view *v)
+{
+	const struct view_cont *ct = v->cont;
+
+	return ct && ct->cur < ct->n ? ct->rows[ct->cur].sig : TREE_NONE;
+}
+
+/* Most lost first, or most imbalanced; ties by signature. */
+static int by_lost(const void *a, const void *b)
+{
+	const struct an_contention *x = a, *y = b;
+
+	if (x->lost_ns != y->lost_ns)
+		return x->lost_ns < y->lost_ns ? 1 : -1;
+	return x->sig < y->sig ? -1 : x->sig > y->sig;
+}
+
+static int by_imbalance(const void *a, const void *b)
+{
+	const struct an_contention *x = a, *y = b;
+
+	if (x->imbalance != y->imbalance)
+		return x->imbalance < y->imbalance ? 1 : -1;
+	return by_lost(a, b);
+}
+
+int view_cont_sort(struct view *v)
+{
+	struct view_cont *ct = v->cont;
+	uint32_t keep = view_cont_selected(v);
+
+	if (!ct)
+		return 0;
+	ct->by_imbalance = !ct->by_imbalance;
+	qsort(ct->rows, ct->n, sizeof(*ct->rows),
+	      ct->by_imbalance ? by_imbalance : by_lost);
+	/* the cursor stays on its signature */
+	for (uint32_t i = 0; i < ct->n; i++)
+		if (ct->rows[i].sig == keep)
+			ct->cur = i;
+	return VIEW_REDRAW;
+}
+
+/* The share of the time lost: of the aggregate run time when the trace
+ * says how long the run was, else of the time in MPI. */
+static double cont_share(const struct view_cont *ct, uint64_t lost)
+{
+	if (ct->tot.run_ns)
+		return an_share((double)lost,
+				ct->tot.run_ns *
+				    (ct->tot.ranks ? ct->tot.ranks : 1));
+	return an_share((double)lost, ct->tot.mpi_ns);
+}
+
+static void cont_imbalance(char *buf, size_t size,
+			   const struct an_contention *c)
+{
+	if (c->ranks)
+		snprintf(buf, size, "%.2f", c->imbalance);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void draw_row(struct view *v, int y, uint32_t i, int selected)
+{
+	const struct view_cont *ct = v->cont;
+	const struct an_contention *c = &ct->rows[i];
+	int attr =
+	    selected ? theme_attr(THEME_SELECTED) : theme_attr(THEME_NORMAL);
+	double share = cont_share(ct, c->lost_ns);
+	char num[6][24], text[512];
+	int x = 0;
+
+	view_fill(y, 0, v->cols, attr);
+	view_duration(num[0], sizeof(num[0]), (double)c->lost_ns, v->utf8);
+	if (!isnan(share))
+		view_percent(num[1], sizeof(num[1]), share);
+	else
+		snprintf(num[1], sizeof(num[1]), "-");
+	view_count(num[2], sizeof(num[2]), c->count);
+	view_duration(num[3], sizeof(num[3]), (double)c->min_ns, v->utf8);
+	view_duration(num[4], sizeof(num[4]),
+		      c->count ? (double)c->total_ns / (double)c->count : 0,
+		      v->utf8);
+	cont_imbalance(num[5], sizeof(num[5]), c);
+	for (int k = 0; k < 6; k++) {
+		int w = k == 1 ? COL_SHARE : k == 5 ? COL_IMB : COL_NUM;
+
+		view_put_right(v, y, x, w - 1,
+			       selected ? attr
+					: theme_attr(k == 2 ? THEME_COUNT
+						     : k == 1 || k == 5
+							 ? THEME_DIM
+							 : THEME_TIME),
+			       num[k]);
+		x += w;
+	}
+	tree_sig_text(v->tree, c->sig, TREE_NONE, 1, text, sizeof(text));
+	view_put(v, y, x + 1, v->cols - x - 2,
+		 selected ? attr : theme_attr(THEME_CALL), text);
+}
+
+static void draw_table(struct view *v, int top, int height)
+{
+	struct view_cont *ct = v->cont;
+	static const char *const head[] = {"lost", "of run", "calls",
+					   "fastest", "mean", "imbal."};
+	const char *mark = v->utf8 ? "\xe2\x96\xbc" : "v";
+	int title = theme_attr(THEME_TITLE), x = 0;
+	char text[64];
+
+	view_fill(top, 0, v->cols, title);
+	for (int k = 0; k < 6; k++) {
+		int w = k == 1 ? COL_SHARE : k == 5 ? COL_IMB : COL_NUM;
+		int sorted = (k == 0 && !ct->by_imbalance) ||
+			     (k == 5 && ct->by_imbalance);
+
+		snprintf(text, sizeof(text), "%s%s",
+			 k == 1 && !ct->tot.run_ns ? "of MPI" : head[k],
+			 sorted ? mark : " ");
+		view_put_right(v, top, x, w - 1, title, text);
+		x += w;
+	}
+	snprintf(text, sizeof(text), "signature (%u)", ct->n);
+	view_put(v, top, x + 1, v->cols - x - 2, title, text);
+	if (ct->cur < ct->top)
+		ct->top = ct->cur;
+	if (height > 1 && ct->cur >= ct->top + (uint32_t)(height - 1))
+		ct->top = ct->cur - (uint32_t)(height - 1) + 1;
+	for (int k = 0; k < height - 1; k++) {
+		uint32_t i = ct->top + (uint32_t)k;
+
+		if (i >= ct->n)
+			view_fill(top + 1 + k, 0, v->cols,
+				  theme_attr(THEME_NORMAL));
+		else
+			draw_row(v, top + 1 + k, i, i == ct->cur);
+	}
+}
+
+/* The selected signature: its text, its calls' figures, its ranks'. */
+static void draw_detail(struct view *v, int top, int height)
+{
+	const struct view_cont *ct = v->cont;
+	const struct an_contention *c;
+	int title = theme_attr(THEME_TITLE);
+	char text[1024], line[512], a[5][24];
+	char *arrow;
+
+	for (int k = 0; k < height; k++)
+		view_fill(top + k, 0, v->cols,
+			  k ? theme_attr(THEME_NORMAL) : title);
+	view_put(v, top, 0, v->cols, title, " detail (Enter: to its first call "
+		 "in the tree)");
+	if (ct->cur >= ct->n)
+		return;
+	c = &ct->rows[ct->cur];
+	tree_sig_text(v->tree, c->sig, TREE_NONE, 0, text, sizeof(text));
+	arrow = strstr(text, " -> ");
+	if (arrow)
+		*arrow = '\0';
+	view_put(v, top + 1, 1, v->cols - 2, theme_attr(THEME_CALL), text);
+	if (arrow)
+		view_put(v, top + 2, 3, v->cols - 4, theme_attr(THEME_PARAMS),
+			 arrow + 1);
+	view_count(a[0], sizeof(a[0]), c->count);
+	view_duration(a[1], sizeof(a[1]), (double)c->total_ns, v->utf8);
+	view_duration(a[2], sizeof(a[2]), (double)c->min_ns, v->utf8);
+	view_duration(a[3], sizeof(a[3]),
+		      c->count ? (double)c->total_ns / (double)c->count : 0,
+		      v->utf8);
+	view_duration(a[4], sizeof(a[4]), (double)c->lost_ns, v->utf8);
+	snprintf(line, sizeof(line), "calls %s   total %s   fastest %s   "
+		 "mean %s   lost %s", a[0], a[1], a[2], a[3], a[4]);
+	view_put(v, top + 3, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
+	if (c->ranks) {
+		view_duration(a[0], sizeof(a[0]), (double)c->max_rank_ns,
+			      v->utf8);
+		view_duration(a[1], sizeof(a[1]), (double)c->min_rank_ns,
+			      v->utf8);
+		view_duration(a[2], sizeof(a[2]), c->mean_rank_ns, v->utf8);
+		cont_imbalance(a[3], sizeof(a[3]), c);
+		snprintf(line, sizeof(line), "on %u rank%s: most time rank %u "
+			 "(%s), least rank %u (%s), mean %s; imbalance %s",
+			 c->ranks, c->ranks == 1 ? "" : "s", c->max_rank, a[0],
+			 c->min_rank, a[1], a[2], a[3]);
+	} else {
+		snprintf(line, sizeof(line), "no per-rank times in this trace: "
+			 "no imbalance");
+	}
+	view_put(v, top + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
+	view_put(v, top + 5, 1, v->cols - 2, theme_attr(THEME_DIM),
+		 "lost: the total less calls times the fastest call");
+	view_put(v, top + 6, 1, v->cols - 2, theme_attr(THEME_DIM),
+		 "imbalance: the most time a rank spent in it over the mean of "
+		 "the ranks that call it");
+	view_put(
+	    v, top + 7, 1, v->cols - 2, theme_attr(THEME_DIM),
+	    "in a collective, the rank with the least time in it is the one "
+	    "the others waited for");
+}
+
+void view_draw_cont(struct view *v, int top, int height)
+{
+	int table = height - VIEW_DETAIL_LINES;
+
+	if (!v->cont)
+		return;
+	draw_table(v, top, table);
+	draw_detail(v, top + table, VIEW_DETAIL_LINES);
+}

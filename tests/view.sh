@@ -234,7 +234,9 @@ exited 0
 # A signal: the terminal is restored all the same.
 start demo.rondo
 wait_for "rank groups"
-pkill -TERM -f "rondo view demo.rondo"
+# only this session's rondo: the child of the pane's shell
+pkill -TERM -P "$(tm display-message -p -t view '#{pane_pid}')" -f "rondo view" ||
+	fail "no rondo view in the pane to signal"
 exited 143
 
 # A damaged trace: one line and status 2, before any screen.

@@ -232,14 +232,17 @@ check lazy 2
 "$rondo" info "$tmp/lazy.rondo" | grep -q '^ *init *not seen' ||
 	fail "lazy: rondo info does not say MPI_Init was not seen"
 
-# Durations: what the trace holds against the program's own clock, to
-# 1 % (the time-stamp counter's rate is measured at MPI_Init).
+# Durations: what the trace holds against the program's own clock (the
+# time-stamp counter's rate is measured at MPI_Init): at most 1 % more;
+# at most 3 % less, since the program's clock also counts the time the
+# rank waited to be scheduled again after the call (3.3 ms of 300 seen
+# under distcheck's load).
 check timing 2 300
 want=$(cat "$tmp/timing.expect.wait" 2>/dev/null)
 got=$("$top_builddir/tests/sigtime" "$tmp/timing.rondo" MPI_Recv |
 	sed -n 's/.*total_ns=\([0-9]*\).*/\1/p')
-awk -v w="${want:-0}" -v g="${got:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d
-	exit !(w > 250e6 && d <= w / 100) }' ||
+awk -v w="${want:-0}" -v g="${got:-0}" 'BEGIN {
+	exit !(w > 250e6 && g <= w * 1.01 && g >= w * 0.97) }' ||
 	fail "timing: MPI_Recv waited $want ns by the program's clock, $got ns in the trace"
 
 # The bytes a wrapper reuses for values it was called with before

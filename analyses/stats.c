@@ -166,7 +166,7 @@ void an_stats_sort(struct an_row *rows, uint32_t n, enum an_key key)
 }
 
 /* The tracer's "duration", written "%.6f" seconds (tracer/output.c). */
-static uint64_t stats_run_ns(const rondo_trace *t)
+uint64_t an_run_ns(const rondo_trace *t)
 {
 	const char *d = rondo_meta_get(t, "duration");
 	char *end;
@@ -189,7 +189,7 @@ void an_totals(const rondo_trace *t, struct an_totals *tot)
 
 	memset(tot, 0, sizeof(*tot));
 	tot->ranks = rondo_rank_count(t);
-	tot->run_ns = stats_run_ns(t);
+	tot->run_ns = an_run_ns(t);
 	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
 		if (rondo_sig_stat(t, s, &st) == 0)
 			tot->mpi_ns += st.total_ns;

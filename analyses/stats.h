@@ -81,6 +81,10 @@ struct an_totals {
 				 within 0.79%), the whole of a rank's share */
 };
 
+/* The run's duration in ns: the tracer's "duration" metadata (the longest
+ * rank's run, from its MPI_Init), 0 when absent or not a duration. */
+uint64_t an_run_ns(const rondo_trace *t);
+
 /** Fills *tot for trace t.  Cannot fail: what is missing is 0. */
 void an_totals(const rondo_trace *t, struct an_totals *tot);
 

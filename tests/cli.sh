@@ -3,24 +3,11 @@
 # compared with golden files, exit codes and messages on bad usage.
 # REGEN=1 rewrites the golden files instead of comparing.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+. "$(dirname "$0")/lib.sh"
+test_setup
 : "${top_srcdir:=$top_builddir}"
-rondo="$top_builddir/tui/rondo"
 mktrace="$top_builddir/tests/mktrace"
 golden="$top_srcdir/tests/golden"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# expect_exit CODE CMD...: runs CMD, output in $tmp/out and $tmp/err.
-expect_exit() {
-	want=$1; shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(head -c 300 "$tmp/err")"
-}
 
 # compare NAME: $tmp/out against the golden file NAME.
 compare() {

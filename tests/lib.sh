@@ -75,6 +75,14 @@ scratch() {
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# expect_exit CODE CMD...: runs CMD, output in $tmp/out and $tmp/err.
+expect_exit() {
+	want=$1; shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(head -c 300 "$tmp/err")"
+}
+
 mpi_env() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	export OMPI_MCA_rmaps_base_oversubscribe=1

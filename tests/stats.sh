@@ -19,14 +19,6 @@ test_setup
 mktrace="$top_builddir/tests/mktrace"
 cd "$tmp" || exit 1
 
-# expect_exit CODE CMD...: runs CMD, output in $tmp/out and $tmp/err.
-expect_exit() {
-	want=$1; shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(head -c 300 "$tmp/err")"
-}
-
 # one_error PATTERN: stderr is one line matching PATTERN (grep -E).
 one_error() {
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "$1" "$tmp/err" ||

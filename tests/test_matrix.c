@@ -14,16 +14,11 @@
 #include "matrix.h"
 #include "testtrace.h"
 
+/* The trace tt describes, opened; tt is freed. */
 static rondo_trace *open_tt(struct testtrace *tt, struct fmt_buf *file)
 {
-	struct fmt_writer w;
-	rondo_trace *t = rondo_trace_create();
+	rondo_trace *t = tt_open(tt, file, 0);
 
-	fmt_writer_init(&w);
-	CHECK(tt_finish(tt, &w, 0) == 0);
-	CHECK(fmt_writer_finish(&w, file) == 0);
-	fmt_writer_free(&w);
-	CHECK(rondo_trace_open_memory(t, file->data, file->len, "m") == 0);
 	tt_free(tt);
 	return t;
 }

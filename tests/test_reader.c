@@ -21,22 +21,6 @@ static uint32_t rng(uint32_t n)
 }
 
 /* Writes `tt` to memory and opens it; the file bytes stay in *file. */
-static rondo_trace *open_tt(struct testtrace *tt, struct fmt_buf *file,
-			    int future)
-{
-	struct fmt_writer w;
-	rondo_trace *t = rondo_trace_create();
-	int rc;
-
-	fmt_writer_init(&w);
-	rc = tt_finish(tt, &w, future);
-	CHECK(rc == 0);
-	CHECK(fmt_writer_finish(&w, file) == 0);
-	fmt_writer_free(&w);
-	rc = rondo_trace_open_memory(t, file->data, file->len, "mem.rondo");
-	CHECKF(rc == 0, "%s", rondo_trace_error(t));
-	return t;
-}
 
 /* Expected calls per rank, kept beside the writer's own record. */
 struct seqs {
@@ -198,7 +182,7 @@ static void test_random(void)
 	struct seqs q;
 	struct fmt_buf file = {0};
 	struct testtrace *tt = make_random(&q, 10, 7);
-	rondo_trace *t = open_tt(tt, &file, 0);
+	rondo_trace *t = tt_open(tt, &file, 0);
 	uint32_t ranks[16];
 
 	CHECK(rondo_rank_count(t) == 10);
@@ -222,7 +206,7 @@ static void test_demo(void)
 {
 	struct fmt_buf file = {0};
 	struct testtrace *tt = tt_demo(6, 37);
-	rondo_trace *t = open_tt(tt, &file, 0);
+	rondo_trace *t = tt_open(tt, &file, 0);
 	char buf[256], small[8];
 	uint64_t calls = 0;
 	rondo_stat st;
@@ -329,7 +313,7 @@ static void test_errors(void)
 {
 	struct fmt_buf file = {0};
 	struct testtrace *tt = tt_demo(3, 4);
-	rondo_trace *t = open_tt(tt, &file, 1);
+	rondo_trace *t = tt_open(tt, &file, 1);
 	unsigned major, minor;
 
 	/* a newer minor version with an unknown section opens */
@@ -459,7 +443,7 @@ static void test_relative(void)
 	sig = tt_sig(tt, f, &a, 6);
 	for (uint32_t r = 0; r < 3; r++)
 		tt_call(tt, r, sig, 1, 1000);
-	t = open_tt(tt, &file, 0);
+	t = tt_open(tt, &file, 0);
 	CHECK(rondo_group_count(t) == 1);
 	rondo_sig_format(t, sig, buf, sizeof(buf));
 	CHECKF(strstr(buf, " dest=+1, tag=rank+100, ") != NULL, "%s", buf);
@@ -495,7 +479,7 @@ static void test_type_size(void)
 	fmt_arg_put_uint(&args, RONDO_ARG_DATATYPE, 5);
 	s = tt_sig(tt, f, &args, 5);
 	tt_call(tt, 0, s, 1, 10);
-	t = open_tt(tt, &file, 0);
+	t = tt_open(tt, &file, 0);
 	CHECK(rondo_sig_arg(t, s, 0, &a) == 0 && rondo_type_size(t, &a) == -1);
 	CHECK(rondo_sig_arg(t, s, 1, &a) == 0 && rondo_type_size(t, &a) == 96);
 	CHECK(rondo_arg_elem(&a, 0, &e) == 0 && e.u == 4);

@@ -81,15 +81,9 @@ static struct testtrace *job(void)
 static rondo_trace *open_job(struct fmt_buf *file)
 {
 	struct testtrace *tt = job();
-	struct fmt_writer w;
-	rondo_trace *t = rondo_trace_create();
+	rondo_trace *t = tt_open(tt, file, 0);
 
-	fmt_writer_init(&w);
-	CHECK(tt_finish(tt, &w, 0) == 0);
-	CHECK(fmt_writer_finish(&w, file) == 0);
-	fmt_writer_free(&w);
 	tt_free(tt);
-	CHECK(rondo_trace_open_memory(t, file->data, file->len, "job") == 0);
 	return t;
 }
 

@@ -251,6 +251,23 @@ void tt_typesize(struct testtrace *tt, uint32_t konst, uint64_t size)
 	tt->ts.n++;
 }
 
+rondo_trace *tt_open(struct testtrace *tt, struct fmt_buf *file, int future)
+{
+	struct fmt_writer w;
+	rondo_trace *t = rondo_trace_create();
+
+	fmt_writer_init(&w);
+	if (!t || tt_finish(tt, &w, future) != 0 ||
+	    fmt_writer_finish(&w, file) != 0)
+		tt_die("writing a trace");
+	fmt_writer_free(&w);
+	if (rondo_trace_open_memory(t, file->data, file->len, "tt.rondo") < 0) {
+		fprintf(stderr, "testtrace: %s\n", rondo_trace_error(t));
+		exit(99);
+	}
+	return t;
+}
+
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 {
 	return tt_finish_patched(tt, w, future, NULL, 0);

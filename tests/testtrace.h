@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "rondo.h"
 
 struct testtrace;
 
@@ -48,6 +49,9 @@ struct tt_patch {
 int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 		      const struct tt_patch *patch, int npatch);
 
+/* Convenience: tt_finish into *file (an empty buffer), then the file opened
+ * with librondo as a reader would; dies when either fails.  tt stays. */
+rondo_trace *tt_open(struct testtrace *tt, struct fmt_buf *file, int future);
 /* Convenience: tt_finish + fmt_writer_save. */
 int tt_save(struct testtrace *tt, const char *path);
 

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <curses.h>
-#include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stats.h"
 #include "view.h"
 
 #ifndef THEMEDIR
@@ -694,20 +694,6 @@ static int parse(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* The run's duration (the tracer's "duration", in seconds), 0 if none. */
-static double run_seconds(const rondo_trace *t)
-{
-	const char *d = rondo_meta_get(t, "duration");
-	char *end;
-	double s;
-
-	if (!d)
-		return 0;
-	errno = 0;
-	s = strtod(d, &end);
-	return errno || end == d || *end || s < 0 ? 0 : s;
-}
-
 static int view_setup(struct view *v, const struct options *o,
 		      const char *const *dirs, int ndirs)
 {
@@ -732,7 +718,7 @@ static int view_setup(struct view *v, const struct options *o,
 		if (o->theme && !strcmp(o->theme, shipped[i]))
 			v->theme_index = i;
 	v->total_ns = tree_total_time(v->tree);
-	v->run_s = run_seconds(v->t);
+	v->run_s = (double)an_run_ns(v->t) / 1e9;
 	for (uint32_t r = 0; r < rondo_rank_count(v->t); r++)
 		v->calls += rondo_rank_calls(v->t, r);
 	if (view_sigs_update(v) < 0) {

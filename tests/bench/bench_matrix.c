@@ -41,7 +41,6 @@ int main(int argc, char **argv)
 {
 	unsigned long ranks = 1024;
 	double calls = 1e9, t0, tg, tw;
-	struct fmt_writer w;
 	struct fmt_buf file = {0};
 	struct testtrace *tt;
 	rondo_trace *t;
@@ -67,18 +66,8 @@ int main(int argc, char **argv)
 	t0 = now();
 	tt = tt_demo((uint32_t)ranks,
 		     (uint32_t)(calls / (7.0 * (double)ranks - 4.0)));
-	fmt_writer_init(&w);
-	if (tt_finish(tt, &w, 0) || fmt_writer_finish(&w, &file)) {
-		fprintf(stderr, "bench_matrix: writing the trace failed\n");
-		return 1;
-	}
-	fmt_writer_free(&w);
+	t = tt_open(tt, &file, 0);
 	tt_free(tt);
-	t = rondo_trace_create();
-	if (!t || rondo_trace_open_memory(t, file.data, file.len, "bench") < 0) {
-		fprintf(stderr, "bench_matrix: %s\n", rondo_trace_error(t));
-		return 1;
-	}
 	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
 		total += rondo_rank_calls(t, r);
 	printf("trace: %u ranks, %llu calls, %llu bytes, %llu grammar symbols "

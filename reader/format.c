@@ -113,6 +113,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
 		[FMT_SEC_RANKTIME] = "ranktime", [FMT_SEC_TOPOLOGY] = "topology",
 		[FMT_SEC_TYPESIZES] = "typesizes",
+		[FMT_SEC_TIMING] = "timing",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
@@ -2192,6 +2193,209 @@ void fmt_typesizes_free(struct fmt_typesizes *t)
 {
 	free(t->konst);
 	free(t->size);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- per-call timing ------------------------------------------------------ */
+
+int fmt_tscale_init(struct fmt_tscale *s, double base)
+{
+	double v = 1.0;
+	uint32_t n = 1, cap;
+
+	memset(s, 0, sizeof(*s));
+	if (!(base >= FMT_TBASE_MIN && base <= FMT_TBASE_MAX))
+		return RONDO_E_RANGE;
+	/* 2^62 ns at the smallest base: fewer than 43 000 magnitudes */
+	cap = (uint32_t)(62.0 * log(2.0) / log(base)) + 3;
+	s->up = malloc(sizeof(*s->up) * cap);
+	s->down = malloc(sizeof(*s->down) * cap);
+	if (!s->up || !s->down) {
+		fmt_tscale_free(s);
+		return RONDO_E_NOMEM;
+	}
+	s->base = base;
+	s->lnb = log(base);
+	s->up[0] = s->down[0] = 0;
+	/* b^(j-1) as a product, the same on every machine that rounds
+	 * doubles as IEEE 754 says */
+	for (; n < cap && v < 4.611686018427387904e18; n++, v *= base) {
+		s->up[n] = (uint64_t)ceil(v);
+		s->down[n] = (uint64_t)floor(v);
+	}
+	s->n = n;
+	return 0;
+}
+
+void fmt_tscale_free(struct fmt_tscale *s)
+{
+	free(s->up);
+	free(s->down);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The smallest j >= 1 with up[j] >= x (x >= 1): a guess from the
+ * logarithm, put right by the table. */
+static uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
+{
+	double g = ceil(log((double)x) / s->lnb) + 1;
+	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
+
+	while (j + 1 < s->n && s->up[j] < x)
+		j++;
+	while (j > 1 && s->up[j - 1] >= x)
+		j--;
+	return j;
+}
+
+/* The largest j >= 1 with down[j] <= x (x >= 1). */
+static uint32_t tscale_down(const struct fmt_tscale *s, uint64_t x)
+{
+	double g = floor(log((double)x) / s->lnb) + 1;
+	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
+
+	while (j > 1 && s->down[j] > x)
+		j--;
+	while (j + 1 < s->n && s->down[j + 1] <= x)
+		j++;
+	return j;
+}
+
+uint32_t fmt_tcode_dur(const struct fmt_tscale *s, uint64_t ns)
+{
+	return ns ? tscale_up(s, ns) : 0;
+}
+
+uint32_t fmt_tcode_ival(const struct fmt_tscale *s, int64_t ns)
+{
+	if (ns > 0)
+		return 2 * tscale_up(s, (uint64_t)ns) - 1;
+	if (ns < 0)
+		return 2 * tscale_down(s, ns == INT64_MIN ? (uint64_t)INT64_MAX
+							  : (uint64_t)-ns);
+	return 0;
+}
+
+uint64_t fmt_tvalue_dur(const struct fmt_tscale *s, uint32_t code)
+{
+	return s->up[code < s->n ? code : s->n - 1];
+}
+
+int64_t fmt_tvalue_ival(const struct fmt_tscale *s, uint32_t code)
+{
+	uint32_t j = (code + 1) / 2;
+
+	if (j >= s->n)
+		j = s->n - 1;
+	return code & 1 ? (int64_t)s->up[j] : -(int64_t)s->down[j];
+}
+
+int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
+		  uint64_t dur, uint32_t *dcode, uint32_t *icode)
+{
+	size_t had = e->cap;
+	int64_t ref;
+
+	if (sig >= e->cap) {
+		if (fmt_array_grow(&e->prev, &e->cap, (size_t)sig + 1,
+				   sizeof(*e->prev)))
+			return -1;
+		for (size_t k = had; k < e->cap; k++)
+			e->prev[k] = INT64_MIN;
+	}
+	ref = e->prev[sig] != INT64_MIN ? e->prev[sig] : e->last;
+	*icode = fmt_tcode_ival(e->sc, start - ref);
+	*dcode = fmt_tcode_dur(e->sc, dur);
+	/* the next intervals count from what a reader will see */
+	e->last = e->prev[sig] = ref + fmt_tvalue_ival(e->sc, *icode);
+	return 0;
+}
+
+void fmt_tenc_free(struct fmt_tenc *e)
+{
+	free(e->prev);
+	e->prev = NULL;
+	e->cap = 0;
+}
+
+void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
+{
+	fmt_put_uvarint(b, 0); /* flags, none defined */
+	fmt_put_f64(b, t->base);
+	fmt_put_uvarint(b, t->nranks);
+	for (uint32_t r = 0; r < t->nranks; r++)
+		fmt_put_svarint(b, t->offset[r]);
+	fmt_grammar_encode(b, &t->g);
+	fmt_rankmap_encode(b, &t->map);
+}
+
+static int timing_read(struct fmt_cur *c, struct fmt_timing *t,
+		       uint32_t nranks)
+{
+	struct fmt_tscale sc;
+	uint64_t flags, n;
+	uint32_t limit;
+	size_t at = c->pos;
+	int rc = fmt_get_uvarint(c, &flags);
+
+	if (!rc && flags)
+		return cur_fail(c, RONDO_E_CORRUPT, at, "flags %" PRIu64, flags);
+	at = c->pos;
+	rc = rc ? rc : fmt_get_f64(c, &t->base);
+	if (rc)
+		return rc;
+	rc = fmt_tscale_init(&sc, t->base);
+	if (rc == RONDO_E_RANGE)
+		return cur_fail(c, RONDO_E_CORRUPT, at, "base %g", t->base);
+	if (rc)
+		return cur_nomem(c);
+	limit = fmt_tcode_limit(&sc);
+	fmt_tscale_free(&sc);
+	at = c->pos;
+	rc = fmt_get_uvarint(c, &n);
+	if (!rc && n != nranks)
+		return cur_fail(c, RONDO_E_CORRUPT, at,
+				"%" PRIu64 " ranks, the job had %u", n, nranks);
+	t->offset = rc ? NULL : malloc(sizeof(*t->offset) * ((size_t)n + 1));
+	if (!rc && !t->offset)
+		return cur_nomem(c);
+	for (uint32_t r = 0; !rc && r < n; r++)
+		rc = fmt_get_svarint(c, &t->offset[r]);
+	if (rc)
+		return rc;
+	t->nranks = nranks;
+	rc = grammar_read(c, &t->g, limit, &t->len);
+	if (rc)
+		return rc;
+	at = c->pos;
+	rc = rankmap_read(c, &t->map, t->g.nrules);
+	if (!rc && t->map.nranks != 2 * (uint64_t)nranks)
+		rc = cur_fail(c, RONDO_E_CORRUPT, at,
+			      "the map lists %u sequences for %u ranks",
+			      t->map.nranks, nranks);
+	return rc;
+}
+
+int fmt_timing_decode(struct fmt_timing *t, const uint8_t *p, size_t n,
+		      uint32_t nranks, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_TIMING), e);
+	rc = cur_done(&c, timing_read(&c, t, nranks));
+	if (rc)
+		fmt_timing_free(t);
+	return rc;
+}
+
+void fmt_timing_free(struct fmt_timing *t)
+{
+	free(t->offset);
+	fmt_grammar_free(&t->g);
+	fmt_rankmap_free(&t->map);
+	free(t->len);
 	memset(t, 0, sizeof(*t));
 }
 

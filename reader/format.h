@@ -37,6 +37,7 @@ enum fmt_section {
 	FMT_SEC_RANKTIME = 9,
 	FMT_SEC_TOPOLOGY = 10,
 	FMT_SEC_TYPESIZES = 11,
+	FMT_SEC_TIMING = 12,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -454,6 +455,87 @@ void fmt_typesizes_encode(struct fmt_buf *b, const struct fmt_typesizes *t);
 int fmt_typesizes_decode(struct fmt_typesizes *t, const uint8_t *p, size_t n,
 			 uint32_t nconsts, struct fmt_err *e);
 void fmt_typesizes_free(struct fmt_typesizes *t);
+
+/* ---- per-call timing (section timing) ----------------------------------
+ * Every call's duration and the interval from a reference time to its
+ * start are kept as codes of a logarithmic scale of base b, so a value
+ * read back is off by a factor of at most b (see FORMAT.md, "timing").
+ * Magnitude j of the scale (j >= 1) is b^(j-1), rounded up (fmt_tmag_up)
+ * or down (fmt_tmag_down) to whole nanoseconds; 0 is 0.
+ *
+ * Duration code: 0 for 0 ns, else the smallest j whose magnitude rounded
+ * up is at least the duration: read back d <= d' < b*d + 1 ns.
+ * Interval code: 0 for 0; 2j - 1 for a positive interval (j as for a
+ * duration), 2j for a negative one of magnitude x, j the largest whose
+ * magnitude rounded down is at most x.  So the time read back is never
+ * earlier than the true one, and later by less than (b - 1) * |interval|
+ * + 1 ns.  The reference of a call's interval is the reconstructed start
+ * of the rank's previous call with the same signature, or of the rank's
+ * previous call for a signature's first call, or 0 for the rank's first
+ * call: measured from reconstructed times, errors never add up. */
+#define FMT_TBASE_MIN 1.001
+#define FMT_TBASE_MAX 16.0
+
+/* The scale of one base: mag_up[j], mag_down[j] for j < n (j = 0: 0),
+ * up to the first magnitude past 2^62 ns. */
+struct fmt_tscale {
+	double base, lnb;
+	uint32_t n;
+	uint64_t *up, *down;
+};
+
+/* 0, RONDO_E_RANGE for a base outside [FMT_TBASE_MIN, FMT_TBASE_MAX], or
+ * RONDO_E_NOMEM. */
+int fmt_tscale_init(struct fmt_tscale *s, double base);
+void fmt_tscale_free(struct fmt_tscale *s);
+uint32_t fmt_tcode_dur(const struct fmt_tscale *s, uint64_t ns);
+uint32_t fmt_tcode_ival(const struct fmt_tscale *s, int64_t ns);
+/* The value of a code (out of range: the largest of the scale). */
+uint64_t fmt_tvalue_dur(const struct fmt_tscale *s, uint32_t code);
+int64_t fmt_tvalue_ival(const struct fmt_tscale *s, uint32_t code);
+/* Codes of a scale are below this. */
+static inline uint32_t fmt_tcode_limit(const struct fmt_tscale *s)
+{
+	return 2 * s->n;
+}
+
+/* One rank's encoder: the reconstructed starts the next intervals count
+ * from.  fmt_tenc_call gives the codes of a call of signature sig (below
+ * the capacity the encoder has grown to) that started at `start` ns and
+ * took `dur`.  Returns 0, or -1 when out of memory (nothing changed). */
+struct fmt_tenc {
+	const struct fmt_tscale *sc;
+	int64_t *prev; /* per signature, INT64_MIN: none yet */
+	size_t cap;
+	int64_t last;
+};
+
+int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
+		  uint64_t dur, uint32_t *dcode, uint32_t *icode);
+void fmt_tenc_free(struct fmt_tenc *e);
+
+/* The section: the base, each rank's clock offset (ns to add to its times
+ * to put them on rank 0's clock), a grammar whose terminals are codes, and
+ * a map of 2 * nranks rule ids: rank r's durations, then its intervals.
+ * Both expand to the same number of codes, one per call from the rank's
+ * first on, at most the rank's calls: fewer when the rank stopped keeping
+ * per-call times (its timing grammars outgrew the tracer's limit). */
+struct fmt_timing {
+	double base;
+	uint32_t nranks;
+	int64_t *offset; /* nranks */
+	struct fmt_grammar g;
+	struct fmt_rankmap map; /* map.nranks == 2 * nranks */
+	uint64_t *len; /* after decode: each rule's expansion length */
+};
+
+void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t);
+/* Checks the flags, the base, nranks against the job's, every code below
+ * the base's limit and the map (the reader checks that each rank's two
+ * sequences are equally long, and no longer than its calls). */
+int fmt_timing_decode(struct fmt_timing *t, const uint8_t *p, size_t n,
+		      uint32_t nranks, struct fmt_err *e);
+void fmt_timing_free(struct fmt_timing *t);
 
 /* Per-rank time in each signature.  Rank r called the signatures
  * sig[list[r] ..] (at[r + 1] - at[r] of them, strictly increasing) and spent

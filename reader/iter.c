@@ -151,6 +151,14 @@ int walk_depth(const struct fmt_grammar *g, uint32_t *depth)
 
 struct rondo_iter {
 	struct walk w;
+	/* a timed iterator: the rank's durations and intervals */
+	const rondo_trace *t;
+	int timed, have;
+	struct walk wd, wi;
+	uint64_t ntimed;
+	int64_t *prev; /* per signature: its last start, INT64_MIN none yet */
+	int64_t last;  /* the rank's last start */
+	int64_t offset, start, end;
 };
 
 rondo_iter *rondo_iter_create_rule(const rondo_trace *t, uint32_t rule)
@@ -159,7 +167,7 @@ rondo_iter *rondo_iter_create_rule(const rondo_trace *t, uint32_t rule)
 
 	if (!t || !t->opened || rule >= t->g.nrules)
 		return NULL;
-	it = malloc(sizeof(*it));
+	it = calloc(1, sizeof(*it));
 	if (!it)
 		return NULL;
 	if (walk_init(&it->w, &t->g, t->rule_calls, t->depth, rule) < 0) {
@@ -176,26 +184,107 @@ rondo_iter *rondo_iter_create(const rondo_trace *t, uint32_t rank)
 	return rondo_iter_create_rule(t, t->rank_root[rank]);
 }
 
+rondo_iter *rondo_iter_create_timed(const rondo_trace *t, uint32_t rank)
+{
+	rondo_iter *it;
+	const struct fmt_timing *tm;
+
+	if (!t || !t->opened || rank >= t->timing.nranks)
+		return NULL;
+	it = rondo_iter_create(t, rank);
+	if (!it)
+		return NULL;
+	tm = &t->timing;
+	it->t = t;
+	it->timed = 1;
+	it->ntimed = tm->len[t->tseq[2 * rank]];
+	it->offset = tm->offset[rank];
+	it->prev = malloc(sizeof(*it->prev) * ((size_t)t->cst.n + 1));
+	if (!it->prev ||
+	    walk_init(&it->wd, &tm->g, tm->len, t->tdepth,
+		      t->tseq[2 * rank]) < 0 ||
+	    walk_init(&it->wi, &tm->g, tm->len, t->tdepth,
+		      t->tseq[2 * rank + 1]) < 0) {
+		rondo_iter_free(it);
+		return NULL;
+	}
+	for (uint32_t s = 0; s < t->cst.n; s++)
+		it->prev[s] = INT64_MIN;
+	return it;
+}
+
 void rondo_iter_free(rondo_iter *it)
 {
 	if (!it)
 		return;
 	walk_free(&it->w);
+	walk_free(&it->wd);
+	walk_free(&it->wi);
+	free(it->prev);
 	free(it);
+}
+
+/* The times of call `sig`, the next of a timed iterator (FORMAT.md,
+ * "timing"): its interval counts from the signature's last start, else
+ * from the rank's. */
+static void iter_times(rondo_iter *it, uint32_t sig)
+{
+	const struct fmt_tscale *sc = &it->t->tscale;
+	uint32_t dc = 0, ic = 0;
+	int64_t ref;
+
+	it->have = 0;
+	if (it->w.pos > it->ntimed)
+		return;
+	walk_next(&it->wd, &dc); /* as long as ntimed (checked at open) */
+	walk_next(&it->wi, &ic);
+	ref = it->prev[sig] != INT64_MIN ? it->prev[sig] : it->last;
+	it->last = it->prev[sig] = ref + fmt_tvalue_ival(sc, ic);
+	it->start = it->last + it->offset;
+	it->end = it->start + (int64_t)fmt_tvalue_dur(sc, dc);
+	it->have = 1;
 }
 
 int rondo_iter_next(rondo_iter *it, uint32_t *sig)
 {
+	int rc;
+
 	if (!it || !sig)
 		return RONDO_E_STATE;
-	return walk_next(&it->w, sig);
+	rc = walk_next(&it->w, sig);
+	if (it->timed) {
+		it->have = 0;
+		if (rc == 1)
+			iter_times(it, *sig);
+	}
+	return rc;
 }
 
 int rondo_iter_skip(rondo_iter *it, uint64_t n)
 {
+	uint32_t sig;
+
 	if (!it)
 		return RONDO_E_STATE;
-	return walk_skip(&it->w, n);
+	if (!it->timed)
+		return walk_skip(&it->w, n);
+	for (; n > 0; n--)
+		if (rondo_iter_next(it, &sig) != 1)
+			return RONDO_E_RANGE;
+	return 0;
+}
+
+int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
+{
+	if (!it || !it->timed || it->w.pos == 0)
+		return RONDO_E_STATE;
+	if (!it->have)
+		return RONDO_E_MISSING;
+	if (start_ns)
+		*start_ns = it->start;
+	if (end_ns)
+		*end_ns = it->end;
+	return 0;
 }
 
 uint64_t rondo_iter_position(const rondo_iter *it)

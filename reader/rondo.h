@@ -490,6 +490,62 @@ RONDO_API int rondo_iter_skip(rondo_iter *it, uint64_t n);
 /** Returns the index of the next call the iterator will produce. */
 RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 
+/* ------------------------------------------------------------------------ */
+/* Per-call timing                                                           */
+/*                                                                          */
+/* With RONDO_TIMING=percall the tracer keeps every call's duration and    */
+/* start, each as a code on a logarithmic scale of base b (1.001 <= b <=   */
+/* 16), compressed with grammars of their own.  What is read back is never */
+/* below the truth and off by at most a factor b:                          */
+/*  - a duration d reads d' with d <= d' < b*d + 1 ns;                      */
+/*  - a start time s reads s' with s <= s' < s + (b-1)*i + 1 ns, where i is */
+/*    the time from the previous call of the same signature (for a         */
+/*    signature's first call, from the rank's previous call) to s; so      */
+/*    s' - s < (b-1)*s, and errors do not add up over a run.               */
+/* Times are nanoseconds since the job's time origin: rank 0 at the end of  */
+/* MPI_Init; other ranks' clocks are aligned to rank 0's there (meta key    */
+/* "clock_sync" says how).                                                   */
+
+#define RONDO_TIMING_AGGREGATED 0 /* statistics only (the default) */
+#define RONDO_TIMING_PERCALL 1    /* statistics and per-call times */
+
+/** Returns the trace's timing mode; with RONDO_TIMING_PERCALL sets *base
+ * (may be NULL) to b, else to 0. */
+RONDO_API int rondo_timing_mode(const rondo_trace *t, double *base);
+
+/** Returns how many of `rank`'s calls, from its first, have per-call
+ * times: rondo_rank_calls(), or fewer when the rank's timing grammars
+ * outgrew the tracer's limit (RONDO_TIMING_LIMIT) and it kept only
+ * statistics for the rest of its run.  0 without per-call timing or for a
+ * rank out of range. */
+RONDO_API uint64_t rondo_rank_timed_calls(const rondo_trace *t,
+					  uint32_t rank);
+
+/** Returns the offset in nanoseconds added to `rank`'s clock to put its
+ * times on the job's (0 without per-call timing). */
+RONDO_API int64_t rondo_rank_clock_offset(const rondo_trace *t,
+					  uint32_t rank);
+
+/**
+ * As rondo_iter_create(), and the iterator also reconstructs each call's
+ * start and end (rondo_iter_time).  Memory: the grammars' depth plus 8
+ * bytes per signature.  rondo_iter_skip() on it decodes the times of the
+ * calls it skips, so costs time proportional to n.  Returns NULL if `rank`
+ * is out of range, memory is short, or the trace has no per-call times.
+ */
+RONDO_API rondo_iter *rondo_iter_create_timed(const rondo_trace *t,
+					      uint32_t rank);
+
+/**
+ * The start and end, in nanoseconds since the job's time origin, of the
+ * call rondo_iter_next() produced last (either pointer may be NULL).
+ * Returns 0, RONDO_E_MISSING for a call without times (past the rank's
+ * timed calls), or RONDO_E_STATE when the iterator was not created timed
+ * or has produced no call.
+ */
+RONDO_API int rondo_iter_time(const rondo_iter *it, int64_t *start_ns,
+			      int64_t *end_ns);
+
 #ifdef __cplusplus
 }
 #endif

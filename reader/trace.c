@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,9 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_topos_free(&t->topos);
 	fmt_typesizes_free(&t->typesizes);
 	fmt_ranktime_free(&t->times);
+	fmt_timing_free(&t->timing);
+	fmt_tscale_free(&t->tscale);
+	free(t->tseq);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
 	free(t->rank_root);
@@ -200,6 +204,8 @@ static int trace_decode(rondo_trace *t)
 	DECODE(FMT_SEC_RANKTIME, 0,
 	       fmt_ranktime_decode(&t->times, p, n, t->rm.nranks, t->cst.n,
 				   &e));
+	DECODE(FMT_SEC_TIMING, 0,
+	       fmt_timing_decode(&t->timing, p, n, t->rm.nranks, &e));
 #undef DECODE
 	return 0;
 }
@@ -240,6 +246,42 @@ static int trace_rank_groups(rondo_trace *t)
 	return 0;
 }
 
+/* Expands the timing map (two rules per rank) and checks each rank's
+ * durations and intervals against each other and its calls. */
+static int trace_timing(rondo_trace *t)
+{
+	struct fmt_timing *tm = &t->timing;
+	uint32_t depth;
+	struct walk w;
+
+	if (!tm->nranks)
+		return 0;
+	if (fmt_tscale_init(&t->tscale, tm->base) < 0 ||
+	    walk_depth(&tm->g, &t->tdepth) < 0 ||
+	    walk_depth(&tm->map.map, &depth) < 0 ||
+	    !(t->tseq = malloc(sizeof(uint32_t) * 2 * (size_t)tm->nranks)))
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	if (walk_init(&w, &tm->map.map, tm->map.len, depth,
+		      tm->map.map.nrules - 1) < 0)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	for (uint32_t k = 0; k < 2 * tm->nranks; k++)
+		walk_next(&w, &t->tseq[k]); /* the decoder checked the length */
+	walk_free(&w);
+	for (uint32_t r = 0; r < tm->nranks; r++) {
+		uint64_t d = tm->len[t->tseq[2 * r]];
+		uint64_t i = tm->len[t->tseq[2 * r + 1]];
+		uint64_t calls = t->rule_calls[t->rank_root[r]];
+
+		if (d != i || d > calls)
+			return trace_fail(t, RONDO_E_CORRUPT,
+					  "section 'timing': rank %u has %" PRIu64
+					  " durations and %" PRIu64
+					  " intervals for %" PRIu64 " calls",
+					  r, d, i, calls);
+	}
+	return 0;
+}
+
 static int trace_load(rondo_trace *t)
 {
 	struct fmt_err e = {0};
@@ -256,6 +298,9 @@ static int trace_load(rondo_trace *t)
 	if (walk_depth(&t->g, &t->depth) < 0)
 		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
 	rc = trace_rank_groups(t);
+	if (rc < 0)
+		return rc;
+	rc = trace_timing(t);
 	if (rc < 0)
 		return rc;
 	t->opened = 1;
@@ -500,6 +545,29 @@ uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank)
 {
 	return t && t->opened && rank < t->rm.nranks
 		       ? t->rule_calls[t->rank_root[rank]]
+		       : 0;
+}
+
+int rondo_timing_mode(const rondo_trace *t, double *base)
+{
+	int on = t && t->opened && t->timing.nranks;
+
+	if (base)
+		*base = on ? t->timing.base : 0;
+	return on ? RONDO_TIMING_PERCALL : RONDO_TIMING_AGGREGATED;
+}
+
+uint64_t rondo_rank_timed_calls(const rondo_trace *t, uint32_t rank)
+{
+	return t && t->opened && rank < t->timing.nranks
+		       ? t->timing.len[t->tseq[2 * rank]]
+		       : 0;
+}
+
+int64_t rondo_rank_clock_offset(const rondo_trace *t, uint32_t rank)
+{
+	return t && t->opened && rank < t->timing.nranks
+		       ? t->timing.offset[rank]
 		       : 0;
 }
 

@@ -38,6 +38,11 @@ struct rondo_trace {
 	struct fmt_topos topos;
 	struct fmt_typesizes typesizes;
 	struct fmt_ranktime times; /* at == NULL: the file has none */
+	/* per-call timing: timing.nranks == 0 when the file has none */
+	struct fmt_timing timing;
+	struct fmt_tscale tscale;
+	uint32_t *tseq;   /* 2 per rank: its durations' and intervals' rules */
+	uint32_t tdepth;  /* the timing grammar's depth bound */
 
 	char err[512];
 };

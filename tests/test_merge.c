@@ -675,8 +675,10 @@ static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 				continue;
 			end = child + step < n ? child + step : n;
 			CHECK(merge_encode(m[child], &b) == 0 && !b.oom);
+			/* the byte in the middle of the parts before the
+			 * timing part (9 bytes: none) */
 			if (child == damage)
-				b.data[b.len / 2] ^= 0x5a;
+				b.data[(b.len - 9) / 2] ^= 0x5a;
 			rc = merge_add_encoded(m[r], b.data, b.len, end - child, 4,
 					       n);
 			CHECKF(child == damage ? rc != 0 : rc == 0,

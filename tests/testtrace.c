@@ -23,6 +23,13 @@ struct testtrace {
 	struct tt_time **time;  /* per rank, by signature: its own totals */
 	uint32_t *ntime;        /* signatures time[r] has room for */
 	struct fmt_typesizes ts; /* sizes of predefined datatypes */
+	/* per-call timing (tt_timing): base 0 for none */
+	struct fmt_tscale sc;
+	struct tt_timed {
+		struct grammar *d, *i;
+		struct fmt_tenc enc;
+		int64_t offset;
+	} *timed; /* per rank */
 };
 
 struct tt_time {
@@ -89,7 +96,47 @@ void tt_free(struct testtrace *tt)
 	free(tt->args_off);
 	fmt_stats_free(&tt->stats);
 	fmt_typesizes_free(&tt->ts);
+	for (uint32_t r = 0; tt->timed && r < tt->nranks; r++) {
+		grammar_free(tt->timed[r].d);
+		grammar_free(tt->timed[r].i);
+		fmt_tenc_free(&tt->timed[r].enc);
+	}
+	free(tt->timed);
+	fmt_tscale_free(&tt->sc);
 	free(tt);
+}
+
+void tt_timing(struct testtrace *tt, double base)
+{
+	if (fmt_tscale_init(&tt->sc, base) < 0)
+		tt_die("fmt_tscale_init");
+	tt->timed = tt_alloc(NULL, tt->nranks, sizeof(*tt->timed));
+	memset(tt->timed, 0, sizeof(*tt->timed) * tt->nranks);
+	for (uint32_t r = 0; r < tt->nranks; r++) {
+		tt->timed[r].d = grammar_create();
+		tt->timed[r].i = grammar_create();
+		tt->timed[r].enc.sc = &tt->sc;
+		if (!tt->timed[r].d || !tt->timed[r].i)
+			tt_die("grammar_create");
+	}
+}
+
+void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset)
+{
+	tt->timed[rank].offset = offset;
+}
+
+void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
+		int64_t start_ns, uint64_t dur_ns)
+{
+	struct tt_timed *t = &tt->timed[rank];
+	uint32_t dc, ic;
+
+	tt_call(tt, rank, sig, 1, dur_ns);
+	if (fmt_tenc_call(&t->enc, sig, start_ns - t->offset, dur_ns, &dc,
+			  &ic) < 0 ||
+	    grammar_append(t->d, dc, 1) < 0 || grammar_append(t->i, ic, 1) < 0)
+		tt_die("timing");
 }
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value)
@@ -187,23 +234,36 @@ void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
  * as exported, so rule numbers come out as the rank grammars have them.
  * The signatures are global already: no table to merge. */
 static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
-		    struct fmt_rankmap *rm)
+		    struct fmt_rankmap *rm, struct fmt_timing *tm)
 {
 	struct merge *m = merge_create();
 	int rc = m ? 0 : RONDO_E_NOMEM;
 
 	memset(all, 0, sizeof(*all));
 	memset(rm, 0, sizeof(*rm));
+	memset(tm, 0, sizeof(*tm));
+	if (rc == 0 && tt->timed)
+		rc = merge_set_timing(m, tt->sc.base);
 	for (uint32_t r = 0; r < tt->nranks && rc == 0; r++) {
-		struct fmt_grammar e;
+		struct fmt_grammar e, d = {0}, i = {0};
 
 		rc = grammar_export(tt->rank[r], &e);
 		if (rc == 0)
 			rc = merge_add_grammar(m, &e);
+		if (rc == 0 && tt->timed) {
+			rc = grammar_export(tt->timed[r].d, &d);
+			rc = rc ? rc : grammar_export(tt->timed[r].i, &i);
+			rc = rc ? rc : merge_add_timing(m, &d, &i,
+							tt->timed[r].offset);
+		}
 		fmt_grammar_free(&e);
+		fmt_grammar_free(&d);
+		fmt_grammar_free(&i);
 	}
 	if (rc == 0)
 		rc = merge_finish(m, all, rm);
+	if (rc == 0 && tt->timed)
+		rc = merge_timing(m, tm);
 	merge_free(m);
 	return rc;
 }
@@ -288,11 +348,12 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 {
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
-	struct fmt_buf b[11] = {{0}};
-	static const uint32_t type[10] = {
+	struct fmt_timing tm;
+	struct fmt_buf b[12] = {{0}};
+	static const uint32_t type[11] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
-		FMT_SEC_RANKTIME, FMT_SEC_TYPESIZES};
+		FMT_SEC_RANKTIME, FMT_SEC_TYPESIZES, FMT_SEC_TIMING};
 	struct fmt_comms comms = {0}; /* the writer uses the world's only */
 	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
@@ -304,7 +365,7 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 			used.st[used.n++] = tt->stats.st[s];
 	}
 	/* On failure the sections below are encoded empty and not added. */
-	rc = tt_merge(tt, &all, &rm);
+	rc = tt_merge(tt, &all, &rm, &tm);
 	fmt_meta_encode(&b[0], &tt->meta);
 	fmt_funcs_encode(&b[1], &tt->funcs);
 	fmt_consts_encode(&b[2], &tt->consts);
@@ -315,12 +376,16 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_comms_encode(&b[7], &comms);
 	tt_times(tt, &b[8]);
 	fmt_typesizes_encode(&b[9], &tt->ts);
+	if (tt->timed)
+		fmt_timing_encode(&b[10], &tm);
 	free(used.st);
-	for (int i = 0; i < 10 && rc == 0; i++) {
+	for (int i = 0; i < 11 && rc == 0; i++) {
 		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
 
 		if (i == 9 && !tt->ts.n && p == &b[i])
 			continue; /* no datatype, no section */
+		if (i == 10 && !tt->timed && p == &b[i])
+			continue; /* no per-call timing, no section */
 
 		if (p)
 			rc = p->oom ? RONDO_E_NOMEM
@@ -328,11 +393,12 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
-		fmt_put_str(&b[10], "from the future");
-		rc = fmt_writer_add(w, 999, b[10].data, b[10].len, 3);
+		fmt_put_str(&b[11], "from the future");
+		rc = fmt_writer_add(w, 999, b[11].data, b[11].len, 3);
 	}
-	for (int i = 0; i < 11; i++)
+	for (int i = 0; i < 12; i++)
 		fmt_buf_free(&b[i]);
+	fmt_timing_free(&tm);
 	fmt_grammar_free(&all);
 	fmt_rankmap_free(&rm);
 	return rc;

@@ -34,6 +34,18 @@ uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
 void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
 	     uint64_t ns);
 
+/* Per-call timing with base b (section timing): calls made with
+ * tt_call_at carry their times; each rank's timed calls must come first
+ * (a rank that goes on with tt_call is one that fell back). */
+void tt_timing(struct testtrace *tt, double base);
+/* As tt_call once, the call starting at start_ns on the job's clock and
+ * taking dur_ns. */
+void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
+		int64_t start_ns, uint64_t dur_ns);
+/* Rank `rank`'s clock is off by `offset` ns from the job's (stored in
+ * the section; tt_call_at's times stay on the job's clock). */
+void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset);
+
 /* Encodes every section into a finished writer; returns 0 or RONDO_E_*.
  * `future` adds a section of a type no reader knows. */
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future);

@@ -85,10 +85,23 @@ struct extra {
 	struct table comm_index;
 };
 
+/* Per-call timing (merge_set_timing): every rank's duration and interval
+ * grammars, their rules each stored once as the call grammars' are, a map
+ * of two roots per rank (its durations, then its intervals), and each
+ * rank's clock origin. */
+struct timing {
+	double base; /* 0: no per-call timing (yet) */
+	struct grams g;
+	int64_t *origin;
+	size_t capo;
+	uint32_t nranks; /* ranks whose timing is in */
+};
+
 struct merge {
 	struct sigs sigs;
 	struct grams grams;
 	struct extra x;
+	struct timing t;
 };
 
 /* ---- hashing and the index ----------------------------------------------- */
@@ -408,11 +421,11 @@ static int gram_intern(struct grams *gs, const struct fmt_grammar *g,
 }
 
 static int times_empty(struct extra *x, uint32_t nranks, uint64_t count);
+static void timing_encode(const struct merge *m, struct fmt_buf *b);
 
-/* count more ranks whose call sequence is rule `root`. */
-static int ranks_add(struct merge *m, uint32_t root, uint64_t count)
+/* count more sequences (ranks) that are rule `root`. */
+static int roots_add(struct grams *gs, uint32_t root, uint64_t count)
 {
-	struct grams *gs = &m->grams;
 	size_t had = gs->roots_cap;
 	int rc;
 
@@ -433,6 +446,18 @@ static int ranks_add(struct merge *m, uint32_t root, uint64_t count)
 	gs->is_root[root] = 1;
 	gs->nranks += (uint32_t)count;
 	return 0;
+}
+
+static int timing_pad(struct merge *m);
+static int timing_empty(struct timing *t, uint64_t count);
+
+/* count more ranks whose call sequence is rule `root`; the ranks before
+ * them without timing get none. */
+static int ranks_add(struct merge *m, uint32_t root, uint64_t count)
+{
+	int rc = timing_pad(m);
+
+	return rc ? rc : roots_add(&m->grams, root, count);
 }
 
 int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
@@ -713,9 +738,11 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
  * grammars (fmt_grammar); map: the rank map (fmt_grammar, its terminals
  * rule ids of grams, each the root of some ranks); stats
  * (fmt_stats); times (fmt_ranktime, one list per rank); comms: the keys,
- * then the members (fmt_comms). */
+ * then the members (fmt_comms); timing: a base (f64, 0: none), then when
+ * there is one the ranks' per-call timing (fmt_timing, its offsets the
+ * ranks' clock origins). */
 enum { PART_CST, PART_GRAMS, PART_MAP, PART_STATS, PART_TIMES, PART_COMMS,
-       NPARTS };
+       PART_TIMING, NPARTS };
 
 static void put_part(struct fmt_buf *out, struct fmt_buf *part)
 {
@@ -777,6 +804,8 @@ int merge_encode(const struct merge *m, struct fmt_buf *b)
 	}
 	fmt_comms_encode(&part, &x->comms);
 	put_part(b, &part);
+	timing_encode(m, &part);
+	put_part(b, &part);
 	fmt_grammar_free(&map);
 	free(st.st);
 	free(list);
@@ -793,6 +822,7 @@ struct range {
 	uint64_t *keys;
 	struct fmt_topos topos; /* one per communicator, in its order */
 	struct fmt_comms comms;
+	struct fmt_timing timing; /* base 0: none */
 };
 
 static void range_free(struct range *r)
@@ -805,6 +835,7 @@ static void range_free(struct range *r)
 	free(r->keys);
 	fmt_topos_free(&r->topos);
 	fmt_comms_free(&r->comms);
+	fmt_timing_free(&r->timing);
 }
 
 static int range_decode(struct range *r, const uint8_t *p, size_t n,
@@ -873,6 +904,20 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 		if (!rc && r->comms.n != nkeys)
 			rc = RONDO_E_CORRUPT;
 	}
+	if (!rc) {
+		double base = 0;
+
+		fmt_cur_init(&c, part[PART_TIMING], len[PART_TIMING], "merge",
+			     &e);
+		rc = fmt_get_f64(&c, &base);
+		if (!rc && base != 0) {
+			rc = fmt_timing_decode(&r->timing, c.p + c.pos,
+					       c.len - c.pos,
+					       (uint32_t)r->nranks, &e);
+			if (!rc && r->timing.base != base)
+				rc = RONDO_E_CORRUPT;
+		}
+	}
 	return rc;
 }
 
@@ -927,6 +972,50 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
 	return 0;
 }
 
+/* The timing of a range's ranks, added before the ranks themselves.  A range without timing, or with
+ * another base, or whose timing does not add up, gives its ranks none. */
+static int range_timing(struct merge *m, const struct range *r)
+{
+	struct timing *t = &m->t;
+	const struct fmt_timing *rt = &r->timing;
+	uint32_t *rule = NULL, root;
+	struct runs x = {&rt->map.map, NULL, NULL, 0, 0, 0, 2 * r->nranks};
+	int rc = 0;
+
+	if (!t->base && rt->base)
+		rc = merge_set_timing(m, rt->base);
+	rc = rc ? rc : timing_pad(m);
+	if (rc || !t->base)
+		return rc;
+	if (rt->base != t->base || !rt->g.nrules || !rt->map.map.nrules)
+		return timing_empty(t, r->nranks);
+	rule = malloc(sizeof(*rule) * rt->g.nrules);
+	if (!rule)
+		return RONDO_E_NOMEM;
+	x.rule = rule;
+	rc = gram_intern_ids(&t->g, &rt->g, NULL, 0, rule, &root);
+	if (!rc)
+		rc = runs_expand(&x, rt->map.map.nrules - 1, 1, 0);
+	if (!rc && x.ranks != 2 * r->nranks)
+		rc = RONDO_E_CORRUPT;
+	if (!rc && fmt_array_grow(&t->origin, &t->capo,
+				  (size_t)t->nranks + r->nranks,
+				  sizeof(*t->origin)))
+		rc = RONDO_E_NOMEM;
+	for (size_t i = 0; !rc && i < x.n; i++)
+		rc = roots_add(&t->g, x.run[i].root, x.run[i].count);
+	if (!rc) {
+		memcpy(t->origin + t->nranks, rt->offset,
+		       sizeof(int64_t) * r->nranks);
+		t->nranks += (uint32_t)r->nranks;
+	} else if (rc == RONDO_E_CORRUPT && t->g.nranks == 2 * t->nranks) {
+		rc = timing_empty(t, r->nranks);
+	}
+	free(rule);
+	free(x.run);
+	return rc;
+}
+
 /* Appends a decoded range: everything is checked before the ranks are
  * added, so a damaged range adds none. */
 static int range_add(struct merge *m, const struct range *r)
@@ -971,6 +1060,7 @@ static int range_add(struct merge *m, const struct range *r)
 		rc = times_add(m, v, (uint32_t)n);
 	}
 	m->grams.nranks = start;
+	rc = rc ? rc : range_timing(m, r);
 	for (size_t i = 0; !rc && i < x.n; i++)
 		rc = ranks_add(m, x.run[i].root, x.run[i].count);
 	for (uint32_t i = 0; !rc && i < r->comms.n; i++)
@@ -1042,6 +1132,150 @@ const struct fmt_comms *merge_comms(const struct merge *m,
 	return &m->x.comms;
 }
 
+/* ---- per-call timing ------------------------------------------------------ */
+
+static int grams_init(struct grams *gs)
+{
+	gs->map = grammar_create();
+	gs->all.first = calloc(TABLE_MIN, sizeof(*gs->all.first));
+	gs->rules_cap = TABLE_MIN;
+	return gs->map && gs->all.first ? 0 : RONDO_E_NOMEM;
+}
+
+static void grams_free(struct grams *gs)
+{
+	grammar_free(gs->map);
+	fmt_grammar_free(&gs->all);
+	free(gs->is_root);
+	free(gs->index.slot);
+}
+
+/* count ranks of no timed call: empty sequences, origin 0. */
+static int timing_empty(struct timing *t, uint64_t count)
+{
+	uint32_t u;
+	int rc;
+
+	if (!count)
+		return 0;
+	if (fmt_array_grow(&t->origin, &t->capo, t->nranks + count,
+			   sizeof(*t->origin)))
+		return RONDO_E_NOMEM;
+	rc = gram_intern(&t->g, &empty, NULL, 0, &u);
+	rc = rc ? rc : roots_add(&t->g, u, 2 * count);
+	for (uint64_t k = 0; !rc && k < count; k++)
+		t->origin[t->nranks++] = 0;
+	return rc;
+}
+
+/* Ranks added before without timing get none. */
+static int timing_pad(struct merge *m)
+{
+	struct timing *t = &m->t;
+
+	if (!t->base || t->nranks >= m->grams.nranks)
+		return 0;
+	return timing_empty(t, m->grams.nranks - t->nranks);
+}
+
+int merge_set_timing(struct merge *m, double base)
+{
+	struct fmt_tscale sc;
+	int rc;
+
+	if (m->t.base)
+		return m->t.base == base ? 0 : RONDO_E_STATE;
+	rc = fmt_tscale_init(&sc, base);
+	fmt_tscale_free(&sc);
+	if (!rc)
+		rc = grams_init(&m->t.g);
+	if (!rc)
+		m->t.base = base;
+	return rc;
+}
+
+double merge_timing_base(const struct merge *m)
+{
+	return m->t.base;
+}
+
+int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
+		     const struct fmt_grammar *ival, int64_t origin)
+{
+	struct timing *t = &m->t;
+	uint32_t d, i;
+	int rc;
+
+	if (!t->base || m->grams.nranks == 0 ||
+	    t->nranks > m->grams.nranks - 1)
+		return RONDO_E_STATE;
+	if (t->nranks < m->grams.nranks - 1 &&
+	    (rc = timing_empty(t, m->grams.nranks - 1 - t->nranks)))
+		return rc;
+	if (fmt_array_grow(&t->origin, &t->capo, (size_t)t->nranks + 1,
+			   sizeof(*t->origin)))
+		return RONDO_E_NOMEM;
+	rc = gram_intern(&t->g, dur->nrules ? dur : &empty, NULL, 0, &d);
+	rc = rc ? rc : gram_intern(&t->g, ival->nrules ? ival : &empty, NULL,
+				   0, &i);
+	rc = rc ? rc : roots_add(&t->g, d, 1);
+	rc = rc ? rc : roots_add(&t->g, i, 1);
+	if (!rc)
+		t->origin[t->nranks++] = origin;
+	return rc;
+}
+
+/* A range's timing part: the base (0: none), then when there is one the
+ * origins, the rules and the map, as merge_timing gives them. */
+static void timing_encode(const struct merge *m, struct fmt_buf *b)
+{
+	const struct timing *t = &m->t;
+	struct fmt_timing ft = {0};
+
+	/* the last ranks, added without their timing, get none (the cast:
+	 * only the timing's own padding changes) */
+	timing_pad((struct merge *)m);
+	if (!t->base || m->grams.nranks == 0 || t->nranks != m->grams.nranks ||
+	    grammar_export(t->g.map, &ft.map.map)) {
+		fmt_put_f64(b, 0);
+		return;
+	}
+	ft.base = t->base;
+	ft.nranks = t->nranks;
+	ft.offset = t->origin;
+	ft.g = t->g.all;
+	ft.map.nranks = 2 * t->nranks;
+	fmt_put_f64(b, t->base);
+	fmt_timing_encode(b, &ft);
+	fmt_grammar_free(&ft.map.map);
+}
+
+int merge_timing(struct merge *m, struct fmt_timing *out)
+{
+	struct timing *t = &m->t;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->base || m->grams.nranks == 0)
+		return RONDO_E_MISSING;
+	rc = timing_pad(m);
+	out->base = t->base;
+	out->nranks = t->nranks;
+	out->map.nranks = 2 * t->nranks;
+	out->offset = rc ? NULL : malloc(sizeof(int64_t) * t->nranks);
+	if (!rc && !out->offset)
+		rc = RONDO_E_NOMEM;
+	if (!rc) {
+		memcpy(out->offset, t->origin, sizeof(int64_t) * t->nranks);
+		rc = gram_copy(&t->g.all, &out->g);
+	}
+	if (!rc)
+		rc = grammar_export(t->g.map, &out->map.map);
+	if (rc)
+		fmt_timing_free(out);
+	return rc;
+}
+
 /* ---- the handle ---------------------------------------------------------- */
 
 struct merge *merge_create(void)
@@ -1050,10 +1284,7 @@ struct merge *merge_create(void)
 
 	if (!m)
 		return NULL;
-	m->grams.map = grammar_create();
-	m->grams.all.first = calloc(TABLE_MIN, sizeof(*m->grams.all.first));
-	m->grams.rules_cap = TABLE_MIN;
-	if (!m->grams.map || !m->grams.all.first) {
+	if (grams_init(&m->grams)) {
 		merge_free(m);
 		return NULL;
 	}
@@ -1065,7 +1296,9 @@ void merge_free(struct merge *m)
 	if (!m)
 		return;
 	sigs_free(&m->sigs);
-	grammar_free(m->grams.map);
+	grams_free(&m->grams);
+	grams_free(&m->t.g);
+	free(m->t.origin);
 	free(m->x.stat);
 	free(m->x.at);
 	free(m->x.sig);
@@ -1078,8 +1311,5 @@ void merge_free(struct merge *m)
 	fmt_comms_free(&m->x.comms);
 	free(m->x.key);
 	free(m->x.comm_index.slot);
-	fmt_grammar_free(&m->grams.all);
-	free(m->grams.is_root);
-	free(m->grams.index.slot);
 	free(m);
 }

@@ -54,6 +54,8 @@ struct job {
 	size_t capcomms;
 	struct fmt_topos topos; /* borrowed from the merge too */
 	int oom;
+	int64_t *skew;       /* timing_align: each rank's clock - rank 0's */
+	char clock_how[160]; /* and how that was found ("": no timing) */
 };
 
 /* ---- this rank's tables ------------------------------------------------------ */
@@ -311,6 +313,25 @@ static void merge_send(struct tree *t, void *ctx, int parent)
 	fmt_buf_free(&b);
 }
 
+/* This rank's per-call times, if it keeps them: after its calls. */
+static void local_timing(struct merge *m)
+{
+	struct fmt_grammar d, i;
+
+	if (rt.tstate == RT_TIMING_OFF || merge_set_timing(m, rt.time_base))
+		return;
+	if (timing_export(&d, &i) < 0 ||
+	    merge_add_timing(m, &d, &i, (int64_t)rt.origin_ns) < 0) {
+		fmt_grammar_free(&d);
+		fmt_grammar_free(&i);
+		memset(&d, 0, sizeof(d));
+		memset(&i, 0, sizeof(i));
+		merge_add_timing(m, &d, &i, 0); /* no time, calls kept */
+	}
+	fmt_grammar_free(&d);
+	fmt_grammar_free(&i);
+}
+
 /* This rank's tables with the choice of relative integers applied. */
 static struct merge *merge_phase(struct tree *t, struct relative *R,
 				 struct fmt_cst *cst, int ok,
@@ -327,6 +348,7 @@ static struct merge *merge_phase(struct tree *t, struct relative *R,
 		    merge_add_rank(m, cst, g, st) == 0) {
 			if (rt.failed) /* its calls up to the failure */
 				merge_mark_failed(m, 1);
+			local_timing(m);
 		} else if (merge_ranks(m) == 0) {
 			merge_add_failed(m, 1);
 		}
@@ -401,11 +423,23 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 				    "call made with MPI up");
 	meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
 	snprintf(buf, sizeof(buf),
-		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d",
-		 rt.track_pointers, rt.verbose, rt.memo);
+		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d "
+		 "RONDO_TIMING=%s RONDO_TIME_BASE=%g RONDO_TIMING_LIMIT=%zu",
+		 rt.track_pointers, rt.verbose, rt.memo,
+		 rt.timing ? "percall" : "aggregated", rt.time_base,
+		 rt.timing_limit);
 	meta_add(m, "settings", buf);
 	snprintf(buf, sizeof(buf), "%u", merge_unique(j->m));
 	meta_add(m, "rank_grammars", buf);
+	if (merge_timing_base(j->m)) {
+		snprintf(buf, sizeof(buf), "per call, base %g",
+			 merge_timing_base(j->m));
+		meta_add(m, "timing", buf);
+		meta_add(m, "clock_sync", j->clock_how[0]
+					      ? j->clock_how
+					      : "not aligned: clocks read as "
+						"they are");
+	}
 	snprintf(buf, sizeof(buf), "%u rounds, %.3f ms on rank 0 (%.3f ms "
 		 "merging what came in), largest message %zu bytes", j->rounds,
 		 j->seconds * 1e3, j->busy * 1e3, j->largest);
@@ -582,6 +616,17 @@ static int job_consts(struct fmt_cst *cst, struct fmt_buf *bytes,
 	return rc;
 }
 
+/* The ranks' clock origins as offsets onto rank 0's clock. */
+static void job_offsets(const struct job *j, struct fmt_timing *tm)
+{
+	int64_t ref = rt.tstate != RT_TIMING_OFF ? (int64_t)rt.origin_ns
+						   : (int64_t)rt.start_ns;
+
+	for (uint32_t r = 0; r < tm->nranks; r++)
+		if (tm->offset[r]) /* 0: the rank kept no time */
+			tm->offset[r] -= ref + (j->skew ? j->skew[r] : 0);
+}
+
 static int job_sections(struct job *j, struct fmt_writer *w)
 {
 	const struct fmt_cst *all = merge_cst(j->m);
@@ -596,13 +641,14 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_rankmap rm = {0};
 	struct fmt_ranktime times;
 	struct fmt_typesizes ts = {0};
-	struct fmt_buf b[11] = {{0}}, bytes = {0}, cbytes = {0};
-	static const uint32_t type[11] = {
-		FMT_SEC_META,	  FMT_SEC_FUNCS,    FMT_SEC_CONSTS,
-		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,  FMT_SEC_RANKMAP,
-		FMT_SEC_STATS,	  FMT_SEC_COMMS,    FMT_SEC_RANKTIME,
-		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES};
-	int rc = -1;
+	struct fmt_timing tm = {0};
+	struct fmt_buf b[12] = {{0}}, bytes = {0}, cbytes = {0};
+	static const uint32_t type[12] = {
+		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
+		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
+		FMT_SEC_STATS,	  FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
+		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING};
+	int rc = -1, timed;
 
 	merge_ranktime(j->m, &times);
 	if (cst.sig && st.st && stat && merge_finish(j->m, &g, &rm) == 0) {
@@ -613,6 +659,9 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		rc = job_consts(&cst, &cbytes, &consts, &ts);
 	if (rc == 0)
 		rc = job_funcs(&funcs, &cst);
+	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
+	if (timed)
+		job_offsets(j, &tm);
 	if (rc == 0) {
 		for (uint32_t s = 0; s < all->n; s++)
 			if (stat[s].count)
@@ -629,17 +678,20 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_ranktime_encode(&b[8], &times);
 		fmt_topos_encode(&b[9], &j->topos);
 		fmt_typesizes_encode(&b[10], &ts);
+		if (timed)
+			fmt_timing_encode(&b[11], &tm);
 	}
-	/* no communicator, topology or datatype, no section */
-	for (int i = 0; i < 11 && rc == 0; i++)
+	/* no communicator, topology, datatype or per-call time, no section */
+	for (int i = 0; i < 12 && rc == 0; i++)
 		rc = b[i].oom ? -1
 		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
-				     (i == 10 && !ts.n)
+				     (i == 10 && !ts.n) || (i == 11 && !timed)
 			     ? 0
 			     : fmt_writer_add(w, type[i], b[i].data, b[i].len,
 					      pack_level(b[i].len));
-	for (int i = 0; i < 11; i++)
+	for (int i = 0; i < 12; i++)
 		fmt_buf_free(&b[i]);
+	fmt_timing_free(&tm);
 	fmt_typesizes_free(&ts);
 	fmt_buf_free(&bytes);
 	fmt_buf_free(&cbytes);
@@ -746,6 +798,8 @@ void output_write(void)
 	 * job's is the longest; then the time from when every rank is in,
 	 * the merge's, not the wait for the last rank to finish its work */
 	PMPI_Reduce(&run_ns, &j.run_ns, 1, MPI_UINT64_T, MPI_MAX, 0, t.comm);
+	timing_align(t.comm, t.rank, t.size, &j.skew, j.clock_how,
+		     sizeof(j.clock_how));
 	start = PMPI_Wtime();
 	ok = local_tables(&cst, &g, &st) == 0 && R;
 	relative_phase(&t, R, ok ? &cst : NULL);
@@ -764,6 +818,8 @@ void output_write(void)
 	hmap_free(&j.comm_id);
 	free(j.comms.c); /* the members belong to the merge */
 	free(j.topos.t);
+	free(j.skew);
+	timing_free();
 	relative_free(R);
 	free(cst.sig);
 	free(st.st);

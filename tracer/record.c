@@ -156,6 +156,7 @@ int rec_end(struct rec *r, int ret)
 				rt.sig[sig].pool = lv->pool;
 			record_stat(&rt.sig[sig].st, r->t1 > r->t0
 				    ? rt_clock_ns(r->t1 - r->t0) : 0);
+			timing_call(sig, r->t0, r->t1);
 			rt.ncalls++;
 		}
 	}
@@ -427,6 +428,8 @@ int record_start(void)
 	if (!rt.g)
 		return -1;
 	rt.expect = UINT32_MAX;
+	if (rt.timing && timing_start() < 0)
+		rt_warn("out of memory at MPI_Init: no per-call times");
 	rt.state = RT_ON;
 	return 0;
 }

@@ -173,12 +173,57 @@ static int setting_bool(const char *name, int def)
 	return def;
 }
 
+/* RONDO_TIMING, RONDO_TIME_BASE and RONDO_TIMING_LIMIT. */
+static void timing_settings(void)
+{
+	const char *mode = getenv("RONDO_TIMING");
+	const char *base = getenv("RONDO_TIME_BASE");
+	const char *limit = getenv("RONDO_TIMING_LIMIT");
+	char *end;
+
+	rt.time_base = RT_TIME_BASE_DEFAULT;
+	rt.timing_limit = RT_TIMING_LIMIT_DEFAULT;
+	if (mode && !strcmp(mode, "percall"))
+		rt.timing = 1;
+	else if (mode && *mode && strcmp(mode, "aggregated"))
+		rt_warn("RONDO_TIMING='%s' is not 'aggregated' or 'percall'; "
+			"using aggregated", mode);
+	if (base) {
+		double b = strtod(base, &end);
+
+		if (*base && !*end && b >= FMT_TBASE_MIN && b <= FMT_TBASE_MAX)
+			rt.time_base = b;
+		else
+			rt_warn("RONDO_TIME_BASE='%s' is not a number from %g "
+				"to %g; using %g", base, FMT_TBASE_MIN,
+				FMT_TBASE_MAX, RT_TIME_BASE_DEFAULT);
+	}
+	if (limit) {
+		unsigned long long v = strtoull(limit, &end, 10);
+		int shift = *end == 'K' || *end == 'k'	 ? 10
+			    : *end == 'M' || *end == 'm' ? 20
+			    : *end == 'G' || *end == 'g' ? 30
+							 : 0;
+
+		if (shift)
+			end++;
+		if (*limit >= '0' && *limit <= '9' && !*end &&
+		    v < (1ull << (63 - shift)))
+			rt.timing_limit = (size_t)(v << shift);
+		else
+			rt_warn("RONDO_TIMING_LIMIT='%s' is not a size (bytes, "
+				"or with K, M or G); using %zuM", limit,
+				RT_TIMING_LIMIT_DEFAULT >> 20);
+	}
+}
+
 void rt_settings(void)
 {
 	const char *out = getenv("RONDO_OUT");
 	const char *verbose = getenv("RONDO_VERBOSE");
 	char *end;
 
+	timing_settings();
 	rt.disabled = setting_bool("RONDO_DISABLE", 0);
 	rt.track_pointers = setting_bool("RONDO_TRACK_POINTERS", 1);
 	rt.memo = setting_bool("RONDO_MEMO", 1);

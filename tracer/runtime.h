@@ -113,6 +113,17 @@ struct rt {
 #if MPI_VERSION >= 4
 	MPI_Session session;   /* sessions: the tracer's own */
 #endif
+	/* per-call timing (timing.c) */
+	int timing;          /* RONDO_TIMING: 1 per call */
+	double time_base;    /* RONDO_TIME_BASE */
+	size_t timing_limit; /* RONDO_TIMING_LIMIT, bytes */
+	int tstate;          /* enum rt_timing */
+	struct fmt_tscale tscale;
+	struct fmt_tenc tenc;
+	struct grammar *gd, *gi; /* durations, intervals */
+	uint64_t ntimed;
+	uint64_t origin_tick; /* rt_clock() when the times start */
+	uint64_t origin_ns;   /* and rt_now() */
 	pthread_mutex_t lock;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
 	char start[32];     /* ISO 8601 time of MPI_Init */
@@ -315,6 +326,33 @@ void alloc_settle(void);
 /* Stops tracking for good: the allocation functions only forward from now
  * on (tracing ended, is disabled, or records no pointers). */
 void alloc_stop(void);
+
+/* ---- timing.c ------------------------------------------------------------ */
+enum rt_timing {
+	RT_TIMING_OFF,   /* statistics only */
+	RT_TIMING_ON,    /* per call */
+	RT_TIMING_LIMIT, /* per call up to the limit, then statistics */
+	RT_TIMING_LOST,  /* out of memory: no per-call time kept */
+};
+#define RT_TIME_BASE_DEFAULT 1.1
+#define RT_TIMING_LIMIT_DEFAULT ((size_t)256 << 20)
+/* The scale, grammars and origin: 0, or -1 when out of memory. */
+int timing_start(void);
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t t1);
+/* A recorded call of signature sig, from clock reading t0 to t1. */
+static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t t1)
+{
+	if (__builtin_expect(rt.tstate == RT_TIMING_ON, 0))
+		timing_call_slow(sig, t0, t1);
+}
+/* The rank's two grammars (empty when it kept no time): 0, or -1. */
+int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);
+/* Collective over comm: on rank 0, *skew (size entries, or NULL) is each
+ * rank's clock minus rank 0's, and `how` says how it was found; nothing
+ * when no rank keeps per-call times. */
+int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew,
+		 char *how, size_t howlen);
+void timing_free(void);
 
 /* ---- output.c ------------------------------------------------------------ */
 /* Gathers every rank's tables and grammar on rank 0, which writes the

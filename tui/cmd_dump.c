@@ -21,6 +21,11 @@ static void dump_usage(FILE *f)
 		   "  -f, --function NAME only calls of this function\n"
 		   "                      (MPI_Send, or Send)\n"
 		   "  -n, --limit N       at most N calls in all\n"
+		   "  -t, --times         each call's start and end, in seconds\n"
+		   "                      since the job's time origin, after the\n"
+		   "                      index (traces made with per-call\n"
+		   "                      timing; the header states the error\n"
+		   "                      bound); \"-\" for a call without times\n"
 		   "  -g, --grammar       print the compressed form instead: the\n"
 		   "                      signature table, the rules (symbols with\n"
 		   "                      repeat counts) and the rank groups\n"
@@ -32,6 +37,7 @@ struct dump_sel {
 	uint8_t *rank;   /* ranks to print, one flag each */
 	uint8_t *sig;    /* signatures to print, NULL: all */
 	uint64_t left;   /* calls still to print */
+	int times;       /* --times */
 };
 
 /* One item of a rank list: first to last by step. */
@@ -129,10 +135,42 @@ static char *dump_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 	return *buf;
 }
 
+/* The header of --times: what the times are and how far off. */
+static void dump_times_header(const rondo_trace *t)
+{
+	const char *sync = rondo_meta_get(t, "clock_sync");
+	double b;
+
+	rondo_timing_mode(t, &b);
+	printf("# rank index start end call: start and end in seconds since "
+	       "the job's time origin (rank 0 at MPI_Init)\n"
+	       "# per-call timing, base %g: a duration d reads d' with d <= "
+	       "d' < %g*d + 1 ns; a start reads late by at most %g%% of the "
+	       "time since the previous call of the same signature (never "
+	       "early, no drift)\n", b, b, (b - 1) * 100);
+	if (sync)
+		printf("# clocks: %s\n", sync);
+}
+
+static void dump_time(const rondo_iter *it)
+{
+	int64_t s, e;
+
+	if (rondo_iter_time(it, &s, &e) < 0)
+		printf("- - ");
+	else
+		printf("%s%" PRId64 ".%09" PRId64 " %s%" PRId64 ".%09" PRId64
+		       " ", s < 0 ? "-" : "", (s < 0 ? -s : s) / 1000000000,
+		       (s < 0 ? -s : s) % 1000000000, e < 0 ? "-" : "",
+		       (e < 0 ? -e : e) / 1000000000,
+		       (e < 0 ? -e : e) % 1000000000);
+}
+
 static int dump_rank(const rondo_trace *t, uint32_t rank,
 		     struct dump_sel *sel, char **buf, size_t *size)
 {
-	rondo_iter *it = rondo_iter_create(t, rank);
+	rondo_iter *it = sel->times ? rondo_iter_create_timed(t, rank)
+				    : rondo_iter_create(t, rank);
 	uint32_t sig;
 	int rc;
 
@@ -143,9 +181,11 @@ static int dump_rank(const rondo_trace *t, uint32_t rank,
 	while (sel->left > 0 && (rc = rondo_iter_next(it, &sig)) == 1) {
 		if (sel->sig && !sel->sig[sig])
 			continue;
-		printf("%" PRIu32 " %" PRIu64 " %s\n", rank,
-		       rondo_iter_position(it) - 1,
-		       dump_sig(t, sig, rank, buf, size));
+		printf("%" PRIu32 " %" PRIu64 " ", rank,
+		       rondo_iter_position(it) - 1);
+		if (sel->times)
+			dump_time(it);
+		printf("%s\n", dump_sig(t, sig, rank, buf, size));
 		sel->left--;
 	}
 	rondo_iter_free(it);
@@ -225,6 +265,13 @@ static int dump_select(const rondo_trace *t, const char *file,
 		cli_error("--function %s: %s has no calls of it", func, file);
 		return CLI_EXIT_FAIL;
 	}
+	if (sel->times &&
+	    rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL) {
+		cli_error("--times: %s has no per-call times (trace with "
+			  "RONDO_TIMING=percall, or rondo run --timing "
+			  "percall)", file);
+		return CLI_EXIT_FAIL;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -236,10 +283,11 @@ int cmd_dump(int argc, char **argv)
 		{"function", required_argument, 0, 'f'},
 		{"limit", required_argument, 0, 'n'},
 		{"grammar", no_argument, 0, 'g'},
+		{"times", no_argument, 0, 't'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	const char *func = NULL;
-	struct dump_sel sel = {NULL, NULL, UINT64_MAX};
+	struct dump_sel sel = {NULL, NULL, UINT64_MAX, 0};
 	struct rank_run *runs = NULL;
 	int grammar = 0, c, rc, nruns = -1;
 	rondo_trace *t;
@@ -247,7 +295,7 @@ int cmd_dump(int argc, char **argv)
 	size_t size = 256;
 	char *buf;
 
-	while ((c = getopt_long(argc, argv, "r:f:n:gh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:f:n:gth", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 		case 'R':
@@ -269,6 +317,7 @@ int cmd_dump(int argc, char **argv)
 			sel.left = limit;
 			break;
 		case 'g': grammar = 1; break;
+		case 't': sel.times = 1; break;
 		case 'h': dump_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("dump ", "bad option");
 		}
@@ -288,6 +337,8 @@ int cmd_dump(int argc, char **argv)
 	if (rc == CLI_EXIT_OK && grammar) {
 		dump_grammar(t, &buf, &size);
 	} else if (rc == CLI_EXIT_OK) {
+		if (sel.times)
+			dump_times_header(t);
 		for (uint32_t r = 0; r < rondo_rank_count(t) && !rc; r++)
 			if (sel.rank[r])
 				rc = dump_rank(t, r, &sel, &buf, &size);

@@ -135,6 +135,34 @@ static void info_groups(const rondo_trace *t)
 	}
 }
 
+/* The timing mode and its error bound; ranks that fell back. */
+static void info_timing(const rondo_trace *t)
+{
+	uint32_t n = rondo_rank_count(t), short_ranks = 0, first = 0;
+	double b;
+
+	if (rondo_timing_mode(t, &b) != RONDO_TIMING_PERCALL) {
+		printf("timing       aggregated: statistics per signature, no "
+		       "per-call times\n");
+		return;
+	}
+	printf("timing       per call, base %g: durations read back up to "
+	       "%g%% long, starts up to %g%% of the time since the previous "
+	       "call of the signature late (rondo dump --times)\n", b,
+	       (b - 1) * 100, (b - 1) * 100);
+	for (uint32_t r = 0; r < n; r++)
+		if (rondo_rank_timed_calls(t, r) < rondo_rank_calls(t, r) &&
+		    !short_ranks++)
+			first = r;
+	if (short_ranks)
+		printf("             %" PRIu32 " rank%s kept per-call times for "
+		       "part of the run only (timing limit reached), e.g. "
+		       "rank %" PRIu32 ": %" PRIu64 " of %" PRIu64 " calls\n",
+		       short_ranks, short_ranks == 1 ? "" : "s", first,
+		       rondo_rank_timed_calls(t, first),
+		       rondo_rank_calls(t, first));
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, 0, 'h'},
@@ -170,6 +198,7 @@ int cmd_info(int argc, char **argv)
 	info_group_count(t);
 	printf("comms        %" PRIu32 "\n", rondo_comm_count(t));
 	info_rank_times(t);
+	info_timing(t);
 	printf("\nmetadata:\n");
 	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
 		const char *k, *v;

@@ -33,6 +33,15 @@ static void run_usage(FILE *f)
 		"                      (RONDO_OUT)\n"
 		"      --no-pointers   record buffers without tracking addresses\n"
 		"                      (RONDO_TRACK_POINTERS=0)\n"
+		"      --timing MODE   aggregated (statistics per signature,\n"
+		"                      the default) or percall (also every\n"
+		"                      call's start and duration; RONDO_TIMING)\n"
+		"      --time-base B   percall's log scale: times read back are\n"
+		"                      off by a factor of at most B, 1.001 to 16\n"
+		"                      (RONDO_TIME_BASE, default 1.1)\n"
+		"      --timing-limit SIZE  bytes of per-call timing a rank keeps\n"
+		"                      before it falls back to statistics, with\n"
+		"                      K, M or G (RONDO_TIMING_LIMIT, 256M)\n"
 		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
 		"  -h, --help          this text\n\n"
 		"The tracer library is looked for in RONDO_TRACE_LIB, then in\n"
@@ -90,8 +99,10 @@ static int is_launcher(const char *cmd)
 
 /* The settings passed on when the caller set them; execvp takes
  * char *const[]: writable copies of the words. */
-static char vars[][24] = {"RONDO_OUT", "RONDO_DISABLE", "RONDO_VERBOSE",
-			  "RONDO_TRACK_POINTERS", "RONDO_MEMO"};
+static char vars[][24] = {"RONDO_OUT",	     "RONDO_DISABLE",
+			  "RONDO_VERBOSE",	     "RONDO_TRACK_POINTERS",
+			  "RONDO_MEMO",		     "RONDO_TIMING",
+			  "RONDO_TIME_BASE",	     "RONDO_TIMING_LIMIT"};
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
 
 /* The -x options: the preload, and the settings the caller set. */
@@ -142,11 +153,15 @@ int cmd_run(int argc, char **argv)
 		{"output", required_argument, 0, 'o'},
 		{"no-pointers", no_argument, 0, 'P'},
 		{"verbose", no_argument, 0, 'v'},
+		{"timing", required_argument, 0, 'T'},
+		{"time-base", required_argument, 0, 'B'},
+		{"timing-limit", required_argument, 0, 'L'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
-	char lib[PATH_MAX + 64], preload[PATH_MAX + 96];
+	char lib[PATH_MAX + 64], preload[PATH_MAX + 96], *end;
 	const char *old;
 	char **av;
+	double b;
 	int c;
 
 	/* '+': options stop at the command, which has options of its own */
@@ -155,6 +170,33 @@ int cmd_run(int argc, char **argv)
 		case 'o': setenv("RONDO_OUT", optarg, 1); break;
 		case 'P': setenv("RONDO_TRACK_POINTERS", "0", 1); break;
 		case 'v': setenv("RONDO_VERBOSE", "1", 1); break;
+		case 'T':
+			if (strcmp(optarg, "percall") &&
+			    strcmp(optarg, "aggregated"))
+				return cli_usage_error(
+					"run ", "--timing: '%s' is not "
+					"'aggregated' or 'percall'", optarg);
+			setenv("RONDO_TIMING", optarg, 1);
+			break;
+		case 'B':
+			b = strtod(optarg, &end);
+			if (!*optarg || *end || !(b >= 1.001 && b <= 16))
+				return cli_usage_error(
+					"run ", "--time-base: '%s' is not a "
+					"number from 1.001 to 16", optarg);
+			setenv("RONDO_TIME_BASE", optarg, 1);
+			break;
+		case 'L':
+			strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' ||
+			    (*end && (strchr("KkMmGg", *end) == NULL ||
+				      end[1])))
+				return cli_usage_error(
+					"run ", "--timing-limit: '%s' is not a "
+					"size (bytes, or with K, M or G)",
+					optarg);
+			setenv("RONDO_TIMING_LIMIT", optarg, 1);
+			break;
 		case 'h': run_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("run ", "bad option");
 		}

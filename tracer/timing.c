@@ -1,0 +1,230 @@
+/*
+ * timing.c - per-call timing (RONDO_TIMING=percall).
+ *
+ * Every recorded call gives two codes of a logarithmic scale (format.h,
+ * "per-call timing"): its duration and the interval from the
+ * reconstructed start of the previous call of the same signature, each
+ * appended to a grammar of its own.  The codes are computed as a reader
+ * will decode them (fmt_tenc_call), so the next interval is measured from
+ * the time the reader will see, and the error of one call never carries
+ * into the next.
+ *
+ * Memory is bounded: once the two grammars hold more than
+ * RONDO_TIMING_LIMIT bytes the rank stops adding to them and keeps only
+ * the statistics, which every mode keeps, for the rest of its run; its
+ * trace then has per-call times for its first calls only, and `rondo
+ * info` says from which call on it has none.
+ *
+ * Clocks: a rank's times count from its origin, taken when tracing
+ * starts.  At MPI_Finalize (timing_align) rank 0 learns how each rank's
+ * origin lies on its own clock: exactly, for a rank that shares its
+ * monotonic clock (same boot of the same machine); by the best of a few
+ * ping-pongs with rank 0 for the others.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* How often (in timed calls) the grammars' memory is looked at. */
+#define CHECK_EVERY 1024
+
+/* Ping-pongs per rank on another host; the one of shortest round trip is
+ * kept. */
+#define PINGS 8
+
+enum { TAG_PING = 7 };
+
+int timing_start(void)
+{
+	if (fmt_tscale_init(&rt.tscale, rt.time_base) < 0)
+		return -1;
+	rt.tenc.sc = &rt.tscale;
+	rt.gd = grammar_create();
+	rt.gi = grammar_create();
+	if (!rt.gd || !rt.gi) {
+		grammar_free(rt.gd);
+		grammar_free(rt.gi);
+		rt.gd = rt.gi = NULL;
+		fmt_tscale_free(&rt.tscale);
+		return -1;
+	}
+	rt.origin_tick = rt_clock();
+	rt.origin_ns = rt_now();
+	rt.tstate = RT_TIMING_ON;
+	return 0;
+}
+
+/* The end of per-call times on this rank: the statistics go on. */
+static void timing_stop(int why)
+{
+	rt.tstate = why;
+	if (rt.verbose)
+		fprintf(stderr, "rondo: rank %d: per-call times %s after %llu "
+				"calls; statistics only from here on\n",
+			rt.rank,
+			why == RT_TIMING_LOST ? "lost (out of memory)"
+					      : "stopped at RONDO_TIMING_LIMIT",
+			(unsigned long long)rt.ntimed);
+}
+
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t t1)
+{
+	int64_t start = t0 >= rt.origin_tick
+				? (int64_t)rt_clock_ns(t0 - rt.origin_tick)
+				: -(int64_t)rt_clock_ns(rt.origin_tick - t0);
+	uint64_t dur = t1 > t0 ? rt_clock_ns(t1 - t0) : 0;
+	uint32_t dc, ic;
+
+	if (fmt_tenc_call(&rt.tenc, sig, start, dur, &dc, &ic) < 0) {
+		timing_stop(RT_TIMING_LOST);
+		return;
+	}
+	/* both or neither: a failed append leaves the engine unusable */
+	if (grammar_append(rt.gd, dc, 1) < 0 ||
+	    grammar_append(rt.gi, ic, 1) < 0) {
+		timing_stop(RT_TIMING_LOST);
+		return;
+	}
+	rt.ntimed++;
+	if (rt.ntimed % CHECK_EVERY == 0 &&
+	    grammar_memory(rt.gd) + grammar_memory(rt.gi) +
+			    rt.tenc.cap * sizeof(int64_t) >
+		    rt.timing_limit)
+		timing_stop(RT_TIMING_LIMIT);
+}
+
+int timing_export(struct fmt_grammar *d, struct fmt_grammar *i)
+{
+	memset(d, 0, sizeof(*d));
+	memset(i, 0, sizeof(*i));
+	if (rt.tstate == RT_TIMING_LOST || !rt.gd)
+		return 0; /* empty: no call has times */
+	if (grammar_flush(rt.gd) < 0 || grammar_flush(rt.gi) < 0 ||
+	    grammar_export(rt.gd, d) < 0 || grammar_export(rt.gi, i) < 0) {
+		fmt_grammar_free(d);
+		fmt_grammar_free(i);
+		return -1;
+	}
+	return 0;
+}
+
+/* A number for this boot of this machine: processes with the same one
+ * read the same monotonic clock. */
+static uint64_t boot_hash(void)
+{
+	char buf[128] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		gethostname(buf, sizeof(buf) - 1);
+	if (f)
+		fclose(f);
+	for (const char *p = buf; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+/* Rank 0's side of the ping-pongs with rank r: r's clock minus ours. */
+static int64_t ping(MPI_Comm comm, int r, uint64_t *rtt)
+{
+	int64_t best = 0;
+
+	*rtt = UINT64_MAX;
+	for (int k = 0; k < PINGS; k++) {
+		uint64_t a, b, theirs = 0;
+
+		a = rt_now();
+		PMPI_Send(&a, 1, MPI_UINT64_T, r, TAG_PING, comm);
+		PMPI_Recv(&theirs, 1, MPI_UINT64_T, r, TAG_PING, comm,
+			  MPI_STATUS_IGNORE);
+		b = rt_now();
+		if (b - a < *rtt) {
+			*rtt = b - a;
+			best = (int64_t)(theirs - (a + (b - a) / 2));
+		}
+	}
+	return best;
+}
+
+static void pong(MPI_Comm comm)
+{
+	for (int k = 0; k < PINGS; k++) {
+		uint64_t v;
+
+		PMPI_Recv(&v, 1, MPI_UINT64_T, 0, TAG_PING, comm,
+			  MPI_STATUS_IGNORE);
+		v = rt_now();
+		PMPI_Send(&v, 1, MPI_UINT64_T, 0, TAG_PING, comm);
+	}
+}
+
+int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew,
+		 char *how, size_t howlen)
+{
+	int mine = rt.tstate != RT_TIMING_OFF, any = 0, far, ok, *all = NULL;
+	uint64_t boot = boot_hash(), boot0 = boot, worst = 0;
+	int nfar = 0;
+
+	*skew = NULL;
+	if (PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) !=
+		    MPI_SUCCESS ||
+	    !any)
+		return 0;
+	PMPI_Bcast(&boot0, 1, MPI_UINT64_T, 0, comm);
+	far = boot != boot0;
+	if (rank == 0) {
+		all = malloc(sizeof(*all) * (size_t)size);
+		*skew = calloc((size_t)size, sizeof(**skew));
+	}
+	/* without memory rank 0 aligns nobody, and says so first */
+	ok = rank != 0 || (all && *skew);
+	PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+	if (ok)
+		PMPI_Gather(&far, 1, MPI_INT, all, 1, MPI_INT, 0, comm);
+	if (rank != 0) {
+		if (far && ok)
+			pong(comm);
+		return 0;
+	}
+	if (!ok) {
+		free(all);
+		free(*skew);
+		*skew = NULL;
+		snprintf(how, howlen, "not aligned (out of memory)");
+		return 0;
+	}
+	for (int r = 1; r < size; r++) {
+		uint64_t rtt;
+		int64_t s;
+
+		if (!all[r])
+			continue;
+		s = ping(comm, r, &rtt);
+		(*skew)[r] = s;
+		nfar++;
+		if (rtt > worst)
+			worst = rtt;
+	}
+	free(all);
+	if (!nfar)
+		snprintf(how, howlen, "one machine: every rank reads the same "
+				      "monotonic clock");
+	else
+		snprintf(how, howlen, "%d of %d ranks on other machines, "
+			 "aligned by ping-pong at MPI_Finalize (round trip at "
+			 "most %.1f us)", nfar, size, (double)worst / 1e3);
+	return 0;
+}
+
+void timing_free(void)
+{
+	grammar_free(rt.gd);
+	grammar_free(rt.gi);
+	rt.gd = rt.gi = NULL;
+	fmt_tenc_free(&rt.tenc);
+	fmt_tscale_free(&rt.tscale);
+}

@@ -2307,7 +2307,8 @@ int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
 	*icode = fmt_tcode_ival(e->sc, start - ref);
 	*dcode = fmt_tcode_dur(e->sc, dur);
 	/* the next intervals count from what a reader will see */
-	e->last = e->prev[sig] = ref + fmt_tvalue_ival(e->sc, *icode);
+	e->prev[sig] = ref + fmt_tvalue_ival(e->sc, *icode);
+	e->last = e->prev[sig] + (int64_t)fmt_tvalue_dur(e->sc, *dcode);
 	return 0;
 }
 

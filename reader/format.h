@@ -470,9 +470,10 @@ void fmt_typesizes_free(struct fmt_typesizes *t);
  * magnitude rounded down is at most x.  So the time read back is never
  * earlier than the true one, and later by less than (b - 1) * |interval|
  * + 1 ns.  The reference of a call's interval is the reconstructed start
- * of the rank's previous call with the same signature, or of the rank's
- * previous call for a signature's first call, or 0 for the rank's first
- * call: measured from reconstructed times, errors never add up. */
+ * of the rank's previous call with the same signature; for a signature's
+ * first call, the reconstructed end of the rank's previous call; for the
+ * rank's first call, 0: measured from reconstructed times, errors never
+ * add up. */
 #define FMT_TBASE_MIN 1.001
 #define FMT_TBASE_MAX 16.0
 
@@ -505,9 +506,9 @@ static inline uint32_t fmt_tcode_limit(const struct fmt_tscale *s)
  * took `dur`.  Returns 0, or -1 when out of memory (nothing changed). */
 struct fmt_tenc {
 	const struct fmt_tscale *sc;
-	int64_t *prev; /* per signature, INT64_MIN: none yet */
+	int64_t *prev; /* per signature: its last start, INT64_MIN none */
 	size_t cap;
-	int64_t last;
+	int64_t last; /* the end of the rank's last call */
 };
 
 int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,

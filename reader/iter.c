@@ -157,7 +157,7 @@ struct rondo_iter {
 	struct walk wd, wi;
 	uint64_t ntimed;
 	int64_t *prev; /* per signature: its last start, INT64_MIN none yet */
-	int64_t last;  /* the rank's last start */
+	int64_t last;  /* the rank's last end */
 	int64_t offset, start, end;
 };
 
@@ -226,7 +226,7 @@ void rondo_iter_free(rondo_iter *it)
 
 /* The times of call `sig`, the next of a timed iterator (FORMAT.md,
  * "timing"): its interval counts from the signature's last start, else
- * from the rank's. */
+ * from the end of the rank's last call. */
 static void iter_times(rondo_iter *it, uint32_t sig)
 {
 	const struct fmt_tscale *sc = &it->t->tscale;
@@ -239,9 +239,10 @@ static void iter_times(rondo_iter *it, uint32_t sig)
 	walk_next(&it->wd, &dc); /* as long as ntimed (checked at open) */
 	walk_next(&it->wi, &ic);
 	ref = it->prev[sig] != INT64_MIN ? it->prev[sig] : it->last;
-	it->last = it->prev[sig] = ref + fmt_tvalue_ival(sc, ic);
-	it->start = it->last + it->offset;
-	it->end = it->start + (int64_t)fmt_tvalue_dur(sc, dc);
+	it->prev[sig] = ref + fmt_tvalue_ival(sc, ic);
+	it->last = it->prev[sig] + (int64_t)fmt_tvalue_dur(sc, dc);
+	it->start = it->prev[sig] + it->offset;
+	it->end = it->last + it->offset;
 	it->have = 1;
 }
 

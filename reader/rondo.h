@@ -496,15 +496,17 @@ RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 /* With RONDO_TIMING=percall the tracer keeps every call's duration and    */
 /* start, each as a code on a logarithmic scale of base b (1.001 <= b <=   */
 /* 16), compressed with grammars of their own.  What is read back is never */
-/* below the truth and off by at most a factor b:                          */
+/* early, and late by at most b - 1 of the span it was measured over:       */
 /*  - a duration d reads d' with d <= d' < b*d + 1 ns;                      */
-/*  - a start time s reads s' with s <= s' < s + (b-1)*i + 1 ns, where i is */
-/*    the time from the previous call of the same signature (for a         */
-/*    signature's first call, from the rank's previous call) to s; so      */
-/*    s' - s < (b-1)*s, and errors do not add up over a run.               */
+/*  - a start s reads s' with s <= s' < s + (b-1)*|s - r| + 1 ns, where r   */
+/*    is the reference the tracer measured s from, as read back: the start */
+/*    of the previous call of the same signature (in a loop, one iteration */
+/*    before), or for a signature's first call the end of the rank's      */
+/*    previous call.  References are read-back times, so errors never add */
+/*    up over a run: the last call of a long run is as close as the first. */
 /* Times are nanoseconds since the job's time origin: rank 0 at the end of  */
-/* MPI_Init; other ranks' clocks are aligned to rank 0's there (meta key    */
-/* "clock_sync" says how).                                                   */
+/* MPI_Init; other ranks' clocks are aligned to rank 0's at MPI_Finalize    */
+/* (meta key "clock_sync" says how).                                         */
 
 #define RONDO_TIMING_AGGREGATED 0 /* statistics only (the default) */
 #define RONDO_TIMING_PERCALL 1    /* statistics and per-call times */

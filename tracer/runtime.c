@@ -113,7 +113,23 @@ uint64_t rt_clock_slow(void)
 		clock_choose();
 	return rt_clock_tsc ? __rdtsc() : rt_now();
 }
+
+void rt_clock_pair(uint64_t *ns, uint64_t *tick)
+{
+	if (rt_clock_tsc < 0)
+		clock_choose();
+	if (rt_clock_tsc > 0)
+		clock_pair(ns, tick);
+	else
+		*ns = *tick = rt_now();
+}
 #else
+void rt_clock_pair(uint64_t *ns, uint64_t *tick)
+{
+	rt_clock_tsc = 0;
+	*ns = *tick = rt_now();
+}
+
 uint64_t rt_clock_slow(void)
 {
 	rt_clock_tsc = 0;

@@ -124,6 +124,8 @@ struct rt {
 	uint64_t ntimed;
 	uint64_t origin_tick; /* rt_clock() when the times start */
 	uint64_t origin_ns;   /* and rt_now() */
+	uint64_t anchor_tick, anchor_ns; /* the latest such pair */
+	double tick_ns;       /* ns per tick, from origin to anchor */
 	pthread_mutex_t lock;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
 	char start[32];     /* ISO 8601 time of MPI_Init */
@@ -163,6 +165,8 @@ static inline uint64_t rt_clock(void)
 	return rt_clock_slow();
 }
 uint64_t rt_clock_ns(uint64_t d);
+/* rt_now() and rt_clock() read together, as closely as can be. */
+void rt_clock_pair(uint64_t *ns, uint64_t *tick);
 
 /* Warns once per key on rank 0 (or any rank before the rank is known). */
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

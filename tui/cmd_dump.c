@@ -145,9 +145,10 @@ static void dump_times_header(const rondo_trace *t)
 	printf("# rank index start end call: start and end in seconds since "
 	       "the job's time origin (rank 0 at MPI_Init)\n"
 	       "# per-call timing, base %g: a duration d reads d' with d <= "
-	       "d' < %g*d + 1 ns; a start reads late by at most %g%% of the "
-	       "time since the previous call of the same signature (never "
-	       "early, no drift)\n", b, b, (b - 1) * 100);
+	       "d' < %g*d + 1 ns; a start is never early, and late by less "
+	       "than %g%% of the time from its reference (the previous start "
+	       "of the same signature, or for its first call the previous "
+	       "call's end, as read back): no drift\n", b, b, (b - 1) * 100);
 	if (sync)
 		printf("# clocks: %s\n", sync);
 }

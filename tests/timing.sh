@@ -1,0 +1,130 @@
+#!/bin/sh
+# timing.sh - per-call timing (RONDO_TIMING=percall) traced for real.
+#  - tests/mpi/sleepy: 10^4 calls of four signatures with known gaps, the
+#    program's own clock read before each.  For b = 1.01, 1.1 and 1.5,
+#    every start `rondo dump --times` gives is within the stated bound of
+#    the program's time (late by less than (b-1) times the span from its
+#    reference, read back), and the error at the end of the run is no
+#    larger than at its start: no drift.  The durations read back add up,
+#    per function over all ranks, to between the statistics' exact total
+#    and b times it.
+#  - RONDO_TIMING_LIMIT reached: the rank keeps times for its first calls
+#    only, says so (rondo info), and loses no call or statistic.
+#  - The default (aggregated) trace has no per-call times: dump --times
+#    and rondo run's bad values fail with one message.
+set -u
+. "$(dirname "$0")/lib.sh"
+test_setup
+sleepy="$top_builddir/tests/mpi/sleepy"
+[ -x "$sleepy" ] || { echo "SKIP: the tracer is not built"; exit 77; }
+mpi_setup
+cd "$tmp" || exit 1
+
+# traced NAME NP ARGS...: sleepy under the tracer with per-call timing.
+traced() {
+	name=$1 np=$2; shift 2
+	RONDO_EXPECT="$tmp/$name" timeout 300 "$rondo" run -o "$name.rondo" \
+		"$@" -- mpirun -np "$np" -x RONDO_EXPECT \
+		${san:+-x ASAN_OPTIONS} "$sleepy" ${args:-} >"$name.out" 2>&1 ||
+		{ fail "$name: exit status $?: $(tail -5 "$name.out")"; return 1; }
+}
+
+# The bound, call by call.  The program's clock and the trace's differ by
+# a constant (the trace counts from rank 0's origin): c, the smallest
+# difference, since a start read back is never early and the program
+# reads its clock just before the call.  A call whose rank was descheduled
+# between the program's read and the tracer's is late by that delay: at
+# most 1 in 200 may miss the bound by more than 20 us of slack.
+for b in 1.01 1.1 1.5; do
+	args=10000 traced "b$b" 2 --timing percall --time-base "$b" || continue
+	expect_exit 0 "$rondo" dump --times --rank 0 "b$b.rondo"
+	grep -q "^# per-call timing, base $b:" "$tmp/out" ||
+		fail "b=$b: dump --times does not state the bound: $(head -3 "$tmp/out")"
+	grep -v '^#' "$tmp/out" >"b$b.times"
+	awk -v b="$b" '
+	FILENAME ~ /starts$/ { p[$1] = $2; next }
+	{
+		k = $2; s[k] = $3; e[k] = $4
+		sig = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* /, "", sig)
+		# the reference: the same signature before, else the end of
+		# the previous call
+		ref[k] = (sig in last) ? last[sig] : e[k - 1]
+		last[sig] = $3
+		if (!(k in p)) next
+		if (c == "" || $3 - p[k] < c) c = $3 - p[k]
+	}
+	END {
+		for (k in p) {
+			n++
+			err = s[k] - (p[k] + c)
+			span = p[k] + c - ref[k]
+			lim = (b - 1) * (span < 0 ? -span : span) + 20e-6
+			if (err > lim) { miss++; if (miss <= 3) print "call " k ": " err * 1e6 " us late, bound " lim * 1e6 }
+			if (k < 1003) { e0 += err; n0++ }
+			if (k >= n - 997) { e1 += err; n1++ }
+			if (err > worst) worst = err
+		}
+		printf "b=%s: %d calls, mean error %.2f us over the first 1000, %.2f us over the last 1000, worst %.1f us, %d over the bound\n", b, n, e0 / n0 * 1e6, e1 / n1 * 1e6, worst * 1e6, miss
+		if (n != 10000) { print "want 10000 calls"; exit 1 }
+		if (miss > n / 200) exit 1
+		# no drift: the last calls are as close as the first
+		if (e1 / n1 > e0 / n0 + 20e-6) { print "drift"; exit 1 }
+	}' "b$b.starts" "b$b.times" >"b$b.check" ||
+		fail "b=$b: $(cat "b$b.check")"
+	cat "b$b.check"
+	# durations: d <= d' < b d + 1 ns, so per function the sum over all
+	# ranks lies between the exact total and b times it
+	"$rondo" dump --times "b$b.rondo" | grep -v '^#' >"b$b.all"
+	"$rondo" stats --csv - "b$b.rondo" >"b$b.stats"
+	awk -F, -v b="$b" '
+	FILENAME ~ /stats$/ { if (FNR > 1) { tot[$1] = $4; calls[$1] = $3 } next }
+	{ f = $5; sub(/\(.*/, "", f); sum[f] += ($4 - $3) * 1e9; n[f]++ }
+	END {
+		for (f in tot) {
+			if (n[f] != calls[f]) { print f ": " n[f] " calls, stats " calls[f]; bad++ }
+			# the dump prints ns exactly; 1 ns per call of rounding
+			if (sum[f] < tot[f] - n[f] || sum[f] > b * tot[f] + 2 * n[f]) {
+				print f ": durations add up to " sum[f] " ns, statistics " tot[f]; bad++
+			}
+		}
+		exit bad > 0
+	}' "b$b.stats" FS=' ' "b$b.all" >"b$b.dur" || fail "b=$b durations: $(head -5 "b$b.dur")"
+done
+
+# ---- the limit: per-call times for the first calls only -----------------
+args="20000 noisy" traced limit 2 --timing percall --timing-limit 64K &&
+{
+	expect_exit 0 "$rondo" info limit.rondo
+	grep -Eq '^ +[12] ranks? kept per-call times for part of the run only' "$tmp/out" ||
+		fail "limit: rondo info does not say a rank fell back: $(grep -A1 '^timing' "$tmp/out")"
+	grep -q '^calls  *40008$' "$tmp/out" || fail "limit: calls lost: $(grep '^calls' "$tmp/out")"
+	expect_exit 0 "$rondo" dump --times --rank 0 limit.rondo
+	timed=$(grep -v '^#' "$tmp/out" | grep -vc '^0 [0-9]* - - ')
+	untimed=$(grep -c '^0 [0-9]* - - ' "$tmp/out")
+	[ "$timed" -gt 1000 ] && [ "$untimed" -gt 1000 ] && [ $((timed + untimed)) -eq 20004 ] ||
+		fail "limit: $timed calls with times, $untimed without"
+	# the calls without times are the last ones
+	grep -v '^#' "$tmp/out" | awk '/ - - / { none = 1; next } none { exit 1 }' ||
+		fail "limit: a call with times after one without"
+	expect_exit 0 "$rondo" stats --csv - limit.rondo
+	grep -q '^MPI_Barrier,1,40000,' "$tmp/out" ||
+		fail "limit: statistics lost: $(grep Barrier "$tmp/out")"
+}
+
+# ---- without per-call timing, and bad values ---------------------------
+args=10 traced aggr 2 &&
+{
+	expect_exit 1 "$rondo" dump --times aggr.rondo
+	grep -q 'has no per-call times' "$tmp/err" || fail "dump --times on an aggregated trace: $(cat "$tmp/err")"
+	expect_exit 0 "$rondo" info aggr.rondo
+	grep -q '^timing  *aggregated' "$tmp/out" || fail "info: $(grep '^timing' "$tmp/out")"
+}
+expect_exit 2 "$rondo" run --timing sometimes -- true
+grep -q "is not 'aggregated' or 'percall'" "$tmp/err" || fail "run --timing: $(cat "$tmp/err")"
+expect_exit 2 "$rondo" run --time-base 1 -- true
+grep -q "not a number from 1.001 to 16" "$tmp/err" || fail "run --time-base: $(cat "$tmp/err")"
+expect_exit 2 "$rondo" run --timing-limit 12X -- true
+grep -q "is not a size" "$tmp/err" || fail "run --timing-limit: $(cat "$tmp/err")"
+
+[ "$fails" -eq 0 ] && echo "timing.sh: all passed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,437 @@
+/*
+ * test_timing.c - per-call timing: the log scale, the encoder, the
+ * section and librondo's timed iterator, on the tests' writer's traces.
+ *
+ *  - codes: every duration and interval, of either sign, over the whole
+ *    range, reads back never early and within b - 1 (+ 1 ns);
+ *  - the encoder and the reader agree: known starts and durations read
+ *    back within the documented bound, a rank that fell back has times
+ *    for its first calls only, clock offsets are added, skipping decodes;
+ *  - the merge: timing through encoded ranges of ranks (the tracer's
+ *    tree), ranks without timing and with another base;
+ *  - damaged sections: a bad base, codes past the scale, sequences of
+ *    unequal length or longer than the rank's calls, each refused with a
+ *    message naming the section.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "grammar.h"
+#include "merge.h"
+#include "testtrace.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A value spread over every order of magnitude up to 2^max. */
+static uint64_t spread(unsigned max)
+{
+	unsigned bits = (unsigned)(next() % max);
+
+	return next() & ((2ull << bits) - 1);
+}
+
+static void test_scale(double b)
+{
+	struct fmt_tscale sc;
+
+	CHECK(fmt_tscale_init(&sc, b) == 0);
+	for (int k = 0; k < 200000; k++) {
+		uint64_t d = spread(60);
+		uint32_t c = fmt_tcode_dur(&sc, d);
+		uint64_t v = fmt_tvalue_dur(&sc, c);
+		int64_t x = (int64_t)spread(60) * (next() & 1 ? 1 : -1);
+		uint32_t ic = fmt_tcode_ival(&sc, x);
+		int64_t iv = fmt_tvalue_ival(&sc, ic);
+
+		CHECKF(c < fmt_tcode_limit(&sc) && v >= d &&
+			       (double)v < b * (double)d + 1.0 + 1e-9 * (double)d,
+		       "b %g: duration %" PRIu64 " -> code %u -> %" PRIu64, b,
+		       d, c, v);
+		/* the smallest code that is not below d */
+		CHECKF(c == 0 || fmt_tvalue_dur(&sc, c - 1) < d,
+		       "b %g: %" PRIu64 " not the smallest code", b, d);
+		if (x >= 0)
+			CHECKF(iv >= x && (double)iv <
+						  b * (double)x + 1.0 + 1e-9 * (double)x,
+			       "b %g: interval %" PRId64 " -> %" PRId64, b, x, iv);
+		else
+			CHECKF(iv >= x && iv < 0 &&
+				       (double)-iv > (double)-x / b - 1.0,
+			       "b %g: interval %" PRId64 " -> %" PRId64, b, x, iv);
+	}
+	CHECK(fmt_tcode_dur(&sc, 0) == 0 && fmt_tcode_ival(&sc, 0) == 0);
+	CHECK(fmt_tvalue_dur(&sc, 1) == 1 && fmt_tvalue_ival(&sc, 1) == 1 &&
+	      fmt_tvalue_ival(&sc, 2) == -1);
+	fmt_tscale_free(&sc);
+}
+
+/* The calls of the traces below: rank r makes n calls of three
+ * signatures, sig k % 3 for call k, at known times. */
+struct known {
+	uint32_t nranks, n;
+	int64_t *start; /* [r * n + k] */
+	uint64_t *dur;
+};
+
+static struct testtrace *known_trace(struct known *kn, double b,
+				     uint32_t fell_back, int64_t offset)
+{
+	struct testtrace *tt = tt_create(kn->nranks);
+	uint32_t f = tt_func(tt, "MPI_Barrier", "comm", NULL), sig[3];
+
+	tt_timing(tt, b);
+	for (int s = 0; s < 3; s++) {
+		struct fmt_buf a = {0};
+
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, s);
+		sig[s] = tt_sig(tt, f, &a, 1);
+		fmt_buf_free(&a);
+	}
+	kn->start = malloc(sizeof(int64_t) * kn->nranks * kn->n);
+	kn->dur = malloc(sizeof(uint64_t) * kn->nranks * kn->n);
+	for (uint32_t r = 0; r < kn->nranks; r++) {
+		int64_t t = -250000000 + (int64_t)r * 1000; /* MPI_Init */
+
+		if (r == 1)
+			tt_clock_offset(tt, r, offset);
+		for (uint32_t k = 0; k < kn->n; k++) {
+			uint64_t d = k == 0 ? 250000000 : next() % 50000;
+
+			kn->start[r * kn->n + k] = t;
+			kn->dur[r * kn->n + k] = d;
+			if (r == fell_back && k >= kn->n / 2)
+				tt_call(tt, r, sig[k % 3], 1, d);
+			else
+				tt_call_at(tt, r, sig[k % 3], t, d);
+			t += (int64_t)d + (int64_t)(next() % 300000);
+		}
+	}
+	return tt;
+}
+
+static void test_roundtrip(double b)
+{
+	struct known kn = {3, 5000, NULL, NULL};
+	struct testtrace *tt = known_trace(&kn, b, 2, 777777);
+	struct fmt_buf file = {0};
+	rondo_trace *t = tt_open(tt, &file, 0);
+	double base = 0;
+
+	CHECK(rondo_timing_mode(t, &base) == RONDO_TIMING_PERCALL &&
+	      base == b);
+	CHECK(rondo_rank_clock_offset(t, 1) == 777777);
+	CHECK(rondo_rank_timed_calls(t, 0) == kn.n &&
+	      rondo_rank_timed_calls(t, 2) == kn.n / 2);
+	for (uint32_t r = 0; r < kn.nranks; r++) {
+		rondo_iter *it = rondo_iter_create_timed(t, r);
+		int64_t prev[3] = {INT64_MIN, INT64_MIN, INT64_MIN}, last = 0;
+		int64_t worst_first = 0, worst_last = 0;
+		uint32_t sig, k = 0, bad = 0;
+
+		CHECK(it != NULL);
+		CHECK(rondo_iter_time(it, NULL, NULL) == RONDO_E_STATE);
+		while (it && rondo_iter_next(it, &sig) == 1) {
+			int64_t s, e, ts = kn.start[r * kn.n + k];
+			int64_t ref = prev[k % 3] != INT64_MIN ? prev[k % 3] : last;
+			int64_t span = ts - ref < 0 ? ref - ts : ts - ref;
+			uint64_t d = kn.dur[r * kn.n + k];
+			int rc = rondo_iter_time(it, &s, &e);
+
+			if (r == 2 && k >= kn.n / 2) {
+				bad += rc != RONDO_E_MISSING;
+				k++;
+				continue;
+			}
+			/* the bound of rondo.h, on the reference read back */
+			if (rc != 0 || s < ts ||
+			    (double)(s - ts) >= (b - 1) * (double)span + 1.0 ||
+			    e - s < (int64_t)d ||
+			    (double)(e - s) >= b * (double)d + 1.0)
+				if (bad++ < 3)
+					fprintf(stderr, "rank %u call %u: read "
+						"%" PRId64 "+%" PRId64 ", was %"
+						PRId64 "+%" PRIu64 "\n", r, k,
+						s, e - s, ts, d);
+			prev[k % 3] = s;
+			last = e;
+			if (k < 1000 && s - ts > worst_first)
+				worst_first = s - ts;
+			if (k + 1000 >= kn.n && s - ts > worst_last)
+				worst_last = s - ts;
+			k++;
+		}
+		CHECKF(bad == 0, "b %g rank %u: %u calls off", b, r, bad);
+		CHECK(k == kn.n);
+		/* no drift: the end of the run no worse than any interval
+		 * allows (a signature every third call: at most 3 x 350 us) */
+		if (r != 2)
+			CHECKF(worst_last <= (int64_t)((b - 1) * 1050000) + 1,
+			       "b %g rank %u: %" PRId64 " ns late at the end", b,
+			       r, worst_last);
+		rondo_iter_free(it);
+	}
+	/* skipping decodes the calls it passes over */
+	{
+		rondo_iter *a = rondo_iter_create_timed(t, 1);
+		rondo_iter *c = rondo_iter_create_timed(t, 1);
+		int64_t s1, s2;
+		uint32_t sig;
+
+		for (int k = 0; k < 1234; k++)
+			rondo_iter_next(a, &sig);
+		CHECK(rondo_iter_skip(c, 1233) == 0 &&
+		      rondo_iter_next(c, &sig) == 1);
+		CHECK(rondo_iter_time(a, &s1, NULL) == 0 &&
+		      rondo_iter_time(c, &s2, NULL) == 0 && s1 == s2);
+		CHECK(rondo_iter_skip(c, 10 * kn.n) == RONDO_E_RANGE);
+		rondo_iter_free(a);
+		rondo_iter_free(c);
+	}
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+	tt_free(tt);
+	free(kn.start);
+	free(kn.dur);
+}
+
+/* A trace without the section: no timed iterator. */
+static void test_aggregated(void)
+{
+	struct testtrace *tt = tt_demo(4, 3);
+	struct fmt_buf file = {0};
+	rondo_trace *t = tt_open(tt, &file, 0);
+	double b = 1;
+
+	CHECK(rondo_timing_mode(t, &b) == RONDO_TIMING_AGGREGATED && b == 0);
+	CHECK(rondo_iter_create_timed(t, 0) == NULL);
+	CHECK(rondo_rank_timed_calls(t, 0) == 0);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+	tt_free(tt);
+}
+
+/* A rank's grammars over codes: n calls, code k % m + 1 each. */
+static void codes(struct fmt_grammar *g, uint32_t n, uint32_t m)
+{
+	struct grammar *e = grammar_create();
+
+	for (uint32_t k = 0; k < n; k++)
+		grammar_append(e, k % m + 1, 1);
+	CHECK(grammar_export(e, g) == 0);
+	grammar_free(e);
+}
+
+/* The expansion of rule r of a small grammar into out[*n..max). */
+static void expand(const struct fmt_grammar *g, uint32_t r, uint32_t *out,
+		   uint32_t *n, uint32_t max)
+{
+	for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++)
+		for (uint64_t c = 0; c < g->body[k].count; c++)
+			if (RONDO_SYM_IS_RULE(g->body[k].sym))
+				expand(g, RONDO_SYM_ID(g->body[k].sym), out, n,
+				       max);
+			else if (*n < max)
+				out[(*n)++] = g->body[k].sym;
+}
+
+/* The tracer's tree: ranks 0-1 in one merge, 2-3 in another (rank 3
+ * without timing), 4 with another base; then merged as the tracer does. */
+static void test_merge_tree(void)
+{
+	struct merge *m[3] = {merge_create(), merge_create(), merge_create()};
+	struct fmt_grammar call, d, i;
+	struct fmt_timing tm;
+	struct fmt_buf b = {0};
+	uint32_t sizes[3] = {2, 2, 1};
+
+	static struct fmt_sig sig[2] = {{1, 0, 0, NULL}, {2, 0, 0, NULL}};
+	struct fmt_cst cst = {2, sig, NULL};
+	struct fmt_stats st = {0, NULL};
+
+	codes(&call, 10, 1);
+	codes(&d, 10, 3);
+	codes(&i, 10, 4);
+	for (int k = 0; k < 3; k++) {
+		CHECK(merge_set_timing(m[k], k == 2 ? 1.5 : 1.1) == 0);
+		for (uint32_t r = 0; r < sizes[k]; r++) {
+			CHECK(merge_add_rank(m[k], &cst, &call, &st) == 0);
+			if (!(k == 1 && r == 1))
+				CHECK(merge_add_timing(m[k], &d, &i,
+						       100 + 2 * k + r) == 0);
+		}
+	}
+	CHECK(merge_set_timing(m[0], 1.2) == RONDO_E_STATE);
+	for (int k = 1; k < 3; k++) {
+		b.len = 0;
+		CHECK(merge_encode(m[k], &b) == 0);
+		CHECK(merge_add_encoded(m[0], b.data, b.len, sizes[k], 8, 5) ==
+		      0);
+	}
+	CHECK(merge_ranks(m[0]) == 5 && merge_failed(m[0]) == 0);
+	CHECK(merge_timing(m[0], &tm) == 0);
+	CHECK(tm.nranks == 5 && tm.base == 1.1 && tm.map.nranks == 10);
+	CHECK(tm.offset[0] == 100 && tm.offset[1] == 101 &&
+	      tm.offset[2] == 102 && tm.offset[3] == 0 && tm.offset[4] == 0);
+	/* the section as a reader checks it, and each rank's lengths */
+	{
+		struct fmt_buf s = {0};
+		struct fmt_timing back;
+		struct fmt_err e;
+		uint32_t root[10] = {0};
+		struct fmt_grammar *map = &back.map.map;
+
+		fmt_timing_encode(&s, &tm);
+		CHECK(fmt_timing_decode(&back, s.data, s.len, 5, &e) == 0);
+		uint32_t n = 0;
+
+		expand(map, map->nrules - 1, root, &n, 10);
+		CHECK(n == 10);
+		for (uint32_t r = 0; r < 5; r++) {
+			uint64_t want = r == 3 || r == 4 ? 0 : 10;
+
+			CHECKF(back.len[root[2 * r]] == want &&
+				       back.len[root[2 * r + 1]] == want,
+			       "rank %u: %" PRIu64 " and %" PRIu64 " codes", r,
+			       back.len[root[2 * r]], back.len[root[2 * r + 1]]);
+		}
+		CHECK(fmt_timing_decode(&back, s.data, s.len, 4, &e) ==
+		      RONDO_E_CORRUPT);
+		fmt_buf_free(&s);
+	}
+	fmt_timing_free(&tm);
+	fmt_buf_free(&b);
+	fmt_grammar_free(&call);
+	fmt_grammar_free(&d);
+	fmt_grammar_free(&i);
+	for (int k = 0; k < 3; k++)
+		merge_free(m[k]);
+}
+
+/* Opens a known trace whose timing section is `patch`: the error. */
+static int open_patched(const struct fmt_buf *patch, char *why, size_t n)
+{
+	struct known kn = {2, 40, NULL, NULL};
+	struct testtrace *tt = known_trace(&kn, 1.1, UINT32_MAX, 0);
+	struct tt_patch p = {FMT_SEC_TIMING, patch};
+	struct fmt_writer w;
+	struct fmt_buf file = {0};
+	rondo_trace *t = rondo_trace_create();
+	int rc;
+
+	fmt_writer_init(&w);
+	CHECK(tt_finish_patched(tt, &w, 0, &p, 1) == 0 &&
+	      fmt_writer_finish(&w, &file) == 0);
+	rc = rondo_trace_open_memory(t, file.data, file.len, "t.rondo");
+	snprintf(why, n, "%s", rondo_trace_error(t));
+	rondo_trace_free(t);
+	fmt_writer_free(&w);
+	fmt_buf_free(&file);
+	tt_free(tt);
+	free(kn.start);
+	free(kn.dur);
+	return rc;
+}
+
+/* A section of nranks ranks, base b, each rank's codes as given. */
+static void section(struct fmt_buf *s, double b, uint32_t nranks,
+		    const uint32_t *nd, const uint32_t *ni, uint32_t code)
+{
+	struct merge *m = merge_create();
+	struct fmt_grammar call, d, i;
+	struct fmt_timing tm;
+
+	codes(&call, 40, 2);
+	CHECK(merge_set_timing(m, b) == 0);
+	for (uint32_t r = 0; r < nranks; r++) {
+		CHECK(merge_add_grammar(m, &call) == 0);
+		codes(&d, nd[r], code);
+		codes(&i, ni[r], 2);
+		CHECK(merge_add_timing(m, &d, &i, 0) == 0);
+		fmt_grammar_free(&d);
+		fmt_grammar_free(&i);
+	}
+	CHECK(merge_timing(m, &tm) == 0);
+	fmt_timing_encode(s, &tm);
+	fmt_timing_free(&tm);
+	fmt_grammar_free(&call);
+	merge_free(m);
+}
+
+static void test_damaged(void)
+{
+	uint32_t ok[2] = {40, 40}, unequal[2] = {40, 39}, longer[2] = {40, 41};
+	struct fmt_buf s = {0};
+	char why[512];
+
+	section(&s, 1.1, 2, ok, ok, 2);
+	CHECK(open_patched(&s, why, sizeof(why)) == 0);
+	fmt_buf_free(&s);
+	/* the base, written as 1.0005 */
+	section(&s, 1.1, 2, ok, ok, 2);
+	{
+		double v = 1.0005;
+
+		memcpy(s.data + 1, &v, 8);
+	}
+	CHECK(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+	      strstr(why, "section 'timing'") && strstr(why, "base"));
+	fmt_buf_free(&s);
+	section(&s, 1.1, 2, unequal, ok, 2);
+	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+		       strstr(why, "rank 1 has 39 durations and 40 intervals"),
+	       "%s", why);
+	fmt_buf_free(&s);
+	section(&s, 1.1, 2, longer, longer, 2);
+	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+		       strstr(why, "for 40 calls"), "%s", why);
+	fmt_buf_free(&s);
+	/* codes past the scale of base 16 (J is 17) */
+	section(&s, 16, 2, ok, ok, 40);
+	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+		       strstr(why, "timing") != NULL, "%s", why);
+	fmt_buf_free(&s);
+	/* one rank for a job of two */
+	section(&s, 1.1, 1, ok, ok, 2);
+	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+		       strstr(why, "1 ranks, the job had 2"), "%s", why);
+	fmt_buf_free(&s);
+	/* every truncation */
+	section(&s, 1.1, 2, ok, ok, 2);
+	for (size_t n = 0; n < s.len; n++) {
+		struct fmt_buf cut = {0};
+		int rc;
+
+		fmt_put_bytes(&cut, s.data, n);
+		rc = open_patched(&cut, why, sizeof(why));
+		CHECKF(rc == RONDO_E_TRUNCATED || rc == RONDO_E_CORRUPT,
+		       "cut at %zu of %zu: %d", n, s.len, rc);
+		fmt_buf_free(&cut);
+	}
+	fmt_buf_free(&s);
+}
+
+int main(void)
+{
+	test_scale(1.001);
+	test_scale(1.01);
+	test_scale(1.1);
+	test_scale(1.5);
+	test_scale(16);
+	test_roundtrip(1.01);
+	test_roundtrip(1.1);
+	test_roundtrip(1.5);
+	test_aggregated();
+	test_merge_tree();
+	test_damaged();
+	return check_done("test_timing");
+}

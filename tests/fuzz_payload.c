@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 9) {
+	switch (data[0] % 10) {
 	case 0: {
 		struct fmt_meta m;
 
@@ -76,6 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		rc = fmt_typesizes_decode(&t, p, n, 16, &e);
 		fmt_typesizes_free(&t);
+		break;
+	}
+	case 8: {
+		struct fmt_timing t;
+
+		rc = fmt_timing_decode(&t, p, n, 4, &e);
+		fmt_timing_free(&t);
 		break;
 	}
 	default: {

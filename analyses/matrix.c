@@ -11,7 +11,13 @@
  * multiplicity to the cells it names, its peers resolved to world ranks
  * through the communicator table.  The second step costs the signatures
  * that move data times the ranks (times the peers, for a collective),
- * whatever the number of calls.
+ * whatever the number of calls.  With a window of time
+ * (an_matrix_window), the first step counts only the calls that start in
+ * it, decoding every call with its time.
+ *
+ * Resolving a call's communicator and peers to world ranks (an_comm_get,
+ * an_peer) is shared with the other analyses that match calls across
+ * ranks (timed.c).
  *
  * What counts (the convention of the README and rondo(1)):
  * - point-to-point: one message per send at the sender, count × size of
@@ -154,24 +160,24 @@ struct ctx {
 	uint8_t *op;	   /* by signature: enum op, OP_NONE if not counted */
 	uint32_t *todo;	   /* the signatures whose op is not OP_NONE */
 	uint32_t ntodo;
-	int32_t **local;   /* by communicator: world rank -> rank in it */
-	uint32_t ncomms;
+	struct an_resolver res;
 	uint32_t *req_sig; /* by request id: the init signature (per rank) */
 	uint32_t nreq;
 	int failed;
 };
 
-/* The argument of signature s named `name`, or a NULL value. */
-static rondo_arg arg(const struct ctx *c, uint32_t s, const char *name)
+/* ---- what the analyses share: arguments, communicators, peers ------------ */
+
+rondo_arg an_arg(const rondo_trace *t, uint32_t s, const char *name)
 {
 	rondo_arg a = {0};
-	uint32_t f = rondo_sig_func(c->t, s), n = rondo_func_param_count(c->t, f);
+	uint32_t f = rondo_sig_func(t, s), n = rondo_func_param_count(t, f);
 
 	for (uint32_t p = 0; p < n; p++) {
-		const char *pn = rondo_func_param_name(c->t, f, p);
+		const char *pn = rondo_func_param_name(t, f, p);
 
 		if (pn && !strcmp(pn, name)) {
-			if (rondo_sig_arg(c->t, s, p, &a) < 0)
+			if (rondo_sig_arg(t, s, p, &a) < 0)
 				memset(&a, 0, sizeof(a));
 			return a;
 		}
@@ -179,19 +185,18 @@ static rondo_arg arg(const struct ctx *c, uint32_t s, const char *name)
 	return a;
 }
 
-static int is_const(const struct ctx *c, const rondo_arg *a, const char *name)
+int an_is_const(const rondo_trace *t, const rondo_arg *a, const char *name)
 {
 	const char *n;
 
 	if (a->kind != RONDO_ARG_CONST || a->wire != RONDO_WIRE_UINT ||
 	    a->u > UINT32_MAX)
 		return 0;
-	n = rondo_const_name(c->t, (uint32_t)a->u);
+	n = rondo_const_name(t, (uint32_t)a->u);
 	return n && !strcmp(n, name);
 }
 
-/* A plain integer value (a count), or -1. */
-static int64_t int_of(const rondo_arg *a)
+int64_t an_int(const rondo_arg *a)
 {
 	if (a->wire == RONDO_WIRE_SINT && a->i >= 0)
 		return a->i;
@@ -200,70 +205,93 @@ static int64_t int_of(const rondo_arg *a)
 	return -1;
 }
 
-/* ---- communicators ---------------------------------------------------------- */
-
-/* The communicator a call names, as the caller sees it. */
-struct comm {
-	int64_t id;	/* AN_COMM_WORLD, AN_COMM_SELF or an id */
-	uint32_t size;	/* members (of both groups, for an intercommunicator) */
-	uint32_t first; /* intercommunicator: size of the first group */
-	int64_t me;	/* the caller's index among the members */
-	uint32_t world; /* the caller's world rank */
-};
-
-/* Fills *cm for value v and caller `rank`; 0, or -1 when the members
- * are not known or the caller is not one of them. */
-static int comm_get(struct ctx *c, const rondo_arg *v, uint32_t rank,
-		    struct comm *cm)
+/* The id of the constant named `name`, or UINT32_MAX. */
+static uint32_t const_id(const rondo_trace *t, const char *name)
 {
-	uint32_t n = c->m->n;
+	for (uint32_t k = 0; k < rondo_const_count(t); k++)
+		if (!strcmp(rondo_const_name(t, k), name))
+			return k;
+	return UINT32_MAX;
+}
+
+/* Value a is constant k: names looked up once, not for every call. */
+static int is_k(const rondo_arg *a, uint32_t k)
+{
+	return k != UINT32_MAX && a->kind == RONDO_ARG_CONST &&
+	       a->wire == RONDO_WIRE_UINT && a->u == k;
+}
+
+int an_resolver_init(struct an_resolver *r, const rondo_trace *t)
+{
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	r->n = rondo_rank_count(t);
+	r->ncomms = rondo_comm_count(t);
+	r->k_world = const_id(t, "MPI_COMM_WORLD");
+	r->k_self = const_id(t, "MPI_COMM_SELF");
+	r->k_proc_null = const_id(t, "MPI_PROC_NULL");
+	r->local = calloc((size_t)r->ncomms + 1, sizeof(*r->local));
+	return r->local ? 0 : RONDO_E_NOMEM;
+}
+
+void an_resolver_free(struct an_resolver *r)
+{
+	for (uint32_t i = 0; r->local && i < r->ncomms; i++)
+		free(r->local[i]);
+	free(r->local);
+	r->local = NULL;
+}
+
+int an_comm_get(struct an_resolver *r, const rondo_arg *v, uint32_t rank,
+		struct an_comm *cm)
+{
+	uint32_t n = r->n;
 
 	memset(cm, 0, sizeof(*cm));
 	cm->world = rank;
-	if (is_const(c, v, "MPI_COMM_WORLD")) {
+	if (is_k(v, r->k_world)) {
 		cm->id = AN_COMM_WORLD;
 		cm->size = n;
 		cm->me = rank;
 		return 0;
 	}
-	if (is_const(c, v, "MPI_COMM_SELF")) {
+	if (is_k(v, r->k_self)) {
 		cm->id = AN_COMM_SELF;
 		cm->size = 1;
 		cm->me = 0;
 		return 0;
 	}
 	if (v->kind != RONDO_ARG_COMM || v->wire != RONDO_WIRE_UINT ||
-	    v->u >= c->ncomms)
+	    v->u >= r->ncomms || rank >= n)
 		return -1;
 	cm->id = (int64_t)v->u;
-	cm->size = rondo_comm_size(c->t, (uint32_t)v->u);
-	cm->first = rondo_comm_first_group(c->t, (uint32_t)v->u);
+	cm->size = rondo_comm_size(r->t, (uint32_t)v->u);
+	cm->first = rondo_comm_first_group(r->t, (uint32_t)v->u);
 	if (!cm->size)
 		return -1;
-	if (!c->local[v->u]) { /* world rank -> index, made once */
+	if (!r->local[v->u]) { /* world rank -> index, made once */
 		int32_t *l = malloc(sizeof(*l) * n);
 
 		if (!l) {
-			c->failed = 1;
+			r->failed = 1;
 			return -1;
 		}
 		for (uint32_t k = 0; k < n; k++)
 			l[k] = -1;
 		for (uint32_t k = 0; k < cm->size; k++) {
-			uint32_t w = rondo_comm_member(c->t, (uint32_t)v->u, k);
+			uint32_t w = rondo_comm_member(r->t, (uint32_t)v->u, k);
 
 			if (w < n && l[w] < 0)
 				l[w] = (int32_t)k;
 		}
-		c->local[v->u] = l;
+		r->local[v->u] = l;
 	}
-	cm->me = c->local[v->u][rank];
+	cm->me = r->local[v->u][rank];
 	return cm->me < 0 ? -1 : 0;
 }
 
-/* The world rank of member k of the caller's group (an intracommunicator's
- * members), or -1. */
-static int64_t member(const struct ctx *c, const struct comm *cm, int64_t k)
+int64_t an_member(const struct an_resolver *r, const struct an_comm *cm,
+		  int64_t k)
 {
 	uint32_t w;
 
@@ -273,18 +301,16 @@ static int64_t member(const struct ctx *c, const struct comm *cm, int64_t k)
 		return k == 0 ? (int64_t)cm->world : -1;
 	if (k < 0 || k >= cm->size)
 		return -1;
-	w = rondo_comm_member(c->t, (uint32_t)cm->id, (uint32_t)k);
+	w = rondo_comm_member(r->t, (uint32_t)cm->id, (uint32_t)k);
 	return w == UINT32_MAX ? -1 : (int64_t)w;
 }
 
-/* The world rank a point-to-point peer value names; -1 unresolved, -2
- * MPI_PROC_NULL. */
-static int64_t peer(const struct ctx *c, const struct comm *cm,
-		    const rondo_arg *v)
+int64_t an_peer(const struct an_resolver *r, const struct an_comm *cm,
+		const rondo_arg *v)
 {
 	int64_t k = -1;
 
-	if (is_const(c, v, "MPI_PROC_NULL"))
+	if (is_k(v, r->k_proc_null))
 		return -2;
 	if (cm->first) { /* intercommunicator: a rank of the other group */
 		if (v->kind != RONDO_ARG_RANK || v->wire != RONDO_WIRE_SINT)
@@ -292,7 +318,7 @@ static int64_t peer(const struct ctx *c, const struct comm *cm,
 		k = cm->me < cm->first ? cm->first + v->i : v->i;
 		if (cm->me >= cm->first && k >= cm->first)
 			return -1;
-		return member(c, cm, k);
+		return an_member(r, cm, k);
 	}
 	if (v->wire != RONDO_WIRE_SINT)
 		return -1;
@@ -308,7 +334,7 @@ static int64_t peer(const struct ctx *c, const struct comm *cm,
 
 		if (cm->id < 0)
 			return -1;
-		nd = rondo_comm_cart(c->t, (uint32_t)cm->id, dims, NULL, 64);
+		nd = rondo_comm_cart(r->t, (uint32_t)cm->id, dims, NULL, 64);
 		if (!nd || nd > 64)
 			return -1;
 		k = rondo_cart_peer(nd, dims, (uint32_t)cm->me, v->i, NULL);
@@ -317,7 +343,27 @@ static int64_t peer(const struct ctx *c, const struct comm *cm,
 	default:
 		return -1;
 	}
-	return member(c, cm, k);
+	return an_member(r, cm, k);
+}
+
+/* The matrix's own shorthands. */
+static rondo_arg arg(const struct ctx *c, uint32_t s, const char *name)
+{
+	return an_arg(c->t, s, name);
+}
+
+static int is_const(const struct ctx *c, const rondo_arg *a, const char *name)
+{
+	return an_is_const(c->t, a, name);
+}
+
+static int comm_get(struct ctx *c, const rondo_arg *v, uint32_t rank,
+		    struct an_comm *cm)
+{
+	int rc = an_comm_get(&c->res, v, rank, cm);
+
+	c->failed |= c->res.failed;
+	return rc;
 }
 
 /* ---- adding to the cells ------------------------------------------------------ */
@@ -350,7 +396,7 @@ static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
 }
 
 static int tag_ok(const struct ctx *c, const rondo_arg *tag,
-		  const struct comm *cm)
+		  const struct an_comm *cm)
 {
 	int64_t v;
 
@@ -362,7 +408,7 @@ static int tag_ok(const struct ctx *c, const rondo_arg *tag,
 	return v == c->f->tag;
 }
 
-static int comm_ok(const struct ctx *c, const struct comm *cm)
+static int comm_ok(const struct ctx *c, const struct an_comm *cm)
 {
 	return c->f->comm == AN_ANY || c->f->comm == cm->id;
 }
@@ -378,7 +424,7 @@ static int func_ok(const struct ctx *c, uint32_t s)
 static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 {
 	rondo_arg v = arg(c, s, "comm"), dest, tag, count, type;
-	struct comm cm;
+	struct an_comm cm;
 	int64_t to;
 
 	if (comm_get(c, &v, rank, &cm) < 0) {
@@ -397,12 +443,12 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 		type = arg(c, s, "sendtype");
 	}
 	dest = arg(c, s, "dest");
-	to = peer(c, &cm, &dest);
+	to = an_peer(&c->res, &cm, &dest);
 	if (to == -2) {
 		c->m->proc_null += n;
 		return;
 	}
-	cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, int_of(&count), &type, n));
+	cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, an_int(&count), &type, n));
 }
 
 /* Element k of an array value as a count, or -1. */
@@ -413,7 +459,7 @@ static int64_t elem_int(const rondo_arg *a, uint64_t k)
 	if (a->wire != RONDO_WIRE_LIST || k >= a->n ||
 	    rondo_arg_elem(a, k, &e) < 0)
 		return -1;
-	return int_of(&e);
+	return an_int(&e);
 }
 
 /* What rank `rank` contributes to each other member in collective s, n
@@ -424,7 +470,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	rondo_arg v = arg(c, s, "comm"), type, counts, types, e;
 	int in_place = 0;
 	int64_t root = -1, count = -1;
-	struct comm cm;
+	struct an_comm cm;
 	uint32_t size;
 
 	if (comm_get(c, &v, rank, &cm) < 0 || cm.first) {
@@ -453,19 +499,19 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	case OP_SCAN:
 	case OP_RSB:
 		v = arg(c, s, op == OP_RSB ? "recvcount" : "count");
-		count = int_of(&v);
+		count = an_int(&v);
 		type = arg(c, s, "datatype");
 		break;
 	case OP_GATHER:
 	case OP_SCATTER:
 		v = arg(c, s, "sendcount");
-		count = int_of(&v);
+		count = an_int(&v);
 		type = arg(c, s, "sendtype");
 		break;
 	case OP_ALLGATHER:
 	case OP_ALLTOALL:
 		v = arg(c, s, in_place ? "recvcount" : "sendcount");
-		count = int_of(&v);
+		count = an_int(&v);
 		type = arg(c, s, in_place ? "recvtype" : "sendtype");
 		break;
 	case OP_ALLGATHERV:
@@ -474,7 +520,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 			count = elem_int(&v, (uint64_t)cm.me);
 		} else {
 			v = arg(c, s, "sendcount");
-			count = int_of(&v);
+			count = an_int(&v);
 		}
 		type = arg(c, s, in_place ? "recvtype" : "sendtype");
 		break;
@@ -534,13 +580,12 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		}
 		if (cnt == 0)
 			continue;
-		to = member(c, &cm, k);
+		to = an_member(&c->res, &cm, k);
 		cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, cnt, &type, n));
 	}
 }
 
-/* The request id a value names, or UINT32_MAX. */
-static uint32_t req_id(const rondo_arg *a)
+uint32_t an_req_id(const rondo_arg *a)
 {
 	return a->kind == RONDO_ARG_REQUEST && a->wire == RONDO_WIRE_UINT &&
 			       a->u < UINT32_MAX
@@ -562,7 +607,7 @@ static int req_map(struct ctx *c, const uint64_t *mult)
 		if (c->op[s] != OP_SEND_INIT || !mult[s])
 			continue;
 		r = arg(c, s, "request");
-		id = req_id(&r);
+		id = an_req_id(&r);
 		if (id == UINT32_MAX)
 			continue;
 		if (id >= c->nreq) {
@@ -589,7 +634,7 @@ static int req_map(struct ctx *c, const uint64_t *mult)
 static void start_add(struct ctx *c, uint32_t rank, const rondo_arg *r,
 		      uint64_t n, int named)
 {
-	uint32_t id = req_id(r), s;
+	uint32_t id = an_req_id(r), s;
 
 	if (id == UINT32_MAX)
 		return; /* MPI_REQUEST_NULL, or a receive's */
@@ -604,10 +649,13 @@ static void start_add(struct ctx *c, uint32_t rank, const rondo_arg *r,
 		p2p_add(c, rank, s, n);
 }
 
-/* Everything rank `rank` sent, its calls counted in mult[]. */
-static void rank_add(struct ctx *c, uint32_t rank, const uint64_t *mult)
+/* Everything rank `rank` sent, its calls counted in mult[]; made[]
+ * counts the calls that may have made the requests it starts (all the
+ * rank's calls, when mult[] counts a window of them). */
+static void rank_add(struct ctx *c, uint32_t rank, const uint64_t *mult,
+		     const uint64_t *made)
 {
-	if (req_map(c, mult) < 0) {
+	if (req_map(c, made) < 0) {
 		c->failed = 1;
 		return;
 	}
@@ -658,14 +706,13 @@ static int ctx_init(struct ctx *c, const rondo_trace *t,
 	c->f = f ? f : &all;
 	c->m = m;
 	c->nsig = rondo_sig_count(t);
-	c->ncomms = rondo_comm_count(t);
 	m->n = n;
 	m->msgs = calloc((size_t)n * n + 1, sizeof(uint64_t));
 	m->bytes = calloc((size_t)n * n + 1, sizeof(uint64_t));
 	c->op = calloc(c->nsig + 1, 1);
 	c->todo = malloc(sizeof(uint32_t) * (c->nsig + 1));
-	c->local = calloc(c->ncomms + 1, sizeof(*c->local));
-	if (!m->msgs || !m->bytes || !c->op || !c->todo || !c->local)
+	if (an_resolver_init(&c->res, t) < 0 || !m->msgs || !m->bytes ||
+	    !c->op || !c->todo)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < c->nsig; s++) {
 		enum op op = op_of(rondo_func_name(t, rondo_sig_func(t, s)));
@@ -681,9 +728,7 @@ static int ctx_init(struct ctx *c, const rondo_trace *t,
 
 static int ctx_done(struct ctx *c, int rc)
 {
-	for (uint32_t i = 0; c->local && i < c->ncomms; i++)
-		free(c->local[i]);
-	free(c->local);
+	an_resolver_free(&c->res);
 	free(c->op);
 	free(c->todo);
 	free(c->req_sig);
@@ -714,7 +759,7 @@ int an_matrix(const rondo_trace *t, const struct an_filter *f,
 
 		an_rule_mult(t, rondo_group_root(t, g), mult, work);
 		for (int64_t i = 0; i < k && i < m->n && !c.failed; i++)
-			rank_add(&c, ranks[i], mult);
+			rank_add(&c, ranks[i], mult, mult);
 	}
 	free(mult);
 	free(work);
@@ -722,35 +767,78 @@ int an_matrix(const rondo_trace *t, const struct an_filter *f,
 	return ctx_done(&c, rc);
 }
 
+/* Rank r's calls counted one by one: all of them in made[], and in
+ * mult[] those starting in [w[0], w[1]) with a window w (else all).
+ * Calls without times count in made[] alone (m->untimed).  0, or a
+ * RONDO_E_* code. */
+static int walk_rank(struct ctx *c, uint32_t r, const int64_t *w,
+		     uint64_t *mult, uint64_t *made)
+{
+	rondo_iter *it = w ? rondo_iter_create_timed(c->t, r)
+			   : rondo_iter_create(c->t, r);
+	int64_t start;
+	uint32_t s;
+	int k;
+
+	if (!it)
+		return RONDO_E_NOMEM;
+	memset(mult, 0, sizeof(*mult) * c->nsig);
+	if (w)
+		memset(made, 0, sizeof(*made) * c->nsig);
+	while ((k = rondo_iter_next(it, &s)) == 1) {
+		if (!w) {
+			mult[s]++;
+			continue;
+		}
+		made[s]++;
+		if (rondo_iter_time(it, &start, NULL) < 0)
+			c->m->untimed++;
+		else if (start >= w[0] && start < w[1])
+			mult[s]++;
+	}
+	rondo_iter_free(it);
+	return k;
+}
+
+/* an_matrix_walk, and with a window an_matrix_window. */
+static int matrix_walk(const rondo_trace *t, const struct an_filter *f,
+		       const int64_t *w, struct an_matrix *m)
+{
+	struct ctx c;
+	uint64_t *mult = NULL, *made = NULL;
+	int rc = ctx_init(&c, t, f, m);
+
+	if (!rc && w && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL)
+		rc = RONDO_E_MISSING;
+	if (!rc) {
+		mult = malloc(sizeof(*mult) * (c.nsig + 1));
+		made = w ? malloc(sizeof(*made) * (c.nsig + 1)) : mult;
+		if (!mult || !made)
+			rc = RONDO_E_NOMEM;
+	}
+	for (uint32_t r = 0; !rc && r < m->n && !c.failed; r++) {
+		rc = walk_rank(&c, r, w, mult, made);
+		if (!rc)
+			rank_add(&c, r, mult, made);
+	}
+	if (made != mult)
+		free(made);
+	free(mult);
+	return ctx_done(&c, rc);
+}
+
 int an_matrix_walk(const rondo_trace *t, const struct an_filter *f,
 		   struct an_matrix *m)
 {
-	struct ctx c;
-	uint64_t *mult = NULL;
-	int rc = ctx_init(&c, t, f, m);
+	return matrix_walk(t, f, NULL, m);
+}
 
-	if (!rc && !(mult = malloc(sizeof(*mult) * (c.nsig + 1))))
-		rc = RONDO_E_NOMEM;
-	for (uint32_t r = 0; !rc && r < m->n && !c.failed; r++) {
-		rondo_iter *it = rondo_iter_create(t, r);
-		uint32_t s;
-		int k;
+int an_matrix_window(const rondo_trace *t, const struct an_filter *f,
+		     int64_t from_ns, int64_t to_ns, struct an_matrix *m)
+{
+	const int64_t w[2] = {from_ns, to_ns};
 
-		if (!it) {
-			rc = RONDO_E_NOMEM;
-			break;
-		}
-		memset(mult, 0, sizeof(*mult) * c.nsig);
-		while ((k = rondo_iter_next(it, &s)) == 1)
-			mult[s]++;
-		rondo_iter_free(it);
-		if (k < 0)
-			rc = k;
-		else
-			rank_add(&c, r, mult);
-	}
-	free(mult);
-	return ctx_done(&c, rc);
+	return matrix_walk(t, f, w, m);
 }
 
 void an_matrix_free(struct an_matrix *m)

@@ -75,6 +75,20 @@ scratch() {
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# one_error PATTERN: stderr is one line matching PATTERN (grep -E).
+one_error() {
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "$1" "$tmp/err" ||
+		fail "want one message like '$1', got: $(cat "$tmp/err")"
+}
+
+# usage_error CMD PATTERN: stderr is one line matching PATTERN, then the
+# hint to run rondo CMD --help.
+usage_error() {
+	[ "$(wc -l <"$tmp/err")" -eq 2 ] && head -1 "$tmp/err" | grep -Eq "$2" &&
+		[ "$(sed -n 2p "$tmp/err")" = "Try 'rondo $1 --help' for more information." ] ||
+		fail "want one usage error like '$2', got: $(cat "$tmp/err")"
+}
+
 # expect_exit CODE CMD...: runs CMD, output in $tmp/out and $tmp/err.
 expect_exit() {
 	want=$1; shift

@@ -19,20 +19,6 @@ test_setup
 mktrace="$top_builddir/tests/mktrace"
 cd "$tmp" || exit 1
 
-# one_error PATTERN: stderr is one line matching PATTERN (grep -E).
-one_error() {
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "$1" "$tmp/err" ||
-		fail "want one message like '$1', got: $(cat "$tmp/err")"
-}
-
-# usage_error CMD PATTERN: stderr is one line matching PATTERN, then the
-# hint to run rondo CMD --help.
-usage_error() {
-	[ "$(wc -l <"$tmp/err")" -eq 2 ] && head -1 "$tmp/err" | grep -Eq "$2" &&
-		[ "$(sed -n 2p "$tmp/err")" = "Try 'rondo $1 --help' for more information." ] ||
-		fail "want one usage error like '$2', got: $(cat "$tmp/err")"
-}
-
 # check WHAT AWK-PROGRAM [FILE...]: runs the program on the CSV in
 # $tmp/out (or the FILEs), comma-separated; what it calls bad() with is a
 # failure.  (The exit comes last: an exit in an END rule ends the rest.)

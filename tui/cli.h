@@ -25,6 +25,8 @@ int cmd_view(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_contention(int argc, char **argv);
+int cmd_skew(int argc, char **argv);
+int cmd_waits(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -53,5 +55,33 @@ int cli_csv_close(FILE *out, const char *path, int failed);
 
 /* Parses a non-negative decimal number below `limit`; 0 or -1. */
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out);
+
+/* A --comm value: "world", "self", or an id as rondo dump prints it
+ * ("c3" or "3"), into AN_COMM_WORLD, AN_COMM_SELF (analyses/matrix.h) or
+ * the id; 0, or -1. */
+int cli_parse_comm(const char *s, int64_t *out);
+
+/* Opens `path` for a report of `cmd` that needs per-call times; NULL
+ * (message printed) when it cannot be opened or has none. */
+rondo_trace *cli_open_timed(const char *path, const char *cmd);
+
+/* Prints the error bound of the trace's per-call times (base b), for the
+ * header of a report made from them. */
+void cli_timing_bound(double b);
+
+/* The options of the reports made from per-call times (rondo skew and
+ * waits, argv[0]): --top N, --csv PATH, and --comm C when comm is not
+ * NULL; --help prints usage().  Returns -1 to go on (the FILE is
+ * argv[optind]), or the exit status. */
+int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f),
+		   uint32_t *top, int64_t *comm, const char **csv);
+
+/* How many of a report's n rows to show: --top's N (top, 0 when not
+ * given), else every row in CSV and the first 10 in text. */
+uint32_t cli_rows(uint32_t top, uint32_t n, int csv);
+
+/* Says on stderr that `calls` calls had no per-call times (nothing when
+ * 0). */
+void cli_untimed(uint64_t calls);
 
 #endif /* RONDO_CLI_H */

@@ -3,8 +3,10 @@
  * whom, computed from the grammar's rule multiplicities (analyses/matrix.c),
  * as a table or as CSV.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +38,14 @@ static void matrix_usage(FILE *f)
 		"      --tag T         only point-to-point messages with tag T\n"
 		"      --method M      grammar (the default: rule multiplicities)\n"
 		"                      or walk (every call decoded, for checking)\n"
+		"      --from T1       only calls starting at T1 or later, in\n"
+		"      --to T2         seconds since the job's time origin, and\n"
+		"                      before T2 (a trace with per-call times;\n"
+		"                      every call decoded)\n"
 		"  -h, --help          this text\n");
 }
 
-/* "world", "self", "c3" or "3"; 0, or -1. */
-static int parse_comm(const char *s, int64_t *out)
+int cli_parse_comm(const char *s, int64_t *out)
 {
 	uint32_t id;
 
@@ -52,6 +57,21 @@ static int parse_comm(const char *s, int64_t *out)
 		*out = id;
 	else
 		return -1;
+	return 0;
+}
+
+/* Seconds since the job's origin, as ns: 0, or -1. */
+static int parse_seconds(const char *s, int64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	/* within int64_t's ns, a little under 300 years */
+	if (errno || end == s || *end || !isfinite(v) || fabs(v) > 9e9)
+		return -1;
+	*ns = llround(v * 1e9);
 	return 0;
 }
 
@@ -153,11 +173,13 @@ static void notes(const struct an_matrix *m)
 	if (m->nosize)
 		fprintf(stderr, "rondo: %" PRIu64 " messages of a datatype of "
 			"unknown size counted with 0 bytes\n", m->nosize);
+	cli_untimed(m->untimed);
 }
 
 int cmd_matrix(int argc, char **argv)
 {
-	enum { O_CSV = 256, O_WIDE, O_COLL, O_ONLY, O_COMM, O_TAG, O_METHOD };
+	enum { O_CSV = 256, O_WIDE, O_COLL, O_ONLY, O_COMM, O_TAG, O_METHOD,
+	       O_FROM, O_TO };
 	static const struct option opts[] = {
 		{"count", no_argument, 0, 'c'},
 		{"bytes", no_argument, 0, 'b'},
@@ -169,13 +191,17 @@ int cmd_matrix(int argc, char **argv)
 		{"function", required_argument, 0, 'f'},
 		{"tag", required_argument, 0, O_TAG},
 		{"method", required_argument, 0, O_METHOD},
+		{"from", required_argument, 0, O_FROM},
+		{"to", required_argument, 0, O_TO},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	struct an_filter f = {AN_ANY, NULL, AN_ANY, 0, 1};
 	struct an_matrix m;
 	const char *csv = NULL;
 	char func[128];
-	int bytes = 0, wide = 0, walk = 0, c, rc;
+	int64_t win[2] = {INT64_MIN, INT64_MAX};
+	const char *wtext[2] = {"the start", "the end"};
+	int bytes = 0, wide = 0, walk = 0, window = 0, c, rc;
 	rondo_trace *t;
 	uint32_t tag;
 
@@ -189,7 +215,7 @@ int cmd_matrix(int argc, char **argv)
 		case O_COLL: f.collectives = 1; break;
 		case O_ONLY: f.collectives = 1; f.p2p = 0; break;
 		case O_COMM:
-			if (parse_comm(optarg, &f.comm) < 0)
+			if (cli_parse_comm(optarg, &f.comm) < 0)
 				return cli_usage_error("matrix ", "--comm: '%s' is "
 						       "not world, self or a "
 						       "communicator id", optarg);
@@ -212,6 +238,16 @@ int cmd_matrix(int argc, char **argv)
 						       optarg);
 			walk = !strcmp(optarg, "walk");
 			break;
+		case O_FROM:
+		case O_TO:
+			if (parse_seconds(optarg, &win[c == O_TO]) < 0)
+				return cli_usage_error("matrix ", "--%s: '%s' is "
+						       "not a time in seconds",
+						       c == O_TO ? "to" : "from",
+						       optarg);
+			wtext[c == O_TO] = optarg;
+			window = 1;
+			break;
 		case 'h': matrix_usage(stdout); return CLI_EXIT_OK;
 		default:
 			return cli_usage_error("matrix ", "bad option '%s'",
@@ -222,16 +258,26 @@ int cmd_matrix(int argc, char **argv)
 		return cli_usage_error("matrix ", "matrix takes one FILE");
 	if (wide && !csv)
 		return cli_usage_error("matrix ", "--wide goes with --csv");
-	t = cli_open(argv[optind]);
+	if (win[0] >= win[1])
+		return cli_usage_error("matrix ", "--from must come before --to");
+	t = window ? cli_open_timed(argv[optind], "matrix --from/--to")
+		   : cli_open(argv[optind]);
 	if (!t)
 		return CLI_EXIT_FAIL;
-	rc = walk ? an_matrix_walk(t, &f, &m) : an_matrix(t, &f, &m);
+	if (window)
+		rc = an_matrix_window(t, &f, win[0], win[1], &m);
+	else
+		rc = walk ? an_matrix_walk(t, &f, &m) : an_matrix(t, &f, &m);
 	if (rc < 0) {
 		cli_error("matrix of %s: %s", argv[optind], rondo_strerror(rc));
 		rondo_trace_free(t);
 		return CLI_EXIT_FAIL;
 	}
 	if (!csv) {
+		if (window)
+			printf("calls that started from %s to before %s (seconds "
+			       "since the job's time origin)\n", wtext[0],
+			       wtext[1]);
 		rc = print_table(&m, bytes);
 	} else {
 		FILE *out = cli_csv_open(csv);

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +40,17 @@ static const struct command {
 	 "calls in order, or the compressed form with --grammar"},
 	{"view", cmd_view, "[--theme T] FILE",
 	 "explore a trace in the terminal (rondo FILE does too)"},
-	{"matrix", cmd_matrix, "[--count|--bytes] [--csv PATH|-] [--wide] FILE",
+	{"matrix", cmd_matrix,
+	 "[--count|--bytes] [--csv PATH|-] [--wide] [--from T1] [--to T2] FILE",
 	 "who sends how much to whom (point-to-point, collectives on request)"},
 	{"stats", cmd_stats, "[--by function|signature|rank] [--csv PATH|-] FILE",
 	 "time in MPI per function, signature or rank (mpiP-like)"},
 	{"contention", cmd_contention, "[--top N] [--csv PATH|-] FILE",
 	 "time lost per signature against its fastest call, and imbalance"},
+	{"skew", cmd_skew, "[--top N] [--comm C] [--csv PATH|-] FILE",
+	 "how late the members of each collective arrive (per-call times)"},
+	{"waits", cmd_waits, "[--top N] [--csv PATH|-] FILE",
+	 "late senders and late receivers per pair of ranks (per-call times)"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -109,6 +116,84 @@ rondo_trace *cli_open(const char *path)
 		return NULL;
 	}
 	return t;
+}
+
+rondo_trace *cli_open_timed(const char *path, const char *cmd)
+{
+	rondo_trace *t = cli_open(path);
+
+	if (t && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL) {
+		cli_error("%s: %s has no per-call times (trace with "
+			  "RONDO_TIMING=percall, or rondo run --timing percall)",
+			  cmd, path);
+		rondo_trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f),
+		   uint32_t *top, int64_t *comm, const char **csv)
+{
+	static const struct option opts[] = {
+		{"top", required_argument, 0, 'n'},
+		{"comm", required_argument, 0, 'm'},
+		{"csv", required_argument, 0, 'c'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	char cmd[32];
+	int c;
+
+	snprintf(cmd, sizeof(cmd), "%s ", argv[0]);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (cli_parse_u32(optarg, UINT32_MAX, top) < 0 || !*top)
+				return cli_usage_error(cmd, "--top '%s' is not a "
+						       "number of rows (1 or "
+						       "more)", optarg);
+			break;
+		case 'm':
+			if (comm && cli_parse_comm(optarg, comm) < 0)
+				return cli_usage_error(cmd, "--comm: '%s' is not "
+						       "world, self or a "
+						       "communicator id", optarg);
+			if (!comm)
+				return cli_usage_error(cmd, "bad option '--comm'");
+			break;
+		case 'c': *csv = optarg; break;
+		case 'h': return usage(stdout), CLI_EXIT_OK;
+		default:
+			return cli_usage_error(cmd, "bad option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error(cmd, "%s takes one FILE", argv[0]);
+	return -1;
+}
+
+uint32_t cli_rows(uint32_t top, uint32_t n, int csv)
+{
+	if (!top)
+		top = csv ? UINT32_MAX : 10;
+	return top < n ? top : n;
+}
+
+void cli_untimed(uint64_t calls)
+{
+	if (calls)
+		cli_error("%" PRIu64 " calls past ranks' per-call times (timing "
+			  "limit reached) not counted", calls);
+}
+
+void cli_timing_bound(double b)
+{
+	printf("per-call times of base %g: never early, and late by less than "
+	       "%g%% of the time from their reference (the previous start of "
+	       "the same signature, or the end of the rank's previous call); "
+	       "+- bounds the error of a figure\n", b, (b - 1) * 100);
 }
 
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)

@@ -1,0 +1,176 @@
+#!/bin/sh
+# timed.sh - rondo skew, rondo waits and rondo matrix --from/--to on a real
+# program traced with per-call times (base 1.01): tests/mpi/late, whose
+# ranks are late on purpose by a known sleep (SLEEP ms, default 20):
+#  - skew: in the MPI_Allreduce row, rank 2 is last at every occurrence,
+#    with a mean and a largest spread of about the sleep;
+#  - waits: rank 0 waits about the sleep for rank 1's MPI_Send in each
+#    MPI_Recv (late sender) and for rank 3's in each MPI_Wait on an Irecv
+#    from MPI_ANY_SOURCE; rank 3's MPI_Ssend waits about the sleep for
+#    rank 2's receive (late receiver);
+#  - matrix --from/--to: a window in the program's gap splits its last
+#    phase's messages, 5 before and 7 after; at the start of the first
+#    message after, to the nanosecond as rondo dump --times gives it, that
+#    message is in --from's window and not in --to's; filters, --wide and
+#    windows holding nothing still work;
+#  - errors: a trace without per-call times, a bad --from or --to, a bad
+#    --top, an unwritable --csv path, a damaged trace: exit status 1 or 2
+#    and one line "rondo: ..." (a usage error adds the --help hint).
+# "About the sleep" is at least 0.8 times it and at most 1.5 times it
+# plus 5 ms, per occurrence on average: machines running the suite are
+# loaded.
+set -u
+. "$(dirname "$0")/lib.sh"
+test_setup
+mpi_setup
+prog="$top_builddir/tests/mpi/late"
+mktrace="$top_builddir/tests/mktrace"
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+sleep_ms=${SLEEP:-20}
+iters=3
+t="$tmp/late.rondo"
+
+timeout 120 "$rondo" run --timing percall --time-base 1.01 -o "$t" -- \
+	mpirun -np 4 ${san:+-x ASAN_OPTIONS} "$prog" "$sleep_ms" "$iters" \
+	>"$tmp/late.out" 2>&1 ||
+	{ echo "FAIL: late: exit status $?: $(tail -5 "$tmp/late.out")"; exit 1; }
+grep -q "^late: 4 ranks" "$tmp/late.out" && [ -s "$t" ] ||
+	{ echo "FAIL: late: no report or no trace: $(tail -5 "$tmp/late.out")"; exit 1; }
+# The gap on the trace's clock: from the end of rank 0's last send before
+# it (tag 10) to the start of its first after (tag 11).
+"$rondo" dump --times --rank 0 --function MPI_Send "$t" >"$tmp/sends" ||
+	{ echo "FAIL: rondo dump --times"; exit 1; }
+after=$(awk '/tag=11/ { print $3; exit }' "$tmp/sends")
+window=$(awk '/tag=10/ { e = $4 } /tag=11/ { printf "%.9f", (e + $3) / 2; exit }' "$tmp/sends")
+next=$(awk -v a="$after" 'BEGIN { printf "%.9f", a + 1e-9 }')
+[ -n "$after" ] && [ -n "$window" ] ||
+	{ echo "FAIL: no sends of tag 10 and 11 on rank 0: $(head -20 "$tmp/sends")"; exit 1; }
+
+# about NS COUNT WHAT: NS over COUNT occurrences is about the sleep.
+AWKLIB='function about(ns, n, what) {
+	if (n <= 0 || ns / n < 0.8 * s || ns / n > 1.5 * s + 5e6)
+		bad(sprintf("%s: %.3f ms each (%d), want about %g ms", what, n > 0 ? ns / n / 1e6 : 0, n, s / 1e6))
+}
+function bad(m) { print m; fails++ }'
+
+# check WHAT AWK-PROGRAM: the program on the CSV in $tmp/out; what it
+# calls bad() with is a failure.
+check() {
+	awk -F, -v s="$((sleep_ms * 1000000))" "$AWKLIB$2"' END { exit fails > 0 }' \
+		"$tmp/out" >"$tmp/why" || fail "$1: $(head -5 "$tmp/why")"
+}
+
+# ---- skew -------------------------------------------------------------------
+expect_exit 0 "$rondo" skew --csv - "$t"
+[ "$(head -1 "$tmp/out")" = "function,comm,members,occurrences,mean_spread_ns,max_spread_ns,max_spread_at_ns,error_ns,last_rank,last_count,wait_ns" ] ||
+	fail "skew CSV header: $(head -1 "$tmp/out")"
+check "skew: the Allreduce" '
+$1 == "MPI_Allreduce" {
+	seen = 1
+	if ($2 != "world" || $3 != 4 || $4 != '"$iters"') bad("Allreduce row: " $0)
+	if ($9 != 2 || $10 != '"$iters"') bad("Allreduce: last rank " $9 " " $10 " times, want rank 2 every time")
+	about($5 * $4, $4, "Allreduce mean spread")
+	about($6, 1, "Allreduce largest spread")
+	# the others wait for rank 2: three members a spread each
+	about($11, 3 * $4, "Allreduce waiting")
+	if ($8 <= 0 || $8 >= $6) bad("Allreduce error bound " $8 " for a spread of " $6)
+}
+END { if (!seen) bad("no MPI_Allreduce row") }'
+expect_exit 0 "$rondo" skew "$t"
+grep -Eq "^MPI_Allreduce +world +4 +$iters .* 2 +$iters/$iters " "$tmp/out" ||
+	fail "skew text: no Allreduce row naming rank 2: $(cat "$tmp/out")"
+grep -q "base 1.01" "$tmp/out" ||
+	fail "skew text: no error bound in the header: $(head -3 "$tmp/out")"
+expect_exit 0 "$rondo" skew --comm world --top 1 --csv - "$t"
+[ "$(wc -l <"$tmp/out")" -eq 2 ] || fail "skew --top 1: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" skew --comm self --csv - "$t"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "skew --comm self: $(cat "$tmp/out")"
+
+# ---- waits ------------------------------------------------------------------
+expect_exit 0 "$rondo" waits --csv - "$t"
+[ "$(head -1 "$tmp/out")" = "src,dst,messages,late_sender,late_sender_ns,late_receiver,late_receiver_ns,error_ns" ] ||
+	fail "waits CSV header: $(head -1 "$tmp/out")"
+check "waits" '
+NR > 1 { row[$1 "," $2] = $0; ls[$1 "," $2] = $5; lsn[$1 "," $2] = $4; lr[$1 "," $2] = $7; lrn[$1 "," $2] = $6; m[$1 "," $2] = $3 }
+END {
+	if (m["1,0"] != '"$iters"' || lsn["1,0"] != '"$iters"') bad("1 -> 0 (Recv): " row["1,0"])
+	about(ls["1,0"], lsn["1,0"], "late sender 1 -> 0 (MPI_Recv)")
+	if (m["3,0"] != '"$iters"' || lsn["3,0"] != '"$iters"') bad("3 -> 0 (Irecv, Wait): " row["3,0"])
+	about(ls["3,0"], lsn["3,0"], "late sender 3 -> 0 (MPI_Wait on an Irecv)")
+	if (m["3,2"] != '"$iters"' || lrn["3,2"] != '"$iters"') bad("3 -> 2 (Ssend): " row["3,2"])
+	about(lr["3,2"], lrn["3,2"], "late receiver 3 -> 2 (MPI_Ssend)")
+	if (lr["1,0"] + lr["3,0"] + ls["3,2"] > 5e6) bad("waits where none were made: " row["1,0"] " / " row["3,0"] " / " row["3,2"])
+	if (m["0,1"] != 12) bad("0 -> 1: " m["0,1"] " messages, want 12")
+}'
+expect_exit 0 "$rondo" waits "$t"
+grep -Eq "^ +1 +0 +$iters +$iters " "$tmp/out" ||
+	fail "waits text: no row 1 -> 0 with its late senders: $(cat "$tmp/out")"
+
+# ---- the matrix in a window ---------------------------------------------------
+expect_exit 0 "$rondo" matrix --from "$window" --csv - "$t"
+printf 'src,dst,messages,bytes\n0,1,7,56\n' | cmp -s - "$tmp/out" ||
+	fail "matrix --from $window: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --to "$window" --csv - "$t"
+printf 'src,dst,messages,bytes\n0,1,5,40\n1,0,%d,%d\n3,0,%d,%d\n3,2,%d,%d\n' \
+	$iters $((iters * 8)) $iters $((iters * 8)) $iters $((iters * 8)) |
+	cmp -s - "$tmp/out" || fail "matrix --to $window: $(cat "$tmp/out")"
+# the edges: a start at --from is in, one at --to out
+expect_exit 0 "$rondo" matrix --from "$after" --csv - "$t"
+printf 'src,dst,messages,bytes\n0,1,7,56\n' | cmp -s - "$tmp/out" ||
+	fail "matrix --from $after (the first send's start): $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --from "$next" --csv - "$t"
+printf 'src,dst,messages,bytes\n0,1,6,48\n' | cmp -s - "$tmp/out" ||
+	fail "matrix --from $next (1 ns after the first send's start): $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --from "$window" --to "$after" --csv - "$t"
+[ "$(cat "$tmp/out")" = "src,dst,messages,bytes" ] ||
+	fail "matrix --from $window --to $after: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --from "$window" --to "$next" --csv - "$t"
+printf 'src,dst,messages,bytes\n0,1,1,8\n' | cmp -s - "$tmp/out" ||
+	fail "matrix --from $window --to $next: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --from "$window" --to 1000 --tag 11 --csv - --wide "$t"
+printf 'src,0,1,2,3\n0,0,7,0,0\n1,0,0,0,0\n2,0,0,0,0\n3,0,0,0,0\n' |
+	cmp -s - "$tmp/out" || fail "matrix --from --tag --wide: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --from "$window" --tag 10 --csv - "$t"
+[ "$(cat "$tmp/out")" = "src,dst,messages,bytes" ] ||
+	fail "matrix --from --tag 10: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" matrix --to -1 "$t"
+grep -q "^4 ranks, 0 messages" "$tmp/out" || fail "matrix --to -1: $(cat "$tmp/out")"
+# the whole run as a window: the grammar's matrix
+"$rondo" matrix --collectives --csv - "$t" >"$tmp/all" 2>/dev/null
+expect_exit 0 "$rondo" matrix --collectives --from -1000 --to 1000 --csv - "$t"
+cmp -s "$tmp/all" "$tmp/out" ||
+	fail "matrix over the whole run differs from the grammar's: $(diff "$tmp/all" "$tmp/out" | head -5)"
+
+# ---- errors -------------------------------------------------------------------
+"$mktrace" --ranks 3 --iters 2 "$tmp/agg.rondo" >/dev/null ||
+	fail "mktrace"
+for cmd in skew waits; do
+	expect_exit 1 "$rondo" $cmd "$tmp/agg.rondo"
+	one_error "^rondo: $cmd: .*agg.rondo has no per-call times"
+	expect_exit 1 "$rondo" $cmd --csv /nonexistent/dir/x.csv "$t"
+	one_error "^rondo: cannot write /nonexistent/dir/x.csv"
+	expect_exit 2 "$rondo" $cmd --top 0 "$t"
+	usage_error $cmd "^rondo: --top '0'"
+	expect_exit 2 "$rondo" $cmd "$t" "$t"
+	usage_error $cmd "takes one FILE"
+done
+expect_exit 1 "$rondo" matrix --from 0 "$tmp/agg.rondo"
+one_error "^rondo: matrix --from/--to: .*agg.rondo has no per-call times"
+expect_exit 1 "$rondo" matrix --to 1 --csv /nonexistent/dir/x.csv "$t"
+one_error "^rondo: cannot write /nonexistent/dir/x.csv"
+for v in abc 1e99 nan 0.5x ""; do
+	expect_exit 2 "$rondo" matrix --from "$v" "$t"
+	usage_error matrix "^rondo: --from: '$v' is not a time in seconds"
+done
+expect_exit 2 "$rondo" matrix --from 2 --to 1 "$t"
+usage_error matrix "^rondo: --from must come before --to"
+expect_exit 2 "$rondo" skew --comm nowhere "$t"
+usage_error skew "^rondo: --comm: 'nowhere'"
+head -c 1000 "$t" >"$tmp/cut.rondo"
+for cmd in skew waits "matrix --from 0"; do
+	expect_exit 1 "$rondo" $cmd "$tmp/cut.rondo"
+	one_error "^rondo: cannot open .*cut.rondo"
+done
+
+[ "$fails" -eq 0 ] && echo "PASS: timed.sh" || echo "FAIL: timed.sh: $fails failures"
+[ "$fails" -eq 0 ]

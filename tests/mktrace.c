@@ -1,8 +1,10 @@
 /*
- * mktrace.c - writes test traces: the demo job, and the corpus of damaged
- * files the reader must refuse cleanly.
+ * mktrace.c - writes test traces: the demo job, a job with per-call times
+ * known to the nanosecond, and the corpus of damaged files the reader must
+ * refuse cleanly.
  *
  *   mktrace [--ranks P] [--iters N] [--future] OUT
+ *   mktrace --timed [--ranks P] OUT
  *   mktrace --corpus DIR
  */
 #include <errno.h>
@@ -313,9 +315,86 @@ static int make_future(struct testtrace *tt, const char *path)
 	return rc < 0 ? 1 : 0;
 }
 
+/* A call of `func` with a count and a peer relative to the caller (none
+ * when 0), and communicator `world` (none when UINT32_MAX). */
+static uint32_t timed_sig(struct testtrace *tt, uint32_t func, int64_t count,
+			  int64_t peer, uint32_t world)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig, n = 0;
+
+	if (count) {
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, count);
+		n++;
+	}
+	if (peer) {
+		fmt_arg_put_sint(&a, RONDO_ARG_RANK_REL, peer);
+		n++;
+	}
+	if (world != UINT32_MAX) {
+		fmt_arg_put_uint(&a, RONDO_ARG_CONST, world);
+		n++;
+	}
+	sig = tt_sig(tt, func, &a, n);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+/*
+ * The timeline's job (per-call times, base 1.001), in buckets of 10 ms:
+ * every rank in MPI_Init for the first 6 ms and in MPI_Finalize from 902.5
+ * to 945 ms, and in a loop of an MPI_Allreduce from 2 to 5 ms and an
+ * MPI_Barrier from 5 to 7 ms past every 100 ms from 100 to 800; but rank 2
+ * (of 3 or more) waits in an MPI_Recv from 202.5 to 595 ms instead of its
+ * iterations there, for the MPI_Send rank 1 makes from 592 to 596 ms.  Each call's share of its buckets is far from where
+ * the timeline's scale changes level, so that times read back up to 0.1 %
+ * late draw the same.
+ */
+static struct testtrace *timed_job(uint32_t nranks)
+{
+	struct testtrace *tt = tt_create(nranks);
+	uint32_t world, init, allreduce, barrier, recv, send, final;
+	const int64_t ms = 1000000;
+
+	tt_meta(tt, "program", "timed");
+	tt_meta(tt, "mpi", "(none: written by the tests' writer)");
+	tt_timing(tt, 1.001);
+	world = tt_const(tt, "MPI_COMM_WORLD");
+	init = timed_sig(tt, tt_func(tt, "MPI_Init", NULL), 0, 0, UINT32_MAX);
+	allreduce = timed_sig(tt, tt_func(tt, "MPI_Allreduce", "count", "comm",
+					  NULL), 1, 0, world);
+	barrier = timed_sig(tt, tt_func(tt, "MPI_Barrier", "comm", NULL), 0, 0,
+			    world);
+	recv = timed_sig(tt, tt_func(tt, "MPI_Recv", "count", "source", "comm",
+				     NULL), 1024, -1, world);
+	send = timed_sig(tt, tt_func(tt, "MPI_Send", "count", "dest", "comm",
+				     NULL), 1024, 1, world);
+	final = timed_sig(tt, tt_func(tt, "MPI_Finalize", NULL), 0, 0,
+			  UINT32_MAX);
+	for (uint32_t r = 0; r < nranks; r++) {
+		tt_call_at(tt, r, init, 0, 6 * ms);
+		for (int64_t k = 1; k <= 8; k++) {
+			if (r == 2 && k == 2)
+				tt_call_at(tt, r, recv, 2025 * ms / 10,
+					   3925 * ms / 10);
+			if (r == 2 && k >= 2 && k <= 5)
+				continue;
+			if (r == 1 && nranks > 2 && k == 6)
+				tt_call_at(tt, r, send, 592 * ms, 4 * ms);
+			tt_call_at(tt, r, allreduce, (100 * k + 2) * ms,
+				   3 * ms);
+			tt_call_at(tt, r, barrier, (100 * k + 5) * ms,
+				   2 * ms);
+		}
+		tt_call_at(tt, r, final, 9025 * ms / 10, 425 * ms / 10);
+	}
+	return tt;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: mktrace [--ranks P] [--iters N] [--future] OUT\n"
+			"       mktrace --timed [--ranks P] OUT\n"
 			"       mktrace --corpus DIR\n");
 	exit(2);
 }
@@ -328,9 +407,10 @@ int main(int argc, char **argv)
 		{"future", no_argument, 0, 'f'},
 		{"corpus", no_argument, 0, 'c'},
 		{"demo", no_argument, 0, 'd'},
+		{"timed", no_argument, 0, 't'},
 		{0, 0, 0, 0}};
 	unsigned long ranks = 4, iters = 100;
-	int future = 0, corpus = 0, c, rc;
+	int future = 0, corpus = 0, timed = 0, c, rc;
 	struct testtrace *tt;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -340,6 +420,7 @@ int main(int argc, char **argv)
 		case 'f': future = 1; break;
 		case 'c': corpus = 1; break;
 		case 'd': break; /* the defaults are the demo */
+		case 't': timed = 1; break;
 		default: usage();
 		}
 	}
@@ -348,7 +429,8 @@ int main(int argc, char **argv)
 		usage();
 	if (corpus)
 		return make_corpus(argv[optind]);
-	tt = tt_demo((uint32_t)ranks, (uint32_t)iters);
+	tt = timed ? timed_job((uint32_t)ranks)
+		   : tt_demo((uint32_t)ranks, (uint32_t)iters);
 	rc = future ? make_future(tt, argv[optind])
 		    : (tt_save(tt, argv[optind]) < 0);
 	tt_free(tt);

@@ -6,7 +6,10 @@
 # small" notice and back, switching themes, NO_COLOR and --color=never, a
 # bad theme file, the way out (q, and a signal) leaving the terminal as it
 # was, a damaged trace; the communication matrix (cells, bytes, filters,
-# CSV export, zooming into blocks of ranks) and the contention table.
+# CSV export, zooming into blocks of ranks), the contention table, and
+# the timeline of a trace with per-call times (zoom, pan, the cursor's
+# bucket on the status line, a tree call highlighted, blocks of ranks, the
+# message on a trace without per-call times).
 # Screens are compared with tests/golden/view-*
 # (the file size in the header masked: it belongs to the zstd version).
 set -u
@@ -378,6 +381,120 @@ wait_for "structure (calls and time per rank;"
 detail() { screen | sed -n 22p | grep -q "MPI_Waitall(count=4, array_of_requests=\[r0, r1, r2, r3\]"; }
 settle detail || fail "Enter in contention did not go to the Waitall of 4: $(screen | sed -n 22p)"
 keys q
+exited 0
+
+# The timeline (T) of a job whose per-call times are known (mktrace
+# --timed): buckets of 10 ms over the whole run, rank 2 in an MPI_Recv
+# from 202.5 to 595 ms, rank 1 in an MPI_Send from 592 to 596 ms.
+"$mktrace" --timed timed.rondo || fail "mktrace --timed"
+VIEW_ENV=NO_COLOR=1 start timed.rondo
+wait_for "rank groups"
+keys T
+wait_for "time in MPI, rank (row) by time (column)"
+wait_for "per-call times, base 1.001: ≤ 0.1% late"
+wait_for "ranks 0-3, 1 a row; 0.00–0.98 s, 10.0 ms a bucket"
+wait_for "highlight: none (select a call in the tree, then T)"
+wait_for "rank 0 · 0.00–0.01 s · MPI 60.1%: MPI_Init 60.1%"
+golden timeline
+# the cursor: rank 2's Recv fills its bucket; rank 1's Send 40 % of one
+keys j j
+keys -N 30 l
+wait_for "rank 2 · 0.30–0.31 s · MPI 100%: MPI_Recv 100%"
+keys k
+keys -N 29 l
+wait_for "rank 1 · 0.59–0.60 s · MPI 40.0%: MPI_Send 40.0%"
+keys j
+keys -N 29 h
+wait_for "rank 2 · 0.30–0.31 s · MPI 100%: MPI_Recv 100%"
+# zoomed in twice around the cursor: buckets of 2.5 ms, the cursor's
+# bucket the first quarter of what it was
+keys + i
+wait_for "ranks 0-3, 1 a row; 0.2250–0.4700 s, 2.50 ms a bucket"
+wait_for "rank 2 · 0.3000–0.3025 s · MPI 100%: MPI_Recv 100%"
+golden timeline-zoom
+# panned on half a window and back; at the left edge the window follows
+keys '>'
+wait_for "0.3500–0.5950 s, 2.50 ms a bucket"
+wait_for "rank 2 · 0.4250–0.4275 s"
+keys '<'
+wait_for "0.2250–0.4700 s, 2.50 ms a bucket"
+keys -N 31 h
+wait_for "0.2225–0.4675 s, 2.50 ms a bucket"
+wait_for "rank 2 · 0.2225–0.2250 s"
+keys - o
+wait_for "0.00–0.98 s, 10.0 ms a bucket"
+keys -
+wait_for "the whole run is in the window"
+keys i 0
+wait_for "0.00–0.98 s, 10.0 ms a bucket"
+keys Escape
+wait_for "structure (calls and time per rank;"
+keys q
+exited 0
+
+# A call selected in the tree (rank 2's Recv) is highlighted where it ran,
+# on the theme's gradient.
+start timed.rondo
+wait_for "rank groups"
+keys G Enter j j j
+wait_for "MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
+keys T
+wait_for "• highlighted: MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
+golden timeline-highlight
+lit() { screen | sed -n 11p | grep -q '^2 \{21\}•\{40\}$'; }
+settle lit || fail "the Recv is not highlighted from 0.20 to 0.59 s: $(screen | sed -n 11p)"
+hot() { screen -e | sed -n 11p | grep -q '48;5;210'; }
+settle hot || fail "the timeline shows no gradient colour: $(screen -e | sed -n 11p)"
+keys j j
+keys -N 30 l
+wait_for "rank 2 · 0.30–0.31 s · MPI 100%: MPI_Recv 100% · highlighted 100%"
+keys k
+wait_for "rank 1 · 0.30–0.31 s · MPI 50.0%: MPI_Allreduce 30.0%, MPI_Barrier 20.0% · highlighted 0%"
+# a loop: every call under it, on every rank (rank 2 skips four turns)
+keys q g Enter j j
+wait_for "×8 [ MPI_Allreduce, MPI_Barrier ]"
+keys T
+wait_for "• highlighted: ×8 [ MPI_Allreduce, MPI_Barrier ]"
+loop0() { screen | sed -n 5p | grep -q '^0 \{11\}•\( \{9\}•\)\{7\}$'; }
+settle loop0 || fail "the loop is not highlighted every 0.1 s on rank 0: $(screen | sed -n 5p)"
+loop2() { screen | sed -n 11p | grep -q '^2 \{11\}• \{49\}•\( \{9\}•\)\{2\}$'; }
+settle loop2 || fail "rank 2's loop is not highlighted where it ran: $(screen | sed -n 11p)"
+# the help lists the timeline's keys
+keys ? NPage
+wait_for "(timeline) the whole run"
+keys q q q
+exited 0
+
+# More ranks than rows: blocks of 3, into one and out again.
+"$mktrace" --timed --ranks 60 timed60.rondo || fail "mktrace --timed --ranks 60"
+VIEW_ENV=NO_COLOR=1 start timed60.rondo
+wait_for "rank groups"
+keys T
+wait_for "ranks 0-59, 3 a row"
+wait_for "ranks 0-2 · 0.000–0.012 s · MPI 50.0%: MPI_Init 50.0%"
+keys j Enter
+wait_for "zoomed: ranks 3-5, 1 a row"
+wait_for "rank 3 · 0.000–0.012 s"
+keys Enter
+wait_for "a row is one rank: nothing to zoom into"
+keys BSpace
+wait_for "ranks 0-59, 3 a row"
+keys BSpace
+wait_for "not zoomed in"
+keys q q
+exited 0
+
+# Without per-call times: a message, and the pane stays as it was.
+start demo.rondo
+wait_for "rank groups"
+keys T
+wait_for "no per-call times: trace with RONDO_TIMING=percall"
+settle shows "structure (calls and time per rank;" ||
+	fail "T on a trace without per-call times left the tree"
+keys Tab T
+wait_for "no per-call times: trace with RONDO_TIMING=percall"
+wait_for "signature (12"
+keys q q
 exited 0
 
 echo "view.sh: $fails failed"

@@ -3,7 +3,7 @@
  * life (curses set up, restored on every way out, signals included), the
  * key table that dispatches every key and writes the help screen, and the
  * main loop; the panes draw themselves (view_tree.c, view_sigs.c,
- * view_matrix.c, view_contention.c).
+ * view_matrix.c, view_contention.c, view_timeline.c).
  */
 #include "config.h"
 
@@ -99,6 +99,8 @@ static void pane_move(struct view *v, int64_t delta)
 		view_matrix_move(v, 0, delta);
 	else if (v->pane == VIEW_CONT)
 		view_cont_move(v, delta);
+	else if (v->pane == VIEW_TIMELINE)
+		view_timeline_move(v, 0, delta);
 	else if (v->pane == VIEW_HELP)
 		v->help_top = (uint32_t)((int64_t)v->help_top + delta < 0
 						 ? 0
@@ -263,21 +265,39 @@ static int k_zoom_in(struct view *v) { return view_matrix_zoom_in(v); }
 static int k_bytes(struct view *v) { return view_matrix_bytes(v); }
 static int k_coll(struct view *v) { return view_matrix_collectives(v); }
 
+/* Out of a block of ranks zoomed into, in the matrix or the timeline;
+ * 0 when not in one. */
+static int zoom_out(struct view *v)
+{
+	return v->pane == VIEW_TIMELINE ? view_timeline_ranks_out(v)
+					: view_matrix_zoom_out(v);
+}
+
 static int k_zoom_out(struct view *v)
 {
-	if (view_matrix_zoom_out(v))
+	if (zoom_out(v))
 		return VIEW_REDRAW;
 	view_message(v, 0, "not zoomed in");
 	return VIEW_REDRAW;
 }
 
 /* Esc: out of a zoom, and out of the pane when there is none. */
-static int k_matrix_esc(struct view *v)
+static int k_esc(struct view *v)
 {
-	if (!view_matrix_zoom_out(v))
+	if (!zoom_out(v))
 		v->pane = VIEW_TREE;
 	return VIEW_REDRAW;
 }
+
+static int k_timeline(struct view *v) { return view_timeline_show(v); }
+static int k_tl_left(struct view *v) { view_timeline_move(v, -1, 0); return VIEW_REDRAW; }
+static int k_tl_right(struct view *v) { view_timeline_move(v, 1, 0); return VIEW_REDRAW; }
+static int k_tl_in(struct view *v) { return view_timeline_zoom_in(v); }
+static int k_tl_out(struct view *v) { return view_timeline_zoom_out(v); }
+static int k_tl_back(struct view *v) { return view_timeline_pan(v, -1); }
+static int k_tl_on(struct view *v) { return view_timeline_pan(v, 1); }
+static int k_tl_whole(struct view *v) { return view_timeline_whole(v); }
+static int k_tl_ranks_in(struct view *v) { return view_timeline_ranks_in(v); }
 
 static int k_matrix_function(struct view *v)
 {
@@ -391,8 +411,9 @@ static int k_redraw(struct view *v)
 #define SIGS (1u << VIEW_SIGS)
 #define MATRIX (1u << VIEW_MATRIX)
 #define CONT (1u << VIEW_CONT)
+#define TIMELINE (1u << VIEW_TIMELINE)
 #define HELP (1u << VIEW_HELP)
-#define MAIN (TREE | SIGS | MATRIX | CONT)
+#define MAIN (TREE | SIGS | MATRIX | CONT | TIMELINE)
 #define ALL (MAIN | HELP)
 #define CTRL(c) ((c) & 0x1f)
 
@@ -442,11 +463,30 @@ static const struct binding {
     {{KEY_BACKSPACE, 127, CTRL('h'), '-'}, "Backspace -", "zoom out", MATRIX,
      k_zoom_out},
     {{27}, "Esc", "zoom out; when not zoomed in, back to the tree", MATRIX,
-     k_matrix_esc},
+     k_esc},
     {{'b'}, "b", "messages or bytes", MATRIX, k_bytes},
     {{'c'}, "c", "collectives counted or not", MATRIX, k_coll},
     {{'f'}, "f", "count one function alone", MATRIX, k_matrix_function},
     {{'x'}, "x", "export the matrix, as filtered, to CSV", MATRIX, k_export},
+    {{'T'}, "T", "the timeline: each rank's share of time in MPI over the "
+     "run; the selected call highlighted", TREE | SIGS | MATRIX | CONT,
+     k_timeline},
+    {{KEY_LEFT, 'h'}, "Left h", "move left; past the edge, the window "
+     "follows", TIMELINE, k_tl_left},
+    {{KEY_RIGHT, 'l'}, "Right l", "move right; past the edge, the window "
+     "follows", TIMELINE, k_tl_right},
+    {{'+', 'i'}, "+ i", "zoom in: buckets about halved, at the cursor",
+     TIMELINE, k_tl_in},
+    {{'-', 'o'}, "- o", "zoom out: buckets about doubled", TIMELINE, k_tl_out},
+    {{'<', ','}, "< ,", "pan back half a window", TIMELINE, k_tl_back},
+    {{'>', '.'}, "> .", "pan on half a window", TIMELINE, k_tl_on},
+    {{'0'}, "0", "the whole run", TIMELINE, k_tl_whole},
+    {{KEY_ENTER, '\r', '\n'}, "Enter",
+     "into the block of ranks under the cursor", TIMELINE, k_tl_ranks_in},
+    {{KEY_BACKSPACE, 127, CTRL('h')}, "Backspace", "out of the block of "
+     "ranks", TIMELINE, k_zoom_out},
+    {{27}, "Esc", "out of a block of ranks; when in none, back to the tree",
+     TIMELINE, k_esc},
     {{'t'}, "t", "next theme: default, light, mono", ALL, k_theme},
     {{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
     {{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},
@@ -474,13 +514,13 @@ static int dispatch(struct view *v, int c)
 static const char *pane_names(unsigned panes, char *buf, size_t size)
 {
 	static const char *const name[] = {"tree", "signatures", "matrix",
-					   "contention"};
+					   "contention", "timeline"};
 	size_t at = 0;
 
 	buf[0] = '\0';
 	if ((panes & MAIN) == MAIN)
 		return buf;
-	for (int p = VIEW_TREE; p <= VIEW_CONT && at < size; p++)
+	for (int p = VIEW_TREE; p <= VIEW_TIMELINE && at < size; p++)
 		if (panes & (1u << p))
 			at += (size_t)snprintf(buf + at, size - at, "%s%s",
 					       at ? ", " : "(", name[p]);
@@ -534,6 +574,8 @@ static void draw_status(struct view *v)
 	else if (v->pane == VIEW_CONT)
 		snprintf(line, sizeof(line), "Enter go to  s sort  Tab tree  "
 			 "? help  q back");
+	else if (v->pane == VIEW_TIMELINE)
+		view_timeline_status(v, line, sizeof(line));
 	else
 		snprintf(line, sizeof(line), "%u/%u  Enter open  / search  n next  "
 			 "Tab signatures  ? help  q quit", v->cur + 1,
@@ -569,6 +611,8 @@ static void draw(struct view *v)
 		view_draw_matrix(v, 2, v->lines - 3);
 	} else if (v->pane == VIEW_CONT) {
 		view_draw_cont(v, 2, v->lines - 3);
+	} else if (v->pane == VIEW_TIMELINE) {
+		view_draw_timeline(v, 2, v->lines - 3);
 	} else {
 		main_h = view_main_height(v);
 		if (v->pane == VIEW_SIGS)
@@ -784,6 +828,7 @@ int cmd_view(int argc, char **argv)
 	restore_terminal();
 	view_matrix_free(&v);
 	view_cont_free(&v);
+	view_timeline_free(&v);
 	tree_free(v.tree);
 	rondo_trace_free(v.t);
 	free(v.sig_order);

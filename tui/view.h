@@ -4,11 +4,11 @@
  *
  * The screen, top to bottom: two header lines, the main pane (the tree,
  * or the signature table), the detail pane of the selection, and a status
- * line; the communication matrix and the contention table take the main
- * and detail panes' place with their own.  A pane is three functions, as
- * in ncdu: it is drawn from the state, and its keys change the state and
- * say what to redraw; one key table (cmd_view.c) dispatches every key and
- * writes the help screen.
+ * line; the communication matrix, the contention table and the timeline
+ * take the main and detail panes' place with their own.  A pane is three
+ * functions, as in ncdu: it is drawn from the state, and its keys change
+ * the state and say what to redraw; one key table (cmd_view.c) dispatches
+ * every key and writes the help screen.
  */
 #ifndef RONDO_VIEW_H
 #define RONDO_VIEW_H
@@ -27,10 +27,18 @@
 /* Lines of the detail pane, its title included. */
 #define VIEW_DETAIL_LINES 9
 
-enum view_pane { VIEW_TREE, VIEW_SIGS, VIEW_MATRIX, VIEW_CONT, VIEW_HELP };
+enum view_pane {
+	VIEW_TREE,
+	VIEW_SIGS,
+	VIEW_MATRIX,
+	VIEW_CONT,
+	VIEW_TIMELINE,
+	VIEW_HELP
+};
 
 struct view_matrix; /* view_matrix.c */
 struct view_cont;   /* view_contention.c */
+struct view_timeline; /* view_timeline.c */
 
 /* How the signature table is sorted. */
 enum view_sort { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_MAX, SORT_NKEYS };
@@ -72,6 +80,7 @@ struct view {
 	/* made the first time their pane is shown */
 	struct view_matrix *matrix;
 	struct view_cont *cont;
+	struct view_timeline *timeline;
 
 	/* the header's figures */
 	double total_ns;	   /* MPI time, all ranks */
@@ -121,8 +130,15 @@ int view_matrix_function(struct view *v, const char *text);
 const char *view_matrix_function_text(const struct view *v);
 /* Writes the whole matrix under its filters to path, as CSV. */
 int view_matrix_export(struct view *v, const char *path);
-/* Sets up the gradient's colours: after every theme_apply. */
+/* Sets up the gradient's colours, VIEW_LEVELS of them, for the matrix and
+ * the timeline: after every theme_apply. */
 void view_matrix_colors(const struct view *v);
+/* Levels of the heat maps' scale: 0 for an empty cell, then by value. */
+#define VIEW_LEVELS 10
+/* The colour pair of a level of the gradient (its text light or dark
+ * against it), -1 when there are none (no colour, a theme without a
+ * gradient). */
+int view_gradient_pair(int level);
 void view_matrix_free(struct view *v);
 
 /* ---- contention (view_contention.c) ------------------------------------ */
@@ -135,6 +151,34 @@ int view_cont_sort(struct view *v);
 /* The signature under the cursor, TREE_NONE when empty. */
 uint32_t view_cont_selected(const struct view *v);
 void view_cont_free(struct view *v);
+
+/* ---- the timeline (view_timeline.c) ------------------------------------ */
+/* Shows the timeline, made the first time (a walk of every rank's timed
+ * calls for the run's span), its highlight taken from the selection of
+ * the pane it is opened from: a call's signature, or every signature
+ * under a rule.  Without per-call times, a message and no pane.  The
+ * keys' functions return VIEW_REDRAW (0: nothing to redraw) and report
+ * on the status line. */
+int view_timeline_show(struct view *v);
+void view_draw_timeline(struct view *v, int top, int height);
+/* Moves the cursor by buckets and rows (clamped); past the window's
+ * edge, the window pans. */
+void view_timeline_move(struct view *v, int64_t dx, int64_t dy);
+/* Buckets of about half or twice the time (round spans), the cursor on
+ * its column; pans by half windows (negative: back); the whole run. */
+int view_timeline_zoom_in(struct view *v);
+int view_timeline_zoom_out(struct view *v);
+int view_timeline_pan(struct view *v, int halves);
+int view_timeline_whole(struct view *v);
+/* Into the block of ranks under the cursor; out again (0 when not in
+ * one). */
+int view_timeline_ranks_in(struct view *v);
+int view_timeline_ranks_out(struct view *v);
+/* The status line: the cursor's ranks, its bucket's times in seconds,
+ * the share in MPI and the functions with most of it ("" before the
+ * first draw). */
+void view_timeline_status(const struct view *v, char *buf, size_t size);
+void view_timeline_free(struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */

@@ -21,7 +21,7 @@
 #include "view.h"
 
 /* Levels of the scale: 0 for an empty cell, 1..MX_LEVELS-1 by value. */
-#define MX_LEVELS 10
+#define MX_LEVELS VIEW_LEVELS
 /* Without colour, a level's character (the first: an empty cell). */
 static const char mx_ramp[MX_LEVELS + 1] = " .:-=+*#%@";
 /* The gradient's colour pairs, after the theme's roles'. */
@@ -109,6 +109,12 @@ void view_matrix_colors(const struct view *v)
 			return;
 	}
 	mx_pairs = 1;
+}
+
+int view_gradient_pair(int level)
+{
+	return mx_pairs && level >= 0 && level < MX_LEVELS ? MX_PAIR0 + level
+							   : -1;
 }
 
 /* Draws a cell of level `level` at (y, x), `scale` lines of MX_CELL *

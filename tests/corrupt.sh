@@ -35,6 +35,7 @@ expect() {
 	comms-*) echo "section 'comms'" ;;
 	ranktime-*) echo "section 'ranktime'" ;;
 	typesizes-*) echo "section 'typesizes'" ;;
+	timing-*) echo "section 'timing'" ;;
 	*) echo "(no expectation written for this file)" ;;
 	esac
 }

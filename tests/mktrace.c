@@ -94,6 +94,31 @@ static int with_payload(const char *dir, const char *name, uint32_t type,
 	return rc;
 }
 
+/* Damaged per-call timing for the demo's 4 ranks: a base out of range,
+ * and rank 0 with 3 durations but 2 intervals. */
+static int corpus_timing(const char *dir)
+{
+	uint32_t first[3] = {0, 1, 2}, mfirst[2] = {0, 8};
+	rondo_sym body[2] = {{1, 0, 3}, {1, 0, 2}}, map[8];
+	struct fmt_timing t = {0.5, 4, NULL, {2, first, body},
+			       {8, {1, mfirst, map}, NULL}, NULL};
+	int64_t offset[4] = {0, 0, 0, 0};
+	struct fmt_buf b = {0};
+	int rc;
+
+	t.offset = offset;
+	for (int k = 0; k < 8; k++)
+		map[k] = (rondo_sym){k == 1, 0, 1};
+	fmt_timing_encode(&b, &t);
+	rc = with_payload(dir, "timing-bad-base.rondo", FMT_SEC_TIMING, &b);
+	b.len = 0;
+	t.base = 1.1;
+	fmt_timing_encode(&b, &t);
+	rc |= with_payload(dir, "timing-unequal.rondo", FMT_SEC_TIMING, &b);
+	fmt_buf_free(&b);
+	return rc;
+}
+
 /* Damaged payloads: each breaks one rule the decoders check. */
 static int corpus_payloads(const char *dir)
 {
@@ -211,6 +236,7 @@ static int corpus_payloads(const char *dir)
 	rc |= with_payload(dir, "typesizes-bad-const.rondo", FMT_SEC_TYPESIZES,
 			   &b);
 	fmt_buf_free(&b);
+	rc |= corpus_timing(dir);
 	return rc;
 }
 

@@ -304,6 +304,7 @@ static void test_merge_tree(void)
 			       "rank %u: %" PRIu64 " and %" PRIu64 " codes", r,
 			       back.len[root[2 * r]], back.len[root[2 * r + 1]]);
 		}
+		fmt_timing_free(&back);
 		CHECK(fmt_timing_decode(&back, s.data, s.len, 4, &e) ==
 		      RONDO_E_CORRUPT);
 		fmt_buf_free(&s);

@@ -58,6 +58,7 @@ for b in 1.01 1.1 1.5; do
 	}
 	END {
 		for (k in p) {
+			k += 0 # a number: subscripts are strings
 			n++
 			err = s[k] - (p[k] + c)
 			span = p[k] + c - ref[k]

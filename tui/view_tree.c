@@ -23,8 +23,10 @@ void view_draw_header(struct view *v)
 	const char *program = rondo_meta_get(v->t, "program");
 	const char *dot = v->utf8 ? " \xc2\xb7 " : " | ";
 	char calls[32], size[32], line[512], run[32], mpi[32], share[16];
+	char timing[48];
 	uint64_t bytes = rondo_file_size(v->t);
 	uint32_t ranks = rondo_rank_count(v->t);
+	double b;
 
 	view_count(calls, sizeof(calls), v->calls);
 	if (bytes < 10000)
@@ -42,16 +44,22 @@ void view_draw_header(struct view *v)
 	view_fill(0, 0, v->cols, theme_attr(THEME_HEADER));
 	view_put(v, 0, 0, v->cols, theme_attr(THEME_HEADER), line);
 	view_duration(mpi, sizeof(mpi), v->total_ns, v->utf8);
+	/* the timing mode, and for per-call times their bound */
+	if (rondo_timing_mode(v->t, &b) == RONDO_TIMING_PERCALL)
+		snprintf(timing, sizeof(timing), "%stimes per call, %s %g%% late",
+			 dot, v->utf8 ? "\xe2\x89\xa4" : "<=", (b - 1) * 100);
+	else
+		snprintf(timing, sizeof(timing), "%sstatistics only", dot);
 	if (v->run_s > 0) {
 		view_duration(run, sizeof(run), v->run_s * 1e9, v->utf8);
 		view_percent(share, sizeof(share),
 			     v->total_ns / (v->run_s * 1e9 * (ranks ? ranks : 1)));
 		snprintf(line, sizeof(line), " run %s%sMPI %s of the run time "
-			 "(%s over all ranks)%s%s", run, dot, share, mpi, dot,
-			 v->path);
+			 "(%s over all ranks)%s%s%s", run, dot, share, mpi,
+			 timing, dot, v->path);
 	} else {
 		snprintf(line, sizeof(line), " run time not recorded%sMPI %s "
-			 "over all ranks%s%s", dot, mpi, dot, v->path);
+			 "over all ranks%s%s%s", dot, mpi, timing, dot, v->path);
 	}
 	view_fill(1, 0, v->cols, theme_attr(THEME_HEADER));
 	view_put(v, 1, 0, v->cols, theme_attr(THEME_HEADER), line);

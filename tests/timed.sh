@@ -141,6 +141,34 @@ expect_exit 0 "$rondo" matrix --collectives --from -1000 --to 1000 --csv - "$t"
 cmp -s "$tmp/all" "$tmp/out" ||
 	fail "matrix over the whole run differs from the grammar's: $(diff "$tmp/all" "$tmp/out" | head -5)"
 
+# ---- rondo timeline: the explorer's timeline as CSV and text -----------------
+# mktrace --timed: rank 2 waits in an MPI_Recv from 202.5 to 595 ms; every
+# other rank spends 5 ms in MPI every 100 ms there, and rank 1 4 ms more
+# in an MPI_Send from 592 ms (per-call times of base 1.001: up to 0.1 %
+# late, so within 1 ms here).
+"$mktrace" --timed --ranks 4 "$tmp/tl.rondo" >/dev/null || fail "mktrace --timed"
+expect_exit 0 "$rondo" timeline --from 0.2 --to 0.6 --buckets 4 --csv - "$tmp/tl.rondo"
+awk -F, 'NR == 1 { if ($0 != "rank,bucket,start_ns,end_ns,mpi_ns,share") bad = "header " $0; next }
+	{ n++; want = ($1 != 2) ? 5e6 : ($2 == 0 ? 97.5e6 : $2 == 3 ? 95e6 : 100e6)
+	  if ($1 == 1 && $2 == 3) want = 9e6 # and its MPI_Send, 592 to 596 ms
+	  if ($3 != 2e8 + $2 * 1e8 || $4 != $3 + 1e8) bad = bad " bucket " $0
+	  if ($5 < want - 1e6 || $5 > want + 1e6) bad = bad " time " $0
+	  if ($6 < $5 / 1e8 - 1e-6 || $6 > $5 / 1e8 + 1e-6) bad = bad " share " $0 }
+	END { if (n != 16) bad = bad " " n " rows"; if (bad != "") { print bad; exit 1 } }' \
+	"$tmp/out" >"$tmp/why" || fail "timeline CSV: $(cat "$tmp/why")"
+expect_exit 0 "$rondo" timeline --from 0.2 --to 0.6 --buckets 4 "$tmp/tl.rondo"
+grep -q '^     2 |@@@@|$' "$tmp/out" && grep -q '^     0 |\.\.\.\.|$' "$tmp/out" ||
+	fail "timeline text: $(cat "$tmp/out")"
+# the whole run by default: every rank's row starts in MPI_Init
+expect_exit 0 "$rondo" timeline --buckets 10 "$tmp/tl.rondo"
+[ "$(grep -c '^     [0-3] |[^ ]' "$tmp/out")" -eq 4 ] || fail "timeline of the run: $(cat "$tmp/out")"
+expect_exit 2 "$rondo" timeline --buckets 0 "$tmp/tl.rondo"
+usage_error timeline "^rondo: --buckets: '0' is not a number"
+expect_exit 2 "$rondo" timeline --from 0.5 --to 0.2 "$tmp/tl.rondo"
+usage_error timeline "^rondo: --from must come before --to"
+expect_exit 1 "$rondo" timeline --csv /nonexistent/dir/x.csv "$tmp/tl.rondo"
+one_error "^rondo: cannot write /nonexistent/dir/x.csv"
+
 # ---- errors -------------------------------------------------------------------
 "$mktrace" --ranks 3 --iters 2 "$tmp/agg.rondo" >/dev/null ||
 	fail "mktrace"
@@ -154,6 +182,8 @@ for cmd in skew waits; do
 	expect_exit 2 "$rondo" $cmd "$t" "$t"
 	usage_error $cmd "takes one FILE"
 done
+expect_exit 1 "$rondo" timeline "$tmp/agg.rondo"
+one_error "^rondo: timeline: .*agg.rondo has no per-call times"
 expect_exit 1 "$rondo" matrix --from 0 "$tmp/agg.rondo"
 one_error "^rondo: matrix --from/--to: .*agg.rondo has no per-call times"
 expect_exit 1 "$rondo" matrix --to 1 --csv /nonexistent/dir/x.csv "$t"

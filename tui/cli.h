@@ -26,6 +26,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_contention(int argc, char **argv);
 int cmd_skew(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 int cmd_waits(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
@@ -52,6 +53,9 @@ FILE *cli_csv_open(const char *path);
  * returns the exit status, after one message when something was not
  * written. */
 int cli_csv_close(FILE *out, const char *path, int failed);
+
+/* Seconds since the job's origin (a decimal number), as ns: 0, or -1. */
+int cli_parse_seconds(const char *s, int64_t *ns);
 
 /* Parses a non-negative decimal number below `limit`; 0 or -1. */
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out);

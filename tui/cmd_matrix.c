@@ -60,21 +60,6 @@ int cli_parse_comm(const char *s, int64_t *out)
 	return 0;
 }
 
-/* Seconds since the job's origin, as ns: 0, or -1. */
-static int parse_seconds(const char *s, int64_t *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	/* within int64_t's ns, a little under 300 years */
-	if (errno || end == s || *end || !isfinite(v) || fabs(v) > 9e9)
-		return -1;
-	*ns = llround(v * 1e9);
-	return 0;
-}
-
 /* A number with a unit suffix for the table: 950, 12.3k, 4.56M. */
 static void human(char *buf, size_t size, uint64_t v)
 {
@@ -240,7 +225,7 @@ int cmd_matrix(int argc, char **argv)
 			break;
 		case O_FROM:
 		case O_TO:
-			if (parse_seconds(optarg, &win[c == O_TO]) < 0)
+			if (cli_parse_seconds(optarg, &win[c == O_TO]) < 0)
 				return cli_usage_error("matrix ", "--%s: '%s' is "
 						       "not a time in seconds",
 						       c == O_TO ? "to" : "from",

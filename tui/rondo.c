@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +52,26 @@ static const struct command {
 	 "how late the members of each collective arrive (per-call times)"},
 	{"waits", cmd_waits, "[--top N] [--csv PATH|-] FILE",
 	 "late senders and late receivers per pair of ranks (per-call times)"},
+	{"timeline", cmd_timeline,
+	 "[--buckets N] [--from T1] [--to T2] [--csv PATH|-] FILE",
+	 "each rank's share of time in MPI by time bucket (per-call times)"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cli_parse_seconds(const char *s, int64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	/* within int64_t's ns, a little under 300 years */
+	if (errno || end == s || *end || !isfinite(v) || fabs(v) > 9e9)
+		return -1;
+	*ns = llround(v * 1e9);
+	return 0;
+}
 
 FILE *cli_csv_open(const char *path)
 {

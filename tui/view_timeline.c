@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timed.h"
 #include "view.h"
 
 /* Levels of the scale (the matrix's colours): 0 for no MPI at all,
@@ -84,18 +85,6 @@ struct view_timeline {
 };
 
 /* ---- cells --------------------------------------------------------------- */
-
-/* The level of a share of time in MPI; 0 only for none at all, so that a
- * short call still shows. */
-static int tl_level(double busy, double share)
-{
-	long l;
-
-	if (busy <= 0)
-		return 0;
-	l = 1 + lround((share > 1 ? 1 : share) * (TL_LEVELS - 2));
-	return l > TL_LEVELS - 1 ? TL_LEVELS - 1 : (int)l;
-}
 
 /* Draws one cell of level `level` at (y, x): a coloured blank, or the
  * level's character; a highlighted call's bucket carries a mark (in bold
@@ -170,66 +159,20 @@ static int64_t tl_floor_div(int64_t a, int64_t b)
 
 /* ---- the walk ------------------------------------------------------------ */
 
-/* Adds a call of signature sig from s to e to the buckets of the window it
- * covers. */
-static void tl_add(const struct view *v, double t0, double w, uint32_t nb,
-		   double s, double e, uint32_t sig, struct tl_sums *out)
-{
-	const struct view_timeline *tl = v->timeline;
-	uint32_t f = rondo_sig_func(v->t, sig);
-	double a = s > t0 ? s : t0, b = e < t0 + w * nb ? e : t0 + w * nb;
-	int lit = out->lit && sig < rondo_sig_count(v->t) && tl->hl[sig];
-
-	if (b <= a)
-		return;
-	for (uint32_t k = (uint32_t)((a - t0) / w); k < nb; k++) {
-		double lo = t0 + w * k, hi = lo + w;
-		double in = (b < hi ? b : hi) - (a > lo ? a : lo);
-
-		if (lo >= b)
-			break;
-		if (in <= 0)
-			continue;
-		if (out->busy)
-			out->busy[k] += in;
-		if (lit)
-			out->lit[k] += in;
-		if (out->fn && f < tl->nfunc)
-			out->fn[(size_t)k * tl->nfunc + f] += in;
-	}
-}
-
 /* Walks rank r's timed calls, adding those inside the window of nb
- * buckets of w ns from t0 to *out.  0 or a RONDO_E_* code. */
+ * buckets of w ns from t0 to *out (analyses/timed.h).  0 or a RONDO_E_*
+ * code. */
 static int tl_walk(const struct view *v, uint32_t r, double t0, double w,
 		   uint32_t nb, struct tl_sums *out)
 {
-	double end = t0 + w * nb, stop = HUGE_VAL;
-	rondo_iter *it = rondo_iter_create_timed(v->t, r);
-	uint32_t sig;
-	int64_t s, e;
-	int rc;
+	const struct view_timeline *tl = v->timeline;
+	struct an_buckets b = {t0, w, nb, out->busy, out->lit, tl->hl,
+			       out->fn, tl->nfunc, out->first, out->last};
+	int rc = an_timeline_rank(v->t, r, &b);
 
-	if (!it)
-		return RONDO_E_NOMEM;
-	/* A start read back is late by less than (b - 1) times itself, and
-	 * the starts of one rank rise: once one is past b times the window's
-	 * end, no later call reaches back into it. */
-	if (nb && end > 0)
-		stop = end * v->timeline->base;
-	while ((rc = rondo_iter_next(it, &sig)) > 0) {
-		/* past the rank's timed calls: no more times */
-		if (rondo_iter_time(it, &s, &e) < 0)
-			break;
-		out->first = s < out->first ? s : out->first;
-		out->last = e > out->last ? e : out->last;
-		if ((double)s >= stop)
-			break;
-		if (nb && (double)e > t0 && (double)s < end)
-			tl_add(v, t0, w, nb, (double)s, (double)e, sig, out);
-	}
-	rondo_iter_free(it);
-	return rc < 0 ? rc : 0;
+	out->first = b.first;
+	out->last = b.last;
+	return rc;
 }
 
 /* The run's span: every rank walked once, when the pane is first made. */
@@ -761,8 +704,9 @@ static void tl_draw_grid(struct view *v, int y, int height, int label,
 			for (uint32_t c = 0; c < tl->nb; c++)
 				tl_cell(v, y + k * tl->scale + s,
 					label + 1 + (int)c,
-					tl_level(busy[c],
-						 busy[c] / (tl->w * (b - a))),
+					an_level(busy[c],
+						 busy[c] / (tl->w * (b - a)),
+						 TL_LEVELS),
 					lit[c] > 0, row == cy && c == tl->col);
 	}
 }

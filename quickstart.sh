@@ -22,8 +22,7 @@ python3-mpi4py netpipe-openmpi"
 test_packages="libmpich-dev mpich"
 # The tests run against MPICH too (tests/lib.sh launches them with its
 # mpiexec): the others still assume Open MPI.
-mpich_tests="tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh
-	tests/merge.sh tests/preload.sh"
+mpich_tests="tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/merge.sh tests/preload.sh"
 
 say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }

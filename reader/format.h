@@ -474,8 +474,8 @@ void fmt_typesizes_free(struct fmt_typesizes *t);
  * first call, the reconstructed end of the rank's previous call; for the
  * rank's first call, 0: measured from reconstructed times, errors never
  * add up. */
-#define FMT_TBASE_MIN 1.001
-#define FMT_TBASE_MAX 16.0
+#define FMT_TBASE_MIN RONDO_TIME_BASE_MIN
+#define FMT_TBASE_MAX RONDO_TIME_BASE_MAX
 
 /* The scale of one base: mag_up[j], mag_down[j] for j < n (j = 0: 0),
  * up to the first magnitude past 2^62 ns. */

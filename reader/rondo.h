@@ -508,6 +508,10 @@ RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 /* MPI_Init; other ranks' clocks are aligned to rank 0's at MPI_Finalize    */
 /* (meta key "clock_sync" says how).                                         */
 
+/* The bases a trace may have. */
+#define RONDO_TIME_BASE_MIN 1.001
+#define RONDO_TIME_BASE_MAX 16.0
+
 #define RONDO_TIMING_AGGREGATED 0 /* statistics only (the default) */
 #define RONDO_TIMING_PERCALL 1    /* statistics and per-call times */
 

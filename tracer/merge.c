@@ -421,7 +421,7 @@ static int gram_intern(struct grams *gs, const struct fmt_grammar *g,
 }
 
 static int times_empty(struct extra *x, uint32_t nranks, uint64_t count);
-static void timing_encode(const struct merge *m, struct fmt_buf *b);
+static void timing_encode(struct merge *m, struct fmt_buf *b);
 
 /* count more sequences (ranks) that are rule `root`. */
 static int roots_add(struct grams *gs, uint32_t root, uint64_t count)
@@ -752,7 +752,7 @@ static void put_part(struct fmt_buf *out, struct fmt_buf *part)
 	fmt_buf_free(part);
 }
 
-int merge_encode(const struct merge *m, struct fmt_buf *b)
+int merge_encode(struct merge *m, struct fmt_buf *b)
 {
 	const struct grams *gs = &m->grams;
 	const struct extra *x = &m->x;
@@ -1180,15 +1180,13 @@ static int timing_pad(struct merge *m)
 
 int merge_set_timing(struct merge *m, double base)
 {
-	struct fmt_tscale sc;
 	int rc;
 
 	if (m->t.base)
 		return m->t.base == base ? 0 : RONDO_E_STATE;
-	rc = fmt_tscale_init(&sc, base);
-	fmt_tscale_free(&sc);
-	if (!rc)
-		rc = grams_init(&m->t.g);
+	if (!(base >= RONDO_TIME_BASE_MIN && base <= RONDO_TIME_BASE_MAX))
+		return RONDO_E_RANGE;
+	rc = grams_init(&m->t.g);
 	if (!rc)
 		m->t.base = base;
 	return rc;
@@ -1227,14 +1225,13 @@ int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
 
 /* A range's timing part: the base (0: none), then when there is one the
  * origins, the rules and the map, as merge_timing gives them. */
-static void timing_encode(const struct merge *m, struct fmt_buf *b)
+static void timing_encode(struct merge *m, struct fmt_buf *b)
 {
 	const struct timing *t = &m->t;
 	struct fmt_timing ft = {0};
 
-	/* the last ranks, added without their timing, get none (the cast:
-	 * only the timing's own padding changes) */
-	timing_pad((struct merge *)m);
+	/* the last ranks, added without their timing, get none */
+	timing_pad(m);
 	if (!t->base || m->grams.nranks == 0 || t->nranks != m->grams.nranks ||
 	    grammar_export(t->g.map, &ft.map.map)) {
 		fmt_put_f64(b, 0);

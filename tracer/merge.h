@@ -98,8 +98,9 @@ void merge_mark_failed(struct merge *m, uint32_t n);
 int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
 		   const struct fmt_topo *g);
 
-/* The merge so far, for merge_add_encoded at the other end. */
-int merge_encode(const struct merge *m, struct fmt_buf *b);
+/* The merge so far, for merge_add_encoded at the other end (ranks added
+ * without their timing get none, when timing is on). */
+int merge_encode(struct merge *m, struct fmt_buf *b);
 
 /*
  * Appends the ranks of an encoded merge, which must hold nranks ranks

@@ -151,12 +151,14 @@ int rec_end(struct rec *r, int ret)
 		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
 			rt.failed = 1;
 		} else {
+			uint64_t d = r->t1 > r->t0 ? rt_clock_ns(r->t1 - r->t0)
+						   : 0;
+
 			rt.expect = grammar_expected(rt.g);
 			if (lv->pool != UINT32_MAX)
 				rt.sig[sig].pool = lv->pool;
-			record_stat(&rt.sig[sig].st, r->t1 > r->t0
-				    ? rt_clock_ns(r->t1 - r->t0) : 0);
-			timing_call(sig, r->t0, r->t1);
+			record_stat(&rt.sig[sig].st, d);
+			timing_call(sig, r->t0, d);
 			rt.ncalls++;
 		}
 	}

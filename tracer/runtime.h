@@ -121,10 +121,10 @@ struct rt {
 	struct fmt_tscale tscale;
 	struct fmt_tenc tenc;
 	struct grammar *gd, *gi; /* durations, intervals */
-	uint64_t ntimed;
 	uint64_t origin_tick; /* rt_clock() when the times start */
 	uint64_t origin_ns;   /* and rt_now() */
 	uint64_t anchor_tick, anchor_ns; /* the latest such pair */
+	uint64_t anchor_due;  /* the tick a new pair is taken after */
 	double tick_ns;       /* ns per tick, from origin to anchor */
 	pthread_mutex_t lock;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
@@ -342,12 +342,13 @@ enum rt_timing {
 #define RT_TIMING_LIMIT_DEFAULT ((size_t)256 << 20)
 /* The scale, grammars and origin: 0, or -1 when out of memory. */
 int timing_start(void);
-void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t t1);
-/* A recorded call of signature sig, from clock reading t0 to t1. */
-static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t t1)
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur);
+/* A recorded call of signature sig, started at clock reading t0, that
+ * took dur ns. */
+static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t dur)
 {
 	if (__builtin_expect(rt.tstate == RT_TIMING_ON, 0))
-		timing_call_slow(sig, t0, t1);
+		timing_call_slow(sig, t0, dur);
 }
 /* The rank's two grammars (empty when it kept no time): 0, or -1. */
 int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);

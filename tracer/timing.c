@@ -62,6 +62,7 @@ int timing_start(void)
 	rt.anchor_ns = rt.origin_ns;
 	rt.anchor_tick = rt.origin_tick;
 	rt.tick_ns = (double)rt_clock_ns(1u << 30) / (double)(1u << 30);
+	rt.anchor_due = rt.anchor_tick + (uint64_t)(ANCHOR_NS / rt.tick_ns);
 	rt.tstate = RT_TIMING_ON;
 	return 0;
 }
@@ -76,7 +77,7 @@ static void timing_stop(int why)
 			rt.rank,
 			why == RT_TIMING_LOST ? "lost (out of memory)"
 					      : "stopped at RONDO_TIMING_LIMIT",
-			(unsigned long long)rt.ntimed);
+			(unsigned long long)grammar_length(rt.gd));
 }
 
 /* A new anchor, and the counter's rate over the whole run so far. */
@@ -86,16 +87,15 @@ static void timing_anchor(void)
 	if (rt.anchor_tick > rt.origin_tick && rt.anchor_ns > rt.origin_ns)
 		rt.tick_ns = (double)(rt.anchor_ns - rt.origin_ns) /
 			     (double)(rt.anchor_tick - rt.origin_tick);
+	rt.anchor_due = rt.anchor_tick + (uint64_t)(ANCHOR_NS / rt.tick_ns);
 }
 
-void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t t1)
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
 {
 	int64_t start;
-	uint64_t dur = t1 > t0 ? rt_clock_ns(t1 - t0) : 0;
 	uint32_t dc, ic;
 
-	if (t0 > rt.anchor_tick &&
-	    (double)(t0 - rt.anchor_tick) * rt.tick_ns > ANCHOR_NS)
+	if (t0 > rt.anchor_due)
 		timing_anchor();
 	/* signed: MPI_Init's call starts before the origin */
 	start = (int64_t)(rt.anchor_ns - rt.origin_ns) +
@@ -111,8 +111,7 @@ void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t t1)
 		timing_stop(RT_TIMING_LOST);
 		return;
 	}
-	rt.ntimed++;
-	if (rt.ntimed % CHECK_EVERY == 0 &&
+	if (grammar_length(rt.gd) % CHECK_EVERY == 0 &&
 	    grammar_memory(rt.gd) + grammar_memory(rt.gi) +
 			    rt.tenc.cap * sizeof(int64_t) >
 		    rt.timing_limit)

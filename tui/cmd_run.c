@@ -180,10 +180,13 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'B':
 			b = strtod(optarg, &end);
-			if (!*optarg || *end || !(b >= 1.001 && b <= 16))
+			if (!*optarg || *end || !(b >= RONDO_TIME_BASE_MIN &&
+						  b <= RONDO_TIME_BASE_MAX))
 				return cli_usage_error(
 					"run ", "--time-base: '%s' is not a "
-					"number from 1.001 to 16", optarg);
+					"number from %g to %g", optarg,
+					RONDO_TIME_BASE_MIN,
+					RONDO_TIME_BASE_MAX);
 			setenv("RONDO_TIME_BASE", optarg, 1);
 			break;
 		case 'L':

@@ -368,6 +368,18 @@ static void section(struct fmt_buf *s, double b, uint32_t nranks,
 	merge_free(m);
 }
 
+/* A trace whose timing section is *s is refused with a message naming the
+ * section and saying `what`; *s is freed. */
+static void refused(struct fmt_buf *s, const char *what)
+{
+	char why[512];
+
+	CHECKF(open_patched(s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+		       strstr(why, "section 'timing'") && strstr(why, what),
+	       "want '%s': %s", what, why);
+	fmt_buf_free(s);
+}
+
 static void test_damaged(void)
 {
 	uint32_t ok[2] = {40, 40}, unequal[2] = {40, 39}, longer[2] = {40, 41};
@@ -384,28 +396,17 @@ static void test_damaged(void)
 
 		memcpy(s.data + 1, &v, 8);
 	}
-	CHECK(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
-	      strstr(why, "section 'timing'") && strstr(why, "base"));
-	fmt_buf_free(&s);
+	refused(&s, "base");
 	section(&s, 1.1, 2, unequal, ok, 2);
-	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
-		       strstr(why, "rank 1 has 39 durations and 40 intervals"),
-	       "%s", why);
-	fmt_buf_free(&s);
+	refused(&s, "rank 1 has 39 durations and 40 intervals");
 	section(&s, 1.1, 2, longer, longer, 2);
-	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
-		       strstr(why, "for 40 calls"), "%s", why);
-	fmt_buf_free(&s);
+	refused(&s, "for 40 calls");
 	/* codes past the scale of base 16 (J is 17) */
 	section(&s, 16, 2, ok, ok, 40);
-	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
-		       strstr(why, "timing") != NULL, "%s", why);
-	fmt_buf_free(&s);
+	refused(&s, "timing");
 	/* one rank for a job of two */
 	section(&s, 1.1, 1, ok, ok, 2);
-	CHECKF(open_patched(&s, why, sizeof(why)) == RONDO_E_CORRUPT &&
-		       strstr(why, "1 ranks, the job had 2"), "%s", why);
-	fmt_buf_free(&s);
+	refused(&s, "1 ranks, the job had 2");
 	/* every truncation */
 	section(&s, 1.1, 2, ok, ok, 2);
 	for (size_t n = 0; n < s.len; n++) {

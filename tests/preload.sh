@@ -13,14 +13,20 @@ stress="$top_builddir/tests/alloc_stress"
 [ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
 san_env
 
-# What the module exports: MPI_* and PMPI_*, and the allocation functions.
+# What the module exports: MPI_* and PMPI_*, the Fortran bindings' entry
+# points (mpi_send_, mpi_send__, mpi_send, MPI_SEND, mpi_send_f08_...), and
+# the allocation functions.
 alloc="aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc valloc"
 nm -D --defined-only "$lib" | awk '{ print $NF }' | sort >"$tmp/defined"
-others=$(grep -v -E '^P?MPI_' "$tmp/defined" | tr '\n' ' ' | sed 's/ $//')
+others=$(grep -v -E '^(P?MPI_|mpi_)' "$tmp/defined" | tr '\n' ' ' | sed 's/ $//')
 [ "$others" = "$alloc" ] ||
 	fail "exports besides MPI: '$others', want '$alloc'"
 [ "$(grep -c -E '^MPI_' "$tmp/defined")" -ge 200 ] ||
 	fail "only $(grep -c -E '^MPI_' "$tmp/defined") MPI_ functions exported"
+for f in mpi_send_ mpi_send__ mpi_send MPI_SEND mpi_send_f08_ mpi_init_ \
+	mpi_init_f08_ mpi_finalize_ mpi_waitsome_ mpi_allreduce_f08ts_; do
+	grep -q -x "$f" "$tmp/defined" || fail "the Fortran entry point $f is not exported"
+done
 
 # same TEXT COMMAND...: COMMAND prints the same preloaded as not.
 same() {

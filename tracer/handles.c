@@ -123,6 +123,18 @@ static const struct predef {
 #if MPI_VERSION >= 4
 	PREDEF(H_SESSION, MPI_SESSION_NULL),
 #endif
+	/* Fortran's, which C may name too (a library without one of the
+	 * sized ones makes it MPI_DATATYPE_NULL: left out) */
+	PREDEF(H_DATATYPE, MPI_INTEGER), PREDEF(H_DATATYPE, MPI_REAL),
+	PREDEF(H_DATATYPE, MPI_DOUBLE_PRECISION),
+	PREDEF(H_DATATYPE, MPI_COMPLEX),
+	PREDEF(H_DATATYPE, MPI_DOUBLE_COMPLEX),
+	PREDEF(H_DATATYPE, MPI_LOGICAL), PREDEF(H_DATATYPE, MPI_CHARACTER),
+	PREDEF(H_DATATYPE, MPI_2INTEGER), PREDEF(H_DATATYPE, MPI_2REAL),
+	PREDEF(H_DATATYPE, MPI_2DOUBLE_PRECISION),
+	PREDEF(H_DATATYPE, MPI_INTEGER1), PREDEF(H_DATATYPE, MPI_INTEGER2),
+	PREDEF(H_DATATYPE, MPI_INTEGER4), PREDEF(H_DATATYPE, MPI_INTEGER8),
+	PREDEF(H_DATATYPE, MPI_REAL4), PREDEF(H_DATATYPE, MPI_REAL8),
 };
 
 #define NPREDEF (sizeof(predef) / sizeof(predef[0]))
@@ -278,6 +290,7 @@ void handles_init(void)
 	static const MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF,
 					 MPI_COMM_NULL};
 	uint64_t keys[NPREDEF];
+	int absent[NPREDEF] = {0};
 	size_t k = 0;
 
 	/* The handles' values, in the order of predef[] (the macros expand
@@ -340,10 +353,25 @@ void handles_init(void)
 		}
 #endif
 	}
+	{
+		MPI_Datatype t[] = {
+			MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
+			MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
+			MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL,
+			MPI_2DOUBLE_PRECISION, MPI_INTEGER1, MPI_INTEGER2,
+			MPI_INTEGER4, MPI_INTEGER8, MPI_REAL4, MPI_REAL8};
+
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			absent[k] = t[i] == MPI_DATATYPE_NULL;
+			predef_size[k] = type_size(t[i]);
+			V(t[i]);
+		}
+	}
 #undef V
 	/* Requests have a table of their own too (requests.c). */
 	for (size_t i = 0; i < k && i < NPREDEF; i++)
-		if (predef[i].type != H_COMM && predef[i].type != H_REQUEST)
+		if (predef[i].type != H_COMM && predef[i].type != H_REQUEST &&
+		    !absent[i])
 			hmap_set_const(&maps[predef[i].type], keys[i],
 				       (uint32_t)(C_FIXED + i));
 	requests_init(handles_const_request_null());

@@ -56,6 +56,8 @@ struct job {
 	int oom;
 	int64_t *skew;       /* timing_align: each rank's clock - rank 0's */
 	char clock_how[160]; /* and how that was found ("": no timing) */
+	/* calls traced by binding, then the ranks that made any, summed */
+	uint64_t bind[2 * REC_NBIND];
 };
 
 /* ---- this rank's tables ------------------------------------------------------ */
@@ -392,6 +394,29 @@ static void command_line(char *buf, size_t size)
 			buf[i] = ' ';
 }
 
+/* "C: 1200 calls on 4 ranks; Fortran use mpi_f08: ...": the bindings the
+ * traced calls came through. */
+static void bindings_meta(char *buf, size_t size, const struct job *j)
+{
+	static const char *const names[REC_NBIND] = {
+		[REC_BIND_C] = "C",
+		[REC_BIND_F] = "Fortran mpif.h or use mpi",
+		[REC_BIND_F08] = "Fortran use mpi_f08"};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int b = 0; b < REC_NBIND; b++) {
+		if (!j->bind[b] || n >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s: %llu calls on "
+				      "%llu ranks", n ? "; " : "", names[b],
+				      (unsigned long long)j->bind[b],
+				      (unsigned long long)j->bind[REC_NBIND + b]);
+	}
+	if (!buf[0])
+		snprintf(buf, size, "none: no call was traced");
+}
+
 static void job_meta(struct fmt_meta *m, const struct job *j)
 {
 	char buf[4096], lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -404,10 +429,15 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 	meta_add(m, "ranks", buf);
 	PMPI_Get_library_version(lib, &len);
 	lib[strcspn(lib, "\n")] = '\0';
+	for (char *c = lib; *c; c++) /* MPICH: "MPICH Version:\t4.0.2" */
+		if (*c == '\t')
+			*c = ' ';
 	meta_add(m, "mpi", lib);
 	PMPI_Get_version(&major, &minor);
 	snprintf(buf, sizeof(buf), "%d.%d", major, minor);
 	meta_add(m, "mpi_version", buf);
+	bindings_meta(buf, sizeof(buf), j);
+	meta_add(m, "bindings", buf);
 	gethostname(buf, sizeof(buf) - 1);
 	buf[sizeof(buf) - 1] = '\0';
 	meta_add(m, "host", buf);
@@ -772,7 +802,7 @@ void output_write(void)
 	struct fmt_grammar g = {0};
 	struct fmt_stats st = {0};
 	struct job j = {0};
-	uint64_t run_ns = rt_now() - rt.start_ns;
+	uint64_t run_ns = rt_now() - rt.start_ns, bind[2 * REC_NBIND];
 	double start;
 	int ok;
 
@@ -798,6 +828,12 @@ void output_write(void)
 	 * job's is the longest; then the time from when every rank is in,
 	 * the merge's, not the wait for the last rank to finish its work */
 	PMPI_Reduce(&run_ns, &j.run_ns, 1, MPI_UINT64_T, MPI_MAX, 0, t.comm);
+	for (int b = 0; b < REC_NBIND; b++) {
+		bind[b] = rt.bind_calls[b];
+		bind[REC_NBIND + b] = rt.bind_calls[b] > 0;
+	}
+	PMPI_Reduce(bind, j.bind, 2 * REC_NBIND, MPI_UINT64_T, MPI_SUM, 0,
+		    t.comm);
 	timing_align(t.comm, t.rank, t.size, &j.skew, j.clock_how,
 		     sizeof(j.clock_how));
 	start = PMPI_Wtime();

@@ -96,6 +96,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	r->lv = &th->level[th->depth - 1];
 	r->lv->pool = UINT32_MAX;
 	r->func = func;
+	r->binding = REC_BIND_C;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	r->paused = rt.paused;
@@ -160,6 +161,7 @@ int rec_end(struct rec *r, int ret)
 			record_stat(&rt.sig[sig].st, d);
 			timing_call(sig, r->t0, d);
 			rt.ncalls++;
+			rt.bind_calls[r->binding]++;
 		}
 	}
 	if (r->locked)
@@ -169,6 +171,7 @@ int rec_end(struct rec *r, int ret)
 	lv->nctx = 0;
 	lv->ndup = 0;
 	lv->nonheap = 0;
+	lv->ntmp = 0;
 	r->th->depth--;
 	return ret;
 }

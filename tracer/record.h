@@ -49,8 +49,17 @@ struct rt_level;
 #define REC_API __attribute__((visibility("default")))
 
 /* The recording state of one call, on the wrapper's stack. */
+/* The language binding a call came through (rondo info counts them). */
+enum rec_binding {
+	REC_BIND_C,   /* the C functions */
+	REC_BIND_F,   /* mpif.h and `use mpi`: mpi_send_ */
+	REC_BIND_F08, /* `use mpi_f08`: mpi_send_f08_, mpi_send_f08ts_ */
+	REC_NBIND
+};
+
 struct rec {
 	uint32_t func;   /* index into rec_funcs */
+	uint32_t binding; /* enum rec_binding; rec_begin sets REC_BIND_C */
 	uint64_t t0, t1; /* PMPI call start and end, ns */
 	int locked;      /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	int paused;      /* made while paused: bookkeeping only, not traced */

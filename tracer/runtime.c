@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "fortran.h"
 #include "runtime.h"
 
 
@@ -465,6 +466,8 @@ REC_API int MPI_Init(int *argc, char ***argv)
 	struct rec r;
 	int ret;
 
+	if (rt.initializing) /* from a Fortran binding (MPICH's): below */
+		return PMPI_Init(argc, argv);
 	rt.initializing = 1; /* calls the library makes start nothing */
 	ret = PMPI_Init(argc, argv);
 	rt.initializing = 0;
@@ -488,6 +491,8 @@ REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 	struct rec r;
 	int ret;
 
+	if (rt.initializing)
+		return PMPI_Init_thread(argc, argv, required, provided);
 	rt.initializing = 1;
 	ret = PMPI_Init_thread(argc, argv, required, provided);
 	rt.initializing = 0;
@@ -550,3 +555,190 @@ REC_API int MPI_Pcontrol(const int level, ...)
 		rt.paused = 1;
 	return PMPI_Pcontrol(level);
 }
+
+/* ---- the same four through the Fortran bindings ------------------------------
+ * mpi_init_ (mpif.h, use mpi) and mpi_init_f08_ (use mpi_f08) forward to
+ * the library's own entry point, as the generated Fortran wrappers do
+ * (tracer/gen/gen_fortran.py): its Fortran start-up must run.  MPICH's
+ * then calls the C MPI_Init, which passes it through (rt.initializing).
+ * Fortran has no argc and argv: they are recorded as C's NULL. */
+
+typedef void fort_init_fn(MPI_Fint *ierr);
+typedef void fort_init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
+				 MPI_Fint *ierr);
+
+static void fort_init(const char *const *names, void **next, uint32_t binding,
+		      MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr,
+		      const void *caller)
+{
+	MPI_Fint own = MPI_SUCCESS;
+	uint64_t t0, t1;
+	struct rec r;
+
+	if (!ierr) /* optional in mpi_f08 */
+		ierr = &own;
+	if (!*next && !(*next = fort_next(names))) {
+		fort_missing(names[0], ierr);
+		return;
+	}
+	t0 = rt_clock();
+	rt.initializing = 1;
+	if (required)
+		((fort_init_thread_fn *)*next)(required, provided, ierr);
+	else
+		((fort_init_fn *)*next)(ierr);
+	rt.initializing = 0;
+	t1 = rt_clock();
+	if (*ierr == MPI_SUCCESS)
+		runtime_start(required ? *provided : MPI_THREAD_SINGLE);
+	start_before(t0, t1);
+	if (!hand_begin(&r, required ? RT_INIT_THREAD : RT_INIT, t0, t1, caller))
+		return;
+	r.binding = binding;
+	rec_null(&r);
+	rec_null(&r);
+	if (required) {
+		rec_int(&r, *required);
+		rec_int(&r, *provided);
+	}
+	rec_end(&r, *ierr);
+}
+
+static void fort_finalize(const char *const *names, void **next,
+			  uint32_t binding, MPI_Fint *ierr, const void *caller)
+{
+	MPI_Fint own = MPI_SUCCESS;
+	uint64_t t = rt_clock();
+	struct rec r;
+
+	if (!ierr)
+		ierr = &own;
+	if (!*next && !(*next = fort_next(names))) {
+		fort_missing(names[0], ierr);
+		return;
+	}
+	if (hand_begin(&r, RT_FINALIZE, t, t, caller)) {
+		r.binding = binding;
+		rec_end(&r, MPI_SUCCESS);
+	}
+	if (!rt.sessions) {
+		if (rt.state == RT_ON) {
+			rt.state = RT_DONE;
+			output_write();
+		}
+		rt.state = RT_DONE;
+		alloc_stop();
+	}
+	/* MPICH's calls the C MPI_Finalize, which finds the trace written */
+	((fort_init_fn *)*next)(ierr);
+}
+
+/* Fortran's MPI_Pcontrol has no ierror; the libraries' do nothing, so
+ * the C one is called, as for C. */
+static void fort_pcontrol(MPI_Fint level, uint32_t binding, const void *caller)
+{
+	uint64_t t = rt_clock();
+	struct rec r;
+
+	if (level != 0)
+		rt.paused = 0;
+	if (hand_begin(&r, RT_PCONTROL, t, t, caller)) {
+		r.binding = binding;
+		rec_int(&r, level);
+		rec_end(&r, MPI_SUCCESS);
+	}
+	if (level == 0)
+		rt.paused = 1;
+	PMPI_Pcontrol(level);
+}
+
+#define FORT_ENTRY(fn, sym)                                                    \
+	extern __typeof__(fn) fn##_##sym __asm__(#sym)                        \
+		__attribute__((alias(#fn), visibility("default")));
+#define FORT_MPIF(fn, lower, upper)                                            \
+	FORT_ENTRY(fn, lower##_) FORT_ENTRY(fn, lower##__)                    \
+	FORT_ENTRY(fn, lower) FORT_ENTRY(fn, upper)
+
+static void fort_init_f(MPI_Fint *ierr)
+{
+	static const char *const names[] = {"pmpi_init_", "pmpi_init",
+					    "pmpi_init__", "PMPI_INIT", NULL};
+	static void *next;
+
+	fort_init(names, &next, REC_BIND_F, NULL, NULL, ierr,
+		  __builtin_return_address(0));
+}
+FORT_MPIF(fort_init_f, mpi_init, MPI_INIT)
+
+static void fort_init_f08(MPI_Fint *ierr)
+{
+	static const char *const names[] = {"pmpi_init_f08_", "pmpir_init_f08_",
+					    NULL};
+	static void *next;
+
+	fort_init(names, &next, REC_BIND_F08, NULL, NULL, ierr,
+		  __builtin_return_address(0));
+}
+FORT_ENTRY(fort_init_f08, mpi_init_f08_)
+
+static void fort_init_thread_f(MPI_Fint *required, MPI_Fint *provided,
+			       MPI_Fint *ierr)
+{
+	static const char *const names[] = {
+		"pmpi_init_thread_", "pmpi_init_thread", "pmpi_init_thread__",
+		"PMPI_INIT_THREAD", NULL};
+	static void *next;
+
+	fort_init(names, &next, REC_BIND_F, required, provided, ierr,
+		  __builtin_return_address(0));
+}
+FORT_MPIF(fort_init_thread_f, mpi_init_thread, MPI_INIT_THREAD)
+
+static void fort_init_thread_f08(MPI_Fint *required, MPI_Fint *provided,
+				 MPI_Fint *ierr)
+{
+	static const char *const names[] = {"pmpi_init_thread_f08_",
+					    "pmpir_init_thread_f08_", NULL};
+	static void *next;
+
+	fort_init(names, &next, REC_BIND_F08, required, provided, ierr,
+		  __builtin_return_address(0));
+}
+FORT_ENTRY(fort_init_thread_f08, mpi_init_thread_f08_)
+
+static void fort_finalize_f(MPI_Fint *ierr)
+{
+	static const char *const names[] = {"pmpi_finalize_", "pmpi_finalize",
+					    "pmpi_finalize__", "PMPI_FINALIZE",
+					    NULL};
+	static void *next;
+
+	fort_finalize(names, &next, REC_BIND_F, ierr,
+		      __builtin_return_address(0));
+}
+FORT_MPIF(fort_finalize_f, mpi_finalize, MPI_FINALIZE)
+
+static void fort_finalize_f08(MPI_Fint *ierr)
+{
+	static const char *const names[] = {"pmpi_finalize_f08_",
+					    "pmpir_finalize_f08_", NULL};
+	static void *next;
+
+	fort_finalize(names, &next, REC_BIND_F08, ierr,
+		      __builtin_return_address(0));
+}
+FORT_ENTRY(fort_finalize_f08, mpi_finalize_f08_)
+
+static void fort_pcontrol_f(MPI_Fint *level)
+{
+	fort_pcontrol(level ? *level : 1, REC_BIND_F,
+		      __builtin_return_address(0));
+}
+FORT_MPIF(fort_pcontrol_f, mpi_pcontrol, MPI_PCONTROL)
+
+static void fort_pcontrol_f08(MPI_Fint *level)
+{
+	fort_pcontrol(level ? *level : 1, REC_BIND_F08,
+		      __builtin_return_address(0));
+}
+FORT_ENTRY(fort_pcontrol_f08, mpi_pcontrol_f08_)

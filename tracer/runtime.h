@@ -28,6 +28,9 @@ enum rt_state { RT_BEFORE, RT_ON, RT_DONE };
 
 /* Most request values one call names more than once (requests.c). */
 #define RT_MAX_DUP 8
+/* Arrays a Fortran call converts: at most 4 (MPI_Alltoallw's types, the
+ * requests, indices and statuses of MPI_Waitsome). */
+#define RT_FORT_TMP 6
 
 /* What a status of a request's completion can add (requests.c). */
 struct req_info {
@@ -64,6 +67,11 @@ struct rt_level {
 	uint32_t ndup;
 	uint32_t pool;          /* the id pool of the request it created */
 	uint32_t nonheap;       /* buffers recorded outside the heap */
+	/* a Fortran call's values converted to C (fortran.c), kept from
+	 * call to call and grown as needed */
+	void *tmp[RT_FORT_TMP];
+	size_t tmpcap[RT_FORT_TMP];
+	uint32_t ntmp;          /* used by this call */
 };
 
 struct rec_thread {
@@ -105,6 +113,7 @@ struct rt {
 	/* the rest */
 	int verbose;  /* RONDO_VERBOSE */
 	uint64_t memo_hits; /* calls whose leading values' bytes were kept */
+	uint64_t bind_calls[REC_NBIND]; /* calls traced, by binding */
 	int initializing; /* inside MPI_Init or MPI_Init_thread */
 	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
 	int sessions; /* started by MPI_Session_init: no MPI_COMM_WORLD */

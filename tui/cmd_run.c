@@ -5,8 +5,11 @@
  * For mpirun/mpiexec the library is passed with `-x LD_PRELOAD=...` (which
  * reaches every rank, remote ones included; a plain LD_PRELOAD would load
  * it into mpirun itself and only the local ranks would inherit it), and the
- * RONDO_* settings with `-x NAME`.  Any other command is run with
- * LD_PRELOAD set, as a singleton MPI program.
+ * RONDO_* settings with `-x NAME`.  MPICH's launcher, Hydra (mpiexec.hydra,
+ * which Debian's mpirun.mpich and mpiexec.mpich are, and mpirun when the
+ * alternatives point there), takes `-genv LD_PRELOAD ...` and
+ * `-genvlist NAMES` instead, for every part of an MPMD command line at once.
+ * Any other command is run with LD_PRELOAD set, as a singleton MPI program.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -88,13 +91,59 @@ static int find_library(char *path, size_t size)
 	return -1;
 }
 
-static int is_launcher(const char *cmd)
-{
-	const char *base = strrchr(cmd, '/');
+enum launcher { NOT_LAUNCHER, OPEN_MPI, HYDRA };
 
-	base = base ? base + 1 : cmd;
-	return !strcmp(base, "mpirun") || !strcmp(base, "mpiexec") ||
-	       !strcmp(base, "orterun");
+static const char *base_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base ? base + 1 : path;
+}
+
+/* Where cmd is, following symbolic links (Debian's alternatives), or
+ * cmd itself. */
+static void resolve(const char *cmd, char *out, size_t size)
+{
+	char try[PATH_MAX], real[PATH_MAX];
+	const char *path = getenv("PATH"), *end;
+
+	snprintf(out, size, "%s", cmd);
+	if (strchr(cmd, '/')) {
+		if (realpath(cmd, real))
+			snprintf(out, size, "%s", real);
+		return;
+	}
+	for (; path && *path; path = *end ? end + 1 : end) {
+		end = strchr(path, ':');
+		if (!end)
+			end = path + strlen(path);
+		snprintf(try, sizeof(try), "%.*s/%s", (int)(end - path),
+			 *path == ':' ? "." : path, cmd);
+		if (access(try, X_OK) == 0 && realpath(try, real)) {
+			snprintf(out, size, "%s", real);
+			return;
+		}
+	}
+}
+
+static enum launcher launcher_of(const char *cmd)
+{
+	static const char *const names[] = {
+		"mpirun", "mpiexec", "orterun", "mpirun.openmpi",
+		"mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich",
+		"mpiexec.hydra"};
+	char real[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(base_name(cmd), names[i]))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return NOT_LAUNCHER;
+	resolve(cmd, real, sizeof(real));
+	return strstr(base_name(real), "hydra") || strstr(base_name(real), "mpich")
+		       ? HYDRA
+		       : OPEN_MPI;
 }
 
 /* The settings passed on when the caller set them; execvp takes
@@ -147,6 +196,39 @@ static char **launcher_argv(char **cmd, int ncmd, char *preload)
 	return av;
 }
 
+/* Hydra's: -genv LD_PRELOAD LIB and -genvlist with the settings the
+ * caller set, before the first part. */
+static char **hydra_argv(char **cmd, int ncmd, char *preload)
+{
+	static char genv[] = "-genv", genvlist[] = "-genvlist",
+		    name[] = "LD_PRELOAD";
+	static char list[NVARS * sizeof(vars[0])];
+	char **av = calloc((size_t)ncmd + 6, sizeof(*av));
+	int k = 0;
+
+	if (!av)
+		return NULL;
+	av[k++] = cmd[0];
+	av[k++] = genv;
+	av[k++] = name;
+	av[k++] = preload + strlen("LD_PRELOAD=");
+	list[0] = '\0';
+	for (size_t i = 0; i < NVARS; i++) {
+		if (getenv(vars[i])) {
+			if (list[0])
+				strcat(list, ",");
+			strcat(list, vars[i]);
+		}
+	}
+	if (list[0]) {
+		av[k++] = genvlist;
+		av[k++] = list;
+	}
+	for (int i = 1; i < ncmd; i++)
+		av[k++] = cmd[i];
+	return av;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -161,6 +243,7 @@ int cmd_run(int argc, char **argv)
 	char lib[PATH_MAX + 64], preload[PATH_MAX + 96], *end;
 	const char *old;
 	char **av;
+	enum launcher kind;
 	double b;
 	int c;
 
@@ -215,8 +298,11 @@ int cmd_run(int argc, char **argv)
 	old = getenv("LD_PRELOAD");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s",
 		 old && *old ? old : "", old && *old ? ":" : "", lib);
-	if (is_launcher(argv[optind])) {
-		av = launcher_argv(argv + optind, argc - optind, preload);
+	if ((kind = launcher_of(argv[optind])) != NOT_LAUNCHER) {
+		av = kind == HYDRA
+			     ? hydra_argv(argv + optind, argc - optind, preload)
+			     : launcher_argv(argv + optind, argc - optind,
+					     preload);
 		if (!av) {
 			cli_error("out of memory");
 			return CLI_EXIT_FAIL;

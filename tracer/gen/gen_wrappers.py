@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+import gen_fortran
+
 # ---- what is not wrapped (RULES.md "Exclusions") ---------------------------
 NOISE = ("MPI_Wtime", "MPI_Wtick")
 HAND_WRITTEN = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol")
@@ -161,6 +163,21 @@ class CParam:
     def text(self):
         """The declaration as written in mpi.h, with the name we use."""
         return render(self.decl) + "".join("[%s]" % d for d in self.dims)
+
+    def local(self, name):
+        """A declaration of a local variable of this type (arrays as
+        pointers, no top-level const): the Fortran entry points' C
+        values (gen_fortran.py)."""
+        if self.funcptr:
+            toks = list(self.decl)
+            toks[toks.index(self.name)] = name
+            return render(toks)
+        toks = list(self.decl[:-1])
+        if self.depth == 0:
+            toks = [t for t in toks if t != "const"]
+        if self.dims == ["", "3"]:
+            return "%s (*%s)[3]" % (render(toks), name)
+        return render(toks + ["*"] * len(self.dims) + [name])
 
     @property
     def depth(self):
@@ -420,7 +437,7 @@ class Param:
             self.direction = "out"  # C alone: a non-const pointer is written
         else:
             self.direction = "in"
-        self.save = []       # statements before the PMPI call
+        self.save = []       # (C type, name, value) kept before the PMPI call
         self.conds = []      # conditions under which rec_null is recorded
         self.stmt = None     # the recorder call
         self.out = int(self.direction == "out")
@@ -455,7 +472,11 @@ class Wrapper:
         comms = [p.c.name for p in self.params
                  if p.c.base == "MPI_Comm" and p.c.depth == 0]
         self.comm = comms[0] if comms else None
-        self.r, self.ret = self.fresh("r"), self.fresh("ret")
+        # The recording is a body function shared by the C and Fortran
+        # entry points: it gets the record by pointer, and &(*rp) is
+        # written rp when emitted.
+        self.rp, self.ret = self.fresh("rp"), self.fresh("ret")
+        self.r = "(*%s)" % self.rp
         if ret_kind is not None:
             value = ret_kind not in ERROR_KINDS
         else:
@@ -712,8 +733,8 @@ class Wrapper:
         elif c.base == "MPI_Request" and p.direction == "inout":
             saved = self.fresh("saved_" + v)
             self.helpers.add("save_requests")
-            p.save.append("MPI_Request *%s = wrappers_save_requests(&%s, %s, %s);"
-                          % (saved, self.r, v, n))
+            p.save.append(("MPI_Request *", saved, "wrappers_save_requests(&%s, %s, %s)"
+                           % (self.r, v, n)))
             kind, args = "request_inout", [saved, v]
         elif c.base in HANDLES:
             # No other handle array is inout today; one would be recorded
@@ -739,8 +760,8 @@ class Wrapper:
         c, v = p.c, p.c.name
         if p.direction == "inout" and c.base in HANDLES:
             saved = self.fresh("saved_" + v)
-            p.save.append("%s %s = %s ? *%s : %s;"
-                          % (c.base, saved, v, v, HANDLES[c.base][1]))
+            p.save.append((c.base + " ", saved, "%s ? *%s : %s"
+                           % (v, v, HANDLES[c.base][1])))
             p.stmt = "rec_%s_inout(&%s, %s, *%s)" % (HANDLES[c.base][0], self.r,
                                                     saved, v)
             p.out = 1
@@ -748,7 +769,7 @@ class Wrapper:
             # The value going in (a keyval being freed) says more than the
             # invalid value coming back.
             saved = self.fresh("saved_" + v)
-            p.save.append("%s %s = %s ? *%s : 0;" % (c.base, saved, v, v))
+            p.save.append((c.base + " ", saved, "%s ? *%s : 0" % (v, v)))
             p.stmt = self.value(p, saved, c.base)
         else:
             p.stmt = self.value(p, "*" + v, c.base)
@@ -841,14 +862,25 @@ class Wrapper:
     def outs(self):
         return [p.out for p in self.params] + ([1] if self.result else [])
 
-    def emit(self):
+    def saves(self):
+        return [sv for p in self.params for sv in p.save]
+
+    def body_call(self, args, ret=None):
+        """The call of the body function, given the C values of the
+        parameters (after the PMPI call) in order, and of the result."""
+        return "wrappers_body_%s(%s, %s, %s)" % (
+            self.f.name, self.rp, ret or self.ret,
+            ", ".join(list(args) + [name for _, name, _ in self.saves()]))
+
+    def emit_body(self):
+        """The recording of a call, once it returned: a function the C and
+        Fortran entry points share."""
         f, r, ret = self.f, self.r, self.ret
-        call = "P%s(%s)" % (f.name, ", ".join(p.c.name for p in self.params))
-        out = ["REC_API " + f.prototype(), "{", "\tstruct rec %s;" % r, "\t%s %s;" % (f.ret, ret), "",
-               "\tif (!rec_begin(&%s, RF_%s))" % (r, f.name), "\t\treturn %s;" % call]
-        out += ["\t" + s for p in self.params for s in p.save]
-        out += ["\trec_pmpi_start(&%s);" % r, "\t%s = %s;" % (ret, call),
-                "\trec_pmpi_done(&%s);" % r]
+        params = ["struct rec *%s" % self.rp, "%s %s" % (f.ret, ret)]
+        params += [p.c.text() for p in self.params]
+        params += ["%s%s" % (t, name) for t, name, _ in self.saves()]
+        out = ["static inline __attribute__((always_inline)) %s" % f.ret,
+               "wrappers_body_%s(%s)" % (f.name, ", ".join(params)), "{"]
         body = [line for p in self.params for line in self.record(p.stmt, p.conds)]
         body = self.kept(body)
         if self.result:
@@ -858,7 +890,22 @@ class Wrapper:
         else:
             body += ["\treturn rec_end(&%s, %s);" % (r, ret)]
         out += ["\t" + s for s in self.setup] + body + ["}"]
-        return "\n".join(out)
+        return "\n".join(out).replace("&" + r, self.rp)
+
+    def emit(self):
+        """The C entry point."""
+        f, ret, rp = self.f, self.ret, self.rp
+        call = "P%s(%s)" % (f.name, ", ".join(p.c.name for p in self.params))
+        rs = self.fresh("rs")
+        out = ["REC_API " + f.prototype(), "{",
+               "\tstruct rec %s, *%s = &%s;" % (rs, rp, rs),
+               "\t%s %s;" % (f.ret, ret), "",
+               "\tif (!rec_begin(%s, RF_%s))" % (rp, f.name), "\t\treturn %s;" % call]
+        out += ["\t%s%s = %s;" % sv for sv in self.saves()]
+        out += ["\trec_pmpi_start(%s);" % rp, "\t%s = %s;" % (ret, call),
+                "\trec_pmpi_done(%s);" % rp,
+                "\treturn %s;" % self.body_call(p.c.name for p in self.params), "}"]
+        return "\n".join(out).replace("&" + self.r, rp)
 
 
 def ident(kind):
@@ -1034,6 +1081,7 @@ PREAMBLE = """\
 #include <stdint.h>
 %(extra)s
 #include "record.h"
+#include "fortran.h"
 
 /* Deprecated MPI functions are wrapped like the others: programs call them. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -1065,11 +1113,15 @@ def generate(wrappers, extra):
         table.append('\t{"%s", %d, %s, %s},' % (w.f.name, len(w.names()), p, o))
     out += ["", "const struct rec_func rec_funcs[] = {"] + table + ["};",
             "const uint32_t rec_nfuncs = RF_COUNT;", ""]
+    for w in wrappers:
+        w.fortran, w.fortran_why = gen_fortran.entries(w, HANDLES, IN_PLACE_SIDES)
     helpers = set().union(*(w.helpers for w in wrappers))
     if "argv_list" in helpers:
         helpers.add("argv")
     out += [helper_text(k) + "\n" for k in sorted(helpers)]
-    out += [w.emit() + "\n" for w in wrappers]
+    out += ["\n\n".join([w.emit_body(), w.emit()] +
+                        [e.emit() for e in w.fortran]) + "\n"
+            for w in wrappers]
     return "\n".join(out)
 
 
@@ -1143,7 +1195,18 @@ def summary(declared, reasons, wrappers, missing, no_pmpi):
     c_only = [w.f.name for w in wrappers if not w.from_table]
     if c_only:
         line += "; %d encoded from C types alone: %s" % (len(c_only), " ".join(c_only))
-    return line + ")"
+    line += ")"
+    with_f = [w for w in wrappers if w.fortran]
+    odd = ["%s (%s)" % (w.f.name, w.fortran_why) for w in wrappers
+           if not w.fortran and w.fortran_why.startswith("parameter")]
+    line += ("\ngen_wrappers: Fortran: %d functions with entry points (%d for mpif.h"
+             " and use mpi, %d for use mpi_f08), %d without a Fortran binding"
+             " of the same parameters%s"
+             % (len(with_f), sum(e.flavour == "mpif" for w in with_f for e in w.fortran),
+                sum(e.flavour != "mpif" for w in with_f for e in w.fortran),
+                len(wrappers) - len(with_f) - len(odd),
+                "; not converted: " + ", ".join(odd) if odd else ""))
+    return line
 
 
 if __name__ == "__main__":

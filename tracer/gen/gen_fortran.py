@@ -1,0 +1,318 @@
+"""The Fortran entry points of tracer/wrappers.c (imported by gen_wrappers.py).
+
+A Fortran program calls the library's Fortran bindings, not its C functions:
+mpi_send_ for mpif.h and `use mpi`, mpi_send_f08_ (Open MPI) or
+mpi_send_f08ts_ (MPICH, choice buffers as descriptors) for `use mpi_f08`.
+Open MPI's bindings call PMPI_* directly, so C wrappers see none of their
+calls.  So the tracer defines those entry points too.  Each one forwards the
+call, arguments untouched, to the library's own profiling entry point of the
+same binding (pmpi_send_, pmpi_send_f08_, pmpir_send_f08ts_): what the
+program sees (ierr, 1-based indices, blank-padded strings, its handles) is
+what the library gives.  The values the call was made with are converted to
+C (handles through the f2c functions, sentinels such as MPI_IN_PLACE to
+their C values, statuses, 1-based indices to 0-based, strings trimmed) and
+recorded by the same body function as the C call: a Fortran call and the C
+call that does the same thing are recorded alike.  While the forwarded call
+runs, the C functions the binding calls (MPICH's do) come from the MPI
+library and are not recorded again (record.c, rec_begin_at).
+
+RULES.md, "Fortran", lists the rules; the runtime support (sentinels,
+conversions, finding the library's entry points) is tracer/fortran.c.
+"""
+
+import re
+
+# Bindings, as record.h numbers them.
+BINDINGS = {"mpif": "REC_BIND_F", "f08": "REC_BIND_F08", "f08ts": "REC_BIND_F08"}
+# Integer types a Fortran binding passes as themselves (INTEGER(KIND=...));
+# other integers are INTEGER, MPI_Fint.
+WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
+# Handle type -> its f2c conversion.
+F2C = {"MPI_Comm": "PMPI_Comm_f2c", "MPI_Group": "PMPI_Group_f2c",
+       "MPI_Datatype": "PMPI_Type_f2c", "MPI_Op": "PMPI_Op_f2c",
+       "MPI_Info": "PMPI_Info_f2c", "MPI_Errhandler": "PMPI_Errhandler_f2c",
+       "MPI_Win": "PMPI_Win_f2c", "MPI_File": "PMPI_File_f2c",
+       "MPI_Message": "PMPI_Message_f2c", "MPI_Request": "PMPI_Request_f2c",
+       "MPI_Session": "PMPI_Session_f2c"}
+# void * values that Fortran passes as an address-sized integer
+# (INTEGER(KIND=MPI_ADDRESS_KIND)), or a default INTEGER (_10 and
+# EXTRA_STATE2: MPI-1's attribute functions).
+ADDRESS_VALUES = {"ATTRIBUTE_VAL": "MPI_Aint", "EXTRA_STATE": "MPI_Aint",
+                  "ATTRIBUTE_VAL_10": "MPI_Fint", "EXTRA_STATE2": "MPI_Fint"}
+# Outputs where C stores a pointer: Fortran gets an address-sized integer
+# (mpif.h) or a TYPE(C_PTR) (mpi_f08), the same bytes.
+POINTER_OUTPUTS = {"C_BUFFER": "MPI_Aint", "ATTRIBUTE_VAL": "MPI_Aint",
+                   "ATTRIBUTE_VAL_10": "MPI_Fint"}
+# Outputs indexing an array of requests: 1-based in Fortran.
+ONE_BASED = {("MPI_Waitany", "index"), ("MPI_Testany", "index"),
+             ("MPI_Waitsome", "array_of_indices"),
+             ("MPI_Testsome", "array_of_indices")}
+# Functions whose Fortran binding has other parameters than the C one.
+DIFFERENT = {"MPI_Info_create_env"}  # Fortran: no argc, argv
+# C functions without a Fortran binding: conversions between the
+# languages.
+C_ONLY = re.compile(r"_(c2f|f2c|f082c|c2f08|f2f08|f082f)$")
+OK = "(*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)"
+
+
+class Unsupported(Exception):
+    pass
+
+
+class FortranEntry:
+    """One Fortran entry point of a wrapped function: flavour "mpif"
+    (mpif.h and `use mpi`), "f08" (mpi_f08, buffers by address) or
+    "f08ts" (mpi_f08, buffers as array descriptors)."""
+
+    def __init__(self, w, flavour, handles, in_place_sides):
+        self.w, self.flavour, self.handles = w, flavour, handles
+        self.in_place_sides = in_place_sides
+        self.large = w.f.name.endswith("_c")
+        self.fargs = []    # the Fortran parameters, C declarations
+        self.fnames = []   # and their names
+        self.hidden = []   # hidden string lengths
+        self.locals = []   # C values: declarations with their value
+        self.pre, self.post = [], []
+        for p in w.params:
+            self.param(p)
+
+    # -- names ------------------------------------------------------------
+    def base(self):
+        name = self.w.f.name[:-2] if self.large else self.w.f.name
+        return name.lower()
+
+    def symbols(self):
+        b = self.base()
+        if self.flavour == "mpif":
+            return [b + "_", b + "__", b, b.upper()]
+        return [b + "_" + self.flavour + ("_large" if self.large else "") + "_"]
+
+    def targets(self):
+        """The library's entry points this one forwards to, by preference."""
+        if self.flavour == "mpif":
+            b = "p" + self.base()
+            return [b + "_", b, b + "__", b.upper()]
+        s = self.symbols()[0]
+        return ["p" + s, "pmpir" + s[3:]]
+
+    # -- parameters ---------------------------------------------------------
+    def fparam(self, ctype, v):
+        f = "f_" + v
+        self.fargs.append(ctype % f if "%" in ctype else ctype + f)
+        self.fnames.append(f)
+        return f
+
+    def val(self, p, expr, when="pre"):
+        """The C value of p is expr, computed before the call or after."""
+        v = p.c.name
+        if when == "pre":
+            self.locals.append("%s = %s;" % (p.c.local(v), expr))
+        else:
+            self.locals.append("%s = 0;" % p.c.local(v))
+            self.post.append("%s = %s;" % (v, expr))
+
+    def param(self, p):
+        c, v, w = p.c, p.c.name, self.w
+        kind_of = w.h.kind_of(c.base)
+        if c.base == "MPI_Fint" or p.kind in ("F90_STATUS", "F08_STATUS"):
+            raise Unsupported(v)
+        if c.funcptr or (kind_of == "func" and c.depth == 1) or \
+                (kind_of == "funcptr" and c.depth == 0):
+            f = self.fparam("void (*%s)(void)", v)
+            self.val(p, "(__typeof__(%s))%s" % (v, f))
+        elif c.depth == 0 and c.base in F2C:
+            f = self.fparam("MPI_Fint *", v)
+            self.val(p, "%s(*%s)" % (F2C[c.base], f))
+        elif c.depth == 0 and kind_of == "int":
+            t = c.base if c.base in WIDE else "MPI_Fint"
+            f = self.fparam(t + " *", v)
+            self.val(p, "(*%s != 0)" % f if p.kind.startswith("LOGICAL")
+                     else "*" + f)
+        elif c.base == "void" and c.depth == 1:
+            self.void_pointer(p)
+        elif c.base == "char":
+            f = self.fparam("char *", v)
+            self.hidden.append("size_t %s_len" % f)
+            if c.depth == 1:
+                self.val(p, "fort_string(rp, %s, %s_len)" % (f, f), "post")
+            else:  # arrays of strings: not converted
+                self.val(p, "NULL")
+        elif c.base == "MPI_Status" and c.depth == 1 and p.length is None:
+            f = self.fparam("MPI_Fint *", v)
+            self.locals.append("MPI_Status %s_c;" % v)
+            self.val(p, "fort_status(%s, &%s_c)" % (f, v),
+                     "pre" if p.direction == "in" else "post")
+        elif c.base == "MPI_Status":
+            f = self.fparam("MPI_Fint *", v)
+            self.post_ok(p, "fort_statuses(rp, %s, %s)" % (f, self.length(p)))
+        elif c.base in F2C and c.depth == 1:
+            self.handle_pointer(p)
+        elif kind_of == "int" and c.depth == 1 and \
+                not (c.dims and c.dims != [""]) or c.dims == ["", "3"]:
+            self.int_pointer(p)
+        else:
+            raise Unsupported(v)
+
+    def f08(self):
+        return int(self.flavour != "mpif")
+
+    def length(self, p, of=None):
+        """The number of elements of p as a C expression of the C values."""
+        of = of or p
+        length = of.length
+        if length is None or length == "*" or length.startswith("MPI_"):
+            raise Unsupported(p.c.name)
+        length = length.split("*")[0]
+        m = re.match(r"^(\w+)\((\w+)\)$", length)
+        src = self.w.by_name.get(m.group(2) if m else length)
+        if src is None:
+            raise Unsupported(p.c.name)
+        v = src.c.name
+        if not m:
+            return "(%s ? *%s : -1)" % (v, v) if src.c.depth else v
+        rule = m.group(1)
+        if rule in ("comm_size", "indegree", "outdegree", "cart_ndims"):
+            self.w.helpers.add(rule)
+            return "wrappers_%s(%s)" % (rule, v)
+        if rule == "after":
+            self.w.helpers.add(rule)
+            return "wrappers_after(%s)" % v
+        if rule in ("sum", "last"):
+            self.w.helpers.add(rule)
+            return "wrappers_%s(%s, %s)" % (rule, v, self.length(p, src))
+        raise Unsupported(p.c.name)
+
+    def post_ok(self, p, expr):
+        """p's C value after a call that succeeded (its length may be
+        garbage otherwise); NULL after one that failed."""
+        self.locals.append("%s = NULL;" % p.c.local(p.c.name))
+        self.post.append("if %s\n\t\t%s = %s;" % (OK, p.c.name, expr))
+
+    def void_pointer(self, p):
+        v, kind = p.c.name, p.kind
+        if p.direction == "out" and kind in POINTER_OUTPUTS:
+            f = self.fparam(POINTER_OUTPUTS[kind] + " *", v)
+            self.locals.append("void *%s_p = NULL;" % v)
+            self.val(p, "&%s_p" % v)
+            self.post.append("%s_p = (void *)(intptr_t)*%s;" % (v, f))
+        elif p.direction == "out" and kind == "C_BUFFER2":
+            f = self.fparam("void *", v)
+            self.locals.append("void *%s_p = %s;" % (v, f))
+            self.val(p, "&%s_p" % v)
+        elif kind in ADDRESS_VALUES:
+            f = self.fparam(ADDRESS_VALUES[kind] + " *", v)
+            self.val(p, "(void *)(intptr_t)*%s" % f)
+        else:  # a choice buffer, an address
+            f = self.fparam("void *", v)
+            if self.flavour == "f08ts" and kind == "BUFFER":
+                self.val(p, "fort_buf(fort_desc(%s))" % f)
+            else:
+                self.val(p, "fort_buf(%s)" % f)
+
+    def handle_pointer(self, p):
+        c, v = p.c, p.c.name
+        f = self.fparam("MPI_Fint *", v)
+        h = self.handles[c.base][1]
+        conv = "fort_list_%s(rp, %s, %%s)" % (self.handles[c.base][0], f)
+        if p.length is None and not c.dims:  # one handle
+            self.locals.append("%s %s_c = %s;" % (c.base, v, h))
+            self.val(p, "%s ? &%s_c : NULL" % (f, v))
+            one = "if (%s)\n\t\t%s_c = %s(*%s);" % (f, v, F2C[c.base], f)
+            if p.direction != "out":
+                self.pre.append(one)
+            if p.direction != "in":
+                self.post.append(one)
+            return
+        n = self.length(p)
+        self.locals.append("%s = NULL;" % c.local(v))
+        # an array MPI_IN_PLACE makes meaningless may be a scalar dummy
+        skip = self.in_place_skip(p)
+        conv = "%s = %s%s;" % (v, skip, conv % n)
+        if p.direction != "out":
+            self.pre.append(conv)
+        if p.direction != "in":
+            self.post.append("if %s\n\t\t%s" % (OK, conv))
+
+    def in_place_skip(self, p):
+        for buf, (funcs, side) in self.in_place_sides.items():
+            if p.name in side and buf in self.w.by_name and \
+                    funcs.match(self.w.f.name):
+                return "%s == MPI_IN_PLACE ? NULL : " % self.w.by_name[buf].c.name
+        return ""
+
+    def int_pointer(self, p):
+        c, v = p.c, p.c.name
+        t = c.base if c.base in WIDE else "MPI_Fint"
+        f = self.fparam(t + " *", v)
+        if (self.w.f.name, p.name) in ONE_BASED:
+            if p.length is None:
+                self.locals.append("int %s_c = 0;" % v)
+                self.val(p, "%s ? &%s_c : NULL" % (f, v))
+                self.post.append("if (%s)\n\t\t%s_c = fort_index(*%s, %d);"
+                                 % (f, v, f, self.f08()))
+            else:
+                self.post_ok(p, "fort_indices(rp, %s, %s, %d)"
+                             % (f, self.length(p), self.f08()))
+        elif p.kind == "WEIGHT":
+            self.val(p, "fort_weights(%s)" % f)
+        elif p.kind == "ERROR_CODE" and p.length is not None:
+            self.val(p, "fort_errcodes(%s)" % f)
+        else:
+            self.val(p, "(__typeof__(%s))%s" % (v, f))
+
+    # -- output -------------------------------------------------------------
+    def emit(self):
+        w = self.w
+        fn = "wrappers_%s_%s" % (self.flavour, w.f.name)
+        params = self.fargs + ["MPI_Fint *ierr"] + self.hidden
+        call = "next(%s)" % ", ".join(
+            self.fnames + ["ierr"] + [h.split()[-1] for h in self.hidden])
+        rs, rp = w.fresh("rs"), w.rp
+        out = ["static void %s(%s)" % (fn, ", ".join(params)), "{",
+               "\tstatic const char *const names[] = {%s, NULL};"
+               % ", ".join('"%s"' % t for t in self.targets()),
+               "\tstatic __typeof__(%s) *next;" % fn,
+               "\tstruct rec %s, *%s = &%s;" % (rs, rp, rs)]
+        if self.flavour != "mpif":
+            out += ["\tMPI_Fint ierr_own = MPI_SUCCESS;", "",
+                    "\tif (!ierr) /* optional in mpi_f08 */",
+                    "\t\tierr = &ierr_own;"]
+        else:
+            out.append("")
+        out += ["\tif (!next && !(next = fort_next(names))) {",
+                "\t\tfort_missing(names[0], ierr);", "\t\treturn;", "\t}",
+                "\tif (!rec_begin(%s, RF_%s)) {" % (rp, w.f.name),
+                "\t\t%s;" % call, "\t\treturn;", "\t}",
+                "\t%s->binding = %s;" % (rp, BINDINGS[self.flavour])]
+        out += ["\t" + s for s in self.locals + self.pre]
+        out += ["\t%s%s = %s;" % sv for sv in w.saves()]
+        out += ["\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
+                "\trec_pmpi_done(%s);" % rp]
+        out += ["\t" + s for s in self.post]
+        out += ["\t%s;" % w.body_call((p.c.name for p in w.params), "*ierr"), "}"]
+        for i, s in enumerate(self.symbols()):
+            out.append('extern __typeof__(%s) %s_%d __asm__("%s")\n'
+                       '\t__attribute__((alias("%s"), visibility("default")));'
+                       % (fn, fn, i, s, fn))
+        return "\n".join(out).replace("&" + w.r, rp)
+
+
+def has_buffer(w):
+    return any(p.kind == "BUFFER" and p.c.base == "void" for p in w.params)
+
+
+def entries(w, handles, in_place_sides):
+    """The Fortran entry points of wrapper w, and the reason it has none
+    (handles, in_place_sides: gen_wrappers.py's HANDLES, IN_PLACE_SIDES)."""
+    name = w.f.name
+    if name in DIFFERENT or C_ONLY.search(name) or w.result or \
+            name.startswith(("MPIX_", "PMPI")) or not w.from_table:
+        return [], "no Fortran binding of the same parameters"
+    flavours = ["f08"] if name.endswith("_c") else ["mpif", "f08"]
+    if has_buffer(w):
+        flavours.append("f08ts")
+    try:
+        return [FortranEntry(w, f, handles, in_place_sides)
+                for f in flavours], None
+    except Unsupported as e:
+        return [], "parameter %s" % e

@@ -19,10 +19,10 @@ openmpi-bin libncurses-dev libzstd-dev libyaml-dev python3 tmux
 python3-mpi4py netpipe-openmpi"
 # The tests also trace a program of the MPI-4 sessions model: MPICH 4.0 is
 # Debian 12's only MPI library with sessions.
-test_packages="libmpich-dev mpich"
+test_packages="libmpich-dev mpich gfortran"
 # The tests run against MPICH too (tests/lib.sh launches them with its
 # mpiexec): the others still assume Open MPI.
-mpich_tests="tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/merge.sh tests/preload.sh"
+mpich_tests="tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/merge.sh tests/preload.sh tests/fortran.sh"
 
 say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }

@@ -93,6 +93,37 @@ fi
 	fail "not one wrapper definition per wrapped function"
 compiles "$tmp/wrappers.c"
 
+# ---- Fortran entry points ------------------------------------------------------
+# Every wrapped function has mpif.h's four spellings and mpi_f08's entry
+# point but those RULES.md lists (large-count functions: mpi_f08 only; the
+# conversion functions; MPI_Info_create_env; functions returning a value),
+# and no parameter is left unconverted.
+grep -q '^gen_wrappers: Fortran: [0-9]* functions with entry points' "$tmp/summary" ||
+	fail "no Fortran line in the summary: $(cat "$tmp/summary")"
+grep -q 'not converted' "$tmp/summary" &&
+	fail "Fortran parameters not converted: $(sed -n 's/.*not converted: //p' "$tmp/summary")"
+grep -v -E '_(c|c2f|f2c|f082c|c2f08|f2f08|f082f)$|^MPI_Info_create_env$|^MPI_Aint_(add|diff)$' \
+	"$tmp/wrapped" | tr 'A-Z' 'a-z' >"$tmp/f.expected"
+for suffix in _ __ ''; do
+	sed -n "s/.*__asm__(\"\(mpi_[a-z0-9_]*\)\").*/\1/p" "$tmp/wrappers.c" |
+		grep -v '_f08' | grep "[a-z0-9]$suffix\$" |
+		sed "s/$suffix\$//" | sort -u >"$tmp/f.have"
+	[ -z "$suffix" ] && sed -n 's/.*__asm__("\(mpi_[a-z0-9_]*[a-z0-9]\)").*/\1/p' \
+		"$tmp/wrappers.c" | grep -v '_f08' | sort -u >"$tmp/f.have"
+	comm -23 "$tmp/f.expected" "$tmp/f.have" >"$tmp/f.missing"
+	[ -s "$tmp/f.missing" ] &&
+		fail "no Fortran entry point mpi_...$suffix for: $(head -5 "$tmp/f.missing" | tr '\n' ' ')"
+done
+sed -n 's/.*__asm__("\(MPI_[A-Z0-9_]*\)").*/\1/p' "$tmp/wrappers.c" | tr 'A-Z' 'a-z' |
+	sort -u | comm -23 "$tmp/f.expected" - | head -5 >"$tmp/f.missing"
+[ -s "$tmp/f.missing" ] && fail "no Fortran entry point MPI_... (upper case) for: $(cat "$tmp/f.missing")"
+grep -v -E '_(c2f|f2c|f082c|c2f08|f2f08|f082f)$|^MPI_Info_create_env$|^MPI_Aint_(add|diff)$' \
+	"$tmp/wrapped" | tr 'A-Z' 'a-z' | sed 's/_c$/_f08_large/; /_large$/!s/$/_f08/' |
+	sort >"$tmp/f08.expected"
+sed -n 's/.*__asm__("\(mpi_[a-z0-9_]*_f08\(_large\)*\)_").*/\1/p' "$tmp/wrappers.c" |
+	sort -u | comm -23 "$tmp/f08.expected" - | head -5 >"$tmp/f.missing"
+[ -s "$tmp/f.missing" ] && fail "no mpi_f08 entry point for: $(cat "$tmp/f.missing")"
+
 # ---- the link-test loop, with fake declarations --------------------------------
 # shellcheck disable=SC2086
 $CC $mpi_cflags -c "$fixtures/fake.c" -o "$tmp/fake.o" ||

@@ -107,8 +107,10 @@ mpi_env() {
 # The tests launch with Open MPI's words (mpirun -np N -x VAR[=VALUE]
 # --oversubscribe ... [: ...]), also through `rondo run -- mpirun`.  For
 # a tracer built against MPICH, an `mpirun` first in PATH says the same
-# to MPICH's launcher: -x VAR=VALUE as -genv VAR VALUE, -x VAR dropped
-# (Hydra passes the whole environment on), --oversubscribe dropped.
+# to MPICH's launcher: -x VAR=VALUE as -env VAR VALUE (like Open MPI's -x,
+# Hydra's -env sets it for the programs of its own part of an MPMD
+# command line only; -genv would set it for all), -x VAR dropped (Hydra
+# passes the whole environment on), --oversubscribe dropped.
 mpich_launcher() {
 	hydra=$(command -v mpiexec.mpich || command -v mpiexec.hydra) ||
 		{ echo "FAIL: no MPICH launcher (mpiexec.mpich)"; exit 1; }
@@ -121,7 +123,7 @@ while [ \$n -gt 0 ]; do
 	case \$a in
 	--oversubscribe) ;;
 	-x) v=\$1; shift; n=\$((n - 1))
-	    case \$v in *=*) set -- "\$@" -genv "\${v%%=*}" "\${v#*=}" ;; esac ;;
+	    case \$v in *=*) set -- "\$@" -env "\${v%%=*}" "\${v#*=}" ;; esac ;;
 	*) set -- "\$@" "\$a" ;;
 	esac
 done

@@ -23,8 +23,9 @@
  * receive's wildcards and posted size.  The Wait and Test calls hand their
  * statuses to rec_status_req() with the index of the request, which keeps
  * only the fields that say something: the source and tag a wildcard
- * matched, a received count that differs from the posted one, a
- * cancellation.
+ * matched, a received count that differs from the posted one, or a
+ * cancellation (alone: the other fields of a cancelled operation's
+ * status are undefined).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -422,9 +423,14 @@ static void put_status(struct rec *r, const MPI_Status *s,
 	if (info->kind != REC_REQ_NULL && info->kind != REC_REQ_OTHER)
 		have = PMPI_Get_count(s, MPI_BYTE, &bytes) == MPI_SUCCESS;
 	fields = status_fields(info, have, bytes);
+	/* a cancellation comes alone: MPI leaves the other fields of a
+	 * cancelled operation's status undefined (Open MPI sets count 0,
+	 * MPICH leaves what the status held) */
 	if (fields & ST_CANCELLED) {
 		if (PMPI_Test_cancelled(s, &flag) != MPI_SUCCESS || !flag)
 			fields &= ~(unsigned)ST_CANCELLED;
+		else
+			fields = ST_CANCELLED;
 	}
 	if (fields & ST_COUNT) {
 		if (!have)

@@ -84,14 +84,20 @@ static inline void expect_render(const char *call, char *out, size_t size)
 	in[0] = outs[0] = '\0';
 	end = call + n - 2;
 	for (p = open + 2; p < end; p = q + 2) {
-		int depth = 0; /* inside a status's braces: its fields */
+		int depth = 0;	/* inside a status's braces: its fields */
+		int quoted = 0; /* inside a string (rx_quote): its text */
 
 		for (q = p; q < end; q++) {
-			if (q[0] == '\\' && (q[1] == '{' || q[1] == '}'))
-				depth += q[1] == '{' ? 1 : -1;
-			else if (depth == 0 && q[0] == ',' && q[1] == ' ' &&
-				 expect_param_start(q + 2))
+			if (q[0] == '\\' && q + 1 < end) {
+				if (!quoted && (q[1] == '{' || q[1] == '}'))
+					depth += q[1] == '{' ? 1 : -1;
+				q++; /* an escaped character: never a quote */
+			} else if (q[0] == '"') {
+				quoted = !quoted;
+			} else if (!depth && !quoted && q[0] == ',' &&
+				   q[1] == ' ' && expect_param_start(q + 2)) {
 				break;
+			}
 		}
 		if (*p == OUT[0])
 			expect_put(outs, sizeof(outs), p, q);
@@ -263,15 +269,30 @@ static inline const char *rx_st(int source, int tag, int count)
 	return b;
 }
 
-/* Text matched literally: extended regex specials escaped. */
+/* A string's text (between the quotes) as `rondo dump` prints it, matched
+ * literally: '"' and '\\' with a backslash, bytes outside printable ASCII
+ * as \xNN (MPICH's error strings have newlines), then extended regex
+ * specials escaped. */
 static inline const char *rx_quote(const char *s)
 {
-	char *b = rx_buf(), *o = b;
+	char *b = rx_buf(), *o = b, shown[8];
 
-	for (; *s && o < b + RX_SIZE - 2; s++) {
-		if (strchr(".[]()*+?{}|^$\\", *s))
-			*o++ = '\\';
-		*o++ = *s;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			snprintf(shown, sizeof(shown), "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			snprintf(shown, sizeof(shown), "\\x%02x", ch);
+		else
+			snprintf(shown, sizeof(shown), "%c", ch);
+		if (o + 2 * strlen(shown) >= b + RX_SIZE)
+			break;
+		for (const char *c = shown; *c; c++) {
+			if (strchr(".[]()*+?{}|^$\\", *c))
+				*o++ = '\\';
+			*o++ = *c;
+		}
 	}
 	*o = '\0';
 	return b;

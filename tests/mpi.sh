@@ -82,6 +82,34 @@ big=$(rules "$tmp/basic.rondo")
 grep -q "RONDO_DISABLE is set on some ranks only" "$tmp/mpmd-d.out" ||
 	fail "RONDO_DISABLE on one rank: no warning: $(cat "$tmp/mpmd-d.out")"
 [ ! -e "$tmp/mpmd-d.rondo" ] || fail "RONDO_DISABLE on one rank: a trace was written"
+# rondo run says each launcher's words, told apart by what the command
+# resolves to: Open MPI's -x in every MPMD part, Hydra's (MPICH's)
+# -genv and -genvlist once.  Fake launchers print what they were given.
+mkdir "$tmp/fake"
+printf '#!/bin/sh\necho "$@"\n' >"$tmp/fake/mpiexec.hydra"
+cp "$tmp/fake/mpiexec.hydra" "$tmp/fake/orterun"
+chmod +x "$tmp/fake/mpiexec.hydra" "$tmp/fake/orterun"
+ln -s mpiexec.hydra "$tmp/fake/mpirun"
+ln -s orterun "$tmp/fake/mpiexec"
+launch() {
+	env -u RONDO_DISABLE -u RONDO_VERBOSE -u RONDO_TRACK_POINTERS -u RONDO_MEMO \
+		-u RONDO_TIME_BASE -u RONDO_TIMING_LIMIT PATH="$tmp/fake:$PATH" \
+		RONDO_TIMING=percall "$rondo" run -o x.rondo -- "$@" 2>&1
+}
+pre='LD_PRELOAD[= ]([^ ]*:)?[^ ]*/librondo-trace\.so'
+launch mpirun -n 2 ./a : -n 1 ./b | grep -Eqx -- "-genv $pre -genvlist RONDO_OUT,RONDO_TIMING -n 2 \./a : -n 1 \./b" ||
+	fail "rondo run with Hydra: $(launch mpirun -n 2 ./a : -n 1 ./b)"
+opts="-x $pre -x RONDO_OUT -x RONDO_TIMING"
+launch mpiexec -n 2 ./a : -n 1 ./b | grep -Eqx -- "$opts -n 2 \./a : $opts -n 1 \./b" ||
+	fail "rondo run with Open MPI's launcher: $(launch mpiexec -n 2 ./a : -n 1 ./b)"
+# and MPICH's real launcher, when the tracer is built for it
+if [ "${MPI_FLAVOR:-openmpi}" = mpich ]; then
+	(cd "$tmp" && RONDO_EXPECT="$tmp/y" timeout 120 "$rondo" run -o "$tmp/hydra.rondo" -- \
+		"$hydra" -n 1 "$top_builddir/tests/mpi/basic" 2 : -n 1 "$top_builddir/tests/mpi/basic" 2 \
+		>"$tmp/hydra.out" 2>&1) || fail "rondo run -- $hydra: $(cat "$tmp/hydra.out")"
+	"$rondo" info "$tmp/hydra.rondo" | grep -q '^ranks *2$' ||
+		fail "rondo run -- $hydra: want one trace of 2 ranks: $("$rondo" info "$tmp/hydra.rondo" 2>&1)"
+fi
 # RONDO_TRACK_POINTERS=0: buffers recorded as "(buffer)", by no address.
 (cd "$tmp" && RONDO_TRACK_POINTERS=0 RONDO_EXPECT="$tmp/y" "$rondo" run -o "$tmp/np.rondo" -- \
 	mpirun -np 2 -x RONDO_EXPECT -x RONDO_TRACK_POINTERS ${san:+-x ASAN_OPTIONS} \

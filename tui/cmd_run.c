@@ -117,8 +117,11 @@ static void resolve(const char *cmd, char *out, size_t size)
 		end = strchr(path, ':');
 		if (!end)
 			end = path + strlen(path);
-		snprintf(try, sizeof(try), "%.*s/%s", (int)(end - path),
-			 *path == ':' ? "." : path, cmd);
+		if (end == path) /* an empty entry is the working directory */
+			snprintf(try, sizeof(try), "./%s", cmd);
+		else
+			snprintf(try, sizeof(try), "%.*s/%s",
+				 (int)(end - path), path, cmd);
 		if (access(try, X_OK) == 0 && realpath(try, real)) {
 			snprintf(out, size, "%s", real);
 			return;

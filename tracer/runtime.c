@@ -516,43 +516,56 @@ REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 	return rec_end(&r, ret);
 }
 
-REC_API int MPI_Finalize(void)
+/* MPI_Finalize, before the library's: the call itself is recorded first,
+ * what follows is the tracer's own work and the library's shutdown. */
+static void finalize(uint32_t binding, const void *caller)
 {
 	uint64_t t = rt_clock();
 	struct rec r;
 
-	/* The call itself is recorded first: what follows is the tracer's
-	 * own work and the library's shutdown. */
-	if (hand_begin(&r, RT_FINALIZE, t, t, __builtin_return_address(0)))
+	if (hand_begin(&r, RT_FINALIZE, t, t, caller)) {
+		r.binding = binding;
 		rec_end(&r, MPI_SUCCESS);
+	}
 	/* started by a session: the world model ends, the tracer's session
 	 * goes on, and the trace is written at exit */
 	if (rt.sessions)
-		return PMPI_Finalize();
+		return;
 	if (rt.state == RT_ON) {
 		rt.state = RT_DONE;
 		output_write();
 	}
 	rt.state = RT_DONE;
 	alloc_stop(); /* spare the rest of the program the tracking */
+}
+
+REC_API int MPI_Finalize(void)
+{
+	finalize(REC_BIND_C, __builtin_return_address(0));
 	return PMPI_Finalize();
 }
 
-REC_API int MPI_Pcontrol(const int level, ...)
+/* MPI_Pcontrol: pausing records the call that paused, resuming the call
+ * that resumed: the trace shows both ends of the gap. */
+static void pcontrol(int level, uint32_t binding, const void *caller)
 {
 	uint64_t t = rt_clock();
 	struct rec r;
 
-	/* Pausing records the call that paused, resuming the call that
-	 * resumed: the trace shows both ends of the gap. */
 	if (level != 0)
 		rt.paused = 0;
-	if (hand_begin(&r, RT_PCONTROL, t, t, __builtin_return_address(0))) {
+	if (hand_begin(&r, RT_PCONTROL, t, t, caller)) {
+		r.binding = binding;
 		rec_int(&r, level);
 		rec_end(&r, MPI_SUCCESS);
 	}
 	if (level == 0)
 		rt.paused = 1;
+}
+
+REC_API int MPI_Pcontrol(const int level, ...)
+{
+	pcontrol(level, REC_BIND_C, __builtin_return_address(0));
 	return PMPI_Pcontrol(level);
 }
 
@@ -608,8 +621,6 @@ static void fort_finalize(const char *const *names, void **next,
 			  uint32_t binding, MPI_Fint *ierr, const void *caller)
 {
 	MPI_Fint own = MPI_SUCCESS;
-	uint64_t t = rt_clock();
-	struct rec r;
 
 	if (!ierr)
 		ierr = &own;
@@ -617,18 +628,7 @@ static void fort_finalize(const char *const *names, void **next,
 		fort_missing(names[0], ierr);
 		return;
 	}
-	if (hand_begin(&r, RT_FINALIZE, t, t, caller)) {
-		r.binding = binding;
-		rec_end(&r, MPI_SUCCESS);
-	}
-	if (!rt.sessions) {
-		if (rt.state == RT_ON) {
-			rt.state = RT_DONE;
-			output_write();
-		}
-		rt.state = RT_DONE;
-		alloc_stop();
-	}
+	finalize(binding, caller);
 	/* MPICH's calls the C MPI_Finalize, which finds the trace written */
 	((fort_init_fn *)*next)(ierr);
 }
@@ -637,18 +637,7 @@ static void fort_finalize(const char *const *names, void **next,
  * the C one is called, as for C. */
 static void fort_pcontrol(MPI_Fint level, uint32_t binding, const void *caller)
 {
-	uint64_t t = rt_clock();
-	struct rec r;
-
-	if (level != 0)
-		rt.paused = 0;
-	if (hand_begin(&r, RT_PCONTROL, t, t, caller)) {
-		r.binding = binding;
-		rec_int(&r, level);
-		rec_end(&r, MPI_SUCCESS);
-	}
-	if (level == 0)
-		rt.paused = 1;
+	pcontrol(level, binding, caller);
 	PMPI_Pcontrol(level);
 }
 

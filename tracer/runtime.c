@@ -460,9 +460,31 @@ static void start_before(uint64_t t0, uint64_t t1)
 		rt.start_ns -= d;
 }
 
+/* After the library's MPI_Init or MPI_Init_thread (ret, the thread level
+ * it gave, the call from t0 to t1): the tracer starts, and the call is
+ * opened for recording; 0 when it is not recorded.  argc is recorded,
+ * argv is not: the command line is in the metadata. */
+static int init_done(struct rec *r, enum rt_func f, int ret, int level,
+		     uint64_t t0, uint64_t t1, const int *argc,
+		     uint32_t binding, const void *caller)
+{
+	if (ret == MPI_SUCCESS)
+		runtime_start(level);
+	start_before(t0, t1);
+	if (!hand_begin(r, f, t0, t1, caller))
+		return 0;
+	r->binding = binding;
+	if (argc)
+		rec_int(r, *argc);
+	else
+		rec_null(r);
+	rec_null(r);
+	return 1;
+}
+
 REC_API int MPI_Init(int *argc, char ***argv)
 {
-	uint64_t t0 = rt_clock(), t1;
+	uint64_t t0 = rt_clock();
 	struct rec r;
 	int ret;
 
@@ -471,23 +493,15 @@ REC_API int MPI_Init(int *argc, char ***argv)
 	rt.initializing = 1; /* calls the library makes start nothing */
 	ret = PMPI_Init(argc, argv);
 	rt.initializing = 0;
-	t1 = rt_clock();
-	if (ret == MPI_SUCCESS)
-		runtime_start(MPI_THREAD_SINGLE);
-	start_before(t0, t1);
-	if (!hand_begin(&r, RT_INIT, t0, t1, __builtin_return_address(0)))
+	if (!init_done(&r, RT_INIT, ret, MPI_THREAD_SINGLE, t0, rt_clock(),
+		       argc, REC_BIND_C, __builtin_return_address(0)))
 		return ret;
-	if (argc)
-		rec_int(&r, *argc);
-	else
-		rec_null(&r);
-	rec_null(&r); /* argv: the command line is in the metadata */
 	return rec_end(&r, ret);
 }
 
 REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	uint64_t t0 = rt_clock(), t1;
+	uint64_t t0 = rt_clock();
 	struct rec r;
 	int ret;
 
@@ -496,18 +510,10 @@ REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 	rt.initializing = 1;
 	ret = PMPI_Init_thread(argc, argv, required, provided);
 	rt.initializing = 0;
-	t1 = rt_clock();
-	if (ret == MPI_SUCCESS)
-		runtime_start(provided ? *provided : required);
-	start_before(t0, t1);
-	if (!hand_begin(&r, RT_INIT_THREAD, t0, t1,
-			__builtin_return_address(0)))
+	if (!init_done(&r, RT_INIT_THREAD, ret, provided ? *provided : required,
+		       t0, rt_clock(), argc, REC_BIND_C,
+		       __builtin_return_address(0)))
 		return ret;
-	if (argc)
-		rec_int(&r, *argc);
-	else
-		rec_null(&r);
-	rec_null(&r);
 	rec_int(&r, required);
 	if (provided)
 		rec_int(&r, *provided);
@@ -585,7 +591,7 @@ static void fort_init(const char *const *names, void **next, uint32_t binding,
 		      const void *caller)
 {
 	MPI_Fint own = MPI_SUCCESS;
-	uint64_t t0, t1;
+	uint64_t t0;
 	struct rec r;
 
 	if (!ierr) /* optional in mpi_f08 */
@@ -601,15 +607,10 @@ static void fort_init(const char *const *names, void **next, uint32_t binding,
 	else
 		((fort_init_fn *)*next)(ierr);
 	rt.initializing = 0;
-	t1 = rt_clock();
-	if (*ierr == MPI_SUCCESS)
-		runtime_start(required ? *provided : MPI_THREAD_SINGLE);
-	start_before(t0, t1);
-	if (!hand_begin(&r, required ? RT_INIT_THREAD : RT_INIT, t0, t1, caller))
+	if (!init_done(&r, required ? RT_INIT_THREAD : RT_INIT, *ierr,
+		       required ? *provided : MPI_THREAD_SINGLE, t0, rt_clock(),
+		       NULL, binding, caller))
 		return;
-	r.binding = binding;
-	rec_null(&r);
-	rec_null(&r);
 	if (required) {
 		rec_int(&r, *required);
 		rec_int(&r, *provided);

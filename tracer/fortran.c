@@ -277,16 +277,30 @@ char *fort_string(struct rec *r, const char *f, size_t len)
 			c[i] = f2c(f[i]);                                      \
 		return c;                                                      \
 	}
-FORT_LIST(comm, MPI_Comm, PMPI_Comm_f2c)
-FORT_LIST(group, MPI_Group, PMPI_Group_f2c)
-FORT_LIST(datatype, MPI_Datatype, PMPI_Type_f2c)
-FORT_LIST(op, MPI_Op, PMPI_Op_f2c)
-FORT_LIST(info, MPI_Info, PMPI_Info_f2c)
-FORT_LIST(errhandler, MPI_Errhandler, PMPI_Errhandler_f2c)
-FORT_LIST(win, MPI_Win, PMPI_Win_f2c)
-FORT_LIST(file, MPI_File, PMPI_File_f2c)
-FORT_LIST(message, MPI_Message, PMPI_Message_f2c)
-FORT_LIST(request, MPI_Request, PMPI_Request_f2c)
-#if MPI_VERSION >= 4
-FORT_LIST(session, MPI_Session, PMPI_Session_f2c)
-#endif
+FORT_HANDLES(FORT_LIST)
+#undef FORT_LIST
+
+/* MPI_REQUEST_NULL as Fortran has it. */
+static MPI_Fint request_null(void)
+{
+	static MPI_Fint null;
+	static int ready;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		null = PMPI_Request_c2f(MPI_REQUEST_NULL);
+		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	}
+	return null;
+}
+
+void fort_request_after(const MPI_Fint *f, MPI_Request *c)
+{
+	if (f && *f == request_null())
+		*c = MPI_REQUEST_NULL;
+}
+
+void fort_requests_after(const MPI_Fint *f, MPI_Request *c, int64_t n)
+{
+	for (int64_t i = 0; f && c && i < n; i++)
+		fort_request_after(&f[i], &c[i]);
+}

@@ -44,23 +44,43 @@ int *fort_indices(struct rec *r, const MPI_Fint *f, int64_t n, int f08);
 /* A blank-padded string of len characters, trimmed and NUL-terminated. */
 char *fort_string(struct rec *r, const char *f, size_t len);
 
-/* n handles converted with the f2c function of their type; NULL for a
- * NULL array or a negative n. */
-#define FORT_LIST(name, type)                                                  \
-	type *fort_list_##name(struct rec *r, const MPI_Fint *f, int64_t n);
-FORT_LIST(comm, MPI_Comm)
-FORT_LIST(group, MPI_Group)
-FORT_LIST(datatype, MPI_Datatype)
-FORT_LIST(op, MPI_Op)
-FORT_LIST(info, MPI_Info)
-FORT_LIST(errhandler, MPI_Errhandler)
-FORT_LIST(win, MPI_Win)
-FORT_LIST(file, MPI_File)
-FORT_LIST(message, MPI_Message)
-FORT_LIST(request, MPI_Request)
+/* The handle types and their f2c functions (macros in MPICH, whose
+ * handles are integers already).  For each: fort_<name>(f), one handle,
+ * and fort_list_<name>(r, f, n), n of them in the call's scratch space
+ * (NULL for a NULL array or a negative n). */
 #if MPI_VERSION >= 4
-FORT_LIST(session, MPI_Session)
+#define FORT_SESSION(X) X(session, MPI_Session, PMPI_Session_f2c)
+#else
+#define FORT_SESSION(X)
 #endif
-#undef FORT_LIST
+#define FORT_HANDLES(X)                                                        \
+	X(comm, MPI_Comm, PMPI_Comm_f2c)                                       \
+	X(group, MPI_Group, PMPI_Group_f2c)                                    \
+	X(datatype, MPI_Datatype, PMPI_Type_f2c)                               \
+	X(op, MPI_Op, PMPI_Op_f2c)                                             \
+	X(info, MPI_Info, PMPI_Info_f2c)                                       \
+	X(errhandler, MPI_Errhandler, PMPI_Errhandler_f2c)                     \
+	X(win, MPI_Win, PMPI_Win_f2c)                                          \
+	X(file, MPI_File, PMPI_File_f2c)                                       \
+	X(message, MPI_Message, PMPI_Message_f2c)                              \
+	X(request, MPI_Request, PMPI_Request_f2c)                              \
+	FORT_SESSION(X)
+
+#define FORT_DECLARE(name, type, f2c)                                          \
+	static inline type fort_##name(MPI_Fint f)                             \
+	{                                                                      \
+		return f2c(f);                                                 \
+	}                                                                      \
+	type *fort_list_##name(struct rec *r, const MPI_Fint *f, int64_t n);
+FORT_HANDLES(FORT_DECLARE)
+#undef FORT_DECLARE
+
+/* A request array after a call that may have completed some: those the
+ * program now holds as MPI_REQUEST_NULL become it in c, the converted
+ * array from before the call; the others are as they were (a request's
+ * handle changes only to null), so no f2c is needed again. */
+void fort_requests_after(const MPI_Fint *f, MPI_Request *c, int64_t n);
+/* One such request. */
+void fort_request_after(const MPI_Fint *f, MPI_Request *c);
 
 #endif

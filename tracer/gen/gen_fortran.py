@@ -27,13 +27,6 @@ BINDINGS = {"mpif": "REC_BIND_F", "f08": "REC_BIND_F08", "f08ts": "REC_BIND_F08"
 # Integer types a Fortran binding passes as themselves (INTEGER(KIND=...));
 # other integers are INTEGER, MPI_Fint.
 WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
-# Handle type -> its f2c conversion.
-F2C = {"MPI_Comm": "PMPI_Comm_f2c", "MPI_Group": "PMPI_Group_f2c",
-       "MPI_Datatype": "PMPI_Type_f2c", "MPI_Op": "PMPI_Op_f2c",
-       "MPI_Info": "PMPI_Info_f2c", "MPI_Errhandler": "PMPI_Errhandler_f2c",
-       "MPI_Win": "PMPI_Win_f2c", "MPI_File": "PMPI_File_f2c",
-       "MPI_Message": "PMPI_Message_f2c", "MPI_Request": "PMPI_Request_f2c",
-       "MPI_Session": "PMPI_Session_f2c"}
 # void * values that Fortran passes as an address-sized integer
 # (INTEGER(KIND=MPI_ADDRESS_KIND)), or a default INTEGER (_10 and
 # EXTRA_STATE2: MPI-1's attribute functions).
@@ -120,9 +113,9 @@ class FortranEntry:
                 (kind_of == "funcptr" and c.depth == 0):
             f = self.fparam("void (*%s)(void)", v)
             self.val(p, "(__typeof__(%s))%s" % (v, f))
-        elif c.depth == 0 and c.base in F2C:
+        elif c.depth == 0 and c.base in self.handles:
             f = self.fparam("MPI_Fint *", v)
-            self.val(p, "%s(*%s)" % (F2C[c.base], f))
+            self.val(p, "fort_%s(*%s)" % (self.handles[c.base][0], f))
         elif c.depth == 0 and kind_of == "int":
             t = c.base if c.base in WIDE else "MPI_Fint"
             f = self.fparam(t + " *", v)
@@ -145,7 +138,7 @@ class FortranEntry:
         elif c.base == "MPI_Status":
             f = self.fparam("MPI_Fint *", v)
             self.post_ok(p, "fort_statuses(rp, %s, %s)" % (f, self.length(p)))
-        elif c.base in F2C and c.depth == 1:
+        elif c.base in self.handles and c.depth == 1:
             self.handle_pointer(p)
         elif kind_of == "int" and c.depth == 1 and \
                 not (c.dims and c.dims != [""]) or c.dims == ["", "3"]:
@@ -210,27 +203,35 @@ class FortranEntry:
                 self.val(p, "fort_buf(%s)" % f)
 
     def handle_pointer(self, p):
+        """Handles by address: converted before the call when they go in,
+        after it when they come out; requests that went in change only to
+        null (fort_request(s)_after), so they are not converted again."""
         c, v = p.c, p.c.name
         f = self.fparam("MPI_Fint *", v)
-        h = self.handles[c.base][1]
-        conv = "fort_list_%s(rp, %s, %%s)" % (self.handles[c.base][0], f)
+        name, null = self.handles[c.base]
+        again = p.direction == "inout" and c.base == "MPI_Request"
         if p.length is None and not c.dims:  # one handle
-            self.locals.append("%s %s_c = %s;" % (c.base, v, h))
+            self.locals.append("%s %s_c = %s;" % (c.base, v, null))
             self.val(p, "%s ? &%s_c : NULL" % (f, v))
-            one = "if (%s)\n\t\t%s_c = %s(*%s);" % (f, v, F2C[c.base], f)
+            one = "if (%s)\n\t\t%s_c = fort_%s(*%s);" % (f, v, name, f)
             if p.direction != "out":
                 self.pre.append(one)
-            if p.direction != "in":
+            if again:
+                self.post.append("fort_request_after(%s, &%s_c);" % (f, v))
+            elif p.direction != "in":
                 self.post.append(one)
             return
         n = self.length(p)
         self.locals.append("%s = NULL;" % c.local(v))
         # an array MPI_IN_PLACE makes meaningless may be a scalar dummy
         skip = self.in_place_skip(p)
-        conv = "%s = %s%s;" % (v, skip, conv % n)
+        conv = "%s = %sfort_list_%s(rp, %s, %s);" % (v, skip, name, f, n)
         if p.direction != "out":
             self.pre.append(conv)
-        if p.direction != "in":
+        if again:
+            self.post.append("if %s\n\t\tfort_requests_after(%s, %s, %s);"
+                             % (OK, f, v, n))
+        elif p.direction != "in":
             self.post.append("if %s\n\t\t%s" % (OK, conv))
 
     def in_place_skip(self, p):

@@ -18,6 +18,7 @@
 
 #include <zstd.h>
 
+#include "fileio.h"
 #include "format.h"
 
 _Static_assert(sizeof(double) == 8, "the format stores IEEE-754 doubles");
@@ -1075,80 +1076,32 @@ int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out)
 	return 0;
 }
 
-static int __attribute__((format(printf, 4, 5)))
-save_fail(char *why, size_t whylen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	ssize_t k;
-
-	while (n) {
-		k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* Writes and syncs the temporary file; errno tells why on failure.  A
- * file system that cannot fsync (EINVAL) still gets the file. */
-static int save_tmp(const char *tmp, const struct fmt_buf *file)
-{
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int err;
-
-	if (fd < 0)
-		return -1;
-	if (write_all(fd, file->data, file->len) ||
-	    (fsync(fd) && errno != EINVAL)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return close(fd);
-}
-
 int fmt_writer_save(struct fmt_writer *w, const char *path, char *why,
 		    size_t whylen)
 {
-	struct fmt_buf file = { 0 };
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
-	int rc = tmp ? fmt_writer_finish(w, &file) : RONDO_E_NOMEM;
+	struct fmt_buf file = {0};
+	struct fileio_out o;
+	char reason[256], name[FILEIO_SHORT];
+	int rc = fmt_writer_finish(w, &file), err = 0;
 
-	if (rc) {
-		free(tmp);
-		return save_fail(why, whylen, rc, "cannot write %s: %s", path,
-				 rc == RONDO_E_NOMEM ? "out of memory"
-						     : "too many sections");
-	}
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	if (save_tmp(tmp, &file))
-		rc = save_fail(why, whylen, RONDO_E_IO, "cannot write %s: %s",
-			       tmp, strerror(errno));
-	else if (rename(tmp, path))
-		rc = save_fail(why, whylen, RONDO_E_IO,
-			       "cannot rename %s to %s: %s", tmp, path,
-			       strerror(errno));
 	if (rc)
-		unlink(tmp);
-	free(tmp);
+		snprintf(reason, sizeof(reason), "%s",
+			 rc == RONDO_E_NOMEM ? "out of memory"
+					     : "too many sections");
+	else if (!(err = fileio_create(&o, path, reason, sizeof(reason))) &&
+		 (err = fileio_write(&o, file.data, file.len)) != 0) {
+		snprintf(reason, sizeof(reason), "%s", strerror(err));
+		fileio_close(&o, 0, NULL, 0);
+	} else if (!err) {
+		err = fileio_close(&o, 1, reason, sizeof(reason));
+	}
+	w->saved = rc || err ? 0 : file.len;
 	fmt_buf_free(&file);
+	if (err)
+		rc = err == ENOMEM ? RONDO_E_NOMEM : RONDO_E_IO;
+	if (rc && why && whylen)
+		snprintf(why, whylen, "cannot write %s: %s",
+			 fileio_short(name, sizeof(name), path), reason);
 	return rc;
 }
 

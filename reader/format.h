@@ -212,6 +212,7 @@ struct fmt_writer {
 	struct fmt_entry *tab;
 	uint32_t n, cap;
 	int err; /* first RONDO_E_* error, sticky */
+	uint64_t saved; /* bytes the last fmt_writer_save wrote */
 };
 
 void fmt_writer_init(struct fmt_writer *w);
@@ -229,9 +230,12 @@ size_t fmt_packed_size(const void *p, size_t n, int level);
 /* Returns the complete file (header, sections, table) in *out. */
 int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out);
 
-/* Writes the file to `path` through a temporary file and rename(), so a
- * reader never sees a partial file.  On failure returns RONDO_E_IO or
- * RONDO_E_NOMEM and puts the reason (with strerror) in why. */
+/* Writes the file to `path` by fileio_create's rules (a random temporary
+ * name in the target's directory renamed over it, so a reader never sees
+ * a partial file and no planted link is written through; a character
+ * device written in place; anything else refused).  On failure returns
+ * RONDO_E_IO or RONDO_E_NOMEM and puts "cannot write PATH: reason" in
+ * why, the path shortened in the middle to fit. */
 int fmt_writer_save(struct fmt_writer *w, const char *path, char *why,
 		    size_t whylen);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "trace_int.h"
 
 unsigned rondo_version_number(void)
@@ -90,7 +91,9 @@ static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
 static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(t->err, sizeof(t->err), "%s: ", t->name);
+	char name[FILEIO_SHORT];
+	int n = snprintf(t->err, sizeof(t->err), "%s: ",
+			 fileio_short(name, sizeof(name), t->name));
 
 	if (n < 0 || (size_t)n >= sizeof(t->err))
 		n = 0;
@@ -116,32 +119,19 @@ static int trace_fail_fmt(rondo_trace *t, const struct fmt_err *e)
 			  e->section, e->msg, (unsigned long long)e->offset);
 }
 
+/* The file whole: checked to be a regular file before it is read, so a
+ * FIFO or a device named by mistake is refused, not waited on. */
 static int trace_read_file(rondo_trace *t, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	int rc = 0;
+	char why[256];
+	int err = fileio_read(path, SIZE_MAX / 2, &t->data, &t->size, why,
+			      sizeof(why));
 
-	if (!f)
-		return trace_fail(t, RONDO_E_IO, "%s", strerror(errno));
-	if (fstat(fileno(f), &st) < 0) {
-		rc = trace_fail(t, RONDO_E_IO, "%s", strerror(errno));
-	} else if (!S_ISREG(st.st_mode)) {
-		rc = trace_fail(t, RONDO_E_IO, "not a regular file");
-	} else if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-		rc = trace_fail(t, RONDO_E_NOMEM, "file too large");
-	} else {
-		t->size = (size_t)st.st_size;
-		t->data = malloc(t->size ? t->size : 1);
-		if (!t->data)
-			rc = trace_fail(t, RONDO_E_NOMEM, "out of memory");
-		else if (fread(t->data, 1, t->size, f) != t->size)
-			rc = trace_fail(t, RONDO_E_IO, "read error: %s",
-					ferror(f) ? strerror(errno)
-						  : "file shrank while read");
-	}
-	fclose(f);
-	return rc;
+	if (err)
+		return trace_fail(t, err == ENOMEM || err == EFBIG ? RONDO_E_NOMEM
+								 : RONDO_E_IO,
+				  "%s", why);
+	return 0;
 }
 
 /* Loads section `type`; *raw is NULL with rc 0 if it is absent and

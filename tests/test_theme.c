@@ -343,8 +343,8 @@ static void test_sizes(void)
 	text[max + 1] = '\0';
 	put_file(path, sizeof(path), "big.yaml", text);
 	CHECK(theme_load_file(&t, path, err, sizeof(err)) == -1);
-	CHECKF(strstr(err, "big.yaml: File too large (a theme is at most "
-			   "1 MiB)") != NULL, "%s", err);
+	CHECKF(strstr(err, "big.yaml: file too large (1048577 bytes); a theme "
+			   "is at most 1 MiB") != NULL, "%s", err);
 	free(text);
 }
 
@@ -431,7 +431,16 @@ static void test_errors(void)
 	       "%s", err);
 	CHECK(is_default(&t, "nosuch"));
 	CHECK(theme_load_file(&t, tmpdir, err, sizeof(err)) == -1);
-	CHECKF(strstr(err, ": Is a directory") != NULL, "%s", err);
+	CHECKF(strstr(err, ": not a regular file but a directory") != NULL,
+	       "%s", err);
+	/* a FIFO is refused before it is opened for reading, not waited on
+	 * (no writer will come) */
+	snprintf(path, sizeof(path), "%s/fifo.yaml", tmpdir);
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK(theme_load_file(&t, path, err, sizeof(err)) == -1);
+	CHECKF(strstr(err, "fifo.yaml: not a regular file but a FIFO") != NULL,
+	       "%s", err);
+	unlink(path);
 	CHECK(theme_load_file(&t, "", err, sizeof(err)) == -1);
 	CHECK(theme_load_file(&t, NULL, err, sizeof(err)) == -1);
 	test_sizes();

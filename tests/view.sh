@@ -303,7 +303,7 @@ done
 keys x C-u "$tmp/no/such/dir/m.csv" Enter
 wait_for "cannot write $tmp/no/such/dir/m.csv: No such file or directory"
 keys x C-u "$tmp" Enter
-wait_for "cannot write $tmp: Is a directory"
+wait_for "cannot write $tmp: it is a directory"
 keys l
 wait_for "rank 1 → rank 1: 0 messages"
 # Esc, not zoomed in, goes back to the tree; Tab goes round every pane

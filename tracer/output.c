@@ -737,10 +737,56 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 
 /* ---- where the file goes ---------------------------------------------------- */
 
+/* <program>-<date>-<time>.rondo in dir (NULL: the working directory),
+ * the program's name cut so that the file's name fits NAME_MAX (at a
+ * character's start, should the name be UTF-8). */
 static void default_name(char *buf, size_t size, const char *dir)
 {
-	snprintf(buf, size, "%s%s%s-%s.rondo", dir ? dir : "",
-		 dir ? "/" : "", program_invocation_short_name, rt.stamp);
+	const char *prog = program_invocation_short_name;
+	size_t n = strlen(prog), room = NAME_MAX - strlen(rt.stamp) - 7;
+
+	if (n > room) {
+		n = room;
+		while (n && ((unsigned char)prog[n] & 0xC0) == 0x80)
+			n--;
+	}
+	snprintf(buf, size, "%s%s%.*s-%s.rondo", dir ? dir : "",
+		 dir ? "/" : "", (int)n, prog, rt.stamp);
+}
+
+/* RONDO_OUT names a directory to put the trace in: a directory, or a
+ * link to one that the tracer would follow (fileio.h: the user's or
+ * root's). */
+static int out_is_dir(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode) &&
+	    (st.st_uid == geteuid() || st.st_uid == 0) && stat(path, &st) < 0)
+		return 0;
+	return S_ISDIR(st.st_mode);
+}
+
+/* The places to try, in order, each once. */
+struct places {
+	char at[3][PATH_MAX + 64];
+	int n;
+};
+
+static void place_add(struct places *p, const char *dir, const char *file)
+{
+	char *at = p->at[p->n];
+
+	if (file)
+		snprintf(at, sizeof(p->at[0]), "%s", file);
+	else
+		default_name(at, sizeof(p->at[0]), dir);
+	for (int k = 0; k < p->n; k++)
+		if (!strcmp(p->at[k], at))
+			return;
+	p->n++;
 }
 
 /* Writes to RONDO_OUT (a file, or a directory to put the file in), else
@@ -748,27 +794,22 @@ static void default_name(char *buf, size_t size, const char *dir)
  * directory, then /tmp. */
 static int job_save(struct fmt_writer *w, char *path, size_t size)
 {
-	struct stat st;
+	static struct places p;
 	char why[512];
 
-	if (rt.out[0] && stat(rt.out, &st) == 0 && S_ISDIR(st.st_mode))
-		default_name(path, size, rt.out);
-	else if (rt.out[0])
-		snprintf(path, size, "%s", rt.out);
-	else
-		default_name(path, size, NULL);
-	if (fmt_writer_save(w, path, why, sizeof(why)) == 0)
-		return 0;
-	fprintf(stderr, "rondo: cannot write the trace: %s\n", why);
-	default_name(path, size, NULL);
-	if (fmt_writer_save(w, path, why, sizeof(why)) == 0)
-		return 0;
-	fprintf(stderr, "rondo: cannot write the trace: %s\n", why);
-	default_name(path, size, "/tmp");
-	if (fmt_writer_save(w, path, why, sizeof(why)) == 0)
-		return 0;
-	fprintf(stderr, "rondo: cannot write the trace: %s; no trace kept\n",
-		why);
+	p.n = 0;
+	if (rt.out[0])
+		place_add(&p, rt.out, out_is_dir(rt.out) ? NULL : rt.out);
+	place_add(&p, NULL, NULL);
+	place_add(&p, "/tmp", NULL);
+	for (int k = 0; k < p.n; k++) {
+		if (fmt_writer_save(w, p.at[k], why, sizeof(why)) == 0) {
+			snprintf(path, size, "%s", p.at[k]);
+			return 0;
+		}
+		fprintf(stderr, "rondo: cannot write the trace: %s%s\n", why,
+			k == p.n - 1 ? "; no trace kept" : "");
+	}
 	return -1;
 }
 
@@ -776,7 +817,6 @@ static int job_save(struct fmt_writer *w, char *path, size_t size)
 static void job_write(struct job *j)
 {
 	struct fmt_writer w;
-	struct stat st;
 	char path[PATH_MAX + 64];
 	int rc;
 
@@ -786,9 +826,9 @@ static void job_write(struct job *j)
 		fprintf(stderr, "rondo: out of memory while merging the ranks' "
 				"traces; no trace written\n");
 	else if (job_save(&w, path, sizeof(path)) == 0)
-		fprintf(stderr, "rondo: %s: %lld bytes, %llu MPI calls, %u "
+		fprintf(stderr, "rondo: %s: %llu bytes, %llu MPI calls, %u "
 				"signatures, %d ranks\n",
-			path, stat(path, &st) == 0 ? (long long)st.st_size : -1,
+			path, (unsigned long long)w.saved,
 			(unsigned long long)merge_calls(j->m),
 			merge_cst(j->m)->n, rt.size);
 	fmt_writer_free(&w);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "fileio.h"
 #include "rondo.h"
 
 #define CLI_EXIT_OK 0
@@ -46,12 +47,14 @@ rondo_trace *cli_open(const char *path);
 void cli_duration(char *buf, size_t size, double ns, int utf8);
 
 /* Where a --csv option writes: standard output for "-", else the file
- * opened for writing; NULL (message printed) when it cannot be. */
+ * made by fileio_create's rules (written under a temporary name, put at
+ * PATH by cli_csv_close; a link of another user, a FIFO, a directory
+ * refused); NULL (message printed) when it cannot be.  One at a time. */
 FILE *cli_csv_open(const char *path);
 
-/* Ends what cli_csv_open began (`failed`: the writer reported an error);
- * returns the exit status, after one message when something was not
- * written. */
+/* Ends what cli_csv_open began (`failed`: the writer reported an error,
+ * and the file is not kept); returns the exit status, after one message
+ * when something was not written. */
 int cli_csv_close(FILE *out, const char *path, int failed);
 
 /* Seconds since the job's origin (a decimal number), as ns: 0, or -1. */

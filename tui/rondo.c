@@ -73,26 +73,49 @@ int cli_parse_seconds(const char *s, int64_t *ns)
 	return 0;
 }
 
+/* The one report file a command writes at a time (fileio.h: a temporary
+ * file renamed over the target when complete). */
+static struct fileio_out csv_out = {.fd = -1, .dir = -1};
+
 FILE *cli_csv_open(const char *path)
 {
-	FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	char why[256], name[FILEIO_SHORT];
+	FILE *out;
 
-	if (!out)
-		cli_error("cannot write %s: %s", path, strerror(errno));
+	if (!strcmp(path, "-"))
+		return stdout;
+	if (csv_out.fd >= 0 || fileio_create(&csv_out, path, why, sizeof(why))) {
+		cli_error("cannot write %s: %s", fileio_short(name, sizeof(name), path),
+			  csv_out.fd >= 0 ? "another report is open" : why);
+		return NULL;
+	}
+	out = fileio_stream(&csv_out);
+	if (!out) {
+		fileio_close(&csv_out, 0, NULL, 0);
+		cli_error("cannot write %s: out of memory",
+			  fileio_short(name, sizeof(name), path));
+	}
 	return out;
 }
 
 int cli_csv_close(FILE *out, const char *path, int failed)
 {
-	int to_stdout = out == stdout;
+	char why[256], name[FILEIO_SHORT];
+	int saved = errno ? errno : EIO, err;
 
-	if ((to_stdout ? fflush(out) : fclose(out)) != 0 || failed) {
-		cli_error("cannot write %s: %s",
-			  to_stdout ? "standard output" : path,
-			  strerror(errno ? errno : EIO));
+	if (out == stdout) {
+		if (fflush(out) == 0 && !failed)
+			return CLI_EXIT_OK;
+		cli_error("cannot write standard output: %s", strerror(saved));
 		return CLI_EXIT_FAIL;
 	}
-	return CLI_EXIT_OK;
+	/* A report that failed half-way is not left at the target. */
+	err = fileio_close(&csv_out, !failed, why, sizeof(why));
+	if (!err && !failed)
+		return CLI_EXIT_OK;
+	cli_error("cannot write %s: %s", fileio_short(name, sizeof(name), path),
+		  err ? why : strerror(saved));
+	return CLI_EXIT_FAIL;
 }
 
 void cli_error(const char *fmt, ...)

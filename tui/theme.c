@@ -17,6 +17,7 @@
 #include <curses.h>
 #include <yaml.h>
 
+#include "fileio.h"
 #include "theme.h"
 
 /* Larger than any theme could need; keeps a wrong path (a trace, a
@@ -171,53 +172,6 @@ static const char *theme_quote(char *buf, size_t size, const unsigned char *s,
 }
 
 /* ---- reading a file ---------------------------------------------------- */
-
-/* Reads a whole file of at most THEME_FILE_MAX bytes.  Returns 0 with
- * *data to free, or an errno value (EFBIG for a file too large). */
-static int theme_read_file(const char *path, unsigned char **data, size_t *len)
-{
-	size_t cap = 0, n = 0;
-	unsigned char *buf = NULL, *grown;
-	FILE *f = fopen(path, "rb");
-	int rc = 0;
-
-	if (!f)
-		return errno;
-	for (;;) {
-		if (n == cap) {
-			/* Room for one byte more than allowed tells a file
-			 * too large from one just large enough. */
-			if (cap > THEME_FILE_MAX) {
-				rc = EFBIG;
-				break;
-			}
-			cap = cap ? 2 * cap : 4096;
-			if (cap > THEME_FILE_MAX)
-				cap = THEME_FILE_MAX + 1;
-			if (!(grown = realloc(buf, cap))) {
-				rc = ENOMEM;
-				break;
-			}
-			buf = grown;
-		}
-		errno = 0;
-		n += fread(buf + n, 1, cap - n, f);
-		if (ferror(f)) {
-			rc = errno ? errno : EIO;
-			break;
-		}
-		if (feof(f))
-			break;
-	}
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	*data = buf;
-	*len = n;
-	return 0;
-}
 
 /* ---- parsing ----------------------------------------------------------- */
 
@@ -659,8 +613,9 @@ static int theme_parse(struct theme *t, const char *path,
 static int theme_load_path(struct theme *t, const char *path, char *err,
 			   size_t errlen, int *absent)
 {
-	unsigned char *data = NULL;
+	uint8_t *data = NULL;
 	size_t len = 0;
+	char why[256];
 	int rc;
 
 	theme_default(t);
@@ -668,11 +623,13 @@ static int theme_load_path(struct theme *t, const char *path, char *err,
 		theme_error(err, errlen, "no theme file given");
 		return -1;
 	}
-	if ((rc = theme_read_file(path, &data, &len)) != 0) {
+	/* a FIFO or a device is refused, not waited on */
+	rc = fileio_read(path, THEME_FILE_MAX, &data, &len, why, sizeof(why));
+	if (rc) {
 		if (absent)
 			*absent = rc == ENOENT || rc == ENOTDIR;
-		theme_error(err, errlen, "%s: %s%s", path, strerror(rc),
-			    rc == EFBIG ? " (a theme is at most 1 MiB)" : "");
+		theme_error(err, errlen, "%s: %s%s", path, why,
+			    rc == EFBIG ? "; a theme is at most 1 MiB" : "");
 		return -1;
 	}
 	rc = theme_parse(t, path, data, len, err, errlen);

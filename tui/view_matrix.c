@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fileio.h"
 #include "matrix.h"
 #include "view.h"
 
@@ -536,30 +537,30 @@ static void mx_filters(const struct view_matrix *mx, char *buf, size_t size)
 int view_matrix_export(struct view *v, const char *path)
 {
 	struct view_matrix *mx = v->matrix;
+	struct fileio_out o;
 	uint64_t cells = 0;
-	char what[128];
+	char what[128], why[256], name[FILEIO_SHORT];
 	FILE *f;
 	int rc;
 
 	if (!mx)
 		return 0;
-	f = fopen(path, "w");
-	if (!f) {
-		view_message(v, 1, "cannot write %s: %s", path,
-			     strerror(errno));
+	fileio_short(name, sizeof(name), path);
+	if (fileio_create(&o, path, why, sizeof(why))) {
+		view_message(v, 1, "cannot write %s: %s", name, why);
 		return VIEW_REDRAW;
 	}
-	rc = an_matrix_csv(&mx->m, f, 0, 0);
-	errno = 0;
-	if (fclose(f) != 0 || rc < 0) {
-		view_message(v, 1, "cannot write %s: %s", path,
-			     errno ? strerror(errno) : "write error");
+	f = fileio_stream(&o);
+	rc = f ? an_matrix_csv(&mx->m, f, 0, 0) : -1;
+	if (fileio_close(&o, rc == 0, why, sizeof(why)) || rc < 0) {
+		view_message(v, 1, "cannot write %s: %s", name,
+			     rc < 0 ? "write error" : why);
 		return VIEW_REDRAW;
 	}
 	for (size_t i = 0; i < (size_t)mx->m.n * mx->m.n; i++)
 		cells += mx->m.msgs[i] != 0 || mx->m.bytes[i] != 0;
 	mx_filters(mx, what, sizeof(what));
-	view_message(v, 0, "wrote %s: %llu cells (%s)", path,
+	view_message(v, 0, "wrote %s: %llu cells (%s)", name,
 		     (unsigned long long)cells, what);
 	return VIEW_REDRAW;
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "matrix.h"
+#include "sat.h"
 
 void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 		  uint64_t *work)
@@ -47,12 +48,15 @@ void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 		if (!work[r] || rondo_rule_body(t, r, &body, &len) < 0)
 			continue;
 		for (uint32_t k = 0; k < len; k++) {
-			uint64_t n = work[r] * body[k].count;
+			uint64_t n = sat_mul(work[r], body[k].count), *to;
 
-			if (RONDO_SYM_IS_RULE(body[k].sym))
-				work[RONDO_SYM_ID(body[k].sym)] += n;
-			else
-				mult[body[k].sym] += n;
+			/* a rank's calls are fewer than 2^63 (the reader
+			 * checks), but rules that expand to nothing are not
+			 * bounded: they must not wrap either */
+			to = RONDO_SYM_IS_RULE(body[k].sym)
+				     ? &work[RONDO_SYM_ID(body[k].sym)]
+				     : &mult[body[k].sym];
+			*to = sat_add(*to, n);
 		}
 	}
 }
@@ -368,15 +372,20 @@ static int comm_get(struct ctx *c, const rondo_arg *v, uint32_t rank,
 
 /* ---- adding to the cells ------------------------------------------------------ */
 
+/* Totals stop at SAT_MAX (sat.h): 2^62 messages of 2^60 elements are a
+ * valid trace. */
 static void cell(struct ctx *c, uint32_t src, int64_t dst, uint64_t msgs,
 		 uint64_t bytes)
 {
+	size_t at = (size_t)src * c->m->n + (size_t)dst;
+	uint64_t *m = &c->m->msgs[at], *b = &c->m->bytes[at];
+
 	if (dst < 0 || dst >= c->m->n) {
-		c->m->unresolved += msgs;
+		c->m->unresolved = sat_add(c->m->unresolved, msgs);
 		return;
 	}
-	c->m->msgs[(size_t)src * c->m->n + (size_t)dst] += msgs;
-	c->m->bytes[(size_t)src * c->m->n + (size_t)dst] += bytes;
+	*m = sat_add(*m, msgs);
+	*b = sat_add(*b, bytes);
 }
 
 /* count × the datatype's size, times n calls; an unknown size counts the
@@ -389,10 +398,10 @@ static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
 	if (count <= 0)
 		return 0;
 	if (size < 0) {
-		c->m->nosize += n;
+		c->m->nosize = sat_add(c->m->nosize, n);
 		return 0;
 	}
-	return (uint64_t)count * (uint64_t)size * n;
+	return sat_mul(sat_mul((uint64_t)count, (uint64_t)size), n);
 }
 
 static int tag_ok(const struct ctx *c, const rondo_arg *tag,
@@ -428,7 +437,7 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 	int64_t to;
 
 	if (comm_get(c, &v, rank, &cm) < 0) {
-		c->m->unresolved += n;
+		c->m->unresolved = sat_add(c->m->unresolved, n);
 		return;
 	}
 	tag = arg(c, s, "tag");
@@ -445,7 +454,7 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 	dest = arg(c, s, "dest");
 	to = an_peer(&c->res, &cm, &dest);
 	if (to == -2) {
-		c->m->proc_null += n;
+		c->m->proc_null = sat_add(c->m->proc_null, n);
 		return;
 	}
 	cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, an_int(&count), &type, n));
@@ -474,7 +483,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	uint32_t size;
 
 	if (comm_get(c, &v, rank, &cm) < 0 || cm.first) {
-		c->m->unresolved += n; /* intercommunicator collectives too */
+		c->m->unresolved = sat_add(c->m->unresolved, n); /* intercommunicator collectives too */
 		return;
 	}
 	if (!comm_ok(c, &cm) || c->f->tag != AN_ANY)
@@ -487,7 +496,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		v = arg(c, s, "root");
 		if (v.kind != RONDO_ARG_RANK || v.wire != RONDO_WIRE_SINT ||
 		    v.i < 0 || v.i >= size) {
-			c->m->unresolved += n;
+			c->m->unresolved = sat_add(c->m->unresolved, n);
 			return;
 		}
 		root = v.i;
@@ -575,7 +584,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 				cnt = -1;
 		}
 		if (cnt < 0) {
-			c->m->unresolved += n;
+			c->m->unresolved = sat_add(c->m->unresolved, n);
 			continue;
 		}
 		if (cnt == 0)
@@ -642,7 +651,7 @@ static void start_add(struct ctx *c, uint32_t rank, const rondo_arg *r,
 	if (s == UINT32_MAX)
 		return; /* not a send's: a persistent receive */
 	if (s == UINT32_MAX - 1) {
-		c->m->unresolved += n;
+		c->m->unresolved = sat_add(c->m->unresolved, n);
 		return;
 	}
 	if (named || func_ok(c, s))

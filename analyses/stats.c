@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "stats.h"
 
 /* Some rank made calls: then a trace without a single statistic lacks
@@ -25,8 +26,8 @@ static void stats_add(struct an_row *row, const rondo_stat *st)
 		row->min_ns = st->min_ns;
 	if (st->max_ns > row->max_ns)
 		row->max_ns = st->max_ns;
-	row->count += st->count;
-	row->total_ns += st->total_ns;
+	row->count = sat_add(row->count, st->count);
+	row->total_ns = sat_add(row->total_ns, st->total_ns);
 	row->sumsq_ns2 += st->sumsq_ns2;
 	row->sigs++;
 }
@@ -192,11 +193,11 @@ void an_totals(const rondo_trace *t, struct an_totals *tot)
 	tot->run_ns = an_run_ns(t);
 	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
 		if (rondo_sig_stat(t, s, &st) == 0)
-			tot->mpi_ns += st.total_ns;
+			tot->mpi_ns = sat_add(tot->mpi_ns, st.total_ns);
 	for (uint32_t r = 0; r < tot->ranks; r++) {
 		if (rondo_rank_mpi_time(t, r, &ns) < 0)
 			break;
-		tot->rank_mpi_ns += ns;
+		tot->rank_mpi_ns = sat_add(tot->rank_mpi_ns, ns);
 	}
 }
 
@@ -383,7 +384,7 @@ static int csv_calls_row(const rondo_trace *t, enum an_by by,
 		an_row_sd(r));
 	csv_share(out, an_share((double)r->total_ns, tot->mpi_ns));
 	csv_share(out, an_share((double)r->total_ns,
-				tot->run_ns * tot->ranks));
+				sat_mul(tot->run_ns, tot->ranks)));
 	if (by == AN_BY_SIGNATURE)
 		rc = csv_sig(t, r->id, out);
 	putc('\n', out);
@@ -423,7 +424,8 @@ static void csv_contention_row(const rondo_trace *t,
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->count,
 		c->total_ns, c->min_ns, c->lost_ns);
 	csv_share(out, an_share((double)c->lost_ns, tot->run_ns));
-	csv_share(out, an_share((double)c->lost_ns, tot->run_ns * tot->ranks));
+	csv_share(out,
+		  an_share((double)c->lost_ns, sat_mul(tot->run_ns, tot->ranks)));
 	if (c->ranks == 0) {
 		fputs(",,,,,,,", out);
 		return;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sat.h"
 #include "timed.h"
 
 #define NONE UINT32_MAX
@@ -259,8 +260,8 @@ static int tw_init(struct twalk *w, const rondo_trace *t, const int32_t *slot,
 	for (uint32_t i = 0; i < w->n && rc >= 0; i++) {
 		struct tw_rank *x = &w->r[i];
 
-		w->untimed += rondo_rank_calls(t, i) -
-			      rondo_rank_timed_calls(t, i);
+		w->untimed = sat_add(w->untimed, rondo_rank_calls(t, i) -
+						     rondo_rank_timed_calls(t, i));
 		x->it = rondo_iter_create_timed(t, i);
 		x->prev = malloc(sizeof(*x->prev) * ((size_t)nslots + 1));
 		if (!x->it || !x->prev)

@@ -65,9 +65,14 @@ const char *fileio_short(char *buf, size_t size, const char *path)
 		return buf;
 	}
 	/* a third for the start (where it is), the rest for the end (what
-	 * it is: the file's own name) */
+	 * it is: the file's own name), from a slash when one is near */
 	head = (size - 4) / 3;
 	tail = size - 4 - head;
+	for (size_t k = 0; k < 16 && k < tail; k++)
+		if (path[n - tail + k] == '/') {
+			tail -= k;
+			break;
+		}
 	memcpy(buf, path, head);
 	memcpy(buf + head, "...", 3);
 	memcpy(buf + head + 3, path + n - tail, tail + 1);

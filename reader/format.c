@@ -1327,6 +1327,22 @@ static int arg_list(struct fmt_cur *c, rondo_arg *a, unsigned depth,
 	return rc;
 }
 
+/* A signed value; one relative to the caller's rank must be one that
+ * can be added to a rank (FMT_REL_MAX). */
+static int sint_read(struct fmt_cur *c, rondo_arg *a, size_t start)
+{
+	int rc = fmt_get_svarint(c, &a->i);
+
+	if (rc || (a->kind != RONDO_ARG_RANK_REL && a->kind != RONDO_ARG_REL &&
+		   a->kind != RONDO_ARG_CART_REL))
+		return rc;
+	if (a->i < -FMT_REL_MAX || a->i > FMT_REL_MAX)
+		return cur_fail(c, RONDO_E_CORRUPT, start,
+				"relative rank %" PRId64 " is out of range "
+				"(beyond 2^32 either way)", a->i);
+	return 0;
+}
+
 static int arg_read(struct fmt_cur *c, rondo_arg *a, unsigned depth)
 {
 	size_t start = c->pos;
@@ -1348,7 +1364,7 @@ static int arg_read(struct fmt_cur *c, rondo_arg *a, unsigned depth)
 	case RONDO_WIRE_UINT:
 		return fmt_get_uvarint(c, &a->u);
 	case RONDO_WIRE_SINT:
-		return fmt_get_svarint(c, &a->i);
+		return sint_read(c, a, start);
 	case RONDO_WIRE_BYTES:
 		return fmt_get_bytes(c, &a->data, &a->size);
 	case RONDO_WIRE_LIST:

@@ -315,6 +315,11 @@ void fmt_cst_free(struct fmt_cst *c);
  * value at a time with fmt_arg_get (bounds-checked, lists checked
  * recursively up to FMT_MAX_ARG_DEPTH). */
 #define FMT_MAX_ARG_DEPTH 8
+
+/* RANK_REL, REL and CART_REL values lie in [-FMT_REL_MAX, FMT_REL_MAX]
+ * (offsets between ranks below 2^31, a 32-bit integer minus a rank): a
+ * reader adds them to ranks without overflow, and refuses others. */
+#define FMT_REL_MAX (INT64_C(1) << 32)
 static inline uint64_t fmt_arg_tag(uint32_t kind, enum rondo_wire wire)
 {
 	return (uint64_t)kind << 3 | wire;

@@ -72,6 +72,15 @@ static int write_file(const char *dir, const char *name, const void *p,
 	return 0;
 }
 
+/* Saves tt as dir/name; 0 or -1 (tt_save says why). */
+static int tt_save_in(struct testtrace *tt, const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return tt_save(tt, path) == 0 ? 0 : -1;
+}
+
 /* The demo trace with one section's payload replaced by `payload`, or
  * left out when it is NULL. */
 static int with_payload(const char *dir, const char *name, uint32_t type,
@@ -240,6 +249,123 @@ static int corpus_payloads(const char *dir)
 	return rc;
 }
 
+/* Relative ranks no tracer writes, at the limits of int64: refused when
+ * the signatures are read, before anything adds them to a rank. */
+static int corpus_relative(const char *dir)
+{
+	static const struct {
+		const char *name;
+		uint32_t kind;
+		int64_t v;
+	} bad[] = {
+		{"cst-rel-max.rondo", RONDO_ARG_RANK_REL, INT64_MAX},
+		{"cst-rel-min.rondo", RONDO_ARG_REL, INT64_MIN},
+		{"cst-cart-rel-past.rondo", RONDO_ARG_CART_REL,
+		 (INT64_C(1) << 32) + 1},
+	};
+	struct fmt_buf b = {0}, a = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		a.len = b.len = 0;
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, 8);
+		fmt_arg_put_sint(&a, bad[i].kind, bad[i].v);
+		fmt_put_uvarint(&b, 1); /* one signature, of function 1 */
+		fmt_put_uvarint(&b, 1);
+		fmt_put_uvarint(&b, 2);
+		fmt_put_uvarint(&b, a.len);
+		fmt_put_bytes(&b, a.data, a.len);
+		rc |= with_payload(dir, bad[i].name, FMT_SEC_CST, &b);
+	}
+	fmt_buf_free(&a);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+/* A call of MPI_Sendrecv or MPI_Send/Recv on MPI_COMM_WORLD: `count`
+ * elements of 8 bytes (MPI_DOUBLE) to and from ranks given as they are
+ * (kind RANK; the relative kind when rel). */
+static uint32_t limit_sig(struct testtrace *tt, uint32_t func, int nparts,
+			  int64_t count, int64_t peer0, int64_t peer1, int rel,
+			  uint32_t dbl, uint32_t world)
+{
+	struct fmt_buf a = {0};
+	int64_t peer[2] = {peer0, peer1};
+	uint32_t sig;
+
+	for (int k = 0; k < nparts; k++) {
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, count);
+		fmt_arg_put_uint(&a, RONDO_ARG_CONST, dbl);
+		fmt_arg_put_sint(&a, rel ? RONDO_ARG_RANK_REL : RONDO_ARG_RANK,
+				 peer[k]);
+		fmt_arg_put_sint(&a, RONDO_ARG_TAG, 0);
+	}
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, world);
+	sig = tt_sig(tt, func, &a, 4 * (uint32_t)nparts + 1);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+/*
+ * Valid traces at the limits of the counts (not damaged: every command
+ * must read them, and say where a total passed 2^64 - 1):
+ * limit-messages: 4 ranks in a ring, each making 2^62 MPI_Sendrecv of
+ *   1024 doubles (a loop of 2^31 iterations of a loop of 2^31 calls is
+ *   the same grammar: one rule, one repeat count), each to an absolute
+ *   rank so that each rank has a signature of its own: 2^64 calls and
+ *   messages in all, 2^75 bytes a pair;
+ * limit-count: rank 0 sends rank 1 four messages of 2^60 doubles.
+ */
+static int corpus_limits(const char *dir)
+{
+	struct testtrace *tt = tt_create(4);
+	uint32_t f, fs, fr, world, dbl, sig[4], init, final;
+	int rc;
+
+	tt_meta(tt, "program", "limits");
+	tt_meta(tt, "mpi", "(none: written by the tests' writer)");
+	world = tt_const(tt, "MPI_COMM_WORLD");
+	dbl = tt_const(tt, "MPI_DOUBLE");
+	tt_typesize(tt, dbl, 8);
+	init = tt_sig(tt, tt_func(tt, "MPI_Init", NULL), &(struct fmt_buf){0},
+		      0);
+	final = tt_sig(tt, tt_func(tt, "MPI_Finalize", NULL),
+		       &(struct fmt_buf){0}, 0);
+	f = tt_func(tt, "MPI_Sendrecv", "sendcount", "sendtype", "dest",
+		    "sendtag", ">recvcount", "recvtype", "source", "recvtag",
+		    "comm", NULL);
+	for (uint32_t r = 0; r < 4; r++)
+		sig[r] = limit_sig(tt, f, 2, 1024, (r + 1) % 4, (r + 3) % 4, 0,
+				   dbl, world);
+	for (uint32_t r = 0; r < 4; r++) {
+		tt_call(tt, r, init, 1, 1000);
+		tt_call(tt, r, sig[r], UINT64_C(1) << 62, 1);
+		tt_call(tt, r, final, 1, 1000);
+	}
+	rc = tt_save_in(tt, dir, "limit-messages.rondo");
+	tt_free(tt);
+
+	tt = tt_create(2);
+	tt_meta(tt, "program", "limits");
+	tt_meta(tt, "mpi", "(none: written by the tests' writer)");
+	world = tt_const(tt, "MPI_COMM_WORLD");
+	dbl = tt_const(tt, "MPI_DOUBLE");
+	tt_typesize(tt, dbl, 8);
+	fs = tt_func(tt, "MPI_Send", "count", "datatype", "dest", "tag",
+		     "comm", NULL);
+	fr = tt_func(tt, "MPI_Recv", "count", "datatype", "source", "tag",
+		     "comm", NULL);
+	tt_call(tt, 0, limit_sig(tt, fs, 1, INT64_C(1) << 60, 1, 0, 1, dbl,
+				 world),
+		4, 1000);
+	tt_call(tt, 1, limit_sig(tt, fr, 1, INT64_C(1) << 60, -1, 0, 1, dbl,
+				 world),
+		4, 1000);
+	rc |= tt_save_in(tt, dir, "limit-count.rondo");
+	tt_free(tt);
+	return rc;
+}
+
 /* Damaged containers, made from the bytes of a good file. */
 static int corpus_container(const char *dir, const uint8_t *good, size_t n)
 {
@@ -303,7 +429,8 @@ static int make_corpus(const char *dir)
 	rc = rc ? rc : fmt_writer_finish(&w, &good);
 	if (rc == 0)
 		rc = corpus_container(dir, good.data, good.len) |
-		     corpus_payloads(dir) |
+		     corpus_payloads(dir) | corpus_relative(dir) |
+		     corpus_limits(dir) |
 		     with_payload(dir, "missing-grammar.rondo", FMT_SEC_GRAMMAR,
 				  NULL);
 	fmt_buf_free(&good);

@@ -382,6 +382,12 @@ static void test_short(void)
 	CHECK(strlen(buf) == sizeof(buf) - 1);
 	CHECK(!strncmp(buf, "/ddd", 4) && strstr(buf, "...") != NULL);
 	CHECK(!strcmp(buf + strlen(buf) - strlen(tail), tail));
+	/* the end from a slash when one is near the cut */
+	for (size_t k = 1; k < 6000; k += 4)
+		path[k] = '/';
+	fileio_short(buf, sizeof(buf), path);
+	CHECKF(strstr(buf, ".../") != NULL, "%s", buf);
+	CHECK(strlen(buf) < sizeof(buf));
 	/* exactly fitting: kept whole */
 	memset(path, 'e', sizeof(buf) - 1);
 	path[sizeof(buf) - 1] = '\0';

@@ -242,11 +242,12 @@ pkill -TERM -P "$(tm display-message -p -t view '#{pane_pid}')" -f "rondo view" 
 	fail "no rondo view in the pane to signal"
 exited 143
 
-# A damaged trace: one line and status 2, before any screen.
+# A damaged trace: one line and status 1 (as every command's), before
+# any screen.
 head -c 100 demo.rondo >cut.rondo
 "$rondo" view cut.rondo >"$tmp/out" 2>&1
 st=$?
-[ $st = 2 ] || fail "damaged trace: exit status $st, want 2"
+[ $st = 1 ] || fail "damaged trace: exit status $st, want 1"
 grep -q "^rondo: cannot open cut.rondo" "$tmp/out" ||
 	fail "damaged trace: $(cat "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" = 1 ] || fail "damaged trace: more than one line: $(cat "$tmp/out")"

@@ -46,6 +46,17 @@ rondo_trace *cli_open(const char *path);
  * with the micro sign when utf8 is set. */
 void cli_duration(char *buf, size_t size, double ns, int utf8);
 
+/* Values at SAT_MAX (analyses/sat.h: a count or total that passed
+ * 2^64 - 1 and stopped there) are lower bounds, and said to be.
+ * cli_sat(v): whether v is one, remembered for cli_saturated.
+ * cli_count: v in decimal, or ">=1.8E19" for one (cli_duration prints
+ * such a total of ns with ">=" too).  cli_saturated: after the output, a
+ * note on stderr when any value printed was one (csv: they were written
+ * as the number 18446744073709551615). */
+int cli_sat(uint64_t v);
+const char *cli_count(char *buf, size_t size, uint64_t v);
+void cli_saturated(int csv);
+
 /* Where a --csv option writes: standard output for "-", else the file
  * made by fileio_create's rules (written under a temporary name, put at
  * PATH by cli_csv_close; a link of another user, a FIFO, a directory

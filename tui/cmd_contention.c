@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sat.h"
 #include "stats.h"
 
 /* Signatures are cut to this many bytes in the text report. */
@@ -112,7 +113,7 @@ static void cont_row(const rondo_trace *t, const struct an_contention *c,
 		     const struct an_totals *tot)
 {
 	char id[16], lost[24], fast[24], score[16], share[16], imb[16];
-	char hi[48], lo[48], sig[CONT_SIG_WIDTH + 1];
+	char hi[48], lo[48], sig[CONT_SIG_WIDTH + 1], calls[24];
 
 	an_sig_text(t, c->sig, sig, sizeof(sig));
 	snprintf(id, sizeof(id), "#%" PRIu32, c->sig);
@@ -121,15 +122,17 @@ static void cont_row(const rondo_trace *t, const struct an_contention *c,
 	cont_ratio(score, sizeof(score),
 		   an_share((double)c->lost_ns, tot->run_ns), 0);
 	cont_ratio(share, sizeof(share),
-		   an_share((double)c->lost_ns, tot->run_ns * tot->ranks), 1);
+		   an_share((double)c->lost_ns, sat_mul(tot->run_ns, tot->ranks)),
+		   1);
 	if (c->ranks)
 		snprintf(imb, sizeof(imb), "%.2f", c->imbalance);
 	else
 		snprintf(imb, sizeof(imb), "-");
 	cont_rank(hi, sizeof(hi), c, c->max_rank, c->max_rank_ns);
 	cont_rank(lo, sizeof(lo), c, c->min_rank, c->min_rank_ns);
-	printf("%6s %10s %8s %7s %12" PRIu64 " %10s %8s %s %s  %s\n", id, lost,
-	       score, share, c->count, fast, imb, hi, lo, sig);
+	printf("%6s %10s %8s %7s %12s %10s %8s %s %s  %s\n", id, lost, score,
+	       share, cli_count(calls, sizeof(calls), c->count), fast, imb, hi,
+	       lo, sig);
 }
 
 /* The CSV to path ("-": stdout).  Returns the exit status. */
@@ -143,6 +146,9 @@ static int cont_csv(const rondo_trace *t, const char *path,
 	if (!out)
 		return CLI_EXIT_FAIL;
 	rc = an_contention_csv(t, rows, n, tot, out);
+	for (uint32_t i = 0; i < n; i++)
+		if (cli_sat(rows[i].count) || cli_sat(rows[i].total_ns))
+			break;
 	if (cli_csv_close(out, path, rc == RONDO_E_IO) != CLI_EXIT_OK)
 		return CLI_EXIT_FAIL;
 	if (rc < 0)
@@ -177,7 +183,7 @@ int cmd_contention(int argc, char **argv)
 	}
 	an_totals(t, &tot);
 	for (uint32_t i = 0; i < n; i++)
-		lost += rows[i].lost_ns;
+		lost = sat_add(lost, rows[i].lost_ns);
 	n = top < n ? top : n;
 	rc = CLI_EXIT_OK;
 	if (csv) {
@@ -191,6 +197,8 @@ int cmd_contention(int argc, char **argv)
 		for (uint32_t i = 0; i < n; i++)
 			cont_row(t, &rows[i], &tot);
 	}
+	if (rc == CLI_EXIT_OK)
+		cli_saturated(csv != NULL);
 	free(rows);
 	rondo_trace_free(t);
 	return rc;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "sat.h"
 
 static void info_usage(FILE *f)
 {
@@ -79,6 +80,7 @@ static void info_functions(const rondo_trace *t)
 	uint32_t n = rondo_func_count(t);
 	struct func_use *u = calloc(n ? n : 1, sizeof(*u));
 	rondo_stat st;
+	char num[24];
 
 	if (!u)
 		return;
@@ -89,14 +91,15 @@ static void info_functions(const rondo_trace *t)
 
 		u[f].sigs++;
 		if (rondo_sig_stat(t, s, &st) == 0)
-			u[f].calls += st.count;
+			u[f].calls = sat_add(u[f].calls, st.count);
 	}
 	qsort(u, n, sizeof(*u), by_calls);
 	printf("\nfunctions used:\n  %-28s %14s %10s\n", "function", "calls",
 	       "signatures");
 	for (uint32_t i = 0; i < n; i++)
-		printf("  %-28s %14" PRIu64 " %10" PRIu32 "\n",
-		       rondo_func_name(t, u[i].func), u[i].calls, u[i].sigs);
+		printf("  %-28s %14s %10" PRIu32 "\n",
+		       rondo_func_name(t, u[i].func),
+		       cli_count(num, sizeof(num), u[i].calls), u[i].sigs);
 	free(u);
 }
 
@@ -169,6 +172,7 @@ int cmd_info(int argc, char **argv)
 					     {0, 0, 0, 0}};
 	rondo_trace *t;
 	uint64_t calls = 0;
+	char num[24];
 	unsigned major, minor;
 	int c;
 
@@ -184,13 +188,13 @@ int cmd_info(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	rondo_format_version(t, &major, &minor);
 	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
-		calls += rondo_rank_calls(t, r);
+		calls = sat_add(calls, rondo_rank_calls(t, r));
 
 	printf("file         %s\n", argv[optind]);
 	printf("format       %u.%u, %" PRIu64 " bytes\n", major, minor,
 	       rondo_file_size(t));
 	printf("ranks        %" PRIu32 "\n", rondo_rank_count(t));
-	printf("calls        %" PRIu64 "\n", calls);
+	printf("calls        %s\n", cli_count(num, sizeof(num), calls));
 	printf("functions    %" PRIu32 "\n", rondo_func_count(t));
 	printf("signatures   %" PRIu32 "\n", rondo_sig_count(t));
 	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",
@@ -209,6 +213,7 @@ int cmd_info(int argc, char **argv)
 	info_functions(t);
 	info_groups(t);
 	info_sections(t);
+	cli_saturated(0);
 	rondo_trace_free(t);
 	return CLI_EXIT_OK;
 }

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "matrix.h"
+#include "sat.h"
 
 static void matrix_usage(FILE *f)
 {
@@ -60,13 +61,18 @@ int cli_parse_comm(const char *s, int64_t *out)
 	return 0;
 }
 
-/* A number with a unit suffix for the table: 950, 12.3k, 4.56M. */
+/* A number with a unit suffix for the table: 950, 12.3k, 4.56M; a
+ * total that stopped at 2^64 - 1 as a lower bound. */
 static void human(char *buf, size_t size, uint64_t v)
 {
 	static const char unit[] = "kMGTPE";
 	double d = (double)v;
 	int u = -1;
 
+	if (cli_sat(v)) {
+		cli_count(buf, size, v);
+		return;
+	}
 	while (d >= 999.5 && u < 5) {
 		d /= 1000;
 		u++;
@@ -96,8 +102,8 @@ static int print_table(const struct an_matrix *m, int bytes)
 	char a[32], b[32];
 
 	for (size_t i = 0; i < n * n; i++) {
-		msgs += m->msgs[i];
-		nbytes += m->bytes[i];
+		msgs = sat_add(msgs, m->msgs[i]);
+		nbytes = sat_add(nbytes, m->bytes[i]);
 		cells += m->msgs[i] || m->bytes[i];
 	}
 	human(a, sizeof(a), msgs);
@@ -146,19 +152,27 @@ static int print_table(const struct an_matrix *m, int bytes)
 	return CLI_EXIT_OK;
 }
 
-/* What was left out of the cells, on stderr (not in the CSV). */
-static void notes(const struct an_matrix *m)
+/* What was left out of the cells, on stderr (not in the CSV), and
+ * whether totals stopped at 2^64 - 1. */
+static void notes(const struct an_matrix *m, int csv)
 {
+	char num[24];
+
 	if (m->proc_null)
-		fprintf(stderr, "rondo: %" PRIu64 " sends to MPI_PROC_NULL not "
-			"counted\n", m->proc_null);
+		cli_error("%s sends to MPI_PROC_NULL not counted",
+			  cli_count(num, sizeof(num), m->proc_null));
 	if (m->unresolved)
-		fprintf(stderr, "rondo: %" PRIu64 " messages whose peer the "
-			"trace does not resolve not counted\n", m->unresolved);
+		cli_error("%s messages whose peer the trace does not resolve "
+			  "not counted", cli_count(num, sizeof(num),
+						   m->unresolved));
 	if (m->nosize)
-		fprintf(stderr, "rondo: %" PRIu64 " messages of a datatype of "
-			"unknown size counted with 0 bytes\n", m->nosize);
+		cli_error("%s messages of a datatype of unknown size counted "
+			  "with 0 bytes", cli_count(num, sizeof(num), m->nosize));
 	cli_untimed(m->untimed);
+	for (size_t i = 0; csv && i < (size_t)m->n * m->n; i++)
+		if (cli_sat(m->msgs[i]) || cli_sat(m->bytes[i]))
+			break;
+	cli_saturated(csv);
 }
 
 int cmd_matrix(int argc, char **argv)
@@ -272,7 +286,7 @@ int cmd_matrix(int argc, char **argv)
 			 : CLI_EXIT_FAIL;
 	}
 	if (rc == CLI_EXIT_OK)
-		notes(&m);
+		notes(&m, csv != NULL);
 	an_matrix_free(&m);
 	rondo_trace_free(t);
 	return rc;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sat.h"
 #include "stats.h"
 
 /* Signatures are cut to this many bytes in the text report. */
@@ -129,7 +130,7 @@ static void stats_header(const rondo_trace *t, const struct an_totals *tot)
 	cli_duration(run, sizeof(run), (double)tot->run_ns, 0);
 	cli_duration(all, sizeof(all), (double)tot->run_ns * tot->ranks, 0);
 	stats_percent(pc, sizeof(pc),
-		      an_share((double)mpi, tot->run_ns * tot->ranks));
+		      an_share((double)mpi, sat_mul(tot->run_ns, tot->ranks)));
 	printf("run time %s (%s over all ranks), MPI time %s (%s of it)\n\n",
 	       run, all, in, pc);
 }
@@ -152,19 +153,26 @@ static int stats_name_width(const rondo_trace *t, const struct an_row *rows,
 /* The columns every row by function or signature has. */
 static void stats_numbers(const struct an_row *r, const struct an_totals *tot)
 {
-	char d[5][24], pc[2][16];
+	char d[5][24], pc[2][16], calls[24];
 
 	cli_duration(d[0], sizeof(d[0]), (double)r->total_ns, 0);
 	cli_duration(d[1], sizeof(d[1]), an_row_mean(r), 0);
 	cli_duration(d[2], sizeof(d[2]), (double)r->min_ns, 0);
 	cli_duration(d[3], sizeof(d[3]), (double)r->max_ns, 0);
 	cli_duration(d[4], sizeof(d[4]), an_row_sd(r), 0);
+	/* of totals that stopped at 2^64 - 1, no mean can be told */
+	if (cli_sat(r->count) || cli_sat(r->total_ns)) {
+		snprintf(d[1], sizeof(d[1]), "-");
+		snprintf(d[4], sizeof(d[4]), "-");
+	}
 	stats_percent(pc[0], sizeof(pc[0]),
 		      an_share((double)r->total_ns, tot->mpi_ns));
 	stats_percent(pc[1], sizeof(pc[1]),
-		      an_share((double)r->total_ns, tot->run_ns * tot->ranks));
-	printf(" %12" PRIu64 " %10s %10s %10s %10s %10s %7s %7s", r->count,
-	       d[0], d[1], d[2], d[3], d[4], pc[0], pc[1]);
+		      an_share((double)r->total_ns,
+			       sat_mul(tot->run_ns, tot->ranks)));
+	printf(" %12s %10s %10s %10s %10s %10s %7s %7s",
+	       cli_count(calls, sizeof(calls), r->count), d[0], d[1], d[2],
+	       d[3], d[4], pc[0], pc[1]);
 }
 
 static void stats_text_calls(const rondo_trace *t, enum an_by by,
@@ -201,7 +209,7 @@ static void stats_text_calls(const rondo_trace *t, enum an_by by,
 static void stats_text_ranks(const struct an_row *rows, uint32_t n,
 			     const struct an_totals *tot)
 {
-	char mpi[24], run[24], pc[2][16];
+	char mpi[24], run[24], pc[2][16], calls[24];
 
 	cli_duration(run, sizeof(run), (double)tot->run_ns, 0);
 	printf("%6s %12s %10s %10s %7s %7s\n", "rank", "calls", "MPI time",
@@ -213,8 +221,8 @@ static void stats_text_ranks(const struct an_row *rows, uint32_t n,
 		stats_percent(pc[1], sizeof(pc[1]),
 			      an_share((double)rows[i].total_ns,
 				       tot->rank_mpi_ns));
-		printf("%6" PRIu32 " %12" PRIu64 " %10s %10s %7s %7s\n",
-		       rows[i].id, rows[i].count, mpi,
+		printf("%6" PRIu32 " %12s %10s %10s %7s %7s\n", rows[i].id,
+		       cli_count(calls, sizeof(calls), rows[i].count), mpi,
 		       tot->run_ns ? run : "-", pc[0], pc[1]);
 	}
 }
@@ -230,6 +238,9 @@ static int stats_csv(const rondo_trace *t, const struct stats_opts *o,
 	if (!out)
 		return CLI_EXIT_FAIL;
 	rc = an_stats_csv(t, o->by, rows, n, tot, out);
+	for (uint32_t i = 0; i < n; i++)
+		if (cli_sat(rows[i].count) || cli_sat(rows[i].total_ns))
+			break;
 	if (cli_csv_close(out, o->csv, rc == RONDO_E_IO) != CLI_EXIT_OK)
 		return CLI_EXIT_FAIL;
 	if (rc < 0)
@@ -285,6 +296,8 @@ int cmd_stats(int argc, char **argv)
 		else
 			stats_text_calls(t, o.by, rows, n, &tot);
 	}
+	if (rc == CLI_EXIT_OK)
+		cli_saturated(o.csv != NULL);
 	free(rows);
 	rondo_trace_free(t);
 	return rc;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sat.h"
 #include "stats.h"
 #include "view.h"
 
@@ -764,7 +765,7 @@ static int view_setup(struct view *v, const struct options *o,
 	v->total_ns = tree_total_time(v->tree);
 	v->run_s = (double)an_run_ns(v->t) / 1e9;
 	for (uint32_t r = 0; r < rondo_rank_count(v->t); r++)
-		v->calls += rondo_rank_calls(v->t, r);
+		v->calls = sat_add(v->calls, rondo_rank_calls(v->t, r));
 	if (view_sigs_update(v) < 0) {
 		cli_error("out of memory");
 		return -1;
@@ -792,8 +793,8 @@ int cmd_view(int argc, char **argv)
 	memset(&v, 0, sizeof(v));
 	v.path = argv[optind];
 	v.t = cli_open(v.path);
-	if (!v.t)
-		return CLI_EXIT_USAGE; /* a file it cannot read: 2, as asked */
+	if (!v.t) /* 1, as every command for a file it cannot read */
+		return CLI_EXIT_FAIL;
 	ndirs = theme_dirs(dirs);
 	for (int i = 0; i < ndirs; i++)
 		dirp[i] = dirs[i];

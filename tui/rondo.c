@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sat.h"
 
 #ifndef HAVE_TUI
 /* Built with --disable-tui: the command is there, and says why it cannot
@@ -252,10 +253,39 @@ int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)
 	return 0;
 }
 
+/* A value printed at SAT_MAX, for cli_saturated's note. */
+static int saturated;
+
+int cli_sat(uint64_t v)
+{
+	saturated |= v == SAT_MAX;
+	return v == SAT_MAX;
+}
+
+const char *cli_count(char *buf, size_t size, uint64_t v)
+{
+	if (cli_sat(v))
+		snprintf(buf, size, ">=1.8E19");
+	else
+		snprintf(buf, size, "%" PRIu64, v);
+	return buf;
+}
+
+void cli_saturated(int csv)
+{
+	if (saturated)
+		cli_error("totals marked %s passed 2^64 - 1 and stopped there: "
+			  "they are lower bounds", csv ? "18446744073709551615"
+						     : ">=1.8E19");
+	saturated = 0;
+}
+
 void cli_duration(char *buf, size_t size, double ns, int utf8)
 {
 	static const char *const ascii[] = {"ns", "us", "ms", "s"};
 	static const char *const wide[] = {"ns", "\xc2\xb5s", "ms", "s"};
+	/* a total of ns at SAT_MAX is 2^64 as a double */
+	int sat = cli_sat(ns >= 0x1p64 ? SAT_MAX : 0);
 	double v = ns;
 	int u = 0;
 
@@ -264,8 +294,9 @@ void cli_duration(char *buf, size_t size, double ns, int utf8)
 		v /= 1000;
 		u++;
 	}
-	snprintf(buf, size, "%.*f %s", u == 0 || v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2,
-		 v, (utf8 ? wide : ascii)[u]);
+	snprintf(buf, size, "%s%.*f %s", !sat ? "" : utf8 ? "\xe2\x89\xa5" : ">=",
+		 u == 0 || v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2, v,
+		 (utf8 ? wide : ascii)[u]);
 }
 
 static void usage(FILE *f)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "sat.h"
 #include "view.h"
 
 #define COL_NUM 10
@@ -120,8 +121,8 @@ static double cont_share(const struct view_cont *ct, uint64_t lost)
 {
 	if (ct->tot.run_ns)
 		return an_share((double)lost,
-				ct->tot.run_ns *
-				    (ct->tot.ranks ? ct->tot.ranks : 1));
+				sat_mul(ct->tot.run_ns,
+					ct->tot.ranks ? ct->tot.ranks : 1));
 	return an_share((double)lost, ct->tot.mpi_ns);
 }
 

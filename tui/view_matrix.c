@@ -19,6 +19,7 @@
 
 #include "fileio.h"
 #include "matrix.h"
+#include "sat.h"
 #include "view.h"
 
 /* Levels of the scale: 0 for an empty cell, 1..MX_LEVELS-1 by value. */
@@ -295,8 +296,11 @@ static int mx_grid(struct view_matrix *mx, uint32_t b)
 		size_t row = (size_t)((r - w->r0) / b) * cols;
 
 		for (uint32_t c = w->c0; c < w->c1; c++) {
-			mx->gm[row + (c - w->c0) / b] += msgs[c];
-			mx->gb[row + (c - w->c0) / b] += bytes[c];
+			uint64_t *gm = &mx->gm[row + (c - w->c0) / b],
+				 *gb = &mx->gb[row + (c - w->c0) / b];
+
+			*gm = sat_add(*gm, msgs[c]);
+			*gb = sat_add(*gb, bytes[c]);
 		}
 	}
 	mx->grows = rows;

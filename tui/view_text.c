@@ -29,8 +29,9 @@ void view_count(char *buf, size_t size, uint64_t n)
 		v /= 1000;
 		u++;
 	}
-	snprintf(buf, size, "%.*f%c", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v,
-		 unit[u]);
+	/* a total that stopped at 2^64 - 1 (sat.h) is a lower bound */
+	snprintf(buf, size, "%s%.*f%c", cli_sat(n) ? ">=" : "",
+		 v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, unit[u]);
 }
 
 void view_duration(char *buf, size_t size, double ns, int utf8)

@@ -10,7 +10,10 @@
  * any file it can write.  So the temporary name is random and opened with
  * O_CREAT | O_EXCL | O_NOFOLLOW, in the target's directory held open, and
  * the rename happens in that same directory; rename never follows a link
- * at the target, it replaces the entry.
+ * at the target, it replaces the entry.  A link at the target is read
+ * through a descriptor of the link itself, so the owner checked is that
+ * of the link read.  The directories on the way to the target are the
+ * user's choice, followed as any program follows them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,18 +84,6 @@ const char *fileio_short(char *buf, size_t size, const char *path)
 
 /* ---- reading -------------------------------------------------------------- */
 
-/* What the open of `path` failed on, in words: the kind of thing it
- * names when that is why (a socket cannot be opened at all). */
-static int read_open_fail(const char *path, int err, char *why, size_t whylen)
-{
-	struct stat st;
-
-	if (err == ENXIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return why_set(why, whylen, EINVAL,
-			       "not a regular file but %s", kind_of(st.st_mode));
-	return why_set(why, whylen, err, "%s", strerror(err));
-}
-
 static int read_all(int fd, uint8_t *p, size_t n, char *why, size_t whylen)
 {
 	ssize_t k;
@@ -116,16 +107,21 @@ static int read_all(int fd, uint8_t *p, size_t n, char *why, size_t whylen)
 int fileio_read(const char *path, size_t max, uint8_t **data, size_t *size,
 		char *why, size_t whylen)
 {
-	/* O_NONBLOCK: a FIFO's open would wait for a writer; O_NOCTTY: a
-	 * terminal named here must not become ours. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	int rc = 0;
+	int rc = 0, fd;
 
 	*data = NULL;
 	*size = 0;
+	/* A device is not even opened (opening some has effects, a tape's
+	 * rewind); what takes the name between this and the open is caught
+	 * by the fstat after it.  O_NONBLOCK: a FIFO's open would wait for a
+	 * writer; O_NOCTTY: a terminal must not become ours. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return why_set(why, whylen, EINVAL, "not a regular file but %s",
+			       kind_of(st.st_mode));
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return read_open_fail(path, errno, why, whylen);
+		return why_set(why, whylen, errno, "%s", strerror(errno));
 	if (fstat(fd, &st) < 0)
 		rc = why_set(why, whylen, errno, "%s", strerror(errno));
 	else if (!S_ISREG(st.st_mode))
@@ -207,13 +203,14 @@ static int split_open(const char *path, int *dir, char **name, char *why,
 	return why_set(why, whylen, errno, "%s", strerror(errno));
 }
 
-/* The path a link in `dir` (opened from the directory part of `path`)
- * names: its target, relative to that directory.  NULL when memory ran
- * short or the link cannot be read. */
-static char *link_target(const char *path, int dir, const char *name)
+/* The path the link `path` names, read from the link itself (`link`, an
+ * O_PATH descriptor of it: the very inode whose owner was checked, even
+ * if the name has been swapped since), relative to the link's directory.
+ * NULL when memory ran short or the link cannot be read. */
+static char *link_target(const char *path, int link)
 {
 	char buf[PATH_MAX], *out;
-	ssize_t n = readlinkat(dir, name, buf, sizeof(buf) - 1);
+	ssize_t n = readlinkat(link, "", buf, sizeof(buf) - 1);
 	const char *slash = strrchr(path, '/');
 	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
 
@@ -254,11 +251,14 @@ static int open_in_place(struct fileio_out *o, char *why, size_t whylen)
 {
 	struct stat st;
 
+	/* O_NONBLOCK: should a FIFO have taken the device's name since it
+	 * was looked at, the open must not wait for a reader */
 	o->fd = openat(o->dir, o->name,
-		       O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+		       O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (o->fd < 0)
 		return why_set(why, whylen, errno, "%s", strerror(errno));
-	if (fstat(o->fd, &st) == 0 && S_ISCHR(st.st_mode))
+	if (fstat(o->fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+	    fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK) == 0)
 		return 0;
 	close(o->fd);
 	o->fd = -1;
@@ -275,37 +275,56 @@ static void out_reset(struct fileio_out *o)
 	o->name = NULL;
 }
 
+/* A link at the target: followed when it is the caller's or root's. */
+static int follow(struct fileio_out *o, const char *path, int link,
+		  const struct stat *st, int depth, char *why, size_t whylen);
+
 static int create_at(struct fileio_out *o, const char *path, int depth,
 		     char *why, size_t whylen)
 {
 	struct stat st;
-	char *next;
-	int rc = split_open(path, &o->dir, &o->name, why, whylen);
+	int rc = split_open(path, &o->dir, &o->name, why, whylen), e;
 
 	if (rc)
 		return rc;
-	if (fstatat(o->dir, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT)
-			return create_tmp(o, why, whylen);
-		return why_set(why, whylen, errno, "%s", strerror(errno));
-	}
-	if (S_ISREG(st.st_mode))
+	/* the entry itself, never what it names: its type and owner are
+	 * then those of what is read and followed */
+	e = openat(o->dir, o->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (e < 0 && errno == ENOENT)
 		return create_tmp(o, why, whylen);
-	if (S_ISCHR(st.st_mode))
-		return open_in_place(o, why, whylen);
-	if (!S_ISLNK(st.st_mode))
-		return why_set(why, whylen, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
-			       "it is %s; rondo writes regular files (and "
-			       "character devices such as /dev/null) only",
-			       kind_of(st.st_mode));
-	if (st.st_uid != geteuid() && st.st_uid != 0)
+	if (e < 0 || fstat(e, &st) < 0) {
+		rc = why_set(why, whylen, errno, "%s", strerror(errno));
+	} else if (S_ISREG(st.st_mode)) {
+		rc = create_tmp(o, why, whylen);
+	} else if (S_ISCHR(st.st_mode)) {
+		rc = open_in_place(o, why, whylen);
+	} else if (S_ISLNK(st.st_mode)) {
+		rc = follow(o, path, e, &st, depth, why, whylen);
+	} else {
+		rc = why_set(why, whylen, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+			     "it is %s; rondo writes regular files (and "
+			     "character devices such as /dev/null) only",
+			     kind_of(st.st_mode));
+	}
+	if (e >= 0)
+		close(e);
+	return rc;
+}
+
+static int follow(struct fileio_out *o, const char *path, int link,
+		  const struct stat *st, int depth, char *why, size_t whylen)
+{
+	char *next;
+	int rc;
+
+	if (st->st_uid != geteuid() && st->st_uid != 0)
 		return why_set(why, whylen, EPERM,
 			       "it is a symbolic link of another user (uid %u); "
 			       "rondo does not write through it",
-			       (unsigned)st.st_uid);
+			       (unsigned)st->st_uid);
 	if (depth >= LINKS_MAX)
 		return why_set(why, whylen, ELOOP, "%s", strerror(ELOOP));
-	next = link_target(path, o->dir, o->name);
+	next = link_target(path, link);
 	if (!next)
 		return why_set(why, whylen, errno ? errno : ENOMEM, "%s",
 			       strerror(errno ? errno : ENOMEM));

@@ -511,7 +511,7 @@ static int skew_match(struct skew *k, struct cstate *s)
 	for (uint32_t m = 0; m < n; m++) {
 		struct cfifo *f = &s->q[m];
 
-		wait += (uint64_t)(hi - f->e[f->head].start);
+		wait = sat_add(wait, (uint64_t)(hi - f->e[f->head].start));
 		f->head = (f->head + 1) % f->cap;
 		if (--f->len == 0)
 			s->nonempty--;
@@ -524,10 +524,10 @@ static int skew_match(struct skew *k, struct cstate *s)
 	if (!row)
 		return RONDO_E_NOMEM;
 	row->count++;
-	row->spread_ns += (uint64_t)(hi - lo);
+	row->spread_ns = sat_add(row->spread_ns, (uint64_t)(hi - lo));
 	if (row->count == 1 || (uint64_t)(hi - lo) > row->max_spread_ns)
 		row->max_spread_ns = (uint64_t)(hi - lo), row->max_at_ns = hi;
-	row->wait_ns += wait;
+	row->wait_ns = sat_add(row->wait_ns, wait);
 	row->err_ns = (uint64_t)max64((int64_t)row->err_ns, err);
 	k->last[row - k->out->rows][last]++;
 	return 0;
@@ -895,8 +895,8 @@ static int group_commit(struct waits *w, struct wgroup *g)
 			      g->rank);
 		if (p) {
 			p->ls_count += g->best > 0;
-			p->ls_ns += (uint64_t)g->best;
-			p->err_ns += (uint64_t)g->bound;
+			p->ls_ns = sat_add(p->ls_ns, (uint64_t)g->best);
+			p->err_ns = sat_add(p->err_ns, (uint64_t)g->bound);
 		} else {
 			rc = RONDO_E_NOMEM;
 		}
@@ -948,10 +948,10 @@ static int wait_match(struct waits *w, struct rmsg *m, const struct smsg *s)
 		t = s->dur;
 	if (s->lr && t > 0) { /* a blocking send waited for the receive */
 		p->lr_count++;
-		p->lr_ns += (uint64_t)t;
+		p->lr_ns = sat_add(p->lr_ns, (uint64_t)t);
 	}
 	if (s->lr && t + e > 0) /* it may have, even when read as 0 */
-		p->err_ns += (uint64_t)e;
+		p->err_ns = sat_add(p->err_ns, (uint64_t)e);
 	m->matched = 1;
 	m->from = s->src;
 	m->sstart = s->start;
@@ -1434,10 +1434,10 @@ int an_waits(const rondo_trace *t, struct an_waits *out)
 
 		out->msgs += p->msgs;
 		out->ls_count += p->ls_count;
-		out->ls_ns += p->ls_ns;
+		out->ls_ns = sat_add(out->ls_ns, p->ls_ns);
 		out->lr_count += p->lr_count;
-		out->lr_ns += p->lr_ns;
-		out->err_ns += p->err_ns;
+		out->lr_ns = sat_add(out->lr_ns, p->lr_ns);
+		out->err_ns = sat_add(out->err_ns, p->err_ns);
 	}
 	if (out->n)
 		qsort(out->pairs, out->n, sizeof(*out->pairs), pair_cmp);

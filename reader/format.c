@@ -2276,8 +2276,9 @@ int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
 	*icode = fmt_tcode_ival(e->sc, start - ref);
 	*dcode = fmt_tcode_dur(e->sc, dur);
 	/* the next intervals count from what a reader will see */
-	e->prev[sig] = ref + fmt_tvalue_ival(e->sc, *icode);
-	e->last = e->prev[sig] + (int64_t)fmt_tvalue_dur(e->sc, *dcode);
+	e->prev[sig] = fmt_time_add(ref, fmt_tvalue_ival(e->sc, *icode));
+	e->last = fmt_time_add(e->prev[sig],
+			       (int64_t)fmt_tvalue_dur(e->sc, *dcode));
 	return 0;
 }
 
@@ -2329,8 +2330,16 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t,
 	t->offset = rc ? NULL : malloc(sizeof(*t->offset) * ((size_t)n + 1));
 	if (!rc && !t->offset)
 		return cur_nomem(c);
-	for (uint32_t r = 0; !rc && r < n; r++)
+	for (uint32_t r = 0; !rc && r < n; r++) {
+		at = c->pos;
 		rc = fmt_get_svarint(c, &t->offset[r]);
+		if (!rc && (t->offset[r] < -FMT_TIME_MAX ||
+			    t->offset[r] > FMT_TIME_MAX))
+			return cur_fail(c, RONDO_E_CORRUPT, at,
+					"rank %u's clock offset %" PRId64
+					" ns is beyond 2^61 ns either way", r,
+					t->offset[r]);
+	}
 	if (rc)
 		return rc;
 	t->nranks = nranks;

@@ -509,6 +509,19 @@ static inline uint32_t fmt_tcode_limit(const struct fmt_tscale *s)
 	return 2 * s->n;
 }
 
+/* Times on a rank's or the job's clock stay within +-FMT_TIME_MAX ns (73
+ * years): a clock offset beyond is refused, and a start or end that the
+ * codes would put beyond is held there (values of the scale are at most
+ * 2^62, so adding one to a time so held cannot overflow). */
+#define FMT_TIME_MAX (INT64_C(1) << 61)
+
+static inline int64_t fmt_time_add(int64_t t, int64_t d)
+{
+	int64_t v = t + d; /* |t| <= 2^62 and |d| <= 2^62: no overflow */
+
+	return v > FMT_TIME_MAX ? FMT_TIME_MAX : v < -FMT_TIME_MAX ? -FMT_TIME_MAX : v;
+}
+
 /* One rank's encoder: the reconstructed starts the next intervals count
  * from.  fmt_tenc_call gives the codes of a call of signature sig (below
  * the capacity the encoder has grown to) that started at `start` ns and

@@ -239,10 +239,11 @@ static void iter_times(rondo_iter *it, uint32_t sig)
 	walk_next(&it->wd, &dc); /* as long as ntimed (checked at open) */
 	walk_next(&it->wi, &ic);
 	ref = it->prev[sig] != INT64_MIN ? it->prev[sig] : it->last;
-	it->prev[sig] = ref + fmt_tvalue_ival(sc, ic);
-	it->last = it->prev[sig] + (int64_t)fmt_tvalue_dur(sc, dc);
-	it->start = it->prev[sig] + it->offset;
-	it->end = it->last + it->offset;
+	/* held within +-FMT_TIME_MAX: no sum of a file's codes overflows */
+	it->prev[sig] = fmt_time_add(ref, fmt_tvalue_ival(sc, ic));
+	it->last = fmt_time_add(it->prev[sig], (int64_t)fmt_tvalue_dur(sc, dc));
+	it->start = fmt_time_add(it->prev[sig], it->offset);
+	it->end = fmt_time_add(it->last, it->offset);
 	it->have = 1;
 }
 

@@ -3,7 +3,11 @@
 # limit-*.rondo, written by mktrace --corpus): totals that pass 2^64 - 1
 # stop there and are flagged, never wrapped.  limit-messages: 4 ranks in a
 # ring, 2^62 MPI_Sendrecv of 1024 doubles each (2^64 calls and messages,
-# 2^75 bytes a pair); limit-count: four messages of 2^60 doubles.
+# 2^75 bytes a pair); limit-count: four messages of 2^60 doubles;
+# limit-times: per-call times of the longest intervals and durations the
+# scale has (2^62 ns) and clock offsets of 2^61 ns either way, whose
+# starts are held within 2^61 ns instead of overflowing.  In the
+# sanitizer build, undefined behaviour aborts (exit status not 0).
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -20,7 +24,7 @@ has() {
 # The committed files are the ones the writer makes today.
 mkdir "$tmp/fresh" && "$top_builddir/tests/mktrace" --corpus "$tmp/fresh" ||
 	fail "mktrace --corpus"
-for f in limit-messages limit-count; do
+for f in limit-messages limit-count limit-times; do
 	cmp -s "$corpus/$f.rondo" "$tmp/fresh/$f.rondo" ||
 		fail "$f.rondo differs from what mktrace --corpus writes: regenerate it"
 done
@@ -83,6 +87,16 @@ has '^calls +8$'
 expect_exit 0 "$rondo" stats "$c"
 has '^MPI_Send +1 +4 +4\.00 us '
 [ ! -s "$tmp/err" ] || fail "stats: nothing passed 2^64 - 1, yet: $(cat "$tmp/err")"
+
+t="$corpus/limit-times.rondo"
+expect_exit 0 "$rondo" dump --times --rank 0 --limit 3 "$t"
+has '^0 2 2305843009\.213693952 2305843009\.213693952 MPI_Isend\('
+expect_exit 0 "$rondo" dump --times --rank 1 --limit 3 "$t"
+has '^1 2 0\.000000000 0\.000000000 MPI_Isend\('
+for cmd in timeline skew waits "matrix --from 0 --to 1" "matrix --from -1e9 --to 1e9 --csv -"; do
+	# shellcheck disable=SC2086 # the command's words
+	expect_exit 0 "$rondo" $cmd "$t"
+done
 
 echo "limits.sh: $fails failed"
 [ "$fails" -eq 0 ]

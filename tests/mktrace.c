@@ -249,6 +249,40 @@ static int corpus_payloads(const char *dir)
 	return rc;
 }
 
+/* Per-call times at the limits: the demo's 4 ranks each with 3 timed
+ * calls of the longest interval and duration the scale has (about 2^62
+ * ns each), clock offsets of 2^61 ns either way (the most the format
+ * allows): starts past 2^63 if added up plainly.  And timing-offset, an
+ * offset of INT64_MIN, refused. */
+static int corpus_limit_times(const char *dir)
+{
+	struct fmt_tscale sc;
+	uint32_t first[3] = {0, 1, 2}, mfirst[2] = {0, 8};
+	rondo_sym body[2], map[8];
+	struct fmt_timing t = {1.1, 4, NULL, {2, first, body},
+			       {8, {1, mfirst, map}, NULL}, NULL};
+	int64_t offset[4] = {FMT_TIME_MAX, -FMT_TIME_MAX, 0, -1};
+	struct fmt_buf b = {0};
+	int rc;
+
+	if (fmt_tscale_init(&sc, t.base))
+		return -1;
+	body[0] = (rondo_sym){sc.n - 1, 0, 3};	      /* durations */
+	body[1] = (rondo_sym){2 * (sc.n - 1) - 1, 0, 3}; /* intervals */
+	fmt_tscale_free(&sc);
+	t.offset = offset;
+	for (int k = 0; k < 8; k++)
+		map[k] = (rondo_sym){(uint32_t)(k & 1), 0, 1};
+	fmt_timing_encode(&b, &t);
+	rc = with_payload(dir, "limit-times.rondo", FMT_SEC_TIMING, &b);
+	b.len = 0;
+	offset[1] = INT64_MIN;
+	fmt_timing_encode(&b, &t);
+	rc |= with_payload(dir, "timing-offset.rondo", FMT_SEC_TIMING, &b);
+	fmt_buf_free(&b);
+	return rc;
+}
+
 /* Relative ranks no tracer writes, at the limits of int64: refused when
  * the signatures are read, before anything adds them to a rank. */
 static int corpus_relative(const char *dir)
@@ -430,7 +464,7 @@ static int make_corpus(const char *dir)
 	if (rc == 0)
 		rc = corpus_container(dir, good.data, good.len) |
 		     corpus_payloads(dir) | corpus_relative(dir) |
-		     corpus_limits(dir) |
+		     corpus_limits(dir) | corpus_limit_times(dir) |
 		     with_payload(dir, "missing-grammar.rondo", FMT_SEC_GRAMMAR,
 				  NULL);
 	fmt_buf_free(&good);

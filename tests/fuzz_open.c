@@ -29,11 +29,18 @@ static void fuzz_walk(const rondo_trace *t)
 		rondo_group_format(t, g, buf, sizeof(buf));
 	for (uint32_t r = 0; r < rondo_rank_count(t) && r < 4; r++) {
 		rondo_iter *it = rondo_iter_create(t, r);
+		int64_t start, end;
 		int n = 0;
 
 		while (n++ < 1000 && rondo_iter_next(it, &sig) == 1)
 			;
 		rondo_iter_skip(it, rondo_rank_calls(t, r) / 2);
+		rondo_iter_free(it);
+		/* per-call times rebuilt: sums of the file's codes */
+		it = rondo_iter_create_timed(t, r);
+		for (n = 0; it && n < 1000 && rondo_iter_next(it, &sig) == 1;
+		     n++)
+			rondo_iter_time(it, &start, &end);
 		rondo_iter_free(it);
 	}
 }

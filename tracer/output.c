@@ -769,9 +769,14 @@ static int out_is_dir(const char *path)
 	return S_ISDIR(st.st_mode);
 }
 
+/* Room for RONDO_OUT (below PATH_MAX) and a file name in it: a path
+ * too long for the system is refused by it (ENAMETOOLONG), never cut
+ * here into another name. */
+#define PLACE_MAX (PATH_MAX + NAME_MAX + 2)
+
 /* The places to try, in order, each once. */
 struct places {
-	char at[3][PATH_MAX + 64];
+	char at[3][PLACE_MAX];
 	int n;
 };
 
@@ -817,7 +822,7 @@ static int job_save(struct fmt_writer *w, char *path, size_t size)
 static void job_write(struct job *j)
 {
 	struct fmt_writer w;
-	char path[PATH_MAX + 64];
+	char path[PLACE_MAX];
 	int rc;
 
 	fmt_writer_init(&w);

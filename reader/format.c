@@ -7,14 +7,12 @@
  * Nothing here prints or exits; the writer and the reader report.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <zstd.h>
 

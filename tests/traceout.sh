@@ -22,6 +22,10 @@ root=$(id -u)
 prog="rondo-traceout-$$"
 chmod 755 "$tmp"
 cp "$top_builddir/tests/mpi/basic" "$tmp/$prog"
+# The module from here too: the unprivileged user may not reach into the
+# build directory (a checkout in a directory of mode 0700).
+cp "$lib" "$tmp/librondo-trace.so"
+pre=${san:+$san:}$tmp/librondo-trace.so
 mkdir "$tmp/shared" "$tmp/safe" "$tmp/cwd"
 chmod 777 "$tmp/shared" # group- or world-writable, and not sticky
 cleanup_tmp() {

@@ -32,6 +32,7 @@
 
 #include "matrix.h"
 #include "sat.h"
+#include "util.h"
 
 void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 		  uint64_t *work)
@@ -143,7 +144,7 @@ static const struct fn {
 
 static enum op op_of(const char *name)
 {
-	for (size_t i = 0; name && i < sizeof(fns) / sizeof(fns[0]); i++)
+	for (size_t i = 0; name && i < COUNTOF(fns); i++)
 		if (!strcmp(fns[i].name, name))
 			return fns[i].op;
 	return OP_NONE;

@@ -25,27 +25,9 @@
 
 #include "sat.h"
 #include "timed.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
-
-/* Makes room for n elements of `size` bytes in *(void **)pp, whose
- * capacity is *cap; 0, or -1 when memory is short (nothing changed). */
-static int grow(void *pp, size_t *cap, size_t n, size_t size)
-{
-	void **p = pp, *q;
-	size_t c = *cap ? *cap : 8;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
 
 /* Element k of a list value, or a NULL value. */
 static rondo_arg elem(const rondo_arg *list, uint64_t k)
@@ -375,7 +357,7 @@ static int is_collective(const char *name)
 	len = strlen(name);
 	if (len > 2 && !strcmp(name + len - 2, "_c"))
 		len -= 2;
-	for (size_t i = 0; i < sizeof(coll_names) / sizeof(*coll_names); i++) {
+	for (size_t i = 0; i < COUNTOF(coll_names); i++) {
 		const char *base = coll_names[i] + 4;
 
 		size_t n = strlen(base);
@@ -426,7 +408,7 @@ static int fifo_push(struct cfifo *f, const struct centry *e)
 		size_t cap = f->cap;
 		struct centry *n = NULL;
 
-		if (grow(&n, &cap, f->cap + 1, sizeof(*n)) < 0)
+		if (util_grow(&n, &cap, f->cap + 1, sizeof(*n)) < 0)
 			return -1;
 		for (uint32_t k = 0; k < f->len; k++)
 			n[k] = f->e[(f->head + k) % f->cap];
@@ -452,7 +434,7 @@ static struct cstate *skew_state(struct skew *k, const struct an_comm *cm)
 		return NULL;
 	if (!added)
 		return &k->st[i];
-	if (grow(&k->st, &k->capst, k->nst + 1, sizeof(*k->st)) < 0)
+	if (util_grow(&k->st, &k->capst, k->nst + 1, sizeof(*k->st)) < 0)
 		return NULL;
 	s = &k->st[k->nst];
 	memset(s, 0, sizeof(*s));
@@ -476,8 +458,8 @@ static struct an_skew *skew_row(struct skew *k, uint32_t f,
 		return NULL;
 	if (!added)
 		return &o->rows[i];
-	if (grow(&o->rows, &k->caprows, o->n + 1ul, sizeof(*o->rows)) < 0 ||
-	    grow(&k->last, &k->caplast, o->n + 1ul, sizeof(*k->last)) < 0 ||
+	if (util_grow(&o->rows, &k->caprows, o->n + 1ul, sizeof(*o->rows)) < 0 ||
+	    util_grow(&k->last, &k->caplast, o->n + 1ul, sizeof(*k->last)) < 0 ||
 	    !(k->last[o->n] = calloc(cm->size, sizeof(**k->last))))
 		return NULL;
 	memset(&o->rows[i], 0, sizeof(o->rows[i]));
@@ -825,7 +807,7 @@ static struct an_wait_pair *wait_pair(struct waits *w, uint32_t src,
 	if (i == NONE)
 		return NULL;
 	if (added) {
-		if (grow(&o->pairs, &w->cappairs, (size_t)o->n + 1,
+		if (util_grow(&o->pairs, &w->cappairs, (size_t)o->n + 1,
 			 sizeof(*o->pairs)) < 0)
 			return NULL;
 		memset(&o->pairs[i], 0, sizeof(o->pairs[i]));
@@ -847,7 +829,7 @@ static struct chan *wait_chan(struct waits *w, uint32_t src, uint32_t dst,
 	if (i == NONE)
 		return NULL;
 	if (added) {
-		if (grow(&w->chan, &w->capchan, w->nchan + 1,
+		if (util_grow(&w->chan, &w->capchan, w->nchan + 1,
 			 sizeof(*w->chan)) < 0)
 			return NULL;
 		memset(&w->chan[i], 0, sizeof(w->chan[i]));
@@ -873,7 +855,7 @@ static int wait_req(struct waits *w, uint32_t r, const rondo_arg *v,
 	if (i == NONE)
 		return RONDO_E_NOMEM;
 	if (added) {
-		if (grow(&w->req, &w->capreq, w->nreq + 1, sizeof(*w->req)) < 0)
+		if (util_grow(&w->req, &w->capreq, w->nreq + 1, sizeof(*w->req)) < 0)
 			return RONDO_E_NOMEM;
 		w->req[i] = (struct wreq){NONE, NULL};
 		w->nreq++;
@@ -1173,7 +1155,7 @@ static int wait_take(struct waits *w, uint32_t r, const rondo_arg *v,
 		if (rc < 0)
 			return rc;
 	}
-	if (grow(&w->done, &w->capdone, w->ndone + 1, sizeof(*w->done)) < 0)
+	if (util_grow(&w->done, &w->capdone, w->ndone + 1, sizeof(*w->done)) < 0)
 		return RONDO_E_NOMEM;
 	w->done[w->ndone++] = m;
 	return 0;
@@ -1339,13 +1321,13 @@ static int waits_init(struct waits *w, const rondo_trace *t,
 	w->live.next = w->live.prev = &w->live;
 	w->sig = calloc((size_t)nsig + 1, sizeof(*w->sig));
 	if (tbase_init(&w->b, t) < 0 || !w->sig ||
-	    grow(&w->done, &w->capdone, 1, sizeof(*w->done)) < 0)
+	    util_grow(&w->done, &w->capdone, 1, sizeof(*w->done)) < 0)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < nsig; s++) {
 		const char *name = rondo_func_name(t, rondo_sig_func(t, s));
 		struct wsig *x = &w->sig[s];
 
-		for (size_t k = 0; name && k < sizeof(wfns) / sizeof(*wfns); k++)
+		for (size_t k = 0; name && k < COUNTOF(wfns); k++)
 			if (!strcmp(wfns[k].name, name))
 				x->cls = wfns[k].cls, x->lr = wfns[k].lr;
 		if (x->cls == W_NONE)

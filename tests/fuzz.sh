@@ -12,10 +12,10 @@ mkdir -p "$out/files" "$out/payloads" "$out/inc"
 echo '#define PACKAGE_VERSION "fuzz"' >"$out/inc/config.h"
 cd "$top"
 cc="clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -D_GNU_SOURCE -I$out/inc -Ireader"
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -D_GNU_SOURCE -I$out/inc -Iinclude -Iformat -Icommon -Ireader"
 $cc tests/fuzz_open.c reader/trace.c reader/iter.c reader/sig_format.c \
-	reader/format.c reader/fileio.c -lzstd -lm -o "$out/fuzz_open"
-$cc tests/fuzz_payload.c reader/format.c reader/fileio.c -lzstd -lm \
+	format/*.c common/fileio.c -lzstd -lm -o "$out/fuzz_open"
+$cc tests/fuzz_payload.c format/*.c common/fileio.c -lzstd -lm \
 	-o "$out/fuzz_payload"
 cp tests/corpus/*.rondo "$out/files/"
 printf '\004\002\002\000\004\003\004\001\006' >"$out/payloads/grammar"

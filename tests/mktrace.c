@@ -15,6 +15,7 @@
 
 #include "format.h"
 #include "testtrace.h"
+#include "util.h"
 
 static void le_put(uint8_t *p, uint64_t v, int n)
 {
@@ -300,7 +301,7 @@ static int corpus_relative(const char *dir)
 	struct fmt_buf b = {0}, a = {0};
 	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < COUNTOF(bad); i++) {
 		a.len = b.len = 0;
 		fmt_arg_put_sint(&a, RONDO_ARG_INT, 8);
 		fmt_arg_put_sint(&a, bad[i].kind, bad[i].v);

@@ -1,5 +1,5 @@
 /*
- * test_fileio.c - the files rondo writes and reads by name (reader/fileio.c):
+ * test_fileio.c - the files rondo writes and reads by name (common/fileio.c):
  * what sits at the target decides (nothing or a regular file: replaced
  * through a temporary file; a character device: written in place; a
  * link: followed only when it is ours or root's; anything else refused),

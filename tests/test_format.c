@@ -1,5 +1,5 @@
 /*
- * test_format.c - the .rondo container and section codecs (reader/format.c).
+ * test_format.c - the .rondo container and section codecs (format/format.c).
  *
  * Round trips for every codec, and the hostile side: every truncation and
  * every flipped byte of a complete file must be refused cleanly, and lies
@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "format.h"
+#include "util.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -341,7 +342,7 @@ static void test_uvarint(void)
 				      UINT64_C(1) << 63, UINT64_MAX };
 	static const size_t len[] = { 1, 1, 1, 2, 2, 3, 3, 4, 5, 9, 9, 10, 10 };
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (size_t i = 0; i < COUNTOF(v); i++) {
 		struct fmt_buf b = { 0 };
 		struct fmt_cur c;
 		uint64_t x = 0;
@@ -409,7 +410,7 @@ static void test_svarint(void)
 				       UINT32_MAX, UINT32_MAX - 1, UINT64_MAX,
 				       UINT64_MAX - 1 };
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (size_t i = 0; i < COUNTOF(v); i++) {
 		struct fmt_buf b = { 0 };
 		struct fmt_cur c;
 		uint64_t u;
@@ -1469,8 +1470,8 @@ static void test_zstd_sizes(void)
 			x = x * 1103515245 + 12345;
 		src[i] = (uint8_t)("rondo theme"[(x >> 16) % 11] + i % 8);
 	}
-	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]);
+	for (size_t s = 0; s < COUNTOF(sizes); s++) {
+		for (size_t l = 0; l < COUNTOF(levels);
 		     l++) {
 			struct fmt_writer w;
 			struct fmt_buf f = { 0 };

@@ -13,6 +13,7 @@
 #include "format.h"
 #include "grammar.h"
 #include "reshape.h"
+#include "util.h"
 
 /* ---- inputs and runs ---------------------------------------------------- */
 
@@ -359,8 +360,8 @@ static void test_periodic(void)
 	uint32_t k, p, want;
 	struct run r;
 
-	for (i = 0; i < sizeof(periods) / sizeof(*periods); i++) {
-		for (j = 0; j < sizeof(reps) / sizeof(*reps); j++) {
+	for (i = 0; i < COUNTOF(periods); i++) {
+		for (j = 0; j < COUNTOF(reps); j++) {
 			p = periods[i];
 			run_start(&r, "periodic", every_for(p * reps[j]));
 			for (k = 0; k < p * reps[j]; k++)
@@ -465,7 +466,7 @@ static void test_random(void)
 	size_t i;
 	uint64_t seed;
 
-	for (i = 0; i < sizeof(alphabets) / sizeof(*alphabets); i++) {
+	for (i = 0; i < COUNTOF(alphabets); i++) {
 		random_run("random", 1 + i, alphabets[i], 0, 40000, 1);
 		random_run("random counts", 100 + i, alphabets[i], 0, 20000, 3);
 	}
@@ -703,7 +704,7 @@ static void diverge_body(const char *name, const uint32_t *body, size_t len,
 	size_t j, k;
 
 	for (j = 0; j < len; j++) {
-		for (k = 0; k < sizeof(how) / sizeof(*how); k++) {
+		for (k = 0; k < COUNTOF(how); k++) {
 			run_start(&r, name, 0);
 			run_loop(&r, body, len, reps);
 			run_loop(&r, body, j, 1);
@@ -735,8 +736,8 @@ static void test_fast_diverge(void)
 
 	for (i = 0; i < 64; i++)
 		body[i] = 300 + i;
-	for (i = 0; i < sizeof(lens) / sizeof(*lens); i++)
-		for (j = 0; j < sizeof(reps) / sizeof(*reps); j++)
+	for (i = 0; i < COUNTOF(lens); i++)
+		for (j = 0; j < COUNTOF(reps); j++)
 			diverge_body("diverge", body, lens[i], reps[j]);
 	/* for { for 3 { A B } C for 2 { D } E^2 }: divergence inside the
 	 * inner loops of an outer iteration, at every position. */
@@ -749,7 +750,7 @@ static void test_fast_diverge(void)
 	nested[n++] = 4;
 	nested[n++] = 5;
 	nested[n++] = 5;
-	for (j = 0; j < sizeof(reps) / sizeof(*reps); j++)
+	for (j = 0; j < COUNTOF(reps); j++)
 		diverge_body("diverge nested", nested, n, reps[j]);
 	/* A body with repeats inside: A B A B A C. */
 	diverge_body("diverge repeats", (const uint32_t[]){1, 2, 1, 2, 1, 3},

@@ -13,6 +13,7 @@
 #include "format.h"
 #include "grammar.h"
 #include "merge.h"
+#include "util.h"
 
 static void *xalloc(size_t n, size_t size)
 {
@@ -483,7 +484,7 @@ static void test_grammars(void)
 	    {"grid", pat_grid, 9, 0},	  {"distinct", pat_distinct, 64, 0},
 	};
 
-	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++) {
+	for (size_t i = 0; i < COUNTOF(pat); i++) {
 		uint64_t small, big;
 
 		test_pattern(pat[i].name, pat[i].p, 64, pat[i].unique, &small);
@@ -784,8 +785,8 @@ static void test_trees(void)
 		   {"halves", pat_halves}, {"stencil", pat_stencil},
 		   {"grid", pat_grid},	   {"distinct", pat_distinct}};
 
-	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++)
-		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+	for (size_t i = 0; i < COUNTOF(pat); i++)
+		for (size_t k = 0; k < COUNTOF(sizes); k++)
 			test_tree(pat[i].name, pat[i].p, sizes[k]);
 }
 

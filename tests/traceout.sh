@@ -1,6 +1,6 @@
 #!/bin/sh
 # traceout.sh - where the tracer writes the trace, on a file system others
-# can write to (reader/fileio.h): links planted at every name the writer
+# can write to (common/fileio.h): links planted at every name the writer
 # may use (the default name in the working directory, the /tmp fallback,
 # RONDO_OUT) by another user are never written through, their targets
 # untouched, the trace written elsewhere or refused with one line; a

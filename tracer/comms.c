@@ -20,6 +20,7 @@
 #include "hmap.h"
 #include "merge.h"
 #include "runtime.h"
+#include "util.h"
 
 struct ident {
 	uint64_t key;
@@ -193,7 +194,7 @@ static uint32_t ident_for(MPI_Comm like)
 			continue;
 		if (i == UINT32_MAX) {
 			i = nidents;
-			if (fmt_array_grow(&idents, &capidents,
+			if (util_grow(&idents, &capidents,
 					   (size_t)nidents + 1,
 					   sizeof(*idents)) < 0 ||
 			    hmap_insert(&by_key, key, i) < 0)

@@ -24,6 +24,7 @@
 
 #include "fortran.h"
 #include "runtime.h"
+#include "util.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 	       "Fortran INTEGER arrays are passed to C as int arrays");
@@ -70,7 +71,7 @@ static const struct known {
 	{"MPI_F08_STATUSES_IGNORE", S_STATUSES_IGNORE, 1},
 	{"MPIR_F08_MPI_STATUSES_IGNORE_OBJ", S_STATUSES_IGNORE, 0},
 };
-#define NKNOWN (sizeof(known) / sizeof(known[0]))
+#define NKNOWN COUNTOF(known)
 
 /* The names found, by sentinel. */
 static struct found {

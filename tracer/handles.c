@@ -18,6 +18,7 @@
 
 #include "hmap.h"
 #include "runtime.h"
+#include "util.h"
 
 enum htype {
 	H_COMM,
@@ -137,7 +138,7 @@ static const struct predef {
 	PREDEF(H_DATATYPE, MPI_REAL4), PREDEF(H_DATATYPE, MPI_REAL8),
 };
 
-#define NPREDEF (sizeof(predef) / sizeof(predef[0]))
+#define NPREDEF COUNTOF(predef)
 
 uint32_t handles_const_undefined(void)
 {
@@ -331,7 +332,7 @@ void handles_init(void)
 		for (size_t i = 0; i < 2; i++)
 			V(g[i]);
 		V(q);
-		for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
+		for (size_t i = 0; i < COUNTOF(o); i++)
 			V(o[i]);
 		for (size_t i = 0; i < 2; i++)
 			V(in[i]);
@@ -341,7 +342,7 @@ void handles_init(void)
 		V(f);
 		for (size_t i = 0; i < 2; i++)
 			V(msg[i]);
-		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		for (size_t i = 0; i < COUNTOF(t); i++) {
 			predef_size[k] = i ? type_size(t[i]) : -1;
 			V(t[i]);
 		}
@@ -361,7 +362,7 @@ void handles_init(void)
 			MPI_2DOUBLE_PRECISION, MPI_INTEGER1, MPI_INTEGER2,
 			MPI_INTEGER4, MPI_INTEGER8, MPI_REAL4, MPI_REAL8};
 
-		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		for (size_t i = 0; i < COUNTOF(t); i++) {
 			absent[k] = t[i] == MPI_DATATYPE_NULL;
 			predef_size[k] = type_size(t[i]);
 			V(t[i]);

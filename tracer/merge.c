@@ -18,6 +18,7 @@
 
 #include "grammar.h"
 #include "merge.h"
+#include "util.h"
 
 /* Most signatures are tens of bytes: a chunk holds thousands of them. */
 #define CHUNK_SIZE 65536
@@ -238,7 +239,7 @@ static int sig_insert(struct sigs *ss, const struct fmt_sig *s, uint64_t hash,
 
 	if (ss->cst.n == UINT32_MAX)
 		return RONDO_E_NOMEM;
-	if (fmt_array_grow(&ss->cst.sig, &ss->cap, (size_t)ss->cst.n + 1,
+	if (util_grow(&ss->cst.sig, &ss->cap, (size_t)ss->cst.n + 1,
 			   sizeof(*ss->cst.sig)) ||
 	    arena_reserve(ss, s->len))
 		return RONDO_E_NOMEM;
@@ -357,9 +358,9 @@ static int rule_intern(struct grams *gs, const struct body *b, uint32_t *id)
 		/* Each rule may become a terminal of the rank map. */
 		if (all->nrules > GRAMMAR_MAX_TERMINAL || syms > UINT32_MAX)
 			return RONDO_E_RANGE;
-		if (fmt_array_grow(&all->first, &gs->rules_cap,
+		if (util_grow(&all->first, &gs->rules_cap,
 				   (size_t)all->nrules + 2, sizeof(*all->first)) ||
-		    fmt_array_grow(&all->body, &gs->body_cap, syms ? syms : 1,
+		    util_grow(&all->body, &gs->body_cap, syms ? syms : 1,
 				   sizeof(*all->body)))
 			return RONDO_E_NOMEM;
 		for (uint32_t k = 0; k < b->n; k++)
@@ -387,7 +388,7 @@ static int gram_intern_ids(struct grams *gs, const struct fmt_grammar *g,
 	for (uint32_t r = 0; !rc && r < g->nrules; r++) {
 		struct body b = {NULL, g->first[r + 1] - g->first[r]};
 
-		if (fmt_array_grow(&tmp, &captmp, (size_t)b.n + 1, sizeof(*tmp))) {
+		if (util_grow(&tmp, &captmp, (size_t)b.n + 1, sizeof(*tmp))) {
 			rc = RONDO_E_NOMEM;
 			break;
 		}
@@ -433,7 +434,7 @@ static int roots_add(struct grams *gs, uint32_t root, uint64_t count)
 		return RONDO_E_STATE;
 	if (count > UINT32_MAX - (uint64_t)gs->nranks)
 		return RONDO_E_RANGE;
-	if (fmt_array_grow(&gs->is_root, &gs->roots_cap, (size_t)root + 1, 1))
+	if (util_grow(&gs->is_root, &gs->roots_cap, (size_t)root + 1, 1))
 		return RONDO_E_NOMEM;
 	memset(gs->is_root + had, 0, gs->roots_cap - had);
 	rc = grammar_append(gs->map, root, count);
@@ -542,7 +543,7 @@ static int stats_reserve(struct merge *m)
 
 	if (need <= have)
 		return 0;
-	if (fmt_array_grow(&x->stat, &x->capstat, need, sizeof(*x->stat)))
+	if (util_grow(&x->stat, &x->capstat, need, sizeof(*x->stat)))
 		return RONDO_E_NOMEM;
 	memset(x->stat + have, 0, sizeof(*x->stat) * (x->capstat - have));
 	return 0;
@@ -564,7 +565,7 @@ static int stats_add(struct merge *m, const struct fmt_stats *st,
 /* The time lists start for ranks nranks .. nranks + count - 1, empty. */
 static int times_empty(struct extra *x, uint32_t nranks, uint64_t count)
 {
-	if (fmt_array_grow(&x->at, &x->capat, nranks + count + 1,
+	if (util_grow(&x->at, &x->capat, nranks + count + 1,
 			   sizeof(*x->at)))
 		return RONDO_E_NOMEM;
 	x->at[0] = 0;
@@ -604,8 +605,8 @@ static int times_add(struct merge *m, struct sig_time *v, uint32_t n)
 			v[k++] = v[i];
 		}
 	}
-	if (fmt_array_grow(&x->sig, &x->capsig, x->ntime + k, sizeof(*x->sig)) ||
-	    fmt_array_grow(&x->code, &x->capcode, x->ntime + k,
+	if (util_grow(&x->sig, &x->capsig, x->ntime + k, sizeof(*x->sig)) ||
+	    util_grow(&x->code, &x->capcode, x->ntime + k,
 			   sizeof(*x->code)) ||
 	    times_empty(x, rank, 1))
 		return RONDO_E_NOMEM;
@@ -638,11 +639,11 @@ int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
 	slot = table_find(&x->comm_index, h, comm_same, x, &key);
 	if (slot->idx1) /* spoken for already */
 		return 0;
-	if (fmt_array_grow(&x->comms.c, &x->capcomms, (size_t)x->comms.n + 1,
+	if (util_grow(&x->comms.c, &x->capcomms, (size_t)x->comms.n + 1,
 			   sizeof(*x->comms.c)) ||
-	    fmt_array_grow(&x->key, &x->capkeys, (size_t)x->comms.n + 1,
+	    util_grow(&x->key, &x->capkeys, (size_t)x->comms.n + 1,
 			   sizeof(*x->key)) ||
-	    fmt_array_grow(&x->topo, &x->captopos, (size_t)x->comms.n + 1,
+	    util_grow(&x->topo, &x->captopos, (size_t)x->comms.n + 1,
 			   sizeof(*x->topo)))
 		return RONDO_E_NOMEM;
 	d = &x->comms.c[x->comms.n];
@@ -958,7 +959,7 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
 						   (u = x->rule[s.sym])) {
 				x->run[x->n - 1].count += s.count;
 				x->ranks += s.count;
-			} else if (fmt_array_grow(&x->run, &x->cap, x->n + 1,
+			} else if (util_grow(&x->run, &x->cap, x->n + 1,
 						  sizeof(*x->run))) {
 				rc = RONDO_E_NOMEM;
 			} else {
@@ -998,7 +999,7 @@ static int range_timing(struct merge *m, const struct range *r)
 		rc = runs_expand(&x, rt->map.map.nrules - 1, 1, 0);
 	if (!rc && x.ranks != 2 * r->nranks)
 		rc = RONDO_E_CORRUPT;
-	if (!rc && fmt_array_grow(&t->origin, &t->capo,
+	if (!rc && util_grow(&t->origin, &t->capo,
 				  (size_t)t->nranks + r->nranks,
 				  sizeof(*t->origin)))
 		rc = RONDO_E_NOMEM;
@@ -1046,7 +1047,7 @@ static int range_add(struct merge *m, const struct range *r)
 		uint64_t n = r->times.at[k + 1] - r->times.at[k];
 		const uint32_t *sig = r->times.sig + r->times.list[k];
 
-		if (fmt_array_grow(&v, &capv, n + 1, sizeof(*v))) {
+		if (util_grow(&v, &capv, n + 1, sizeof(*v))) {
 			rc = RONDO_E_NOMEM;
 			break;
 		}
@@ -1158,7 +1159,7 @@ static int timing_empty(struct timing *t, uint64_t count)
 
 	if (!count)
 		return 0;
-	if (fmt_array_grow(&t->origin, &t->capo, t->nranks + count,
+	if (util_grow(&t->origin, &t->capo, t->nranks + count,
 			   sizeof(*t->origin)))
 		return RONDO_E_NOMEM;
 	rc = gram_intern(&t->g, &empty, NULL, 0, &u);
@@ -1210,7 +1211,7 @@ int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
 	if (t->nranks < m->grams.nranks - 1 &&
 	    (rc = timing_empty(t, m->grams.nranks - 1 - t->nranks)))
 		return rc;
-	if (fmt_array_grow(&t->origin, &t->capo, (size_t)t->nranks + 1,
+	if (util_grow(&t->origin, &t->capo, (size_t)t->nranks + 1,
 			   sizeof(*t->origin)))
 		return RONDO_E_NOMEM;
 	rc = gram_intern(&t->g, dur->nrules ? dur : &empty, NULL, 0, &d);

@@ -40,6 +40,7 @@
 #include "relative.h"
 #include "reshape.h"
 #include "runtime.h"
+#include "util.h"
 
 /* What rank 0 learns about the merge, for the metadata. */
 struct job {
@@ -521,7 +522,7 @@ static uint32_t job_comm(struct job *j, uint64_t key)
 
 	if (id != UINT32_MAX)
 		return id;
-	if (fmt_array_grow(&j->comms.c, &j->capcomms, (size_t)j->comms.n + 1,
+	if (util_grow(&j->comms.c, &j->capcomms, (size_t)j->comms.n + 1,
 			   sizeof(*j->comms.c)) < 0 ||
 	    hmap_insert(&j->comm_id, key, j->comms.n) < 0) {
 		j->oom = 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "util.h"
 
 /* initial-exec: the module is loaded at start-up (preloaded or linked),
  * and a general-dynamic access would call __tls_get_addr on every call. */
@@ -389,7 +390,7 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 {
 	struct rt_sig *s;
 
-	if (fmt_array_grow(&rt.sig, &rt.capsig, (size_t)rt.nsig + 1,
+	if (util_grow(&rt.sig, &rt.capsig, (size_t)rt.nsig + 1,
 			   sizeof(*rt.sig)) < 0)
 		return UINT32_MAX;
 	s = &rt.sig[rt.nsig];

@@ -28,6 +28,7 @@
 #include "hmap.h"
 #include "relative.h"
 #include "runtime.h"
+#include "util.h"
 
 /* Distinct values are kept up to REL_KEEP per form: one more means
  * "many", enough to choose between forms of few and many values. */
@@ -158,7 +159,7 @@ static uint32_t slot_of(struct relative *R, uint64_t key)
 
 	if (k != UINT32_MAX)
 		return k;
-	if (fmt_array_grow(&R->slot, &R->capslots, (size_t)R->nslots + 1,
+	if (util_grow(&R->slot, &R->capslots, (size_t)R->nslots + 1,
 			   sizeof(*R->slot)) < 0)
 		return UINT32_MAX;
 	if (hmap_insert(&R->slots, key, R->nslots) < 0)

@@ -32,6 +32,7 @@
 
 #include "hmap.h"
 #include "runtime.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 
@@ -90,7 +91,7 @@ static int ctx_push(struct rec *r, const struct req_info *info)
 	struct rt_level *lv = r->lv;
 
 	if (lv->nctx >= lv->capctx &&
-	    fmt_array_grow(&lv->ctx, &lv->capctx, (size_t)lv->nctx + 1,
+	    util_grow(&lv->ctx, &lv->capctx, (size_t)lv->nctx + 1,
 			   sizeof(*lv->ctx)) < 0)
 		return -1;
 	lv->ctx[lv->nctx++] = *info;
@@ -124,7 +125,7 @@ static uint32_t pool_of(uint64_t hash)
 
 	if (p != UINT32_MAX)
 		return p;
-	if (fmt_array_grow(&rq.pool, &rq.cappools, (size_t)rq.npools + 1,
+	if (util_grow(&rq.pool, &rq.cappools, (size_t)rq.npools + 1,
 			   sizeof(*rq.pool)) < 0)
 		return NONE;
 	if (hmap_insert(&rq.pools, hash, rq.npools) < 0)
@@ -144,7 +145,7 @@ static uint32_t pool_take(uint32_t pool, uint32_t *slot)
 	if (k < p->nids)
 		return p->ids[k];
 	/* slots are taken lowest first: a new one is the next */
-	if (fmt_array_grow(&p->ids, &p->capids, (size_t)k + 1,
+	if (util_grow(&p->ids, &p->capids, (size_t)k + 1,
 			   sizeof(*p->ids)) < 0) {
 		hmap_give_id(&p->slots, k);
 		return NONE;
@@ -163,7 +164,7 @@ static uint32_t req_alloc(void)
 		rq.free = rq.req[i].next;
 		return i;
 	}
-	if (fmt_array_grow(&rq.req, &rq.capreq, (size_t)rq.nreq + 1,
+	if (util_grow(&rq.req, &rq.capreq, (size_t)rq.nreq + 1,
 			   sizeof(*rq.req)) < 0)
 		return NONE;
 	return rq.nreq++;

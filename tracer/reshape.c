@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "reshape.h"
+#include "util.h"
 
 /* Calls each rule expands to, saturating at UINT64_MAX. */
 static int rule_lengths(const struct fmt_grammar *g, uint64_t **out)
@@ -150,12 +151,12 @@ static int piece_of(struct pieces *p, const rondo_sym *b, uint32_t n,
 			return 0;
 		}
 	}
-	if (fmt_array_grow(&g->first, &p->capfirst, (size_t)g->nrules + 2,
+	if (util_grow(&g->first, &p->capfirst, (size_t)g->nrules + 2,
 			   sizeof(*g->first)) ||
-	    fmt_array_grow(&g->body, &p->capbody,
+	    util_grow(&g->body, &p->capbody,
 			   (size_t)g->first[g->nrules] + n + 1,
 			   sizeof(*g->body)) ||
-	    fmt_array_grow(&p->hash, &p->caphash, (size_t)g->nrules + 1,
+	    util_grow(&p->hash, &p->caphash, (size_t)g->nrules + 1,
 			   sizeof(*p->hash)))
 		return RONDO_E_NOMEM;
 	memcpy(g->body + g->first[g->nrules], b, sizeof(*b) * n);
@@ -237,9 +238,9 @@ int reshape_cut(const struct fmt_grammar *g, uint32_t nterminals,
 		start = end;
 	}
 	/* the root last, as rules refer only to earlier ones */
-	if (!rc && (fmt_array_grow(&out->first, &p.capfirst,
+	if (!rc && (util_grow(&out->first, &p.capfirst,
 				   (size_t)out->nrules + 2, sizeof(*out->first)) ||
-		    fmt_array_grow(&out->body, &p.capbody,
+		    util_grow(&out->body, &p.capbody,
 				   (size_t)out->first[out->nrules] + nroot + 1,
 				   sizeof(*out->body))))
 		rc = RONDO_E_NOMEM;

@@ -15,6 +15,7 @@
 
 #include "fortran.h"
 #include "runtime.h"
+#include "util.h"
 
 
 struct rt rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .track_pointers = 1};
@@ -167,10 +168,10 @@ int rt_bool(const char *v)
 	static const char *const yes[] = {"1", "yes", "true", "on"};
 	static const char *const no[] = {"0", "no", "false", "off", ""};
 
-	for (size_t i = 0; v && i < sizeof(yes) / sizeof(yes[0]); i++)
+	for (size_t i = 0; v && i < COUNTOF(yes); i++)
 		if (!strcasecmp(v, yes[i]))
 			return 1;
-	for (size_t i = 0; v && i < sizeof(no) / sizeof(no[0]); i++)
+	for (size_t i = 0; v && i < COUNTOF(no); i++)
 		if (!strcasecmp(v, no[i]))
 			return 0;
 	return -1;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util.h"
 
 #define TRACE_LIB "librondo-trace.so"
 
@@ -79,7 +80,7 @@ static int find_library(char *path, size_t size)
 		return -1;
 	exe[n] = '\0';
 	dir = dirname(exe);
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+	for (size_t i = 0; i < COUNTOF(rel); i++) {
 		char abs[PATH_MAX];
 
 		snprintf(path, size, "%s%s", dir, rel[i]);
@@ -138,10 +139,10 @@ static enum launcher launcher_of(const char *cmd)
 	char real[PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < COUNTOF(names); i++)
 		if (!strcmp(base_name(cmd), names[i]))
 			break;
-	if (i == sizeof(names) / sizeof(names[0]))
+	if (i == COUNTOF(names))
 		return NOT_LAUNCHER;
 	resolve(cmd, real, sizeof(real));
 	return strstr(base_name(real), "hydra") || strstr(base_name(real), "mpich")
@@ -155,7 +156,7 @@ static char vars[][24] = {"RONDO_OUT",	     "RONDO_DISABLE",
 			  "RONDO_VERBOSE",	     "RONDO_TRACK_POINTERS",
 			  "RONDO_MEMO",		     "RONDO_TIMING",
 			  "RONDO_TIME_BASE",	     "RONDO_TIMING_LIMIT"};
-#define NVARS (sizeof(vars) / sizeof(vars[0]))
+#define NVARS COUNTOF(vars)
 
 /* The -x options: the preload, and the settings the caller set. */
 static int launcher_opts(char **av, char *preload)

@@ -22,6 +22,7 @@
 #include "sat.h"
 #include "stats.h"
 #include "view.h"
+#include "util.h"
 
 #ifndef THEMEDIR
 #define THEMEDIR "/usr/local/share/rondo/themes"
@@ -60,7 +61,7 @@ static void catch_signals(void)
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT,
 				   SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGPIPE};
 
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (size_t i = 0; i < COUNTOF(sigs); i++)
 		signal(sigs[i], on_signal);
 	atexit(restore_terminal);
 }
@@ -494,7 +495,7 @@ static const struct binding {
     {{CTRL('l')}, "Ctrl-L", "redraw the screen", ALL, k_redraw},
 };
 
-#define NBINDINGS (sizeof(bindings) / sizeof(bindings[0]))
+#define NBINDINGS COUNTOF(bindings)
 
 static int dispatch(struct view *v, int c)
 {

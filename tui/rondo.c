@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "sat.h"
+#include "util.h"
 
 #ifndef HAVE_TUI
 /* Built with --disable-tui: the command is there, and says why it cannot
@@ -58,7 +59,7 @@ static const struct command {
 	 "each rank's share of time in MPI by time bucket (per-call times)"},
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS COUNTOF(commands)
 
 int cli_parse_seconds(const char *s, int64_t *ns)
 {

@@ -19,6 +19,7 @@
 
 #include "fileio.h"
 #include "theme.h"
+#include "util.h"
 
 /* Larger than any theme could need; keeps a wrong path (a trace, a
  * device) from being read whole. */
@@ -50,7 +51,7 @@ static const char *const theme_color_names[8] = {
 static const char *const theme_attr_names[] = {
 	"bold", "dim", "underline", "reverse", "italic",
 };
-#define THEME_NATTRS (int)(sizeof(theme_attr_names) / sizeof(*theme_attr_names))
+#define THEME_NATTRS (int)COUNTOF(theme_attr_names)
 
 static const char *const theme_top_keys[] = {"name", "roles", "gradient"};
 static const char *const theme_style_keys[] = {"fg", "bg", "attrs", "mono"};
@@ -108,7 +109,7 @@ const char *theme_role_name(int role)
 void theme_default(struct theme *t)
 {
 	int n =
-	    (int)(sizeof(theme_dark_gradient) / sizeof(*theme_dark_gradient));
+	    (int)COUNTOF(theme_dark_gradient);
 
 	/* Zeroed whole, so that two equal themes are equal bytes too. */
 	memset(t, 0, sizeof(*t));

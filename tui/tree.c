@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "tree.h"
+#include "util.h"
 
 struct node {
 	uint8_t kind;  /* enum tree_kind */
@@ -52,28 +53,6 @@ struct tree {
 	uint32_t *stack;	/* scratch for walks */
 	size_t capstack;
 };
-
-/* Room for `need` elements of `size` bytes in *pp, growing by doubling:
- * 0, or -1 (nothing changed) when out of memory. */
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > SIZE_MAX / size)
-		return -1;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* ---- set-up --------------------------------------------------------------- */
 
@@ -227,7 +206,7 @@ static int node_make(struct tree *tr, uint32_t n)
 	if (rondo_rule_body(tr->t, rule, &b, &len) < 0)
 		len = 0;
 	if (len > UINT32_MAX - 1 - tr->nnodes ||
-	    grow(&tr->node, &tr->capnodes, (size_t)at + len,
+	    util_grow(&tr->node, &tr->capnodes, (size_t)at + len,
 		 sizeof(*tr->node)) < 0)
 		return RONDO_E_NOMEM;
 	kids = tr->node + at;
@@ -299,7 +278,7 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 	int rc = 0;
 
 	for (uint32_t k = tr->node[n].nchild; k-- > 0;) {
-		if (grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0) {
+		if (util_grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0) {
 			free(todo);
 			return RONDO_E_NOMEM;
 		}
@@ -309,7 +288,7 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 		uint32_t c = todo[--ntodo];
 		const struct node *d = &tr->node[c];
 
-		if (grow(&tr->stack, &tr->capstack, *len + 1,
+		if (util_grow(&tr->stack, &tr->capstack, *len + 1,
 			 sizeof(*tr->stack)) < 0) {
 			rc = RONDO_E_NOMEM;
 			break;
@@ -318,7 +297,7 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 		if (!d->open || !d->made)
 			continue;
 		for (uint32_t k = d->nchild; k-- > 0 && !rc;) {
-			if (grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0)
+			if (util_grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0)
 				rc = RONDO_E_NOMEM;
 			else
 				todo[ntodo++] = tr->node[c].first + k;
@@ -345,7 +324,7 @@ static int rows_insert(struct tree *tr, uint32_t n)
 	if (rc)
 		return rc;
 	if (k > UINT32_MAX - tr->nrows ||
-	    grow(&tr->row, &tr->caprows, tr->nrows + k, sizeof(*tr->row)) < 0)
+	    util_grow(&tr->row, &tr->caprows, tr->nrows + k, sizeof(*tr->row)) < 0)
 		return RONDO_E_NOMEM;
 	memmove(tr->row + at + k, tr->row + at,
 		sizeof(*tr->row) * (tr->nrows - at));
@@ -418,7 +397,7 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
 	/* set the flags beneath first, then splice once */
 	was_visible = tr->node[n].row != TREE_NONE;
 	tree_close(tr, n);
-	if (grow(&todo, &captodo, 1, sizeof(*todo)) < 0)
+	if (util_grow(&todo, &captodo, 1, sizeof(*todo)) < 0)
 		return RONDO_E_NOMEM;
 	todo[ntodo++] = n;
 	while (ntodo && !rc) {
@@ -430,7 +409,7 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
 			break;
 		tr->node[c].open = 1;
 		shown += tr->node[c].nchild;
-		if (grow(&todo, &captodo, ntodo + tr->node[c].nchild,
+		if (util_grow(&todo, &captodo, ntodo + tr->node[c].nchild,
 			 sizeof(*todo)) < 0) {
 			rc = RONDO_E_NOMEM;
 			break;
@@ -635,7 +614,7 @@ int64_t tree_search(struct tree *tr, const char *text)
 	for (uint32_t s = 0; s < tr->nsigs; s++) {
 		int n = rondo_sig_format(tr->t, s, NULL, 0);
 
-		if (n < 0 || grow(&buf, &cap, (size_t)n + 1, 1) < 0)
+		if (n < 0 || util_grow(&buf, &cap, (size_t)n + 1, 1) < 0)
 			continue;
 		rondo_sig_format(tr->t, s, buf, cap);
 		p.sig[s] = (uint8_t)tree_text_has(buf, text);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "rondo.h"
+#include "util.h"
 
 /* ---- the container ---------------------------------------------------- */
 
@@ -110,12 +111,9 @@ void fmt_buf_free(struct fmt_buf *b);
 /* Room for n more bytes, growing the buffer: 0, or -1 when out of memory
  * (b->oom is set, and every later write is dropped). */
 int fmt_buf_grow(struct fmt_buf *b, size_t n);
-/* Grows the array *pp (a pointer to the array's pointer) of `size`-byte
- * elements, capacity *cap, to hold `need`, doubling from 64.  Decoders
- * grow as elements actually arrive, each costing at least a byte of
- * payload, so memory stays proportional to it.  Returns 0, or -1 when out
- * of memory, the array left as it was. */
-int fmt_array_grow(void *pp, size_t *cap, size_t need, size_t size);
+/* Arrays grow with util_grow (util.h).  Decoders grow as elements
+ * actually arrive, each costing at least a byte of payload, so memory
+ * stays proportional to it. */
 void fmt_put_bytes(struct fmt_buf *b, const void *p, size_t n);
 void fmt_put_u8(struct fmt_buf *b, uint8_t v);
 void fmt_put_le32(struct fmt_buf *b, uint32_t v);
@@ -430,7 +428,7 @@ void fmt_comms_free(struct fmt_comms *c);
 /* Cartesian topologies: communicator `comm` is a grid of ndims
  * dimensions, dims[k] ranks along dimension k (the last one varying
  * fastest in rank order), periodic[k] 1 when it wraps around. */
-#define FMT_MAX_DIMS 64
+#define FMT_MAX_DIMS RONDO_MAX_DIMS
 struct fmt_topo {
 	uint32_t comm;
 	uint32_t ndims;

@@ -358,6 +358,9 @@ RONDO_API uint32_t rondo_comm_first_group(const rondo_trace *t, uint32_t c);
 RONDO_API uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c,
 				     uint32_t k);
 
+/* The most dimensions a Cartesian topology in a trace has. */
+#define RONDO_MAX_DIMS 64
+
 /** Returns the number of dimensions of communicator `c`'s Cartesian
  * topology, 0 when it has none (or the file does not say), and fills
  * dims[k] (ranks along dimension k, the last varying fastest in rank

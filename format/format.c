@@ -18,6 +18,7 @@
 
 #include "fileio.h"
 #include "format.h"
+#include "util.h"
 
 _Static_assert(sizeof(double) == 8, "the format stores IEEE-754 doubles");
 
@@ -115,7 +116,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_TIMING] = "timing",
 	};
 
-	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
+	return type < COUNTOF(names) ? names[type] : NULL;
 }
 
 const char *fmt_section_name(uint32_t type)
@@ -515,26 +516,6 @@ static int cur_get_str(struct fmt_cur *c, char **out)
 	if (n)
 		memcpy(*out, s, n);
 	(*out)[n] = '\0';
-	return 0;
-}
-
-int fmt_array_grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n = n <= SIZE_MAX / 2 ? n * 2 : need;
-	if (n > SIZE_MAX / size)
-		return -1;
-	memcpy(&p, pp, sizeof(p));
-	p = realloc(p, n * size);
-	if (!p)
-		return -1;
-	memcpy(pp, &p, sizeof(p));
-	*cap = n;
 	return 0;
 }
 
@@ -1650,7 +1631,7 @@ static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
 	if (n > UINT32_MAX - base)
 		return cur_fail(c, RONDO_E_CORRUPT, at,
 				"more than 2^32-1 symbols in all rules");
-	if (fmt_array_grow(&g->body, &st->cap, (size_t)base + n,
+	if (util_grow(&g->body, &st->cap, (size_t)base + n,
 			   sizeof(*g->body)))
 		return cur_nomem(c);
 	for (uint32_t k = 0; k < n && !rc; k++)
@@ -1686,7 +1667,7 @@ static int grammar_read(struct fmt_cur *c, struct fmt_grammar *g,
 	/* A body even when every rule is empty: users index it from
 	 * body + first[r], which must not be arithmetic on NULL. */
 	if (!rc && !g->body &&
-	    fmt_array_grow(&g->body, &st.cap, 1, sizeof(*g->body)))
+	    util_grow(&g->body, &st.cap, 1, sizeof(*g->body)))
 		rc = cur_nomem(c);
 	if (rc)
 		free(st.len);
@@ -2264,7 +2245,7 @@ int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
 	int64_t ref;
 
 	if (sig >= e->cap) {
-		if (fmt_array_grow(&e->prev, &e->cap, (size_t)sig + 1,
+		if (util_grow(&e->prev, &e->cap, (size_t)sig + 1,
 				   sizeof(*e->prev)))
 			return -1;
 		for (size_t k = had; k < e->cap; k++)
@@ -2597,7 +2578,7 @@ static int list_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 
 	if (rc)
 		return rc;
-	if (fmt_array_grow(&r->sig, &st->capsig, st->nsig + cnt,
+	if (util_grow(&r->sig, &st->capsig, st->nsig + cnt,
 			   sizeof(*r->sig)))
 		return cur_nomem(c);
 	for (uint32_t k = 0; k < cnt && !rc; k++)
@@ -2618,7 +2599,7 @@ static int codes_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 
 	if (rc)
 		return rc;
-	if (fmt_array_grow(&r->code, &st->capcode, base + n,
+	if (util_grow(&r->code, &st->capcode, base + n,
 			   sizeof(*r->code)))
 		return cur_nomem(c);
 	for (uint64_t k = 0; k < n; k++) {

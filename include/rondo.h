@@ -382,6 +382,126 @@ RONDO_API uint32_t rondo_comm_cart(const rondo_trace *t, uint32_t c,
 RONDO_API int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims,
 				  uint32_t me, int64_t offset, int64_t *delta);
 
+/* ------------------------------------------------------------------------ */
+/* Ranks an argument names                                                   */
+/*                                                                          */
+/* A signature holds ranks as the program passed them (kind RANK), relative */
+/* to the caller's rank in the call's communicator (RANK_REL), or as an     */
+/* offset on a Cartesian grid (CART_REL), so that alike ranks share one     */
+/* signature; communicators are ids whose members the trace lists as world  */
+/* ranks.  These functions answer, for the rank that made a call, which    */
+/* communicator it named, its place in it, and which world rank each       */
+/* rank-valued argument names.  They read only what rondo_trace_open      */
+/* prepared (a member index per communicator), allocate nothing and take   */
+/* O(log n) time.                                                          */
+
+#define RONDO_COMM_NONE (-1)  /* rondo_comm_ref.id: no communicator */
+#define RONDO_COMM_WORLD (-2) /* rondo_comm_ref.id: MPI_COMM_WORLD */
+#define RONDO_COMM_SELF (-3)  /* rondo_comm_ref.id: MPI_COMM_SELF */
+
+/* A rank not known (UINT32_MAX): the caller's place in a communicator
+ * whose members the trace does not hold, or the caller not given. */
+#define RONDO_RANK_NONE 0xffffffffu
+
+/* A communicator as one rank sees it. */
+typedef struct rondo_comm_ref {
+	int64_t id;	/* a communicator id (rondo_comm_size...), or
+			   RONDO_COMM_WORLD, RONDO_COMM_SELF, RONDO_COMM_NONE */
+	uint32_t size;	/* members (both groups of an intercommunicator); 0
+			   when the trace does not know them */
+	uint32_t first; /* intercommunicator: members 0..first-1 are its
+			   first group, the rest its second; 0 otherwise */
+	uint32_t rank;	/* the caller's index among the members (its rank
+			   in the communicator, for an intracommunicator),
+			   or RONDO_RANK_NONE */
+	uint32_t world; /* the caller's world rank, or RONDO_RANK_NONE */
+} rondo_comm_ref;
+
+/**
+ * Finds the parameter named `name` ("dest", "comm") of signature `sig`'s
+ * function and decodes its value into *out.  Returns the parameter's
+ * index (>= 0), RONDO_E_RANGE when `sig` is out of range or an argument
+ * is NULL, or RONDO_E_MISSING when the function has no such parameter;
+ * on failure *out is a NULL value (kind RONDO_ARG_NULL, wire NONE).
+ */
+RONDO_API int rondo_sig_param(const rondo_trace *t, uint32_t sig,
+			      const char *name, rondo_arg *out);
+
+/**
+ * Resolves the communicator value `v` (kind COMM, or the constant
+ * MPI_COMM_WORLD or MPI_COMM_SELF) as world rank `rank` sees it, into
+ * *out.  `rank` may be RONDO_RANK_NONE to learn the communicator alone.
+ * Returns 0 when the caller's place is known; RONDO_E_MISSING when `v`
+ * names a communicator but the trace does not list its members, the
+ * caller is not one of them, or no caller was given (then out->id, size
+ * and first are set and out->rank is RONDO_RANK_NONE; MPI_COMM_SELF
+ * needs no caller: its rank is 0); RONDO_E_RANGE when `v` names no
+ * communicator or `rank` is beyond the job (out->id RONDO_COMM_NONE).
+ */
+RONDO_API int rondo_comm_resolve(const rondo_trace *t, const rondo_arg *v,
+				 uint32_t rank, rondo_comm_ref *out);
+
+/**
+ * The communicator call `sig` names, as world rank `rank` (or
+ * RONDO_RANK_NONE) sees it: its first argument that names one, in
+ * parameter order.  Returns that argument's index (>= 0) when the
+ * caller's place is known; otherwise as rondo_comm_resolve, and
+ * RONDO_E_MISSING with out->id RONDO_COMM_NONE for a call that names no
+ * communicator, RONDO_E_RANGE for `sig` or `rank` out of range.
+ */
+RONDO_API int rondo_sig_comm(const rondo_trace *t, uint32_t sig,
+			     uint32_t rank, rondo_comm_ref *out);
+
+/** The world rank of member `k` of communicator `cm` (its rank k), or -1
+ * when there is none or the trace does not say. */
+RONDO_API int64_t rondo_comm_world(const rondo_trace *t,
+				   const rondo_comm_ref *cm, int64_t k);
+
+/* What rondo_peer returns besides a world rank (all < 0). */
+#define RONDO_PEER_UNKNOWN (-1)   /* the value cannot be resolved */
+#define RONDO_PEER_PROC_NULL (-2) /* MPI_PROC_NULL: no peer */
+#define RONDO_PEER_ANY (-3)       /* MPI_ANY_SOURCE */
+#define RONDO_PEER_ROOT (-4)      /* MPI_ROOT: the caller is the root of an
+				     intercommunicator collective */
+
+/**
+ * The world rank the rank-valued argument `v` (kind RANK, RANK_REL or
+ * CART_REL, or one of the constants above) names for the caller of
+ * communicator `cm` (as rondo_comm_resolve filled it; on an
+ * intercommunicator a rank is one of the other group).  When `local` is
+ * not NULL it receives the rank as the program passed it (in `cm`, or in
+ * the other group), or -1.  Returns the world rank, or a RONDO_PEER_*
+ * value (a relative rank needs the caller's place in `cm`).
+ */
+RONDO_API int64_t rondo_peer(const rondo_trace *t, const rondo_comm_ref *cm,
+			     const rondo_arg *v, int64_t *local);
+
+/**
+ * The communicator the source of status value `st` (kind STATUS) is a
+ * rank of, as world rank `rank` sees it, into *out: the one the status
+ * names (a completion call's status carries it), else the call's `call`
+ * (rondo_sig_comm's) when the caller's place in that intracommunicator is
+ * known, else the world.
+ */
+RONDO_API void rondo_status_comm(const rondo_trace *t, const rondo_arg *st,
+				 const rondo_comm_ref *call, uint32_t rank,
+				 rondo_comm_ref *out);
+
+/**
+ * The ranks argument `a` of signature `sig` names when world rank `rank`
+ * makes the call, resolved in the call's communicator (rondo_sig_comm):
+ * one for a rank-valued value, one per rank-valued element of an array,
+ * the source of a status (in the communicator the status names, else the
+ * call's, else the world); 0 for an argument that names no rank.  Fills
+ * world[i] (rondo_peer's result) and, when `local` is not NULL,
+ * local[i] (the rank as passed) for i below the count and below `max`.
+ * Returns the count (which may exceed max), or RONDO_E_RANGE.
+ */
+RONDO_API int64_t rondo_sig_arg_ranks(const rondo_trace *t, uint32_t sig,
+				      uint32_t rank, uint32_t a,
+				      int64_t *world, int64_t *local,
+				      uint32_t max);
+
 /**
  * The size in bytes of the datatype an argument value names: a predefined
  * datatype (kind CONST) by the sizes the tracer read from MPI (section

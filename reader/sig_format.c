@@ -47,15 +47,22 @@ static const char *const handle_prefix[RONDO_ARG_KIND_COUNT] = {
 	[RONDO_ARG_SESSION] = "s",     [RONDO_ARG_CALLBACK] = "fn",
 };
 
-/* What formatting needs besides the value: the trace, and the caller's
- * rank in the call's communicator and in the world (size 0: unknown, so
- * relative ranks stay relative). */
+/* What formatting needs besides the value: the trace, the caller's world
+ * rank (RONDO_RANK_NONE: not given) and the communicator ranks are of
+ * (ranks.c resolves them; while the caller's place in it is not known,
+ * relative ranks are written relative). */
 struct fctx {
 	const rondo_trace *t;
-	int64_t me, size;
-	int64_t wme, wsize;
-	uint32_t comm1; /* the communicator ranks are of, plus one; 0: none */
+	uint32_t rank;
+	rondo_comm_ref cm;
 };
+
+/* The caller's rank in an intracommunicator is known: relative ranks are
+ * written as the absolute ones the program passed. */
+static int fctx_known(const struct fctx *c)
+{
+	return c->cm.rank != RONDO_RANK_NONE && c->cm.first == 0;
+}
 
 static void format_value(struct out *o, const struct fctx *c,
 			 const rondo_arg *a);
@@ -155,27 +162,19 @@ static const char *status_field(const struct fctx *c, const rondo_arg *e)
 	return NULL;
 }
 
-static int comm_context(struct fctx *c, const rondo_arg *a);
-
 /* A status: its fields by name, "status{source=3, tag=7}".  The source is
  * a rank of the communicator the status names last (a Wait's, whose call
  * names none), else of the call's (a blocking receive's), else of the
- * world.  The fields that can be inferred are not stored: status{} says
- * nothing more than the call that was completed. */
+ * world (rondo_status_comm).  The fields that can be inferred are not
+ * stored: status{} says nothing more than the call that was completed. */
 static void format_status(struct out *o, const struct fctx *c,
 			  const rondo_arg *a)
 {
-	struct fctx w = {c->t, c->wme, c->wsize, c->wme, c->wsize, 0};
+	struct fctx w = {c->t, c->rank, {0}};
 	const char *field;
 	rondo_arg e;
-	int named = 0;
 
-	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS && !named; k++)
-		if (rondo_arg_elem(a, k, &e) == 0)
-			named = comm_context(&w, &e);
-	if (!named && c->size > 0)
-		w = *c;
-
+	rondo_status_comm(c->t, a, &c->cm, c->rank, &w.cm);
 	out_printf(o, "status{");
 	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS; k++) {
 		if (rondo_arg_elem(a, k, &e) < 0)
@@ -192,24 +191,26 @@ static void format_status(struct out *o, const struct fctx *c,
 /* A rank of a Cartesian communicator: absolute when the caller's rank
  * is known, else its offset on each dimension, "+(0,-1)".  0 when the
  * communicator's grid is not known or does not hold the offset. */
-static int format_cart(struct out *o, const struct fctx *c, int64_t v)
+static int format_cart(struct out *o, const struct fctx *c,
+		       const rondo_arg *a)
 {
-	uint32_t dims[FMT_MAX_DIMS], nd;
-	int64_t d[FMT_MAX_DIMS], peer;
+	uint32_t dims[RONDO_MAX_DIMS], nd;
+	int64_t d[RONDO_MAX_DIMS], peer;
 
-	if (!c->comm1)
+	if (c->cm.id < 0)
 		return 0;
-	nd = rondo_comm_cart(c->t, c->comm1 - 1, dims, NULL, FMT_MAX_DIMS);
-	if (nd == 0 || nd > FMT_MAX_DIMS)
-		return 0;
-	peer = rondo_cart_peer(nd, dims, c->size > 0 ? (uint32_t)c->me : 0, v,
-			       d);
-	if (peer < 0)
-		return 0;
-	if (c->size > 0) {
+	if (fctx_known(c)) {
+		rondo_peer(c->t, &c->cm, a, &peer);
+		if (peer < 0)
+			return 0;
 		out_printf(o, "%" PRId64, peer);
 		return 1;
 	}
+	nd = rondo_comm_cart(c->t, (uint32_t)c->cm.id, dims, NULL,
+			     RONDO_MAX_DIMS);
+	if (nd == 0 || nd > RONDO_MAX_DIMS ||
+	    rondo_cart_peer(nd, dims, 0, a->i, d) < 0)
+		return 0;
 	out_printf(o, "+(");
 	for (uint32_t k = 0; k < nd; k++)
 		out_printf(o, "%s%" PRId64, k ? "," : "", d[k]);
@@ -237,24 +238,28 @@ static void format_value(struct out *o, const struct fctx *c,
 			return;
 		}
 		break;
-	case RONDO_ARG_RANK_REL:
+	case RONDO_ARG_RANK_REL: {
+		int64_t peer = -1;
+
 		if (a->wire != RONDO_WIRE_SINT)
 			break;
-		if (c->size > 0) /* the caller's rank is known: absolute */
-			out_printf(o, "%" PRId64,
-				   ((c->me + a->i) % c->size + c->size) % c->size);
+		if (fctx_known(c)) /* the caller's rank is known: absolute */
+			rondo_peer(c->t, &c->cm, a, &peer);
+		if (peer >= 0)
+			out_printf(o, "%" PRId64, peer);
 		else
 			out_printf(o, "%+" PRId64, a->i);
 		return;
+	}
 	case RONDO_ARG_CART_REL:
-		if (a->wire == RONDO_WIRE_SINT && format_cart(o, c, a->i))
+		if (a->wire == RONDO_WIRE_SINT && format_cart(o, c, a))
 			return;
 		break;
 	case RONDO_ARG_REL:
 		if (a->wire != RONDO_WIRE_SINT)
 			break;
-		if (c->size > 0) /* the caller's rank is known */
-			out_printf(o, "%" PRId64, c->me + a->i);
+		if (fctx_known(c)) /* the caller's rank is known */
+			out_printf(o, "%" PRId64, (int64_t)c->cm.rank + a->i);
 		else
 			out_printf(o, "rank%+" PRId64, a->i);
 		return;
@@ -314,65 +319,6 @@ static void format_value(struct out *o, const struct fctx *c,
 	format_generic(o, c, a);
 }
 
-/* If `a` names a communicator (COMM, or the constant MPI_COMM_WORLD or
- * MPI_COMM_SELF), sets c->me and c->size to the caller's rank in it and
- * its size (size 0 for an intercommunicator, whose ranks are not
- * relative) and returns 1; else 0. */
-static int comm_context(struct fctx *c, const rondo_arg *a)
-{
-	const rondo_trace *t = c->t;
-	const char *name;
-
-	if (a->wire != RONDO_WIRE_UINT)
-		return 0;
-	if (a->kind == RONDO_ARG_COMM) {
-		uint32_t n = a->u <= UINT32_MAX
-				     ? rondo_comm_size(t, (uint32_t)a->u)
-				     : 0;
-
-		c->size = 0;
-		c->comm1 = a->u < UINT32_MAX ? (uint32_t)a->u + 1 : 0;
-		/* no rank (wsize 0), an intercommunicator: not relative */
-		if (n == 0 || c->wsize == 0 ||
-		    rondo_comm_first_group(t, (uint32_t)a->u))
-			return 1;
-		for (uint32_t k = 0; k < n; k++) {
-			if (rondo_comm_member(t, (uint32_t)a->u, k) ==
-			    (uint64_t)c->wme) {
-				c->me = k;
-				c->size = n;
-			}
-		}
-		return 1;
-	}
-	name = a->kind == RONDO_ARG_CONST && a->u <= UINT32_MAX
-		       ? rondo_const_name(t, (uint32_t)a->u)
-		       : NULL;
-	if (name && !strcmp(name, "MPI_COMM_WORLD")) {
-		c->me = c->wme;
-		c->size = c->wsize;
-		return 1;
-	}
-	if (name && !strcmp(name, "MPI_COMM_SELF")) {
-		c->me = 0;
-		c->size = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* The caller's rank and the size of the call's communicator (its first
- * communicator argument), to turn relative ranks back into absolute ones;
- * size 0 when not known. */
-static void call_context(struct fctx *c, uint32_t sig)
-{
-	rondo_arg a;
-
-	for (uint32_t i = 0; i < c->t->cst.sig[sig].nargs; i++)
-		if (rondo_sig_arg(c->t, sig, i, &a) == 0 && comm_context(c, &a))
-			return;
-}
-
 /* Writes one parameter, "name=value", after the separator. */
 static void format_param(struct out *o, const struct fctx *c, uint32_t sig,
 			 uint32_t i, const char *sep)
@@ -417,24 +363,23 @@ static int sig_format(const struct fctx *c, uint32_t sig, char *buf,
 int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
 		     size_t size)
 {
-	struct fctx c = {t, 0, 0, 0, 0, 0};
+	struct fctx c = {t, RONDO_RANK_NONE, {0}};
 
 	if (!t || !t->opened || sig >= t->cst.n || (size && !buf))
 		return RONDO_E_RANGE;
-	call_context(&c, sig); /* no rank: the communicator alone */
+	rondo_sig_comm(t, sig, c.rank, &c.cm); /* the communicator alone */
 	return sig_format(&c, sig, buf, size);
 }
 
 int rondo_sig_format_rank(const rondo_trace *t, uint32_t sig, uint32_t rank,
 			  char *buf, size_t size)
 {
-	struct fctx c = {t, 0, 0, rank, 0, 0};
+	struct fctx c = {t, rank, {0}};
 
 	if (!t || !t->opened || sig >= t->cst.n || rank >= t->rm.nranks ||
 	    (size && !buf))
 		return RONDO_E_RANGE;
-	c.wsize = t->rm.nranks;
-	call_context(&c, sig);
+	rondo_sig_comm(t, sig, rank, &c.cm);
 	return sig_format(&c, sig, buf, size);
 }
 

@@ -69,6 +69,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_timing_free(&t->timing);
 	fmt_tscale_free(&t->tscale);
 	free(t->tseq);
+	ranks_free(t);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
 	free(t->rank_root);
@@ -292,6 +293,8 @@ static int trace_load(rondo_trace *t)
 	rc = trace_timing(t);
 	if (rc < 0)
 		return rc;
+	if (ranks_init(t) < 0)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
 	t->opened = 1;
 	return 0;
 }
@@ -610,30 +613,6 @@ int rondo_sig_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
 	return 0;
 }
 
-/* ---- communicators ---------------------------------------------------------- */
-
-uint32_t rondo_comm_count(const rondo_trace *t)
-{
-	return t && t->opened ? t->comms.n : 0;
-}
-
-uint32_t rondo_comm_size(const rondo_trace *t, uint32_t c)
-{
-	return t && t->opened && c < t->comms.n ? t->comms.c[c].n : 0;
-}
-
-uint32_t rondo_comm_first_group(const rondo_trace *t, uint32_t c)
-{
-	return t && t->opened && c < t->comms.n ? t->comms.c[c].first : 0;
-}
-
-uint32_t rondo_comm_member(const rondo_trace *t, uint32_t c, uint32_t k)
-{
-	if (!t || !t->opened || c >= t->comms.n || k >= t->comms.c[c].n)
-		return UINT32_MAX;
-	return t->comms.c[c].world[k];
-}
-
 int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v)
 {
 	rondo_arg e;
@@ -659,61 +638,6 @@ int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v)
 	    t->typesizes.size[lo] > INT64_MAX)
 		return -1;
 	return (int64_t)t->typesizes.size[lo];
-}
-
-uint32_t rondo_comm_cart(const rondo_trace *t, uint32_t c, uint32_t *dims,
-			 int *periodic, uint32_t max)
-{
-	uint32_t lo = 0, hi;
-
-	if (!t || !t->opened)
-		return 0;
-	/* by increasing communicator */
-	for (hi = t->topos.n; lo < hi;) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->topos.t[mid].comm < c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->topos.n || t->topos.t[lo].comm != c)
-		return 0;
-	for (uint32_t k = 0; k < t->topos.t[lo].ndims && k < max; k++) {
-		if (dims)
-			dims[k] = t->topos.t[lo].dims[k];
-		if (periodic)
-			periodic[k] = t->topos.t[lo].periodic[k];
-	}
-	return t->topos.t[lo].ndims;
-}
-
-int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims, uint32_t me,
-			int64_t offset, int64_t *delta)
-{
-	int64_t peer = 0, stride = 1, v = offset, size = 1;
-
-	for (uint32_t k = 0; k < ndims; k++) {
-		if (dims[k] == 0 || size > INT32_MAX)
-			return -1;
-		size *= dims[k];
-	}
-	if (me >= size)
-		return -1;
-	/* the last dimension first: it varies fastest */
-	for (uint32_t k = ndims; k-- > 0;) {
-		int64_t n = dims[k], d = (v % n + n) % n, c = me % n;
-
-		if (d > n / 2)
-			d -= n; /* into (-n/2, n/2] */
-		v = (v - d) / n;
-		if (delta)
-			delta[k] = d;
-		peer += ((c + d) % n + n) % n * stride;
-		stride *= n;
-		me /= (uint32_t)n;
-	}
-	return v == 0 ? peer : -1;
 }
 
 /* ---- per-rank times ------------------------------------------------------ */

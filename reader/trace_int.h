@@ -43,9 +43,21 @@ struct rondo_trace {
 	struct fmt_tscale tscale;
 	uint32_t *tseq;   /* 2 per rank: its durations' and intervals' rules */
 	uint32_t tdepth;  /* the timing grammar's depth bound */
+	/* rank resolution (ranks.c): the constants it compares values
+	 * with (UINT32_MAX: the trace has none), and each communicator's
+	 * members sorted by world rank, order[base[c]...] indices into
+	 * comms.c[c].world */
+	uint32_t k_world, k_self, k_proc_null, k_any_source, k_root;
+	uint64_t *comm_base;
+	uint32_t *comm_order;
 
 	char err[512];
 };
+
+/* Prepares rank resolution once the sections are decoded (ranks.c):
+ * 0 or RONDO_E_NOMEM.  ranks_free releases it. */
+int ranks_init(rondo_trace *t);
+void ranks_free(rondo_trace *t);
 
 /*
  * A walk over the expansion of one rule of a grammar, one terminal at a

@@ -5,6 +5,7 @@
  *
  *   mktrace [--ranks P] [--iters N] [--future] OUT
  *   mktrace --timed [--ranks P] OUT
+ *   mktrace --peers OUT
  *   mktrace --corpus DIR
  */
 #include <errno.h>
@@ -583,6 +584,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mktrace [--ranks P] [--iters N] [--future] OUT\n"
 			"       mktrace --timed [--ranks P] OUT\n"
+			"       mktrace --peers OUT\n"
 			"       mktrace --corpus DIR\n");
 	exit(2);
 }
@@ -596,9 +598,10 @@ int main(int argc, char **argv)
 		{"corpus", no_argument, 0, 'c'},
 		{"demo", no_argument, 0, 'd'},
 		{"timed", no_argument, 0, 't'},
+		{"peers", no_argument, 0, 'p'},
 		{0, 0, 0, 0}};
 	unsigned long ranks = 4, iters = 100;
-	int future = 0, corpus = 0, timed = 0, c, rc;
+	int future = 0, corpus = 0, timed = 0, peers = 0, c, rc;
 	struct testtrace *tt;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -609,6 +612,7 @@ int main(int argc, char **argv)
 		case 'c': corpus = 1; break;
 		case 'd': break; /* the defaults are the demo */
 		case 't': timed = 1; break;
+		case 'p': peers = 1; break;
 		default: usage();
 		}
 	}
@@ -617,8 +621,9 @@ int main(int argc, char **argv)
 		usage();
 	if (corpus)
 		return make_corpus(argv[optind]);
-	tt = timed ? timed_job((uint32_t)ranks)
-		   : tt_demo((uint32_t)ranks, (uint32_t)iters);
+	tt = peers   ? tt_peers()
+	     : timed ? timed_job((uint32_t)ranks)
+		     : tt_demo((uint32_t)ranks, (uint32_t)iters);
 	rc = future ? make_future(tt, argv[optind])
 		    : (tt_save(tt, argv[optind]) < 0);
 	tt_free(tt);

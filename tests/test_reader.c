@@ -532,8 +532,64 @@ static void test_cart_peer(void)
 	CHECK(rondo_cart_peer(3, dims, 24, 0, NULL) == -1);
 }
 
+/* The rank resolver's answers where the consumer's run does not go: a
+ * parameter looked up by name, communicators with and without a caller,
+ * members and arguments out of range, NULL pointers. */
+static void test_resolver(void)
+{
+	struct fmt_buf file = {0};
+	struct testtrace *tt = tt_peers();
+	rondo_trace *t = tt_open(tt, &file, 0);
+	rondo_comm_ref cm;
+	rondo_arg v;
+	int64_t w[2], l[2];
+	uint32_t s0 = 0, s1 = 1, inter = 6; /* world +1, c0 -1, c3 */
+
+	/* parameters by name */
+	CHECK(rondo_sig_param(t, s0, "dest", &v) == 1);
+	CHECK(v.kind == RONDO_ARG_RANK_REL && v.i == 1);
+	CHECK(rondo_sig_param(t, s0, "nosuch", &v) == RONDO_E_MISSING);
+	CHECK(v.kind == RONDO_ARG_NULL && v.wire == RONDO_WIRE_NONE);
+	CHECK(rondo_sig_param(t, 999, "dest", &v) == RONDO_E_RANGE);
+	CHECK(rondo_sig_param(NULL, s0, "dest", &v) == RONDO_E_RANGE);
+	/* the call's communicator: the world, with and without a caller */
+	CHECK(rondo_sig_comm(t, s0, 3, &cm) == 2);
+	CHECK(cm.id == RONDO_COMM_WORLD && cm.size == 8 && cm.rank == 3);
+	CHECK(rondo_sig_comm(t, s0, RONDO_RANK_NONE, &cm) == RONDO_E_MISSING);
+	CHECK(cm.id == RONDO_COMM_WORLD && cm.rank == RONDO_RANK_NONE);
+	CHECK(rondo_sig_comm(t, s0, 8, &cm) == RONDO_E_RANGE);
+	/* c0 (the even ranks): rank 4 is its member 2, rank 3 none */
+	CHECK(rondo_sig_comm(t, s1, 4, &cm) == 2);
+	CHECK(cm.id == 0 && cm.size == 4 && cm.rank == 2 && cm.world == 4);
+	CHECK(rondo_comm_world(t, &cm, 3) == 6);
+	CHECK(rondo_comm_world(t, &cm, 4) == -1);
+	CHECK(rondo_comm_world(t, &cm, -1) == -1);
+	CHECK(rondo_sig_comm(t, s1, 3, &cm) == RONDO_E_MISSING);
+	CHECK(cm.id == 0 && cm.rank == RONDO_RANK_NONE);
+	CHECK(rondo_sig_param(t, s1, "dest", &v) == 1);
+	CHECK(rondo_peer(t, &cm, &v, l) == RONDO_PEER_UNKNOWN && l[0] == -1);
+	/* the intercommunicator: rank 0 (first group) names the second's */
+	CHECK(rondo_sig_comm(t, inter, 0, &cm) == 2);
+	CHECK(cm.id == 3 && cm.first == 4 && cm.rank == 0);
+	CHECK(rondo_sig_arg_ranks(t, inter, 0, 1, w, l, 2) == 1);
+	CHECK(w[0] == 7 && l[0] == 3);
+	/* arguments that name no rank, and out of range */
+	CHECK(rondo_sig_arg_ranks(t, s0, 0, 0, w, l, 2) == 0);
+	CHECK(rondo_sig_arg_ranks(t, s0, 0, 9, w, l, 2) == RONDO_E_RANGE);
+	CHECK(rondo_sig_arg_ranks(t, s0, 8, 1, w, l, 2) == RONDO_E_RANGE);
+	/* a value that names no communicator */
+	CHECK(rondo_sig_param(t, s0, "count", &v) == 0);
+	CHECK(rondo_comm_resolve(t, &v, 0, &cm) == RONDO_E_RANGE);
+	CHECK(cm.id == RONDO_COMM_NONE);
+	CHECK(rondo_comm_resolve(t, NULL, 0, &cm) == RONDO_E_RANGE);
+	rondo_trace_free(t);
+	tt_free(tt);
+	fmt_buf_free(&file);
+}
+
 int main(void)
 {
+	test_resolver();
 	test_cart_peer();
 	test_type_size();
 	test_relative();

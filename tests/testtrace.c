@@ -23,6 +23,8 @@ struct testtrace {
 	struct tt_time **time;  /* per rank, by signature: its own totals */
 	uint32_t *ntime;        /* signatures time[r] has room for */
 	struct fmt_typesizes ts; /* sizes of predefined datatypes */
+	struct fmt_comms comms;  /* communicators (tt_comm) */
+	struct fmt_topos topos;  /* their Cartesian grids (tt_cart) */
 	/* per-call timing (tt_timing): base 0 for none */
 	struct fmt_tscale sc;
 	struct tt_timed {
@@ -96,6 +98,8 @@ void tt_free(struct testtrace *tt)
 	free(tt->args_off);
 	fmt_stats_free(&tt->stats);
 	fmt_typesizes_free(&tt->ts);
+	fmt_comms_free(&tt->comms);
+	fmt_topos_free(&tt->topos);
 	for (uint32_t r = 0; tt->timed && r < tt->nranks; r++) {
 		grammar_free(tt->timed[r].d);
 		grammar_free(tt->timed[r].i);
@@ -349,12 +353,12 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
 	struct fmt_timing tm;
-	struct fmt_buf b[12] = {{0}};
-	static const uint32_t type[11] = {
+	struct fmt_buf b[13] = {{0}};
+	static const uint32_t type[12] = {
 		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
 		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
-		FMT_SEC_RANKTIME, FMT_SEC_TYPESIZES, FMT_SEC_TIMING};
-	struct fmt_comms comms = {0}; /* the writer uses the world's only */
+		FMT_SEC_RANKTIME, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
+		FMT_SEC_TOPOLOGY};
 	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
 
@@ -373,19 +377,22 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_grammar_encode(&b[4], &all);
 	fmt_rankmap_encode(&b[5], &rm);
 	fmt_stats_encode(&b[6], &used);
-	fmt_comms_encode(&b[7], &comms);
+	fmt_comms_encode(&b[7], &tt->comms);
 	tt_times(tt, &b[8]);
 	fmt_typesizes_encode(&b[9], &tt->ts);
 	if (tt->timed)
 		fmt_timing_encode(&b[10], &tm);
+	fmt_topos_encode(&b[11], &tt->topos);
 	free(used.st);
-	for (int i = 0; i < 11 && rc == 0; i++) {
+	for (int i = 0; i < 12 && rc == 0; i++) {
 		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
 
 		if (i == 9 && !tt->ts.n && p == &b[i])
 			continue; /* no datatype, no section */
 		if (i == 10 && !tt->timed && p == &b[i])
 			continue; /* no per-call timing, no section */
+		if (i == 11 && !tt->topos.n && p == &b[i])
+			continue; /* no grid, no section */
 
 		if (p)
 			rc = p->oom ? RONDO_E_NOMEM
@@ -393,15 +400,46 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
-		fmt_put_str(&b[11], "from the future");
-		rc = fmt_writer_add(w, 999, b[11].data, b[11].len, 3);
+		fmt_put_str(&b[12], "from the future");
+		rc = fmt_writer_add(w, 999, b[12].data, b[12].len, 3);
 	}
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 13; i++)
 		fmt_buf_free(&b[i]);
 	fmt_timing_free(&tm);
 	fmt_grammar_free(&all);
 	fmt_rankmap_free(&rm);
 	return rc;
+}
+
+uint32_t tt_comm(struct testtrace *tt, uint32_t n, uint32_t first,
+		 const uint32_t *world)
+{
+	struct fmt_comm *c;
+
+	tt->comms.c = tt_alloc(tt->comms.c, tt->comms.n + 1,
+			       sizeof(*tt->comms.c));
+	c = &tt->comms.c[tt->comms.n];
+	c->n = n;
+	c->first = first;
+	c->world = tt_alloc(NULL, n, sizeof(*c->world));
+	memcpy(c->world, world, sizeof(*world) * n);
+	return tt->comms.n++;
+}
+
+void tt_cart(struct testtrace *tt, uint32_t comm, uint32_t ndims,
+	     const uint32_t *dims, const uint8_t *periodic)
+{
+	struct fmt_topo *g;
+
+	tt->topos.t = tt_alloc(tt->topos.t, tt->topos.n + 1,
+			       sizeof(*tt->topos.t));
+	g = &tt->topos.t[tt->topos.n++];
+	g->comm = comm;
+	g->ndims = ndims;
+	g->dims = tt_alloc(NULL, ndims, sizeof(*g->dims));
+	g->periodic = tt_alloc(NULL, ndims, sizeof(*g->periodic));
+	memcpy(g->dims, dims, sizeof(*dims) * ndims);
+	memcpy(g->periodic, periodic, sizeof(*periodic) * ndims);
 }
 
 int tt_save(struct testtrace *tt, const char *path)
@@ -581,4 +619,124 @@ struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 		tt_call(d.tt, r, final, 1, 40000);
 	}
 	return d.tt;
+}
+
+/*
+ * The peers job: 8 ranks whose calls name ranks in every form the tracer
+ * writes, for the rank resolver (tests/consumer.sh, test_reader): ranks
+ * relative to the caller on the world, on two halves (c0 the even world
+ * ranks, c1 the odd ones) and on a periodic 2x4 Cartesian grid whose
+ * ranks are the world's reversed (c2; offset -4 is not one of that grid:
+ * it names no rank); MPI_PROC_NULL and MPI_ANY_SOURCE;
+ * an intercommunicator of the halves (c3: evens first); a root; statuses
+ * whose source is a rank of the communicator they name, of the call's,
+ * or of the world.
+ */
+struct peers {
+	struct testtrace *tt;
+	uint32_t world, proc_null, any;
+	uint32_t isend, recv, wait, waitall, bcast;
+};
+
+/* MPI_Isend(count, dest, comm -> request) with dest of kind `dk`. */
+static uint32_t peers_isend(struct peers *p, uint32_t dk, int64_t dest,
+			    uint32_t ck, uint64_t comm)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig;
+
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 16);
+	if (dk == RONDO_ARG_CONST)
+		fmt_arg_put_uint(&a, dk, (uint64_t)dest);
+	else
+		fmt_arg_put_sint(&a, dk, dest);
+	fmt_arg_put_uint(&a, ck, comm);
+	fmt_arg_put_uint(&a, RONDO_ARG_REQUEST, 0);
+	sig = tt_sig(p->tt, p->isend, &a, 4);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+/* A status whose source is `src` (kind sk), naming communicator `comm`
+ * (kind ck; 0 for none). */
+static void peers_status(struct fmt_buf *a, uint32_t sk, int64_t src,
+			 uint32_t ck, uint64_t comm)
+{
+	fmt_arg_put_list(a, RONDO_ARG_STATUS, ck ? 2 : 1);
+	if (sk == RONDO_ARG_CONST)
+		fmt_arg_put_uint(a, sk, (uint64_t)src);
+	else
+		fmt_arg_put_sint(a, sk, src);
+	if (ck)
+		fmt_arg_put_uint(a, ck, comm);
+}
+
+static void peers_calls(struct peers *p, uint32_t r)
+{
+	struct fmt_buf a = {0};
+	uint32_t half = r % 2; /* c0 or c1 */
+	uint32_t s[9], n = 0;
+
+	s[n++] = peers_isend(p, RONDO_ARG_RANK_REL, 1, RONDO_ARG_CONST,
+			     p->world);
+	s[n++] = peers_isend(p, RONDO_ARG_RANK_REL, -1, RONDO_ARG_COMM, half);
+	s[n++] = peers_isend(p, RONDO_ARG_CART_REL, 1, RONDO_ARG_COMM, 2);
+	s[n++] = peers_isend(p, RONDO_ARG_CART_REL, 5, RONDO_ARG_COMM, 2);
+	s[n++] = peers_isend(p, RONDO_ARG_CART_REL, -4, RONDO_ARG_COMM, 2);
+	s[n++] = peers_isend(p, RONDO_ARG_CONST, p->proc_null,
+			     RONDO_ARG_CONST, p->world);
+	s[n++] = peers_isend(p, RONDO_ARG_RANK, 3, RONDO_ARG_COMM, 3);
+	/* MPI_Recv(source=ANY -> status{source=-1}) on the world */
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, p->any);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, p->world);
+	peers_status(&a, RONDO_ARG_RANK_REL, -1, 0, 0);
+	s[n++] = tt_sig(p->tt, p->recv, &a, 3);
+	fmt_buf_free(&a);
+	/* MPI_Waitall(-> [status{source=+1, comm=half}, status{PROC_NULL}]) */
+	fmt_arg_put_list(&a, RONDO_ARG_ARRAY, 2);
+	peers_status(&a, RONDO_ARG_RANK_REL, 1, RONDO_ARG_COMM, half);
+	peers_status(&a, RONDO_ARG_CONST, p->proc_null, 0, 0);
+	s[n++] = tt_sig(p->tt, p->waitall, &a, 1);
+	fmt_buf_free(&a);
+	for (uint32_t k = 0; k < n; k++)
+		tt_call(p->tt, r, s[k], 1, 1000);
+	/* MPI_Bcast(root=2, comm=half); MPI_Wait(-> status{source=0 on
+	 * the grid, comm=c2}) */
+	fmt_arg_put_sint(&a, RONDO_ARG_RANK, 2);
+	fmt_arg_put_uint(&a, RONDO_ARG_COMM, half);
+	tt_call(p->tt, r, tt_sig(p->tt, p->bcast, &a, 2), 1, 1000);
+	fmt_buf_free(&a);
+	peers_status(&a, RONDO_ARG_RANK, 0, RONDO_ARG_COMM, 2);
+	tt_call(p->tt, r, tt_sig(p->tt, p->wait, &a, 1), 1, 1000);
+	fmt_buf_free(&a);
+}
+
+struct testtrace *tt_peers(void)
+{
+	static const uint32_t even[4] = {0, 2, 4, 6}, odd[4] = {1, 3, 5, 7};
+	static const uint32_t rev[8] = {7, 6, 5, 4, 3, 2, 1, 0};
+	static const uint32_t inter[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+	static const uint32_t dims[2] = {2, 4};
+	static const uint8_t periodic[2] = {1, 1};
+	struct peers p = {.tt = tt_create(8)};
+
+	tt_meta(p.tt, "program", "peers");
+	tt_meta(p.tt, "mpi", "(none: written by the tests' writer)");
+	p.isend = tt_func(p.tt, "MPI_Isend", "count", "dest", "comm",
+			  ">request", NULL);
+	p.recv = tt_func(p.tt, "MPI_Recv", "source", "comm", ">status", NULL);
+	p.waitall = tt_func(p.tt, "MPI_Waitall", ">array_of_statuses", NULL);
+	p.bcast = tt_func(p.tt, "MPI_Bcast", "root", "comm", NULL);
+	p.wait = tt_func(p.tt, "MPI_Wait", ">status", NULL);
+	p.world = tt_const(p.tt, "MPI_COMM_WORLD");
+	p.proc_null = tt_const(p.tt, "MPI_PROC_NULL");
+	p.any = tt_const(p.tt, "MPI_ANY_SOURCE");
+	tt_comm(p.tt, 4, 0, even);
+	tt_comm(p.tt, 4, 0, odd);
+	tt_comm(p.tt, 8, 0, rev);
+	tt_comm(p.tt, 8, 4, inter);
+	tt_cart(p.tt, 2, 2, dims, periodic);
+	for (uint32_t r = 0; r < 8; r++)
+		peers_calls(&p, r);
+	return p.tt;
 }

@@ -26,6 +26,16 @@ uint32_t tt_const(struct testtrace *tt, const char *name);
 /* Constant `konst` is a predefined datatype of `size` bytes (section
  * typesizes, written when any is given). */
 void tt_typesize(struct testtrace *tt, uint32_t konst, uint64_t size);
+/* A communicator of n members, world[k] the world rank of its rank k
+ * (first > 0: an intercommunicator whose first group is members
+ * 0..first-1); returns its id, in order from 0.  Comms must be made in
+ * increasing id order before tt_cart names them. */
+uint32_t tt_comm(struct testtrace *tt, uint32_t n, uint32_t first,
+		 const uint32_t *world);
+/* Communicator `comm` is a Cartesian grid of ndims dimensions (call in
+ * increasing comm order). */
+void tt_cart(struct testtrace *tt, uint32_t comm, uint32_t ndims,
+	     const uint32_t *dims, const uint8_t *periodic);
 /* A signature: function and encoded argument values (copied). */
 uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
 		uint32_t nargs);
@@ -70,5 +80,10 @@ int tt_save(struct testtrace *tt, const char *path);
 /* The demo job: `nranks` ranks of a 1-D non-periodic halo exchange, `iters`
  * iterations, each with two Allreduce calls; returns a filled builder. */
 struct testtrace *tt_demo(uint32_t nranks, uint32_t iters);
+
+/* The peers job: 8 ranks whose calls name ranks in every form the tracer
+ * writes (relative, Cartesian, subcommunicators, an intercommunicator,
+ * MPI_PROC_NULL, MPI_ANY_SOURCE, statuses); see testtrace.c. */
+struct testtrace *tt_peers(void);
 
 #endif /* RONDO_TESTTRACE_H */

@@ -16,6 +16,12 @@
  * - free functions accept NULL;
  * - the library never prints and never exits.
  *
+ * Threads: an opened trace is never changed by reading it.  Every function
+ * that takes a `const rondo_trace *` only reads the handle, so any number
+ * of threads may call them on one trace at once, each with its own
+ * iterators; opening and freeing a handle, and using one iterator, must
+ * not overlap with other calls on the same object.
+ *
  * The file format is described in FORMAT.md, installed beside this header's
  * documentation.
  */
@@ -35,13 +41,21 @@ extern "C" {
 #define RONDO_API
 #endif
 
-/* Version of this library (not of the file format). */
+/* Version of this library (not of the file format).  These three lines
+ * are the version's one source: configure.ac reads them, so the package,
+ * `rondo --version` and rondo_version_string() all say the same. */
 #define RONDO_VERSION_MAJOR 0
 #define RONDO_VERSION_MINOR 1
 #define RONDO_VERSION_RELEASE 0
 #define RONDO_VERSION_NUMBER                                                   \
 	(RONDO_VERSION_MAJOR * 10000 + RONDO_VERSION_MINOR * 100 +             \
 	 RONDO_VERSION_RELEASE)
+#define RONDO_QUOTE_(x) #x
+#define RONDO_QUOTE(x) RONDO_QUOTE_(x)
+/* "0.1.0" */
+#define RONDO_VERSION_STRING                                                   \
+	RONDO_QUOTE(RONDO_VERSION_MAJOR) "." RONDO_QUOTE(                      \
+		RONDO_VERSION_MINOR) "." RONDO_QUOTE(RONDO_VERSION_RELEASE)
 
 /* Version of the file format this library writes and reads.  Files with a
  * newer major version are refused; newer minor versions are read, and
@@ -105,6 +119,27 @@ RONDO_API int rondo_trace_open_memory(rondo_trace *t, const void *data,
  * of 4096)".  Returns "" when nothing failed.  Never NULL for a non-NULL t.
  */
 RONDO_API const char *rondo_trace_error(const rondo_trace *t);
+
+/* Where the last failure on a handle happened, as data. */
+typedef struct rondo_error {
+	int code;	     /* its RONDO_E_* code; RONDO_OK when none */
+	const char *section; /* the section's name ("grammar"), or NULL when
+				it is not in one (the header, the section
+				table, the file as a whole) */
+	uint64_t offset;     /* the byte it was found at: in the section's
+				decompressed payload, else in the file */
+	uint64_t size;	     /* the size of what offset counts in, 0 when
+				unknown */
+	int has_offset;	     /* offset and size mean something (not for an
+				error of the system, or of memory) */
+} rondo_error;
+
+/**
+ * Fills *out with where the last failure on `t` happened (the data that
+ * rondo_trace_error() writes as text; the strings live as long as the
+ * handle).  Returns out->code: RONDO_OK when nothing failed.
+ */
+RONDO_API int rondo_trace_error_info(const rondo_trace *t, rondo_error *out);
 
 /* ------------------------------------------------------------------------ */
 /* The container                                                             */
@@ -591,6 +626,23 @@ RONDO_API rondo_iter *rondo_iter_create(const rondo_trace *t, uint32_t rank);
 /** As rondo_iter_create(), over the expansion of one rule. */
 RONDO_API rondo_iter *rondo_iter_create_rule(const rondo_trace *t,
 					     uint32_t rule);
+
+/* Flags of rondo_iter_open. */
+#define RONDO_ITER_TIMED 1u /* also each call's start and end (rondo_iter_time) */
+#define RONDO_ITER_RULE 2u  /* `id` is a rule (rondo_iter_create_rule), not a
+			       rank */
+
+/**
+ * Creates an iterator as the three functions above do, and says why it
+ * could not: over the calls of rank `id` (or of rule `id` with
+ * RONDO_ITER_RULE), with their times when RONDO_ITER_TIMED.  Sets *out
+ * to the iterator, or to NULL on failure.  Returns 0; RONDO_E_RANGE for
+ * an id out of range, unknown flags or TIMED with RULE; RONDO_E_STATE
+ * when `t` is not an opened trace; RONDO_E_MISSING when TIMED is asked
+ * of a trace without per-call times; RONDO_E_NOMEM.
+ */
+RONDO_API int rondo_iter_open(const rondo_trace *t, uint32_t id,
+			      unsigned flags, rondo_iter **out);
 
 /** Frees an iterator.  Accepts NULL.  Must be called before the trace is
  * freed. */

@@ -161,40 +161,26 @@ struct rondo_iter {
 	int64_t offset, start, end;
 };
 
-rondo_iter *rondo_iter_create_rule(const rondo_trace *t, uint32_t rule)
+/* An iterator over the expansion of `rule`: 0, or RONDO_E_NOMEM. */
+static int iter_rule(const rondo_trace *t, uint32_t rule, rondo_iter **out)
 {
-	rondo_iter *it;
+	rondo_iter *it = calloc(1, sizeof(*it));
 
-	if (!t || !t->opened || rule >= t->g.nrules)
-		return NULL;
-	it = calloc(1, sizeof(*it));
 	if (!it)
-		return NULL;
+		return RONDO_E_NOMEM;
 	if (walk_init(&it->w, &t->g, t->rule_calls, t->depth, rule) < 0) {
 		free(it);
-		return NULL;
+		return RONDO_E_NOMEM;
 	}
-	return it;
+	*out = it;
+	return 0;
 }
 
-rondo_iter *rondo_iter_create(const rondo_trace *t, uint32_t rank)
+/* Adds the walks of rank's per-call times: 0, or RONDO_E_NOMEM. */
+static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 {
-	if (!t || !t->opened || rank >= t->rm.nranks)
-		return NULL;
-	return rondo_iter_create_rule(t, t->rank_root[rank]);
-}
+	const struct fmt_timing *tm = &t->timing;
 
-rondo_iter *rondo_iter_create_timed(const rondo_trace *t, uint32_t rank)
-{
-	rondo_iter *it;
-	const struct fmt_timing *tm;
-
-	if (!t || !t->opened || rank >= t->timing.nranks)
-		return NULL;
-	it = rondo_iter_create(t, rank);
-	if (!it)
-		return NULL;
-	tm = &t->timing;
 	it->t = t;
 	it->timed = 1;
 	it->ntimed = tm->len[t->tseq[2 * rank]];
@@ -204,12 +190,61 @@ rondo_iter *rondo_iter_create_timed(const rondo_trace *t, uint32_t rank)
 	    walk_init(&it->wd, &tm->g, tm->len, t->tdepth,
 		      t->tseq[2 * rank]) < 0 ||
 	    walk_init(&it->wi, &tm->g, tm->len, t->tdepth,
-		      t->tseq[2 * rank + 1]) < 0) {
-		rondo_iter_free(it);
-		return NULL;
-	}
+		      t->tseq[2 * rank + 1]) < 0)
+		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < t->cst.n; s++)
 		it->prev[s] = INT64_MIN;
+	return 0;
+}
+
+int rondo_iter_open(const rondo_trace *t, uint32_t id, unsigned flags,
+		    rondo_iter **out)
+{
+	int timed = (flags & RONDO_ITER_TIMED) != 0;
+	int rule = (flags & RONDO_ITER_RULE) != 0;
+	int rc;
+
+	if (!out)
+		return RONDO_E_RANGE;
+	*out = NULL;
+	if (!t || !t->opened)
+		return RONDO_E_STATE;
+	if ((flags & ~(unsigned)(RONDO_ITER_TIMED | RONDO_ITER_RULE)) ||
+	    (timed && rule) || id >= (rule ? t->g.nrules : t->rm.nranks))
+		return RONDO_E_RANGE;
+	if (timed && id >= t->timing.nranks)
+		return RONDO_E_MISSING;
+	rc = iter_rule(t, rule ? id : t->rank_root[id], out);
+	if (rc == 0 && timed)
+		rc = iter_timed(t, id, *out);
+	if (rc < 0) {
+		rondo_iter_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+rondo_iter *rondo_iter_create_rule(const rondo_trace *t, uint32_t rule)
+{
+	rondo_iter *it;
+
+	rondo_iter_open(t, rule, RONDO_ITER_RULE, &it);
+	return it;
+}
+
+rondo_iter *rondo_iter_create(const rondo_trace *t, uint32_t rank)
+{
+	rondo_iter *it;
+
+	rondo_iter_open(t, rank, 0, &it);
+	return it;
+}
+
+rondo_iter *rondo_iter_create_timed(const rondo_trace *t, uint32_t rank)
+{
+	rondo_iter *it;
+
+	rondo_iter_open(t, rank, RONDO_ITER_TIMED, &it);
 	return it;
 }
 

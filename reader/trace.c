@@ -26,7 +26,7 @@ unsigned rondo_version_number(void)
 
 const char *rondo_version_string(void)
 {
-	return PACKAGE_VERSION;
+	return RONDO_VERSION_STRING;
 }
 
 const char *rondo_strerror(int code)
@@ -91,6 +91,9 @@ static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
 static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
 {
 	va_list ap;
+
+	memset(&t->einfo, 0, sizeof(t->einfo));
+	t->einfo.code = code;
 	char name[FILEIO_SHORT];
 	int n = snprintf(t->err, sizeof(t->err), "%s: ",
 			 fileio_short(name, sizeof(name), t->name));
@@ -103,8 +106,8 @@ static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Turns a codec's error detail into the handle's one-line message. */
-static int trace_fail_fmt(rondo_trace *t, const struct fmt_err *e)
+/* The codec's error detail as the handle's one-line message. */
+static int trace_fail_text(rondo_trace *t, const struct fmt_err *e)
 {
 	if (!e->section)
 		return trace_fail(t, e->code, "%s (at byte %llu)", e->msg,
@@ -117,6 +120,30 @@ static int trace_fail_fmt(rondo_trace *t, const struct fmt_err *e)
 				  (unsigned long long)e->size);
 	return trace_fail(t, e->code, "section '%s': %s (at byte %llu)",
 			  e->section, e->msg, (unsigned long long)e->offset);
+}
+
+/* Turns a codec's error detail into the handle's one-line message, and
+ * keeps it as data. */
+static int trace_fail_fmt(rondo_trace *t, const struct fmt_err *e)
+{
+	int code = trace_fail_text(t, e);
+
+	t->einfo.section = e->section;
+	t->einfo.offset = e->offset;
+	t->einfo.size = e->size;
+	t->einfo.has_offset = 1;
+	return code;
+}
+
+int rondo_trace_error_info(const rondo_trace *t, rondo_error *out)
+{
+	if (!out)
+		return RONDO_E_RANGE;
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return RONDO_OK;
+	*out = t->einfo;
+	return out->code;
 }
 
 /* The file whole: checked to be a regular file before it is read, so a
@@ -145,11 +172,14 @@ static int trace_section(rondo_trace *t, uint32_t type, int required,
 
 	*raw = NULL;
 	*len = 0;
-	if (idx < 0)
-		return required ? trace_fail(t, RONDO_E_MISSING,
-					     "no '%s' section",
-					     fmt_section_name(type))
-				: 0;
+	if (idx < 0 && !required)
+		return 0;
+	if (idx < 0) {
+		trace_fail(t, RONDO_E_MISSING, "no '%s' section",
+			   fmt_section_name(type));
+		t->einfo.section = fmt_section_name(type);
+		return RONDO_E_MISSING;
+	}
 	rc = fmt_section_load(&t->c, (uint32_t)idx, raw, len, &e);
 	return rc < 0 ? trace_fail_fmt(t, &e) : 0;
 }

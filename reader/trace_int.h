@@ -52,6 +52,7 @@ struct rondo_trace {
 	uint32_t *comm_order;
 
 	char err[512];
+	rondo_error einfo; /* the same failure as data */
 };
 
 /* Prepares rank resolution once the sections are decoded (ranks.c):

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "config.h"
 #include "format.h"
 #include "rondo.h"
 #include "testtrace.h"
@@ -344,6 +345,89 @@ static void test_errors(void)
 	tt_free(tt);
 }
 
+/* The version has one source (rondo.h, read by configure.ac): the
+ * header's string, the library's and the package's agree. */
+static void test_version(void)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%d.%d.%d", RONDO_VERSION_MAJOR,
+		 RONDO_VERSION_MINOR, RONDO_VERSION_RELEASE);
+	CHECKF(!strcmp(RONDO_VERSION_STRING, want), "%s", RONDO_VERSION_STRING);
+	CHECK(!strcmp(rondo_version_string(), RONDO_VERSION_STRING));
+	CHECKF(!strcmp(PACKAGE_VERSION, RONDO_VERSION_STRING),
+	       "configure says %s", PACKAGE_VERSION);
+}
+
+/* A failure as data: the section and the byte, as the message says; and
+ * an iterator that says why it could not be made. */
+static void test_error_info(void)
+{
+	struct fmt_buf file = {0};
+	struct testtrace *tt = tt_demo(3, 4);
+	rondo_trace *t = tt_open(tt, &file, 0), *u;
+	rondo_iter *it = (rondo_iter *)&file;
+	rondo_error e;
+
+	CHECK(rondo_trace_error_info(t, &e) == RONDO_OK && !e.section);
+	CHECK(rondo_iter_open(t, 3, 0, &it) == RONDO_E_RANGE && !it);
+	CHECK(rondo_iter_open(t, 0, RONDO_ITER_TIMED, &it) ==
+	      RONDO_E_MISSING && !it);
+	CHECK(rondo_iter_open(t, 0, 8, &it) == RONDO_E_RANGE);
+	CHECK(rondo_iter_open(t, rondo_rule_count(t), RONDO_ITER_RULE, &it) ==
+	      RONDO_E_RANGE);
+	CHECK(rondo_iter_open(t, 2, 0, &it) == 0 && it);
+	rondo_iter_free(it);
+	CHECK(rondo_iter_open(t, 0, RONDO_ITER_RULE, &it) == 0 && it);
+	rondo_iter_free(it);
+	rondo_trace_free(t);
+	u = rondo_trace_create();
+	CHECK(rondo_iter_open(u, 0, 0, &it) == RONDO_E_STATE && !it);
+	rondo_trace_free(u);
+	/* every cut: the code is the open's */
+	for (size_t len = 0; len < file.len; len += 7) {
+		u = rondo_trace_create();
+		CHECK(rondo_trace_error_info(u, &e) == RONDO_OK);
+		CHECK(rondo_trace_open_memory(u, file.data, len, "cut.rondo") ==
+		      rondo_trace_error_info(u, &e));
+		CHECK(e.code < 0);
+		rondo_trace_free(u);
+	}
+	/* a grammar section that ends inside its first varint: the message
+	 * names the section and the byte the data gives */
+	{
+		struct fmt_buf bad = {0}, f2 = {0};
+		struct tt_patch p = {FMT_SEC_GRAMMAR, &bad};
+		struct fmt_writer w;
+		char where[96];
+
+		fmt_put_bytes(&bad, "\x83", 1);
+		fmt_writer_init(&w);
+		CHECK(tt_finish_patched(tt, &w, 0, &p, 1) == 0 &&
+		      fmt_writer_finish(&w, &f2) == 0);
+		u = rondo_trace_create();
+		CHECK(rondo_trace_open_memory(u, f2.data, f2.len, "g.rondo") ==
+		      RONDO_E_TRUNCATED);
+		CHECK(rondo_trace_error_info(u, &e) == RONDO_E_TRUNCATED);
+		CHECKF(e.section && !strcmp(e.section, "grammar") &&
+			       e.has_offset && e.size == 1,
+		       "%s", rondo_trace_error(u));
+		snprintf(where, sizeof(where), "section '%s': ", e.section);
+		CHECK(strstr(rondo_trace_error(u), where) != NULL);
+		snprintf(where, sizeof(where), "at byte %llu of 1)",
+			 (unsigned long long)e.offset);
+		CHECKF(strstr(rondo_trace_error(u), where) != NULL, "%s",
+		       rondo_trace_error(u));
+		rondo_trace_free(u);
+		fmt_writer_free(&w);
+		fmt_buf_free(&bad);
+		fmt_buf_free(&f2);
+	}
+	CHECK(rondo_trace_error_info(NULL, &e) == RONDO_OK);
+	fmt_buf_free(&file);
+	tt_free(tt);
+}
+
 /* Rules that expand to nothing, repeated 2^60 times, and a rank with no
  * calls: walking and skipping must pass over them at once. */
 static void test_empty_rules(void)
@@ -589,6 +673,8 @@ static void test_resolver(void)
 
 int main(void)
 {
+	test_version();
+	test_error_info();
 	test_resolver();
 	test_cart_peer();
 	test_type_size();

@@ -165,7 +165,6 @@ struct ctx {
 	uint8_t *op;	   /* by signature: enum op, OP_NONE if not counted */
 	uint32_t *todo;	   /* the signatures whose op is not OP_NONE */
 	uint32_t ntodo;
-	struct an_resolver res;
 	uint32_t *req_sig; /* by request id: the init signature (per rank) */
 	uint32_t nreq;
 	int failed;
@@ -354,7 +353,10 @@ int64_t an_peer(const struct an_resolver *r, const struct an_comm *cm,
 /* The matrix's own shorthands. */
 static rondo_arg arg(const struct ctx *c, uint32_t s, const char *name)
 {
-	return an_arg(c->t, s, name);
+	rondo_arg a;
+
+	rondo_sig_param(c->t, s, name, &a); /* a NULL value when none */
+	return a;
 }
 
 static int is_const(const struct ctx *c, const rondo_arg *a, const char *name)
@@ -362,13 +364,12 @@ static int is_const(const struct ctx *c, const rondo_arg *a, const char *name)
 	return an_is_const(c->t, a, name);
 }
 
+/* The communicator value v as world rank `rank` sees it; -1 when the
+ * trace does not say (librondo's resolver, ranks.c). */
 static int comm_get(struct ctx *c, const rondo_arg *v, uint32_t rank,
-		    struct an_comm *cm)
+		    rondo_comm_ref *cm)
 {
-	int rc = an_comm_get(&c->res, v, rank, cm);
-
-	c->failed |= c->res.failed;
-	return rc;
+	return rondo_comm_resolve(c->t, v, rank, cm) < 0 ? -1 : 0;
 }
 
 /* ---- adding to the cells ------------------------------------------------------ */
@@ -406,7 +407,7 @@ static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
 }
 
 static int tag_ok(const struct ctx *c, const rondo_arg *tag,
-		  const struct an_comm *cm)
+		  const rondo_comm_ref *cm)
 {
 	int64_t v;
 
@@ -414,11 +415,11 @@ static int tag_ok(const struct ctx *c, const rondo_arg *tag,
 		return 1;
 	if (tag->wire != RONDO_WIRE_SINT)
 		return 0;
-	v = tag->kind == RONDO_ARG_REL ? cm->me + tag->i : tag->i;
+	v = tag->kind == RONDO_ARG_REL ? (int64_t)cm->rank + tag->i : tag->i;
 	return v == c->f->tag;
 }
 
-static int comm_ok(const struct ctx *c, const struct an_comm *cm)
+static int comm_ok(const struct ctx *c, const rondo_comm_ref *cm)
 {
 	return c->f->comm == AN_ANY || c->f->comm == cm->id;
 }
@@ -434,7 +435,7 @@ static int func_ok(const struct ctx *c, uint32_t s)
 static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 {
 	rondo_arg v = arg(c, s, "comm"), dest, tag, count, type;
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	int64_t to;
 
 	if (comm_get(c, &v, rank, &cm) < 0) {
@@ -453,8 +454,8 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 		type = arg(c, s, "sendtype");
 	}
 	dest = arg(c, s, "dest");
-	to = an_peer(&c->res, &cm, &dest);
-	if (to == -2) {
+	to = rondo_peer(c->t, &cm, &dest, NULL);
+	if (to == RONDO_PEER_PROC_NULL) {
 		c->m->proc_null = sat_add(c->m->proc_null, n);
 		return;
 	}
@@ -480,7 +481,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	rondo_arg v = arg(c, s, "comm"), type, counts, types, e;
 	int in_place = 0;
 	int64_t root = -1, count = -1;
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	uint32_t size;
 
 	if (comm_get(c, &v, rank, &cm) < 0 || cm.first) {
@@ -527,7 +528,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	case OP_ALLGATHERV:
 		if (in_place) {
 			v = arg(c, s, "recvcounts");
-			count = elem_int(&v, (uint64_t)cm.me);
+			count = elem_int(&v, (uint64_t)cm.rank);
 		} else {
 			v = arg(c, s, "sendcount");
 			count = an_int(&v);
@@ -553,22 +554,22 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		int64_t cnt = count;
 		int64_t to;
 
-		if ((int64_t)k == cm.me)
+		if ((int64_t)k == (int64_t)cm.rank)
 			continue;
 		switch (op) {
 		case OP_BCAST:
 		case OP_SCATTER:
 		case OP_SCATTERV:
-			if (cm.me != root)
+			if ((int64_t)cm.rank != root)
 				return;
 			break;
 		case OP_REDUCE:
 		case OP_GATHER:
-			if (cm.me == root || (int64_t)k != root)
+			if ((int64_t)cm.rank == root || (int64_t)k != root)
 				continue;
 			break;
 		case OP_SCAN:
-			if ((int64_t)k < cm.me)
+			if ((int64_t)k < (int64_t)cm.rank)
 				continue;
 			break;
 		default:
@@ -590,7 +591,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		}
 		if (cnt == 0)
 			continue;
-		to = an_member(&c->res, &cm, k);
+		to = rondo_comm_world(c->t, &cm, k);
 		cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, cnt, &type, n));
 	}
 }
@@ -721,7 +722,7 @@ static int ctx_init(struct ctx *c, const rondo_trace *t,
 	m->bytes = calloc((size_t)n * n + 1, sizeof(uint64_t));
 	c->op = calloc(c->nsig + 1, 1);
 	c->todo = malloc(sizeof(uint32_t) * (c->nsig + 1));
-	if (an_resolver_init(&c->res, t) < 0 || !m->msgs || !m->bytes ||
+	if (!m->msgs || !m->bytes ||
 	    !c->op || !c->todo)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < c->nsig; s++) {
@@ -738,7 +739,6 @@ static int ctx_init(struct ctx *c, const rondo_trace *t,
 
 static int ctx_done(struct ctx *c, int rc)
 {
-	an_resolver_free(&c->res);
 	free(c->op);
 	free(c->todo);
 	free(c->req_sig);

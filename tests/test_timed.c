@@ -1,12 +1,12 @@
 /*
- * test_timed.c - the analyses of per-call times (analyses/timed.c and
- * an_matrix_window) on timed traces the tests' writer makes, whose times
- * are known.  With base 1.001 every span below 1000 ns reads back exact
- * (the scale has every whole number up to there), which the tests check
- * first; so the skew, the late senders and receivers and the windows'
- * counts are known to the nanosecond.  The same jobs with times a
- * thousand times longer at base 1.5 check that the errors stay within
- * the bounds reported.
+ * test_timed.c - the analyses of per-call times (analyses/skew.c,
+ * analyses/waits.c and an_matrix_window) on timed traces the tests'
+ * writer makes, whose times are known.  With base 1.001 every span below
+ * 1000 ns reads back exact (the scale has every whole number up to
+ * there), which the tests check first; so the skew, the late senders and
+ * receivers and the windows' counts are known to the nanosecond.  The
+ * same jobs with times a thousand times longer at base 1.5 check that
+ * the errors stay within the bounds reported.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +15,9 @@
 #include "check.h"
 #include "format.h"
 #include "matrix.h"
+#include "skew.h"
 #include "testtrace.h"
-#include "timed.h"
+#include "waits.h"
 
 #define NRANKS 4
 #define MAXCALLS 64

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "timed.h"
+#include "matrix.h"
+#include "skew.h"
 
 static void skew_usage(FILE *f)
 {

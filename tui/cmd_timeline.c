@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "timed.h"
+#include "timeline.h"
 
 /* Without a width: as many buckets as a wide terminal shows. */
 #define DEFAULT_BUCKETS 64

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "timed.h"
+#include "waits.h"
 
 static void waits_usage(FILE *f)
 {

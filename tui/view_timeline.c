@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timed.h"
+#include "timeline.h"
 #include "view.h"
 
 /* Levels of the scale (the matrix's colours): 0 for no MPI at all,

@@ -1,0 +1,273 @@
+/*
+ * walk.c - every rank's timed calls, all ranks at once in the order of
+ * their start times (struct twalk: a heap of timed iterators, one per
+ * rank), for the analyses that match calls across ranks (see walk.h); and
+ * the hash map they keep what is in flight in.
+ *
+ * Error bounds.  A start s reads s' with s <= s' < s + (b-1)|s - r| + 1,
+ * r the reference it was measured from (rondo.h).  The walk follows the
+ * references as the iterator does (the previous start of the signature,
+ * else the end of the rank's previous call) for the signatures the
+ * analysis uses, so each call comes with the bound of its start's error
+ * and of its duration's.  A difference of two times is then off by less
+ * than the larger of their bounds (both errors lie in [0, bound)).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sat.h"
+#include "walk.h"
+
+/* ---- a hash map from three 64-bit values to an index -------------------- */
+
+static size_t kmap_slot(size_t cap, const uint64_t k[3])
+{
+	uint64_t h = (k[0] + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+
+	h = (h ^ (h >> 31) ^ k[1]) * 0x94d049bb133111ebull;
+	h = (h ^ (h >> 29) ^ k[2]) * 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (size_t)h & (cap - 1);
+}
+
+static int kmap_grow(struct kmap *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 64, j;
+	uint64_t *key = malloc(sizeof(*key) * 3 * cap);
+	uint32_t *val = malloc(sizeof(*val) * cap);
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		val[i] = NONE;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->val[i] == NONE)
+			continue;
+		for (j = kmap_slot(cap, m->key + 3 * i); val[j] != NONE;
+		     j = (j + 1) & (cap - 1))
+			;
+		memcpy(key + 3 * j, m->key + 3 * i, sizeof(*key) * 3);
+		val[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->cap = cap;
+	return 0;
+}
+
+uint32_t kmap_get(struct kmap *m, uint64_t a, uint64_t b, uint64_t c,
+		  uint32_t next, int *added)
+{
+	const uint64_t k[3] = {a, b, c};
+	size_t j;
+
+	*added = 0;
+	if (2 * (m->n + 1) > m->cap && kmap_grow(m) < 0)
+		return NONE;
+	for (j = kmap_slot(m->cap, k); m->val[j] != NONE;
+	     j = (j + 1) & (m->cap - 1))
+		if (!memcmp(m->key + 3 * j, k, sizeof(k)))
+			return m->val[j];
+	memcpy(m->key + 3 * j, k, sizeof(k));
+	m->val[j] = next;
+	m->n++;
+	*added = 1;
+	return next;
+}
+
+void kmap_free(struct kmap *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- every rank's calls in the order of their start times ---------------- */
+
+struct twalk {
+	const rondo_trace *t;
+	double base;
+	uint32_t n;
+	struct tw_rank *r;
+	uint32_t *heap, nheap; /* ranks, by their current call's start */
+	const int32_t *slot;   /* by signature: its slot, or -1 */
+	uint32_t nslots;
+	uint32_t cur;	       /* the rank whose call was handed out last */
+	uint64_t untimed;      /* calls past ranks' timed calls */
+};
+
+/* The bound of the error of a time read back over the span from `from`
+ * to `to`. */
+static int64_t tw_bound(const struct twalk *w, int64_t from, int64_t to)
+{
+	double e = ceil((w->base - 1) * fabs((double)to - (double)from));
+
+	/* a damaged file's spans may be any size: keep it a number */
+	if (e > 4e18)
+		e = 4e18;
+	/* rounding a negative span down may lose up to b ns more */
+	return (int64_t)e + (to < from ? (int64_t)ceil(w->base) : 1);
+}
+
+/* Rank i's next call: 1, 0 when it has no more timed calls, or a
+ * RONDO_E_* code. */
+static int tw_advance(struct twalk *w, uint32_t i)
+{
+	struct tw_rank *x = &w->r[i];
+	int32_t slot;
+	int64_t ref;
+	int rc = rondo_iter_next(x->it, &x->sig);
+
+	if (rc <= 0)
+		return rc;
+	if (rondo_iter_time(x->it, &x->start, &x->end) < 0)
+		return 0; /* counted in w->untimed from the start */
+	slot = x->sig < rondo_sig_count(w->t) ? w->slot[x->sig] : -1;
+	ref = slot >= 0 && x->prev[slot] != INT64_MIN ? x->prev[slot]
+						       : x->last_end;
+	x->err = tw_bound(w, ref, x->start);
+	x->derr = tw_bound(w, x->start, x->end);
+	if (slot >= 0)
+		x->prev[slot] = x->start;
+	x->last_end = x->end;
+	return 1;
+}
+
+static int tw_before(const struct twalk *w, uint32_t a, uint32_t b)
+{
+	return w->r[a].start != w->r[b].start ? w->r[a].start < w->r[b].start
+					      : a < b;
+}
+
+static void tw_sift(struct twalk *w, uint32_t i)
+{
+	uint32_t *h = w->heap, tmp;
+
+	for (uint32_t c; (c = 2 * i + 1) < w->nheap; i = c) {
+		if (c + 1 < w->nheap && tw_before(w, h[c + 1], h[c]))
+			c++;
+		if (!tw_before(w, h[c], h[i]))
+			return;
+		tmp = h[i], h[i] = h[c], h[c] = tmp;
+	}
+}
+
+static void tw_free(struct twalk *w)
+{
+	for (uint32_t i = 0; w->r && i < w->n; i++) {
+		rondo_iter_free(w->r[i].it);
+		free(w->r[i].prev);
+	}
+	free(w->r);
+	free(w->heap);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Starts every rank's walk; slot[] (by signature) names the signatures
+ * whose error bounds are wanted.  0, RONDO_E_MISSING without per-call
+ * times, or another RONDO_E_* code (free it all the same). */
+static int tw_init(struct twalk *w, const rondo_trace *t, const int32_t *slot,
+		   uint32_t nslots)
+{
+	int rc = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	w->slot = slot;
+	w->nslots = nslots;
+	w->cur = NONE;
+	if (rondo_timing_mode(t, &w->base) != RONDO_TIMING_PERCALL)
+		return RONDO_E_MISSING;
+	w->n = rondo_rank_count(t);
+	w->r = calloc((size_t)w->n + 1, sizeof(*w->r));
+	w->heap = malloc(sizeof(*w->heap) * ((size_t)w->n + 1));
+	if (!w->r || !w->heap)
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < w->n && rc >= 0; i++) {
+		struct tw_rank *x = &w->r[i];
+
+		w->untimed = sat_add(w->untimed, rondo_rank_calls(t, i) -
+						     rondo_rank_timed_calls(t, i));
+		x->it = rondo_iter_create_timed(t, i);
+		x->prev = malloc(sizeof(*x->prev) * ((size_t)nslots + 1));
+		if (!x->it || !x->prev)
+			return RONDO_E_NOMEM;
+		for (uint32_t k = 0; k < nslots; k++)
+			x->prev[k] = INT64_MIN;
+		/* a rank's first call counts from 0 on its own clock */
+		x->last_end = rondo_rank_clock_offset(t, i);
+		rc = tw_advance(w, i);
+		if (rc == 1)
+			w->heap[w->nheap++] = i;
+	}
+	for (uint32_t i = w->nheap / 2; rc >= 0 && i-- > 0;)
+		tw_sift(w, i);
+	return rc < 0 ? rc : 0;
+}
+
+/* The next call of all: sets *rank, whose w->r[] holds it; 1, 0 at the
+ * end, or a RONDO_E_* code. */
+static int tw_next(struct twalk *w, uint32_t *rank)
+{
+	if (w->cur != NONE) { /* it is still on top of the heap */
+		int rc = tw_advance(w, w->cur);
+
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			w->heap[0] = w->heap[--w->nheap];
+		tw_sift(w, 0);
+		w->cur = NONE;
+	}
+	if (!w->nheap)
+		return 0;
+	*rank = w->cur = w->heap[0];
+	return 1;
+}
+
+int tbase_init(struct tbase *b, const rondo_trace *t)
+{
+	uint32_t nsig = rondo_sig_count(t);
+
+	memset(b, 0, sizeof(*b));
+	b->t = t;
+	b->slot = malloc(sizeof(*b->slot) * ((size_t)nsig + 1));
+	if (an_resolver_init(&b->res, t) < 0 || !b->slot)
+		return RONDO_E_NOMEM;
+	for (uint32_t k = 0; k < nsig; k++)
+		b->slot[k] = -1;
+	return 0;
+}
+
+void tbase_use(struct tbase *b, uint32_t sig)
+{
+	b->slot[sig] = (int32_t)b->nslots++;
+}
+
+void tbase_free(struct tbase *b)
+{
+	free(b->slot);
+	an_resolver_free(&b->res);
+}
+
+int tbase_walk(struct tbase *b,
+	       int (*call)(struct tbase *b, uint32_t rank,
+			   const struct tw_rank *x))
+{
+	struct twalk w;
+	uint32_t r;
+	int rc = tw_init(&w, b->t, b->slot, b->nslots);
+
+	while (rc == 0 && (rc = tw_next(&w, &r)) == 1)
+		rc = b->slot[w.r[r].sig] >= 0 ? call(b, r, &w.r[r]) : 0;
+	b->base = w.base;
+	b->untimed = w.untimed;
+	tw_free(&w);
+	return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * walk.h - what the analyses that match calls across ranks by their times
+ * (skew.c, waits.c) share; private to analyses/.
+ *
+ * The walk: every rank's timed calls (RONDO_TIMING=percall), all ranks at
+ * once in the order of their start times, each rank's in program order,
+ * each call with the bounds of the errors of its start and its duration.
+ * Matching does not depend on that order, only on each rank's own: it is
+ * there so that what waits for its match (a collective entered by some
+ * members only, a send before its receive) is what was in flight in the
+ * run, a few entries, not a rank's whole run.  Besides that, the walk
+ * holds a timed iterator per rank (the grammar's depth and 8 bytes per
+ * signature each) and takes time proportional to the calls.
+ *
+ * And the map the analyses keep what is in flight in: from three 64-bit
+ * values to an index.
+ */
+#ifndef RONDO_WALK_H
+#define RONDO_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "matrix.h" /* struct an_resolver */
+#include "rondo.h"
+
+/* No index: an empty slot of a map, no request, no entry. */
+#define NONE UINT32_MAX
+
+static inline int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- a hash map from three 64-bit values to an index -------------------- */
+
+/* Zeroed: an empty map. */
+struct kmap {
+	uint64_t *key; /* three per slot */
+	uint32_t *val; /* NONE: an empty slot */
+	size_t cap, n; /* cap: a power of two, at most half full */
+};
+
+/* The index stored under (a, b, c); else `next`, stored there (*added
+ * set: the caller makes that entry).  NONE when memory is short. */
+uint32_t kmap_get(struct kmap *m, uint64_t a, uint64_t b, uint64_t c,
+		  uint32_t next, int *added);
+
+/* Frees the map's memory; m is an empty map again. */
+void kmap_free(struct kmap *m);
+
+/* ---- every rank's calls in the order of their start times ---------------- */
+
+/* One rank's current call, and what its next calls' references are. */
+struct tw_rank {
+	rondo_iter *it;
+	uint32_t sig;
+	int64_t start, end;
+	int64_t err, derr; /* bounds of the errors of start and duration */
+	int64_t last_end;  /* the end of the rank's previous call */
+	int64_t *prev;	   /* by slot: that signature's last start */
+};
+
+/* What both analyses start from: the trace, its resolver, and the
+ * signatures they use (a slot each, for the walk's error bounds). */
+struct tbase {
+	const rondo_trace *t;
+	struct an_resolver res;
+	int32_t *slot;	  /* by signature: its slot, or -1 when not used */
+	uint32_t nslots;
+	double base;	  /* the trace's, once walked */
+	uint64_t untimed; /* calls past ranks' timed calls */
+};
+
+/**
+ * Starts b on trace t, using no signature yet.  Returns 0, or
+ * RONDO_E_NOMEM (free it with tbase_free() all the same).
+ */
+int tbase_init(struct tbase *b, const rondo_trace *t);
+
+/* Signature sig is one the analysis uses: tbase_walk() hands out its
+ * calls, with error bounds.  Once per signature. */
+void tbase_use(struct tbase *b, uint32_t sig);
+
+void tbase_free(struct tbase *b);
+
+/**
+ * Hands call() every call of a signature b uses, all ranks' calls in the
+ * order of their starts, and sets b->base and b->untimed.  Returns 0,
+ * RONDO_E_MISSING when the trace has no per-call times, or the first
+ * error (of call() or the walk).
+ */
+int tbase_walk(struct tbase *b,
+	       int (*call)(struct tbase *b, uint32_t rank,
+			   const struct tw_rank *x));
+
+#endif /* RONDO_WALK_H */

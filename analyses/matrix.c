@@ -15,9 +15,9 @@
  * (an_matrix_window), the first step counts only the calls that start in
  * it, decoding every call with its time.
  *
- * Resolving a call's communicator and peers to world ranks (an_comm_get,
- * an_peer) is shared with the other analyses that match calls across
- * ranks (timed.c).
+ * Resolving a call's communicator and peers to world ranks is librondo's
+ * (rondo_comm_resolve, rondo_peer), as for the other analyses that match
+ * calls across ranks (skew.c, waits.c).
  *
  * What counts (the convention of the README and rondo(1)):
  * - point-to-point: one message per send at the sender, count × size of
@@ -170,193 +170,10 @@ struct ctx {
 	int failed;
 };
 
-/* ---- what the analyses share: arguments, communicators, peers ------------ */
-
-rondo_arg an_arg(const rondo_trace *t, uint32_t s, const char *name)
-{
-	rondo_arg a = {0};
-	uint32_t f = rondo_sig_func(t, s), n = rondo_func_param_count(t, f);
-
-	for (uint32_t p = 0; p < n; p++) {
-		const char *pn = rondo_func_param_name(t, f, p);
-
-		if (pn && !strcmp(pn, name)) {
-			if (rondo_sig_arg(t, s, p, &a) < 0)
-				memset(&a, 0, sizeof(a));
-			return a;
-		}
-	}
-	return a;
-}
-
-int an_is_const(const rondo_trace *t, const rondo_arg *a, const char *name)
-{
-	const char *n;
-
-	if (a->kind != RONDO_ARG_CONST || a->wire != RONDO_WIRE_UINT ||
-	    a->u > UINT32_MAX)
-		return 0;
-	n = rondo_const_name(t, (uint32_t)a->u);
-	return n && !strcmp(n, name);
-}
-
-int64_t an_int(const rondo_arg *a)
-{
-	if (a->wire == RONDO_WIRE_SINT && a->i >= 0)
-		return a->i;
-	if (a->wire == RONDO_WIRE_UINT && a->u <= INT64_MAX)
-		return (int64_t)a->u;
-	return -1;
-}
-
-/* The id of the constant named `name`, or UINT32_MAX. */
-static uint32_t const_id(const rondo_trace *t, const char *name)
-{
-	for (uint32_t k = 0; k < rondo_const_count(t); k++)
-		if (!strcmp(rondo_const_name(t, k), name))
-			return k;
-	return UINT32_MAX;
-}
-
-/* Value a is constant k: names looked up once, not for every call. */
-static int is_k(const rondo_arg *a, uint32_t k)
-{
-	return k != UINT32_MAX && a->kind == RONDO_ARG_CONST &&
-	       a->wire == RONDO_WIRE_UINT && a->u == k;
-}
-
-int an_resolver_init(struct an_resolver *r, const rondo_trace *t)
-{
-	memset(r, 0, sizeof(*r));
-	r->t = t;
-	r->n = rondo_rank_count(t);
-	r->ncomms = rondo_comm_count(t);
-	r->k_world = const_id(t, "MPI_COMM_WORLD");
-	r->k_self = const_id(t, "MPI_COMM_SELF");
-	r->k_proc_null = const_id(t, "MPI_PROC_NULL");
-	r->local = calloc((size_t)r->ncomms + 1, sizeof(*r->local));
-	return r->local ? 0 : RONDO_E_NOMEM;
-}
-
-void an_resolver_free(struct an_resolver *r)
-{
-	for (uint32_t i = 0; r->local && i < r->ncomms; i++)
-		free(r->local[i]);
-	free(r->local);
-	r->local = NULL;
-}
-
-int an_comm_get(struct an_resolver *r, const rondo_arg *v, uint32_t rank,
-		struct an_comm *cm)
-{
-	uint32_t n = r->n;
-
-	memset(cm, 0, sizeof(*cm));
-	cm->world = rank;
-	if (is_k(v, r->k_world)) {
-		cm->id = AN_COMM_WORLD;
-		cm->size = n;
-		cm->me = rank;
-		return 0;
-	}
-	if (is_k(v, r->k_self)) {
-		cm->id = AN_COMM_SELF;
-		cm->size = 1;
-		cm->me = 0;
-		return 0;
-	}
-	if (v->kind != RONDO_ARG_COMM || v->wire != RONDO_WIRE_UINT ||
-	    v->u >= r->ncomms || rank >= n)
-		return -1;
-	cm->id = (int64_t)v->u;
-	cm->size = rondo_comm_size(r->t, (uint32_t)v->u);
-	cm->first = rondo_comm_first_group(r->t, (uint32_t)v->u);
-	if (!cm->size)
-		return -1;
-	if (!r->local[v->u]) { /* world rank -> index, made once */
-		int32_t *l = malloc(sizeof(*l) * n);
-
-		if (!l) {
-			r->failed = 1;
-			return -1;
-		}
-		for (uint32_t k = 0; k < n; k++)
-			l[k] = -1;
-		for (uint32_t k = 0; k < cm->size; k++) {
-			uint32_t w = rondo_comm_member(r->t, (uint32_t)v->u, k);
-
-			if (w < n && l[w] < 0)
-				l[w] = (int32_t)k;
-		}
-		r->local[v->u] = l;
-	}
-	cm->me = r->local[v->u][rank];
-	return cm->me < 0 ? -1 : 0;
-}
-
-int64_t an_member(const struct an_resolver *r, const struct an_comm *cm,
-		  int64_t k)
-{
-	uint32_t w;
-
-	if (cm->id == AN_COMM_WORLD)
-		return k >= 0 && k < cm->size ? k : -1;
-	if (cm->id == AN_COMM_SELF)
-		return k == 0 ? (int64_t)cm->world : -1;
-	if (k < 0 || k >= cm->size)
-		return -1;
-	w = rondo_comm_member(r->t, (uint32_t)cm->id, (uint32_t)k);
-	return w == UINT32_MAX ? -1 : (int64_t)w;
-}
-
-int64_t an_peer(const struct an_resolver *r, const struct an_comm *cm,
-		const rondo_arg *v)
-{
-	int64_t k = -1;
-
-	if (is_k(v, r->k_proc_null))
-		return -2;
-	if (cm->first) { /* intercommunicator: a rank of the other group */
-		if (v->kind != RONDO_ARG_RANK || v->wire != RONDO_WIRE_SINT)
-			return -1;
-		k = cm->me < cm->first ? cm->first + v->i : v->i;
-		if (cm->me >= cm->first && k >= cm->first)
-			return -1;
-		return an_member(r, cm, k);
-	}
-	if (v->wire != RONDO_WIRE_SINT)
-		return -1;
-	switch (v->kind) {
-	case RONDO_ARG_RANK:
-		k = v->i;
-		break;
-	case RONDO_ARG_RANK_REL:
-		k = ((cm->me + v->i) % cm->size + cm->size) % cm->size;
-		break;
-	case RONDO_ARG_CART_REL: {
-		uint32_t dims[64], nd;
-
-		if (cm->id < 0)
-			return -1;
-		nd = rondo_comm_cart(r->t, (uint32_t)cm->id, dims, NULL, 64);
-		if (!nd || nd > 64)
-			return -1;
-		k = rondo_cart_peer(nd, dims, (uint32_t)cm->me, v->i, NULL);
-		break;
-	}
-	default:
-		return -1;
-	}
-	return an_member(r, cm, k);
-}
-
 /* The matrix's own shorthands. */
 static rondo_arg arg(const struct ctx *c, uint32_t s, const char *name)
 {
-	rondo_arg a;
-
-	rondo_sig_param(c->t, s, name, &a); /* a NULL value when none */
-	return a;
+	return an_arg(c->t, s, name);
 }
 
 static int is_const(const struct ctx *c, const rondo_arg *a, const char *name)
@@ -596,13 +413,6 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	}
 }
 
-uint32_t an_req_id(const rondo_arg *a)
-{
-	return a->kind == RONDO_ARG_REQUEST && a->wire == RONDO_WIRE_UINT &&
-			       a->u < UINT32_MAX
-		       ? (uint32_t)a->u
-		       : UINT32_MAX;
-}
 
 /* Persistent sends: which init signature made each request id, among the
  * signatures this rank calls (ids come from pools per creating signature,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "args.h"
 #include "rondo.h"
 
 /* mult[sig] = how many calls of each signature rule `root` expands to
@@ -31,8 +32,8 @@ struct an_filter {
 	int p2p;	    /* include point-to-point (on by default) */
 };
 #define AN_ANY (-1)
-#define AN_COMM_WORLD (-2)
-#define AN_COMM_SELF (-3)
+#define AN_COMM_WORLD RONDO_COMM_WORLD /* rondo_comm_ref.id */
+#define AN_COMM_SELF RONDO_COMM_SELF
 
 struct an_matrix {
 	uint32_t n;	      /* ranks */
@@ -70,61 +71,5 @@ void an_matrix_free(struct an_matrix *m);
  * that are not zero, by sender then receiver) or, with wide, the square
  * form of `what` (0 messages, 1 bytes).  Returns 0 or -1 (write error). */
 int an_matrix_csv(const struct an_matrix *m, FILE *out, int wide, int what);
-
-/* ---- what the analyses share: a call's communicator and peers ---------- */
-
-/* The value of the parameter of signature s named `name`, or a NULL
- * value (kind RONDO_ARG_NULL) when it has none. */
-rondo_arg an_arg(const rondo_trace *t, uint32_t s, const char *name);
-
-/* Value a is the named constant `name` (MPI_ANY_SOURCE...). */
-int an_is_const(const rondo_trace *t, const rondo_arg *a, const char *name);
-
-/* A plain non-negative integer value (a count), or -1. */
-int64_t an_int(const rondo_arg *a);
-
-/* The request id a value names, or UINT32_MAX (MPI_REQUEST_NULL...). */
-uint32_t an_req_id(const rondo_arg *a);
-
-/* The communicator a call names, as the caller sees it. */
-struct an_comm {
-	int64_t id;	/* AN_COMM_WORLD, AN_COMM_SELF or an id */
-	uint32_t size;	/* members (of both groups, for an intercommunicator) */
-	uint32_t first; /* intercommunicator: size of the first group */
-	int64_t me;	/* the caller's index among the members */
-	uint32_t world; /* the caller's world rank */
-};
-
-/* Turns communicator values and ranks into world ranks: each
- * communicator's map from world rank to member is made when first
- * needed, the constants it compares with looked up once. */
-struct an_resolver {
-	const rondo_trace *t;
-	uint32_t n, ncomms;
-	int32_t **local;    /* by communicator: world rank -> member, or -1 */
-	uint32_t k_world, k_self, k_proc_null; /* constant ids (UINT32_MAX:
-						  the trace has none) */
-	int failed;	    /* a map could not be made: memory ran short */
-};
-
-/* 0, or RONDO_E_NOMEM (free it all the same). */
-int an_resolver_init(struct an_resolver *r, const rondo_trace *t);
-void an_resolver_free(struct an_resolver *r);
-
-/* Fills *cm for communicator value v as world rank `rank` sees it; 0, or
- * -1 when its members are not known, the caller is not one of them, or
- * memory ran short (r->failed). */
-int an_comm_get(struct an_resolver *r, const rondo_arg *v, uint32_t rank,
-		struct an_comm *cm);
-
-/* The world rank of member k of cm, or -1. */
-int64_t an_member(const struct an_resolver *r, const struct an_comm *cm,
-		  int64_t k);
-
-/* The world rank a point-to-point peer value (RANK, RANK_REL, CART_REL;
- * of the other group on an intercommunicator) names for the caller of
- * cm; -1 when it cannot be resolved, -2 for MPI_PROC_NULL. */
-int64_t an_peer(const struct an_resolver *r, const struct an_comm *cm,
-		const rondo_arg *v);
 
 #endif /* RONDO_MATRIX_H */

@@ -67,7 +67,7 @@ struct cfifo {
 
 /* A communicator's collectives in flight. */
 struct cstate {
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	uint32_t nonempty; /* members with entries */
 	struct cfifo *q;   /* by member */
 };
@@ -106,7 +106,7 @@ static int fifo_push(struct cfifo *f, const struct centry *e)
 
 /* The state of communicator cm, made when first seen; NULL when memory
  * is short. */
-static struct cstate *skew_state(struct skew *k, const struct an_comm *cm)
+static struct cstate *skew_state(struct skew *k, const rondo_comm_ref *cm)
 {
 	int added;
 	uint32_t i = kmap_get(&k->states, (uint64_t)cm->id, 0, 0,
@@ -131,7 +131,7 @@ static struct cstate *skew_state(struct skew *k, const struct an_comm *cm)
 
 /* The row of function f on communicator cm, made when first seen. */
 static struct an_skew *skew_row(struct skew *k, uint32_t f,
-				const struct an_comm *cm)
+				const rondo_comm_ref *cm)
 {
 	struct an_skew_result *o = k->out;
 	int added;
@@ -203,13 +203,11 @@ static int skew_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 {
 	struct skew *k = (struct skew *)b;
 	const struct centry e = {x->sig, x->start, x->err};
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	struct cstate *s;
 	struct cfifo *f;
 
-	if (an_comm_get(&b->res, &k->comm[x->sig], r, &cm) < 0) {
-		if (b->res.failed)
-			return RONDO_E_NOMEM;
+	if (rondo_comm_resolve(b->t, &k->comm[x->sig], r, &cm) < 0) {
 		k->out->unresolved++;
 		return 0;
 	}
@@ -220,7 +218,7 @@ static int skew_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 	s = skew_state(k, &cm);
 	if (!s)
 		return RONDO_E_NOMEM;
-	f = &s->q[cm.me];
+	f = &s->q[cm.rank];
 	if (fifo_push(f, &e) < 0)
 		return RONDO_E_NOMEM;
 	if (f->len == 1 && ++s->nonempty == s->cm.size)
@@ -269,13 +267,14 @@ static void skew_finish(struct skew *k)
 	for (uint32_t i = 0; i < o->n; i++) {
 		struct an_skew *row = &o->rows[i];
 		/* enough of the communicator to name its members */
-		struct an_comm cm = {row->comm, row->members, 0, 0, 0};
+		rondo_comm_ref cm = {row->comm, row->members, 0,
+				      RONDO_RANK_NONE, RONDO_RANK_NONE};
 		uint32_t best = 0;
 
 		for (uint32_t m = 1; m < row->members; m++)
 			if (k->last[i][m] > k->last[i][best])
 				best = m;
-		row->last_rank = (uint32_t)an_member(&k->b.res, &cm, best);
+		row->last_rank = (uint32_t)rondo_comm_world(k->b.t, &cm, best);
 		row->last_count = k->last[i][best];
 	}
 	for (size_t s = 0; s < k->nst; s++)

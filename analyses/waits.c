@@ -102,7 +102,7 @@ struct wgroup;
 struct rmsg {
 	struct rmsg *prev, *next; /* every live one */
 	struct rmsg *qnext;	  /* in its channel, unmatched */
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	uint32_t dst;
 	int64_t src, tag;	  /* world rank and tag; -1, any: wildcards */
 	uint8_t any_tag, matched, done;
@@ -325,26 +325,24 @@ static int recv_queue(struct waits *w, struct rmsg *m)
 	return rc;
 }
 
-/* A call's communicator was not resolved: memory ran short, or the trace
- * does not give its members. */
+/* A call's communicator was not resolved: the trace does not give its
+ * members, or the caller is not one. */
 static int wait_nocomm(struct waits *w)
 {
-	if (w->b.res.failed)
-		return RONDO_E_NOMEM;
 	w->out->unresolved++;
 	return 0;
 }
 
 /* A tag value as the caller of cm meant it: 0, or -1 (a wildcard, or
  * not a tag). */
-static int tag_of(const rondo_arg *v, const struct an_comm *cm, int64_t *tag)
+static int tag_of(const rondo_arg *v, const rondo_comm_ref *cm, int64_t *tag)
 {
 	if (v->wire != RONDO_WIRE_SINT)
 		return -1;
 	if (v->kind == RONDO_ARG_TAG)
 		*tag = v->i;
 	else if (v->kind == RONDO_ARG_REL)
-		*tag = cm->me + v->i;
+		*tag = (int64_t)cm->rank + v->i;
 	else
 		return -1;
 	return 0;
@@ -358,16 +356,16 @@ static int wait_send(struct waits *w, uint32_t r, const struct wsig *s,
 {
 	const struct smsg m = {NULL, r, (uint8_t)lr, x->start, x->err,
 			       x->end - x->start, x->derr};
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	struct smsg *q;
 	struct rmsg *rm;
 	struct chan *c;
 	int64_t dst, tag;
 
-	if (an_comm_get(&w->b.res, &s->comm, r, &cm) < 0)
+	if (rondo_comm_resolve(w->b.t, &s->comm, r, &cm) < 0)
 		return wait_nocomm(w);
-	dst = an_peer(&w->b.res, &cm, &s->dest);
-	if (dst == -2)
+	dst = rondo_peer(w->b.t, &cm, &s->dest, NULL);
+	if (dst == RONDO_PEER_PROC_NULL)
 		return 0; /* MPI_PROC_NULL: no message */
 	if (dst < 0 || tag_of(&s->stag, &cm, &tag) < 0)
 		return w->out->unresolved++, 0;
@@ -402,7 +400,7 @@ static int wait_resolve(struct waits *w, struct rmsg *m, const rondo_arg *st)
 
 		if (m->src < 0 && (e.kind == RONDO_ARG_RANK ||
 				   e.kind == RONDO_ARG_RANK_REL)) {
-			m->src = an_peer(&w->b.res, &m->cm, &e);
+			m->src = rondo_peer(w->b.t, &m->cm, &e, NULL);
 			if (m->src < 0)
 				m->src = -1;
 		} else if (m->any_tag && e.kind == RONDO_ARG_TAG &&
@@ -423,16 +421,16 @@ static int wait_post(struct waits *w, uint32_t r, const struct wsig *s,
 		     const struct tw_rank *x, const rondo_arg *status,
 		     struct rmsg **out)
 {
-	struct an_comm cm;
+	rondo_comm_ref cm;
 	struct rmsg *m;
 	int64_t src = -1;
 
 	*out = NULL;
-	if (an_comm_get(&w->b.res, &s->comm, r, &cm) < 0)
+	if (rondo_comm_resolve(w->b.t, &s->comm, r, &cm) < 0)
 		return wait_nocomm(w);
 	if (!s->any_src) {
-		src = an_peer(&w->b.res, &cm, &s->source);
-		if (src == -2)
+		src = rondo_peer(w->b.t, &cm, &s->source, NULL);
+		if (src == RONDO_PEER_PROC_NULL)
 			return 0;
 		if (src < 0)
 			return w->out->unresolved++, 0;

@@ -238,7 +238,7 @@ int tbase_init(struct tbase *b, const rondo_trace *t)
 	memset(b, 0, sizeof(*b));
 	b->t = t;
 	b->slot = malloc(sizeof(*b->slot) * ((size_t)nsig + 1));
-	if (an_resolver_init(&b->res, t) < 0 || !b->slot)
+	if (!b->slot)
 		return RONDO_E_NOMEM;
 	for (uint32_t k = 0; k < nsig; k++)
 		b->slot[k] = -1;
@@ -253,7 +253,6 @@ void tbase_use(struct tbase *b, uint32_t sig)
 void tbase_free(struct tbase *b)
 {
 	free(b->slot);
-	an_resolver_free(&b->res);
 }
 
 int tbase_walk(struct tbase *b,

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "matrix.h" /* struct an_resolver */
+#include "args.h"
 #include "rondo.h"
 
 /* No index: an empty slot of a map, no request, no entry. */
@@ -61,11 +61,10 @@ struct tw_rank {
 	int64_t *prev;	   /* by slot: that signature's last start */
 };
 
-/* What both analyses start from: the trace, its resolver, and the
+/* What both analyses start from: the trace, and the
  * signatures they use (a slot each, for the walk's error bounds). */
 struct tbase {
 	const rondo_trace *t;
-	struct an_resolver res;
 	int32_t *slot;	  /* by signature: its slot, or -1 when not used */
 	uint32_t nslots;
 	double base;	  /* the trace's, once walked */

@@ -1,7 +1,7 @@
 /*
  * cmd_skew.c - `rondo skew FILE`: for each collective on each
  * communicator, how far apart its members entered it, who was last, and
- * how long the others waited for that one (analyses/timed.h).
+ * how long the others waited for that one (analyses/skew.h).
  */
 #include <getopt.h> /* optind */
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /*
  * cmd_timeline.c - `rondo timeline FILE`: the explorer's timeline as text
  * or CSV (its batch twin): for each rank, the share of each bucket of time
- * it spent inside MPI calls (analyses/timed.h, an_timeline_rank).
+ * it spent inside MPI calls (analyses/timeline.h, an_timeline_rank).
  */
 #include <getopt.h>
 #include <inttypes.h>

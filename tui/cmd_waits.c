@@ -1,7 +1,7 @@
 /*
  * cmd_waits.c - `rondo waits FILE`: how long receives waited for late
  * senders and blocking sends for late receivers, per pair of ranks
- * (analyses/timed.h).
+ * (analyses/waits.h).
  */
 #include <getopt.h> /* optind */
 #include <inttypes.h>

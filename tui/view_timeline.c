@@ -160,7 +160,7 @@ static int64_t tl_floor_div(int64_t a, int64_t b)
 /* ---- the walk ------------------------------------------------------------ */
 
 /* Walks rank r's timed calls, adding those inside the window of nb
- * buckets of w ns from t0 to *out (analyses/timed.h).  0 or a RONDO_E_*
+ * buckets of w ns from t0 to *out (analyses/timeline.h).  0 or a RONDO_E_*
  * code. */
 static int tl_walk(const struct view *v, uint32_t r, double t0, double w,
 		   uint32_t nb, struct tl_sums *out)

@@ -1,14 +1,19 @@
 /*
  * view.h - what the parts of `rondo view` share: the explorer's state, the
- * panes' draw and key functions, and the text helpers.
+ * panes' operations, and the text helpers.
  *
  * The screen, top to bottom: two header lines, the main pane (the tree,
  * or the signature table), the detail pane of the selection, and a status
  * line; the communication matrix, the contention table and the timeline
- * take the main and detail panes' place with their own.  A pane is three
- * functions, as in ncdu: it is drawn from the state, and its keys change
- * the state and say what to redraw; one key table (cmd_view.c) dispatches
- * every key and writes the help screen.
+ * take the main and detail panes' place with their own.  A pane is an
+ * object, as htop's Panel class and uftrace's window ops: a table of
+ * operations (struct view_pane_ops, one per view_*.c file) that draws it
+ * from the state, moves its cursor, writes its status line, and so on;
+ * the loop (view_loop.c) calls the one of the pane on screen.  One key
+ * table (view_loop.c) dispatches every key and writes the help screen.
+ * A new pane is a new file (its operations, its state), a row of
+ * VIEW_PANES, its state's pointer in struct view, and its keys' rows in
+ * the key table.
  */
 #ifndef RONDO_VIEW_H
 #define RONDO_VIEW_H
@@ -27,14 +32,21 @@
 /* Lines of the detail pane, its title included. */
 #define VIEW_DETAIL_LINES 9
 
-enum view_pane {
-	VIEW_TREE,
-	VIEW_SIGS,
-	VIEW_MATRIX,
-	VIEW_CONT,
-	VIEW_TIMELINE,
-	VIEW_HELP
-};
+/* The panes: X(KIND, name) makes VIEW_KIND, the pane's bit KIND in the
+ * key table, and its row of the table of operations, view_name_ops,
+ * defined in its file.  Tab cycles through those with `tab` set, in this
+ * order. */
+#define VIEW_PANES(X)                                                          \
+	X(TREE, tree)                                                          \
+	X(SIGS, sigs)                                                          \
+	X(MATRIX, matrix)                                                      \
+	X(CONT, cont)                                                          \
+	X(TIMELINE, timeline)                                                  \
+	X(HELP, help)
+
+#define VIEW_PANE_KIND(kind, name) VIEW_##kind,
+enum view_pane { VIEW_PANES(VIEW_PANE_KIND) VIEW_NPANES };
+#undef VIEW_PANE_KIND
 
 struct view_matrix; /* view_matrix.c */
 struct view_cont;   /* view_contention.c */
@@ -88,39 +100,86 @@ struct view {
 	uint64_t calls;
 };
 
-/* What a key handler asks for. */
+/* What a key handler asks for: VIEW_REDRAW when it changed what the
+ * screen shows (the loop draws only then, and after a resize, Ctrl-L, or
+ * a key that clears the status line's message), VIEW_QUIT to leave. */
 enum { VIEW_REDRAW = 1, VIEW_QUIT = 2 };
 
-/* ---- panes (view_tree.c, view_sigs.c) ---------------------------------- */
+/* A pane's operations.  Those that may be NULL say so. */
+struct view_pane_ops {
+	/* as the help names the panes a key works in */
+	const char *name;
+	/* in the Tab cycle */
+	int tab;
+	/* Makes the pane the one on screen, made the first time; when it
+	 * cannot be, says why on the status line and leaves the pane as it
+	 * was.  VIEW_REDRAW.  NULL when there is nothing to make: the pane
+	 * is simply put on screen. */
+	int (*show)(struct view *v);
+	/* Draws it in lines top .. top+height-1, the status line apart. */
+	void (*draw)(struct view *v, int top, int height);
+	/* Moves the cursor by delta rows (clamped); not "move", which
+	 * curses defines as a macro. */
+	void (*move_by)(struct view *v, int64_t delta);
+	/* The status line when no message is shown. */
+	void (*status)(const struct view *v, char *buf, size_t size);
+	/* Lines a page of rows is, one more than a page key moves: NULL
+	 * for the tree's. */
+	int (*page)(const struct view *v);
+	/* A table of signatures: the one under the cursor, TREE_NONE when
+	 * empty.  NULL for other panes, the tree's selection standing for
+	 * theirs. */
+	uint32_t (*selected)(const struct view *v);
+	/* Out of a block of ranks zoomed into: VIEW_REDRAW, 0 when not in
+	 * one.  NULL: never zoomed. */
+	int (*zoom_out)(struct view *v);
+	/* Frees what the pane made (NULL: nothing). */
+	void (*free)(struct view *v);
+};
+
+#define VIEW_PANE_OPS(kind, name)                                              \
+	extern const struct view_pane_ops view_##name##_ops;
+VIEW_PANES(VIEW_PANE_OPS)
+#undef VIEW_PANE_OPS
+
+/* ---- the loop (view_loop.c) -------------------------------------------- */
+/* Runs the explorer on the terminal set up: draws, reads a key, does
+ * what it is bound to in the pane on screen, until it asks to quit. */
+void view_loop(struct view *v);
+/* The operations of the pane on screen. */
+const struct view_pane_ops *view_ops(const struct view *v);
+/* Frees what the panes made, at the end. */
+void view_free_panes(struct view *v);
+/* Reads a line on the status line after `prompt`, with the text in
+ * buf as the start; 1 when entered, 0 when cancelled (Escape). */
+int view_prompt(struct view *v, const char *prompt, char *buf, size_t size);
+
+/* ---- the themes (cmd_view.c) ------------------------------------------- */
+/* The next shipped theme, applied; the theme key.  VIEW_REDRAW. */
+int view_theme_next(struct view *v);
+
+/* ---- the tree and the signatures (view_tree.c, view_sigs.c) ------------ */
 void view_draw_header(struct view *v);
-void view_draw_tree(struct view *v, int top, int height);
-void view_draw_detail(struct view *v, int top, int height);
-void view_draw_sigs(struct view *v, int top, int height);
-/* Moves the tree's selection by delta rows (clamped), or to a node. */
-void view_tree_move(struct view *v, int64_t delta);
+/* Draws a pane in lines top .. top+height-1 with draw, and under it the
+ * detail pane of the selection (the tree's, the signature table's). */
+void view_draw_over_detail(struct view *v, int top, int height,
+			   void (*draw)(struct view *v, int top, int height));
+/* Moves the tree's selection to a node. */
 void view_tree_select(struct view *v, uint32_t node);
 /* The main pane's height for the current screen. */
 int view_main_height(const struct view *v);
 /* Sorts and filters the signature table again; 0 or -1 (out of memory). */
 int view_sigs_update(struct view *v);
-void view_sigs_move(struct view *v, int64_t delta);
-/* The signature under the table's cursor, TREE_NONE when empty. */
-uint32_t view_sigs_selected(const struct view *v);
-/* The signature the detail pane describes: the selected call, or the
- * table's row; TREE_NONE for a group or a rule. */
-uint32_t view_selected_sig(const struct view *v);
 
 /* ---- the communication matrix (view_matrix.c) ------------------------ */
 /* Shows the matrix pane, computing the matrix the first time; its keys
  * after it.  Each returns VIEW_REDRAW (0: nothing to redraw), and reports
  * what went wrong on the status line. */
 int view_matrix_show(struct view *v);
-void view_draw_matrix(struct view *v, int top, int height);
 /* Moves the cursor by cells (clamped). */
 void view_matrix_move(struct view *v, int64_t dx, int64_t dy);
-/* Into the block under the cursor; out again (0 when not zoomed in). */
+/* Into the block under the cursor. */
 int view_matrix_zoom_in(struct view *v);
-int view_matrix_zoom_out(struct view *v);
 /* Messages or bytes; collectives counted or not; one function or all
  * (text: part of its name, "" for all). */
 int view_matrix_bytes(struct view *v);
@@ -139,18 +198,12 @@ void view_matrix_colors(const struct view *v);
  * against it), -1 when there are none (no colour, a theme without a
  * gradient). */
 int view_gradient_pair(int level);
-void view_matrix_free(struct view *v);
 
 /* ---- contention (view_contention.c) ------------------------------------ */
 /* Shows the contention table, computed the first time; VIEW_REDRAW. */
 int view_cont_show(struct view *v);
-void view_draw_cont(struct view *v, int top, int height);
-void view_cont_move(struct view *v, int64_t delta);
 /* By time lost, or by imbalance. */
 int view_cont_sort(struct view *v);
-/* The signature under the cursor, TREE_NONE when empty. */
-uint32_t view_cont_selected(const struct view *v);
-void view_cont_free(struct view *v);
 
 /* ---- the timeline (view_timeline.c) ------------------------------------ */
 /* Shows the timeline, made the first time (a walk of every rank's timed
@@ -160,7 +213,6 @@ void view_cont_free(struct view *v);
  * keys' functions return VIEW_REDRAW (0: nothing to redraw) and report
  * on the status line. */
 int view_timeline_show(struct view *v);
-void view_draw_timeline(struct view *v, int top, int height);
 /* Moves the cursor by buckets and rows (clamped); past the window's
  * edge, the window pans. */
 void view_timeline_move(struct view *v, int64_t dx, int64_t dy);
@@ -170,15 +222,8 @@ int view_timeline_zoom_in(struct view *v);
 int view_timeline_zoom_out(struct view *v);
 int view_timeline_pan(struct view *v, int halves);
 int view_timeline_whole(struct view *v);
-/* Into the block of ranks under the cursor; out again (0 when not in
- * one). */
+/* Into the block of ranks under the cursor. */
 int view_timeline_ranks_in(struct view *v);
-int view_timeline_ranks_out(struct view *v);
-/* The status line: the cursor's ranks, its bucket's times in seconds,
- * the share in MPI and the functions with most of it ("" before the
- * first draw). */
-void view_timeline_status(const struct view *v, char *buf, size_t size);
-void view_timeline_free(struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */
@@ -200,10 +245,5 @@ void view_fill(int y, int x, int width, int attr);
 /* Sets the status line's message (error: drawn as one). */
 void view_message(struct view *v, int error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* ---- input (cmd_view.c) -------------------------------------------------- */
-/* Reads a line on the status line after `prompt`, with the text in
- * buf as the start; 1 when entered, 0 when cancelled (Escape). */
-int view_prompt(struct view *v, const char *prompt, char *buf, size_t size);
 
 #endif /* RONDO_VIEW_H */

@@ -2,7 +2,8 @@
  * view_contention.c - the contention table of `rondo view`: the
  * signatures by the time their calls lost against the fastest of them
  * (analyses/stats.c), or by how unevenly the ranks share their time,
- * with the selected one's figures below.
+ * with the selected one's figures below; the pane's operations
+ * (view_cont_ops).
  */
 #include <curses.h>
 #include <math.h>
@@ -53,7 +54,7 @@ int view_cont_show(struct view *v)
 	return VIEW_REDRAW;
 }
 
-void view_cont_free(struct view *v)
+static void view_cont_free(struct view *v)
 {
 	if (v->cont)
 		free(v->cont->rows);
@@ -61,7 +62,7 @@ void view_cont_free(struct view *v)
 	v->cont = NULL;
 }
 
-void view_cont_move(struct view *v, int64_t delta)
+static void view_cont_move(struct view *v, int64_t delta)
 {
 	struct view_cont *ct = v->cont;
 	int64_t at;
@@ -72,7 +73,8 @@ void view_cont_move(struct view *v, int64_t delta)
 	ct->cur = (uint32_t)(at < 0 ? 0 : at >= ct->n ? ct->n - 1 : at);
 }
 
-uint32_t view_cont_selected(const struct view *v)
+/* The signature under the cursor, TREE_NONE when empty. */
+static uint32_t view_cont_selected(const struct view *v)
 {
 	const struct view_cont *ct = v->cont;
 
@@ -274,7 +276,7 @@ static void draw_detail(struct view *v, int top, int height)
 	    "the others waited for");
 }
 
-void view_draw_cont(struct view *v, int top, int height)
+static void view_draw_cont(struct view *v, int top, int height)
 {
 	int table = height - VIEW_DETAIL_LINES;
 
@@ -283,3 +285,23 @@ void view_draw_cont(struct view *v, int top, int height)
 	draw_table(v, top, table);
 	draw_detail(v, top + table, VIEW_DETAIL_LINES);
 }
+
+/* ---- the pane's operations ----------------------------------------------- */
+
+static void cont_status(const struct view *v, char *buf, size_t size)
+{
+	(void)v;
+	snprintf(buf, size, "Enter go to  s sort  Tab tree  "
+		 "? help  q back");
+}
+
+const struct view_pane_ops view_cont_ops = {
+	.name = "contention",
+	.tab = 1,
+	.show = view_cont_show,
+	.draw = view_draw_cont,
+	.move_by = view_cont_move,
+	.status = cont_status,
+	.selected = view_cont_selected,
+	.free = view_cont_free,
+};

@@ -7,7 +7,8 @@
  *
  * The matrix is computed once per filter (analyses/matrix.c); the blocks
  * of the window on screen are summed again only when the window, the
- * block size or the matrix change, never per redraw.
+ * block size or the matrix change, never per redraw.  The pane's
+ * operations: view_matrix_ops.
  */
 #include <curses.h>
 #include <errno.h>
@@ -230,6 +231,17 @@ static int mx_compute(struct view *v, int coll, const char *func)
 	return 0;
 }
 
+static void view_matrix_free(struct view *v)
+{
+	if (!v->matrix)
+		return;
+	an_matrix_free(&v->matrix->m);
+	free(v->matrix->gm);
+	free(v->matrix->gb);
+	free(v->matrix);
+	v->matrix = NULL;
+}
+
 int view_matrix_show(struct view *v)
 {
 	struct view_matrix *mx = v->matrix;
@@ -251,17 +263,6 @@ int view_matrix_show(struct view *v)
 	}
 	v->pane = VIEW_MATRIX;
 	return VIEW_REDRAW;
-}
-
-void view_matrix_free(struct view *v)
-{
-	if (!v->matrix)
-		return;
-	an_matrix_free(&v->matrix->m);
-	free(v->matrix->gm);
-	free(v->matrix->gb);
-	free(v->matrix);
-	v->matrix = NULL;
 }
 
 /* Cells along a side of w ranks, b ranks a cell. */
@@ -443,7 +444,7 @@ int view_matrix_zoom_in(struct view *v)
 	return VIEW_REDRAW;
 }
 
-int view_matrix_zoom_out(struct view *v)
+static int view_matrix_zoom_out(struct view *v)
 {
 	struct view_matrix *mx = v->matrix;
 
@@ -733,7 +734,7 @@ static void mx_range_of(const struct view_matrix *mx, uint64_t *lo,
 	}
 }
 
-void view_draw_matrix(struct view *v, int top, int height)
+static void view_draw_matrix(struct view *v, int top, int height)
 {
 	struct view_matrix *mx = v->matrix;
 	int label, rows = height - 2 - MX_FOOT - 1;
@@ -765,3 +766,29 @@ void view_draw_matrix(struct view *v, int top, int height)
 	mx_draw_legend(v, top + height - MX_FOOT, lo, hi);
 	mx_draw_cell(v, top + height - MX_FOOT + 1);
 }
+
+/* ---- the pane's operations ----------------------------------------------- */
+
+static void mx_move_rows(struct view *v, int64_t delta)
+{
+	view_matrix_move(v, 0, delta);
+}
+
+static void mx_status(const struct view *v, char *buf, size_t size)
+{
+	(void)v;
+	snprintf(buf, size, "Enter zoom in  Backspace out  "
+		 "b bytes  c collectives  f function  x export  ? help  "
+		 "q back");
+}
+
+const struct view_pane_ops view_matrix_ops = {
+	.name = "matrix",
+	.tab = 1,
+	.show = view_matrix_show,
+	.draw = view_draw_matrix,
+	.move_by = mx_move_rows,
+	.status = mx_status,
+	.zoom_out = view_matrix_zoom_out,
+	.free = view_matrix_free,
+};

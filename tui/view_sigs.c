@@ -1,7 +1,8 @@
 /*
  * view_sigs.c - the signature table of `rondo view`: every call signature
  * with its statistics over the whole job, sorted by total time, count,
- * mean or longest call, filtered by function name.
+ * mean or longest call, filtered by function name; the pane's operations
+ * (view_sigs_ops).
  */
 #include <curses.h>
 #include <stdio.h>
@@ -43,6 +44,14 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The signature under the table's cursor, TREE_NONE when empty. */
+static uint32_t view_sigs_selected(const struct view *v)
+{
+	return v->sig_order && v->sig_cur < v->nsig_order
+		       ? v->sig_order[v->sig_cur]
+		       : TREE_NONE;
+}
+
 int view_sigs_update(struct view *v)
 {
 	uint32_t n = rondo_sig_count(v->t), k = 0, keep = view_sigs_selected(v);
@@ -66,14 +75,7 @@ int view_sigs_update(struct view *v)
 	return 0;
 }
 
-uint32_t view_sigs_selected(const struct view *v)
-{
-	return v->sig_order && v->sig_cur < v->nsig_order
-		       ? v->sig_order[v->sig_cur]
-		       : TREE_NONE;
-}
-
-void view_sigs_move(struct view *v, int64_t delta)
+static void view_sigs_move(struct view *v, int64_t delta)
 {
 	int64_t at = (int64_t)v->sig_cur + delta;
 
@@ -116,7 +118,7 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 		 text);
 }
 
-void view_draw_sigs(struct view *v, int top, int height)
+static void view_draw_sigs(struct view *v, int top, int height)
 {
 	int title = theme_attr(THEME_TITLE), x = 0;
 	char head[160];
@@ -144,3 +146,27 @@ void view_draw_sigs(struct view *v, int top, int height)
 			draw_sig(v, top + 1 + k, i, i == v->sig_cur);
 	}
 }
+
+/* ---- the pane's operations ----------------------------------------------- */
+
+/* The table, the detail of its row under it. */
+static void sigs_draw(struct view *v, int top, int height)
+{
+	view_draw_over_detail(v, top, height, view_draw_sigs);
+}
+
+static void sigs_status(const struct view *v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u/%u  Enter go to  s sort  f filter  "
+		 "Tab matrix  ? help  q back",
+		 v->nsig_order ? v->sig_cur + 1 : 0, v->nsig_order);
+}
+
+const struct view_pane_ops view_sigs_ops = {
+	.name = "signatures",
+	.tab = 1,
+	.draw = sigs_draw,
+	.move_by = view_sigs_move,
+	.status = sigs_status,
+	.selected = view_sigs_selected,
+};

@@ -12,6 +12,7 @@
  * rank's timed calls once per change of the window, the rows or the
  * highlight, never per redraw; memory is a cell per row and bucket, and
  * the cursor's row's time per function and bucket (for the status line).
+ * The pane's operations: view_timeline_ops.
  */
 #include <curses.h>
 #include <math.h>
@@ -312,14 +313,13 @@ static int tl_mark_rule(const rondo_trace *t, uint32_t rule, uint8_t *sigs)
 static void tl_selection(struct view *v, uint32_t *kind, uint32_t *id,
 			 char *text, size_t size)
 {
+	const struct view_pane_ops *p = view_ops(v);
 	struct tree_info in = {.ranks = 0};
 	uint32_t node = tree_row_node(v->tree, v->cur), rank = TREE_NONE;
 
 	*kind = TREE_GROUP;
-	*id = v->pane == VIEW_SIGS   ? view_sigs_selected(v)
-	      : v->pane == VIEW_CONT ? view_cont_selected(v)
-				     : TREE_NONE;
-	if (*id == TREE_NONE && v->pane != VIEW_SIGS && v->pane != VIEW_CONT &&
+	*id = p->selected ? p->selected(v) : TREE_NONE;
+	if (*id == TREE_NONE && !p->selected &&
 	    tree_info(v->tree, node, &in) == 0 && in.kind != TREE_GROUP) {
 		*kind = in.kind;
 		*id = in.id;
@@ -494,7 +494,7 @@ int view_timeline_ranks_in(struct view *v)
 	return VIEW_REDRAW;
 }
 
-int view_timeline_ranks_out(struct view *v)
+static int view_timeline_ranks_out(struct view *v)
 {
 	struct view_timeline *tl = v->timeline;
 
@@ -506,7 +506,7 @@ int view_timeline_ranks_out(struct view *v)
 
 /* ---- making it ----------------------------------------------------------- */
 
-void view_timeline_free(struct view *v)
+static void view_timeline_free(struct view *v)
 {
 	struct view_timeline *tl = v->timeline;
 
@@ -751,7 +751,7 @@ static void tl_draw_foot(struct view *v, int y)
 	view_put(v, y + 2, 3, v->cols - 4, dim, line);
 }
 
-void view_draw_timeline(struct view *v, int top, int height)
+static void view_draw_timeline(struct view *v, int top, int height)
 {
 	struct view_timeline *tl = v->timeline;
 	int label, rows = height - TL_HEAD - TL_FOOT;
@@ -819,7 +819,11 @@ static void tl_top_functions(const struct view *v, double whole, char *buf,
 	}
 }
 
-void view_timeline_status(const struct view *v, char *buf, size_t size)
+/* The status line: the cursor's ranks, its bucket's times in seconds,
+ * the share in MPI and the functions with most of it ("" before the
+ * first draw). */
+static void view_timeline_status(const struct view *v, char *buf,
+				 size_t size)
 {
 	const struct view_timeline *tl = v->timeline;
 	const char *dot = v->utf8 ? " \xc2\xb7 " : " | ";
@@ -851,3 +855,20 @@ void view_timeline_status(const struct view *v, char *buf, size_t size)
 		 tl->hl_kind != TREE_GROUP ? "highlighted " : "",
 		 tl->hl_kind != TREE_GROUP ? lit : "");
 }
+
+/* ---- the pane's operations ----------------------------------------------- */
+
+static void tl_move_rows(struct view *v, int64_t delta)
+{
+	view_timeline_move(v, 0, delta);
+}
+
+const struct view_pane_ops view_timeline_ops = {
+	.name = "timeline",
+	.show = view_timeline_show,
+	.draw = view_draw_timeline,
+	.move_by = tl_move_rows,
+	.status = view_timeline_status,
+	.zoom_out = view_timeline_ranks_out,
+	.free = view_timeline_free,
+};

@@ -1,6 +1,6 @@
 /*
  * view_tree.c - the header, the tree pane and the detail pane of
- * `rondo view`.
+ * `rondo view`; the tree pane's operations (view_tree_ops).
  */
 #include <curses.h>
 #include <math.h>
@@ -73,7 +73,7 @@ int view_main_height(const struct view *v)
 	return v->lines - 2 - VIEW_DETAIL_LINES - 1;
 }
 
-void view_tree_move(struct view *v, int64_t delta)
+static void view_tree_move(struct view *v, int64_t delta)
 {
 	int64_t rows = tree_rows(v->tree), at = (int64_t)v->cur + delta;
 
@@ -162,7 +162,7 @@ static void draw_row(struct view *v, int y, uint32_t row, int selected)
 		       selected ? attr : theme_attr(THEME_DIM), share);
 }
 
-void view_draw_tree(struct view *v, int top, int height)
+static void view_draw_tree(struct view *v, int top, int height)
 {
 	int title = theme_attr(THEME_TITLE), x = v->cols - COL_FIGURES + 1;
 
@@ -187,12 +187,15 @@ void view_draw_tree(struct view *v, int top, int height)
 
 /* ---- the detail pane ----------------------------------------------------------- */
 
-uint32_t view_selected_sig(const struct view *v)
+/* The signature the detail pane describes: the selected call, or the
+ * table's row; TREE_NONE for a group or a rule. */
+static uint32_t view_selected_sig(const struct view *v)
 {
+	const struct view_pane_ops *p = view_ops(v);
 	struct tree_info in;
 
-	if (v->pane == VIEW_SIGS)
-		return view_sigs_selected(v);
+	if (p->selected)
+		return p->selected(v);
 	if (tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
 	    in.kind != TREE_CALL)
 		return TREE_NONE;
@@ -367,7 +370,7 @@ static void detail_node(struct view *v, int y, uint32_t node)
 	view_put(v, y + 3, 1, v->cols - 2, theme_attr(THEME_DIM), line);
 }
 
-void view_draw_detail(struct view *v, int top, int height)
+static void view_draw_detail(struct view *v, int top, int height)
 {
 	int title = theme_attr(THEME_TITLE);
 	uint32_t sig = view_selected_sig(v), node;
@@ -383,3 +386,35 @@ void view_draw_detail(struct view *v, int top, int height)
 	if (v->pane == VIEW_TREE && node != TREE_NONE)
 		detail_node(v, top + 1, node);
 }
+
+void view_draw_over_detail(struct view *v, int top, int height,
+			   void (*draw)(struct view *v, int top, int height))
+{
+	int main_h = height - VIEW_DETAIL_LINES;
+
+	draw(v, top, main_h);
+	view_draw_detail(v, top + main_h, VIEW_DETAIL_LINES);
+}
+
+/* ---- the pane's operations ----------------------------------------------- */
+
+/* The tree, the detail of its selection under it. */
+static void tree_draw(struct view *v, int top, int height)
+{
+	view_draw_over_detail(v, top, height, view_draw_tree);
+}
+
+static void tree_status(const struct view *v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u/%u  Enter open  / search  n next  "
+		 "Tab signatures  ? help  q quit", v->cur + 1,
+		 tree_rows(v->tree));
+}
+
+const struct view_pane_ops view_tree_ops = {
+	.name = "tree",
+	.tab = 1,
+	.draw = tree_draw,
+	.move_by = view_tree_move,
+	.status = tree_status,
+};

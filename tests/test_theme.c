@@ -3,6 +3,7 @@
  * theme files, partial themes, finding a theme by name, the errors a bad
  * file gives (with its line and column), and the nearest palette colours.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,23 +130,88 @@ static void test_role_names(void)
 	}
 }
 
+/* Whether `name` is a shipped theme's. */
+static int is_shipped(const char *name, size_t len)
+{
+	for (int i = 0; i < THEME_NSHIPPED; i++)
+		if (strlen(theme_shipped(i)) == len &&
+		    !strncmp(theme_shipped(i), name, len))
+			return 1;
+	return 0;
+}
+
+/* THEME_SHIPPED, the files in themes/ and the files Makefile.am installs
+ * (dist_themes_DATA) are the same themes: every file is in the list;
+ * every theme of the list has a file that loads (test_shipped). */
+static void test_shipped_files(void)
+{
+	static const char key[] = "dist_themes_DATA =";
+	char line[1024];
+	int listed = 0, more = 0;
+	struct dirent *e;
+	DIR *d = opendir(THEMES);
+	FILE *f;
+
+	CHECK(d != NULL);
+	while (d && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 5 && !strcmp(e->d_name + len - 5, ".yaml"))
+			CHECKF(is_shipped(e->d_name, len - 5),
+			       "themes/%s is not in THEME_SHIPPED", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	f = fopen(SRCDIR "/Makefile.am", "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *at = line, *name;
+
+		if (!more && strncmp(line, key, strlen(key)))
+			continue;
+		at += more ? 0 : strlen(key);
+		more = strchr(line, '\\') != NULL;
+		while ((name = strstr(at, "themes/")) != NULL) {
+			char *end = strstr(name, ".yaml");
+
+			if (!end)
+				break;
+			name += strlen("themes/");
+			CHECKF(is_shipped(name, (size_t)(end - name)),
+			       "Makefile.am installs %.*s, not in "
+			       "THEME_SHIPPED", (int)(end - name), name);
+			listed++;
+			at = end;
+		}
+	}
+	if (f)
+		fclose(f);
+	CHECKF(listed == THEME_NSHIPPED, "dist_themes_DATA has %d themes, "
+	       "THEME_SHIPPED %d", listed, THEME_NSHIPPED);
+}
+
 static void test_shipped(void)
 {
-	static const char *const names[] = {"default", "light", "mono"};
 	struct theme t, d;
 	char err[512], path[512];
 
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/%s.yaml", THEMES, names[i]);
+	CHECK(theme_shipped(-1) == NULL);
+	CHECK(theme_shipped(THEME_NSHIPPED) == NULL);
+	for (int i = 0; i < THEME_NSHIPPED; i++) {
+		const char *name = theme_shipped(i);
+
+		snprintf(path, sizeof(path), "%s/%s.yaml", THEMES, name);
 		CHECKF(theme_load_file(&t, path, err, sizeof(err)) == 0, "%s",
 		       err);
-		CHECKF(strcmp(t.name, names[i]) == 0, "%s", t.name);
+		CHECKF(strcmp(t.name, name) == 0, "%s", t.name);
 		CHECK(err[0] == '\0');
 	}
+	test_shipped_files();
 
 	/* default.yaml is what is built in. */
 	theme_default(&d);
 	CHECK(strcmp(d.name, "default") == 0);
+	CHECK(strcmp(theme_shipped(0), "default") == 0);
 	CHECK(d.ngradient == 5);
 	CHECK(theme_load_file(&t, THEMES "/default.yaml", err, sizeof(err)) ==
 	      0);
@@ -278,7 +344,9 @@ static void test_load_by_name(void)
 	rc = theme_load(&t, THEMES "/mono.yaml", NULL, 0, err, sizeof(err));
 	CHECKF(rc == 0, "%s", err);
 	CHECK(strcmp(t.name, "mono") == 0);
-	CHECK(theme_load(&t, "nosuch.yaml", dirs, 1, err, sizeof(err)) == -1);
+	/* a file that is not there is not a theme "not found" */
+	CHECK(theme_load(&t, "nosuch.yaml", dirs, 1, err, sizeof(err)) ==
+	      THEME_E_FAILED);
 	CHECKF(strcmp(err, "nosuch.yaml: No such file or directory") == 0, "%s",
 	       err);
 
@@ -287,12 +355,14 @@ static void test_load_by_name(void)
 	dirs[1] = NULL;
 	dirs[2] = "";
 	dirs[3] = two;
-	CHECK(theme_load(&t, "nosuch", dirs, 4, err, sizeof(err)) == -1);
+	CHECK(theme_load(&t, "nosuch", dirs, 4, err, sizeof(err)) ==
+	      THEME_E_NOT_FOUND);
 	snprintf(path, sizeof(path), "theme 'nosuch' not found in %s, %s", one,
 		 two);
 	CHECKF(strcmp(err, path) == 0, "%s", err);
 	CHECK(is_default(&t, "not found"));
-	CHECK(theme_load(&t, "nosuch", NULL, 0, err, sizeof(err)) == -1);
+	CHECK(theme_load(&t, "nosuch", NULL, 0, err, sizeof(err)) ==
+	      THEME_E_NOT_FOUND);
 	CHECKF(!strcmp(err, "theme 'nosuch' not found (no theme directory)"),
 	       "%s", err);
 	CHECK(theme_load(&t, "", dirs, 4, err, sizeof(err)) == -1);
@@ -300,9 +370,9 @@ static void test_load_by_name(void)
 	CHECK(is_default(&t, "no name"));
 
 	/* A message cut to the room given, or none at all. */
-	CHECK(theme_load(&t, "nosuch", dirs, 4, err, 10) == -1);
+	CHECK(theme_load(&t, "nosuch", dirs, 4, err, 10) == THEME_E_NOT_FOUND);
 	CHECKF(strcmp(err, "theme 'no") == 0, "%s", err);
-	CHECK(theme_load(&t, "nosuch", dirs, 4, NULL, 0) == -1);
+	CHECK(theme_load(&t, "nosuch", dirs, 4, NULL, 0) == THEME_E_NOT_FOUND);
 	CHECK(theme_load_file(&t, "/nonexistent/x.yaml", NULL, 0) == -1);
 }
 

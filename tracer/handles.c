@@ -51,92 +51,86 @@ static const uint32_t kind_of[H_COUNT] = {
 
 /* ---- named constants ------------------------------------------------------ */
 
-/* Values that are not handles, recorded by name. */
-enum {
-	C_ANY_SOURCE,
-	C_ANY_TAG,
-	C_PROC_NULL,
-	C_ROOT,
-	C_IN_PLACE,
-	C_STATUS_IGNORE,
-	C_STATUSES_IGNORE,
-	C_UNTRACKED_BUFFER,
-	C_UNDEFINED,
-	C_UNWEIGHTED,
-	C_WEIGHTS_EMPTY,
-	C_CANCELLED,
-	C_FIXED
-};
+/* Values that are not handles, recorded by name: X(C_ suffix, name). */
+#define FIXED_CONSTS(X)                                                        \
+	X(ANY_SOURCE, "MPI_ANY_SOURCE") X(ANY_TAG, "MPI_ANY_TAG")              \
+	X(PROC_NULL, "MPI_PROC_NULL") X(ROOT, "MPI_ROOT")                      \
+	X(IN_PLACE, "MPI_IN_PLACE") X(STATUS_IGNORE, "MPI_STATUS_IGNORE")      \
+	X(STATUSES_IGNORE, "MPI_STATUSES_IGNORE")                              \
+	X(UNTRACKED_BUFFER, "(buffer)") X(UNDEFINED, "MPI_UNDEFINED")          \
+	X(UNWEIGHTED, "MPI_UNWEIGHTED") X(WEIGHTS_EMPTY, "MPI_WEIGHTS_EMPTY")  \
+	X(CANCELLED, "cancelled")
 
-static const char *const fixed_names[C_FIXED] = {
-	"MPI_ANY_SOURCE",    "MPI_ANY_TAG",	    "MPI_PROC_NULL",
-	"MPI_ROOT",	     "MPI_IN_PLACE",	    "MPI_STATUS_IGNORE",
-	"MPI_STATUSES_IGNORE", "(buffer)",	    "MPI_UNDEFINED",
-	"MPI_UNWEIGHTED",    "MPI_WEIGHTS_EMPTY",   "cancelled",
-};
+#define FIXED_ENUM(id, name) C_##id,
+enum { FIXED_CONSTS(FIXED_ENUM) C_FIXED };
+#undef FIXED_ENUM
 
-#define PREDEF(type, h) {type, #h}
+#define FIXED_NAME(id, name) [C_##id] = name,
+static const char *const fixed_names[C_FIXED] = {FIXED_CONSTS(FIXED_NAME)};
+#undef FIXED_NAME
 
-/* Predefined handles, recorded by name; handles_init() maps their values
- * (known only at run time) to these constants. */
+/* The predefined handles, recorded by name: constant C_FIXED + i is the
+ * i-th here (traces name them, so new ones go at the end), X(type,
+ * handle).  F(type, handle) are Fortran's datatypes, which C may name
+ * too: a library without one of the sized ones makes it
+ * MPI_DATATYPE_NULL, and it is left out of the maps. */
+#if MPI_VERSION >= 4
+#define PREDEF_MPI4(X) X(H_SESSION, MPI_SESSION_NULL)
+#else
+#define PREDEF_MPI4(X)
+#endif
+#define PREDEF_HANDLES(X, F)                                                   \
+	X(H_COMM, MPI_COMM_WORLD) X(H_COMM, MPI_COMM_SELF)                     \
+	X(H_COMM, MPI_COMM_NULL) X(H_GROUP, MPI_GROUP_EMPTY)                   \
+	X(H_GROUP, MPI_GROUP_NULL) X(H_REQUEST, MPI_REQUEST_NULL)              \
+	X(H_OP, MPI_OP_NULL) X(H_OP, MPI_MAX) X(H_OP, MPI_MIN)                 \
+	X(H_OP, MPI_SUM) X(H_OP, MPI_PROD) X(H_OP, MPI_LAND)                   \
+	X(H_OP, MPI_BAND) X(H_OP, MPI_LOR) X(H_OP, MPI_BOR)                    \
+	X(H_OP, MPI_LXOR) X(H_OP, MPI_BXOR) X(H_OP, MPI_MAXLOC)                \
+	X(H_OP, MPI_MINLOC) X(H_OP, MPI_REPLACE) X(H_OP, MPI_NO_OP)            \
+	X(H_INFO, MPI_INFO_NULL) X(H_INFO, MPI_INFO_ENV)                       \
+	X(H_ERRHANDLER, MPI_ERRHANDLER_NULL)                                   \
+	X(H_ERRHANDLER, MPI_ERRORS_ARE_FATAL)                                  \
+	X(H_ERRHANDLER, MPI_ERRORS_RETURN)                                     \
+	X(H_WIN, MPI_WIN_NULL) X(H_FILE, MPI_FILE_NULL)                        \
+	X(H_MESSAGE, MPI_MESSAGE_NULL) X(H_MESSAGE, MPI_MESSAGE_NO_PROC)       \
+	X(H_DATATYPE, MPI_DATATYPE_NULL) X(H_DATATYPE, MPI_CHAR)               \
+	X(H_DATATYPE, MPI_SIGNED_CHAR) X(H_DATATYPE, MPI_UNSIGNED_CHAR)        \
+	X(H_DATATYPE, MPI_BYTE) X(H_DATATYPE, MPI_WCHAR)                       \
+	X(H_DATATYPE, MPI_SHORT) X(H_DATATYPE, MPI_UNSIGNED_SHORT)             \
+	X(H_DATATYPE, MPI_INT) X(H_DATATYPE, MPI_UNSIGNED)                     \
+	X(H_DATATYPE, MPI_LONG) X(H_DATATYPE, MPI_UNSIGNED_LONG)               \
+	X(H_DATATYPE, MPI_LONG_LONG_INT) X(H_DATATYPE, MPI_UNSIGNED_LONG_LONG) \
+	X(H_DATATYPE, MPI_FLOAT) X(H_DATATYPE, MPI_DOUBLE)                     \
+	X(H_DATATYPE, MPI_LONG_DOUBLE) X(H_DATATYPE, MPI_INT8_T)               \
+	X(H_DATATYPE, MPI_INT16_T) X(H_DATATYPE, MPI_INT32_T)                  \
+	X(H_DATATYPE, MPI_INT64_T) X(H_DATATYPE, MPI_UINT8_T)                  \
+	X(H_DATATYPE, MPI_UINT16_T) X(H_DATATYPE, MPI_UINT32_T)                \
+	X(H_DATATYPE, MPI_UINT64_T) X(H_DATATYPE, MPI_C_BOOL)                  \
+	X(H_DATATYPE, MPI_C_FLOAT_COMPLEX) X(H_DATATYPE, MPI_C_DOUBLE_COMPLEX) \
+	X(H_DATATYPE, MPI_AINT) X(H_DATATYPE, MPI_OFFSET)                      \
+	X(H_DATATYPE, MPI_COUNT) X(H_DATATYPE, MPI_PACKED)                     \
+	X(H_DATATYPE, MPI_FLOAT_INT) X(H_DATATYPE, MPI_DOUBLE_INT)             \
+	X(H_DATATYPE, MPI_LONG_INT) X(H_DATATYPE, MPI_2INT)                    \
+	X(H_DATATYPE, MPI_SHORT_INT) X(H_DATATYPE, MPI_LONG_DOUBLE_INT)        \
+	PREDEF_MPI4(X)                                                         \
+	F(H_DATATYPE, MPI_INTEGER) F(H_DATATYPE, MPI_REAL)                     \
+	F(H_DATATYPE, MPI_DOUBLE_PRECISION) F(H_DATATYPE, MPI_COMPLEX)         \
+	F(H_DATATYPE, MPI_DOUBLE_COMPLEX) F(H_DATATYPE, MPI_LOGICAL)           \
+	F(H_DATATYPE, MPI_CHARACTER) F(H_DATATYPE, MPI_2INTEGER)               \
+	F(H_DATATYPE, MPI_2REAL) F(H_DATATYPE, MPI_2DOUBLE_PRECISION)          \
+	F(H_DATATYPE, MPI_INTEGER1) F(H_DATATYPE, MPI_INTEGER2)                \
+	F(H_DATATYPE, MPI_INTEGER4) F(H_DATATYPE, MPI_INTEGER8)                \
+	F(H_DATATYPE, MPI_REAL4) F(H_DATATYPE, MPI_REAL8)
+
+/* Their names; handles_init() maps their values (known only at run time)
+ * to these constants. */
+#define PREDEF_ENTRY(type, h) {type, #h},
 static const struct predef {
 	enum htype type;
 	const char *name;
-} predef[] = {
-	PREDEF(H_COMM, MPI_COMM_WORLD), PREDEF(H_COMM, MPI_COMM_SELF),
-	PREDEF(H_COMM, MPI_COMM_NULL), PREDEF(H_GROUP, MPI_GROUP_EMPTY),
-	PREDEF(H_GROUP, MPI_GROUP_NULL), PREDEF(H_REQUEST, MPI_REQUEST_NULL),
-	PREDEF(H_OP, MPI_OP_NULL), PREDEF(H_OP, MPI_MAX), PREDEF(H_OP, MPI_MIN),
-	PREDEF(H_OP, MPI_SUM), PREDEF(H_OP, MPI_PROD), PREDEF(H_OP, MPI_LAND),
-	PREDEF(H_OP, MPI_BAND), PREDEF(H_OP, MPI_LOR), PREDEF(H_OP, MPI_BOR),
-	PREDEF(H_OP, MPI_LXOR), PREDEF(H_OP, MPI_BXOR),
-	PREDEF(H_OP, MPI_MAXLOC), PREDEF(H_OP, MPI_MINLOC),
-	PREDEF(H_OP, MPI_REPLACE), PREDEF(H_OP, MPI_NO_OP),
-	PREDEF(H_INFO, MPI_INFO_NULL), PREDEF(H_INFO, MPI_INFO_ENV),
-	PREDEF(H_ERRHANDLER, MPI_ERRHANDLER_NULL),
-	PREDEF(H_ERRHANDLER, MPI_ERRORS_ARE_FATAL),
-	PREDEF(H_ERRHANDLER, MPI_ERRORS_RETURN),
-	PREDEF(H_WIN, MPI_WIN_NULL), PREDEF(H_FILE, MPI_FILE_NULL),
-	PREDEF(H_MESSAGE, MPI_MESSAGE_NULL),
-	PREDEF(H_MESSAGE, MPI_MESSAGE_NO_PROC),
-	PREDEF(H_DATATYPE, MPI_DATATYPE_NULL), PREDEF(H_DATATYPE, MPI_CHAR),
-	PREDEF(H_DATATYPE, MPI_SIGNED_CHAR),
-	PREDEF(H_DATATYPE, MPI_UNSIGNED_CHAR), PREDEF(H_DATATYPE, MPI_BYTE),
-	PREDEF(H_DATATYPE, MPI_WCHAR), PREDEF(H_DATATYPE, MPI_SHORT),
-	PREDEF(H_DATATYPE, MPI_UNSIGNED_SHORT), PREDEF(H_DATATYPE, MPI_INT),
-	PREDEF(H_DATATYPE, MPI_UNSIGNED), PREDEF(H_DATATYPE, MPI_LONG),
-	PREDEF(H_DATATYPE, MPI_UNSIGNED_LONG),
-	PREDEF(H_DATATYPE, MPI_LONG_LONG_INT),
-	PREDEF(H_DATATYPE, MPI_UNSIGNED_LONG_LONG),
-	PREDEF(H_DATATYPE, MPI_FLOAT), PREDEF(H_DATATYPE, MPI_DOUBLE),
-	PREDEF(H_DATATYPE, MPI_LONG_DOUBLE), PREDEF(H_DATATYPE, MPI_INT8_T),
-	PREDEF(H_DATATYPE, MPI_INT16_T), PREDEF(H_DATATYPE, MPI_INT32_T),
-	PREDEF(H_DATATYPE, MPI_INT64_T), PREDEF(H_DATATYPE, MPI_UINT8_T),
-	PREDEF(H_DATATYPE, MPI_UINT16_T), PREDEF(H_DATATYPE, MPI_UINT32_T),
-	PREDEF(H_DATATYPE, MPI_UINT64_T), PREDEF(H_DATATYPE, MPI_C_BOOL),
-	PREDEF(H_DATATYPE, MPI_C_FLOAT_COMPLEX),
-	PREDEF(H_DATATYPE, MPI_C_DOUBLE_COMPLEX), PREDEF(H_DATATYPE, MPI_AINT),
-	PREDEF(H_DATATYPE, MPI_OFFSET), PREDEF(H_DATATYPE, MPI_COUNT),
-	PREDEF(H_DATATYPE, MPI_PACKED), PREDEF(H_DATATYPE, MPI_FLOAT_INT),
-	PREDEF(H_DATATYPE, MPI_DOUBLE_INT), PREDEF(H_DATATYPE, MPI_LONG_INT),
-	PREDEF(H_DATATYPE, MPI_2INT), PREDEF(H_DATATYPE, MPI_SHORT_INT),
-	PREDEF(H_DATATYPE, MPI_LONG_DOUBLE_INT),
-#if MPI_VERSION >= 4
-	PREDEF(H_SESSION, MPI_SESSION_NULL),
-#endif
-	/* Fortran's, which C may name too (a library without one of the
-	 * sized ones makes it MPI_DATATYPE_NULL: left out) */
-	PREDEF(H_DATATYPE, MPI_INTEGER), PREDEF(H_DATATYPE, MPI_REAL),
-	PREDEF(H_DATATYPE, MPI_DOUBLE_PRECISION),
-	PREDEF(H_DATATYPE, MPI_COMPLEX),
-	PREDEF(H_DATATYPE, MPI_DOUBLE_COMPLEX),
-	PREDEF(H_DATATYPE, MPI_LOGICAL), PREDEF(H_DATATYPE, MPI_CHARACTER),
-	PREDEF(H_DATATYPE, MPI_2INTEGER), PREDEF(H_DATATYPE, MPI_2REAL),
-	PREDEF(H_DATATYPE, MPI_2DOUBLE_PRECISION),
-	PREDEF(H_DATATYPE, MPI_INTEGER1), PREDEF(H_DATATYPE, MPI_INTEGER2),
-	PREDEF(H_DATATYPE, MPI_INTEGER4), PREDEF(H_DATATYPE, MPI_INTEGER8),
-	PREDEF(H_DATATYPE, MPI_REAL4), PREDEF(H_DATATYPE, MPI_REAL8),
-};
+} predef[] = {PREDEF_HANDLES(PREDEF_ENTRY, PREDEF_ENTRY)};
+#undef PREDEF_ENTRY
 
 #define NPREDEF COUNTOF(predef)
 
@@ -286,91 +280,47 @@ void rec_datatype_inout(struct rec *r, MPI_Datatype before,
 	}
 }
 
+/* Keys the value h of the k-th predefined handle, in a variable of its
+ * type (MPI's macros expand to expressions of different types), by the
+ * type PREDEF_HANDLES gives: communicators are named in comms.c's table
+ * too, and datatypes' sizes kept. */
+#define PREDEF_KEY(ctype, h)                                                   \
+	ctype v = (h);                                                         \
+	keys[k] = KEY(v);
+#define PREDEF_H_COMM(h)                                                       \
+	PREDEF_KEY(MPI_Comm, h) comms_name(v, (uint32_t)(C_FIXED + k));
+#define PREDEF_H_GROUP(h) PREDEF_KEY(MPI_Group, h)
+#define PREDEF_H_REQUEST(h) PREDEF_KEY(MPI_Request, h)
+#define PREDEF_H_OP(h) PREDEF_KEY(MPI_Op, h)
+#define PREDEF_H_INFO(h) PREDEF_KEY(MPI_Info, h)
+#define PREDEF_H_ERRHANDLER(h) PREDEF_KEY(MPI_Errhandler, h)
+#define PREDEF_H_WIN(h) PREDEF_KEY(MPI_Win, h)
+#define PREDEF_H_FILE(h) PREDEF_KEY(MPI_File, h)
+#define PREDEF_H_MESSAGE(h) PREDEF_KEY(MPI_Message, h)
+#define PREDEF_H_SESSION(h) PREDEF_KEY(MPI_Session, h)
+#define PREDEF_H_DATATYPE(h)                                                   \
+	PREDEF_KEY(MPI_Datatype, h) predef_size[k] = type_size(v);
+
 void handles_init(void)
 {
-	static const MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF,
-					 MPI_COMM_NULL};
 	uint64_t keys[NPREDEF];
 	int absent[NPREDEF] = {0};
 	size_t k = 0;
 
-	/* The handles' values, in the order of predef[] (the macros expand
-	 * to expressions of different types, hence one by one). */
-#define V(h) keys[k++] = KEY(h)
-	/* Communicators have a table of their own (comms.c). */
-	for (size_t i = 0; i < 3; i++) {
-		comms_name(comms[i], (uint32_t)(C_FIXED + k));
-		V(comms[i]);
+#define PREDEF_VALUE(type, h)                                                  \
+	{                                                                      \
+		PREDEF_##type(h) k++;                                          \
 	}
-	{
-		MPI_Group g[] = {MPI_GROUP_EMPTY, MPI_GROUP_NULL};
-		MPI_Request q = MPI_REQUEST_NULL;
-		MPI_Op o[] = {MPI_OP_NULL, MPI_MAX,  MPI_MIN,	 MPI_SUM,
-			      MPI_PROD,	   MPI_LAND, MPI_BAND,	 MPI_LOR,
-			      MPI_BOR,	   MPI_LXOR, MPI_BXOR,	 MPI_MAXLOC,
-			      MPI_MINLOC,  MPI_REPLACE, MPI_NO_OP};
-		MPI_Info in[] = {MPI_INFO_NULL, MPI_INFO_ENV};
-		MPI_Errhandler e[] = {MPI_ERRHANDLER_NULL, MPI_ERRORS_ARE_FATAL,
-				      MPI_ERRORS_RETURN};
-		MPI_Win w = MPI_WIN_NULL;
-		MPI_File f = MPI_FILE_NULL;
-		MPI_Message msg[] = {MPI_MESSAGE_NULL, MPI_MESSAGE_NO_PROC};
-		MPI_Datatype t[] = {
-			MPI_DATATYPE_NULL, MPI_CHAR, MPI_SIGNED_CHAR,
-			MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
-			MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG,
-			MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT,
-			MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE,
-			MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-			MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
-			MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX,
-			MPI_C_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT,
-			MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT,
-			MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
-			MPI_LONG_DOUBLE_INT};
-
-		for (size_t i = 0; i < 2; i++)
-			V(g[i]);
-		V(q);
-		for (size_t i = 0; i < COUNTOF(o); i++)
-			V(o[i]);
-		for (size_t i = 0; i < 2; i++)
-			V(in[i]);
-		for (size_t i = 0; i < 3; i++)
-			V(e[i]);
-		V(w);
-		V(f);
-		for (size_t i = 0; i < 2; i++)
-			V(msg[i]);
-		for (size_t i = 0; i < COUNTOF(t); i++) {
-			predef_size[k] = i ? type_size(t[i]) : -1;
-			V(t[i]);
-		}
-#if MPI_VERSION >= 4
-		{
-			MPI_Session s = MPI_SESSION_NULL;
-
-			V(s);
-		}
-#endif
+#define PREDEF_FORTRAN(type, h)                                                \
+	{                                                                      \
+		absent[k] = (h) == MPI_DATATYPE_NULL;                          \
+		PREDEF_VALUE(type, h)                                          \
 	}
-	{
-		MPI_Datatype t[] = {
-			MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
-			MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
-			MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL,
-			MPI_2DOUBLE_PRECISION, MPI_INTEGER1, MPI_INTEGER2,
-			MPI_INTEGER4, MPI_INTEGER8, MPI_REAL4, MPI_REAL8};
-
-		for (size_t i = 0; i < COUNTOF(t); i++) {
-			absent[k] = t[i] == MPI_DATATYPE_NULL;
-			predef_size[k] = type_size(t[i]);
-			V(t[i]);
-		}
-	}
-#undef V
+	PREDEF_HANDLES(PREDEF_VALUE, PREDEF_FORTRAN)
+#undef PREDEF_VALUE
+#undef PREDEF_FORTRAN
 	/* Requests have a table of their own too (requests.c). */
-	for (size_t i = 0; i < k && i < NPREDEF; i++)
+	for (size_t i = 0; i < NPREDEF; i++)
 		if (predef[i].type != H_COMM && predef[i].type != H_REQUEST &&
 		    !absent[i])
 			hmap_set_const(&maps[predef[i].type], keys[i],

@@ -41,9 +41,25 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * returns NULL. */
 rondo_trace *cli_open(const char *path);
 
+/* The units of cli_scaled, each 1000 times the one before. */
+enum cli_unit {
+	CLI_UNIT_NONE,	  /* "950", "12.3k", "4.56M" ... "18.4E" */
+	CLI_UNIT_BYTES,	  /* "850 B", "8.19 kB", "410 kB" ... "EB" */
+	CLI_UNIT_NS,	  /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
+	CLI_UNIT_NS_UTF8, /* the same with the micro sign */
+};
+
+/* The one number formatter of the reports and the explorer: `prefix`,
+ * then v to three significant digits at most, in the first unit that
+ * keeps it under 1000 as printed (999.5 ns is "1.00 us", 999.4 ns
+ * "999 ns"); v in the smallest unit has no decimals, and past the
+ * largest it grows ("1000000 s"). */
+void cli_scaled(char *buf, size_t size, const char *prefix, double v,
+		enum cli_unit unit);
+
 /* A duration of ns nanoseconds to three significant digits at most (the
  * trace keeps times to 0.8%): "850 ns", "12.3 us", "4.56 ms", "1.23 s",
- * with the micro sign when utf8 is set. */
+ * with the micro sign when utf8 is set (cli_scaled). */
 void cli_duration(char *buf, size_t size, double ns, int utf8);
 
 /* Values at SAT_MAX (analyses/sat.h: a count or total that passed

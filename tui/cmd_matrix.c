@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,43 +45,14 @@ static void matrix_usage(FILE *f)
 		"  -h, --help          this text\n");
 }
 
-int cli_parse_comm(const char *s, int64_t *out)
-{
-	uint32_t id;
-
-	if (!strcmp(s, "world") || !strcmp(s, "MPI_COMM_WORLD"))
-		*out = AN_COMM_WORLD;
-	else if (!strcmp(s, "self") || !strcmp(s, "MPI_COMM_SELF"))
-		*out = AN_COMM_SELF;
-	else if (cli_parse_u32(s[0] == 'c' ? s + 1 : s, UINT32_MAX, &id) == 0)
-		*out = id;
-	else
-		return -1;
-	return 0;
-}
-
 /* A number with a unit suffix for the table: 950, 12.3k, 4.56M; a
  * total that stopped at 2^64 - 1 as a lower bound. */
 static void human(char *buf, size_t size, uint64_t v)
 {
-	static const char unit[] = "kMGTPE";
-	double d = (double)v;
-	int u = -1;
-
-	if (cli_sat(v)) {
+	if (cli_sat(v))
 		cli_count(buf, size, v);
-		return;
-	}
-	while (d >= 999.5 && u < 5) {
-		d /= 1000;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, size, "%" PRIu64, v);
 	else
-		snprintf(buf, size, d < 9.995 ? "%.2f%c" : d < 99.95 ? "%.1f%c"
-							      : "%.0f%c",
-			 d, unit[u]);
+		cli_scaled(buf, size, "", (double)v, CLI_UNIT_NONE);
 }
 
 /* The largest pairs first, for a job too large for a square. */

@@ -91,11 +91,12 @@ static void start_curses(struct view *v, int want_color)
 static int load_theme(struct view *v, const char *spec, char *err,
 		      size_t size)
 {
-	if (theme_load(&v->theme, spec, v->theme_dirs, v->ntheme_dirs, err,
-		       size) == 0)
+	int rc = theme_load(&v->theme, spec, v->theme_dirs, v->ntheme_dirs,
+			    err, size);
+
+	if (rc == 0)
 		return 0;
-	if (!strcmp(spec, "default") &&
-	    !strncmp(err, "theme 'default' not found", 25)) {
+	if (rc == THEME_E_NOT_FOUND && !strcmp(spec, "default")) {
 		theme_default(&v->theme);
 		return 0;
 	}

@@ -30,16 +30,10 @@
 
 _Static_assert(THEME_NROLES <= 32, "roles seen are kept in an unsigned");
 
+#define THEME_ROLE_NAME(id, name) [THEME_##id] = #name,
 static const char *const theme_role_names[THEME_NROLES] = {
-	[THEME_NORMAL] = "normal",     [THEME_HEADER] = "header",
-	[THEME_TITLE] = "title",       [THEME_STATUS] = "status",
-	[THEME_SELECTED] = "selected", [THEME_GROUP] = "group",
-	[THEME_LOOP] = "loop",	       [THEME_BLOCK] = "block",
-	[THEME_CALL] = "call",	       [THEME_PARAMS] = "params",
-	[THEME_COUNT] = "count",       [THEME_TIME] = "time",
-	[THEME_DIM] = "dim",	       [THEME_MATCH] = "match",
-	[THEME_BAR] = "bar",	       [THEME_ERROR] = "error",
-};
+	THEME_ROLES(THEME_ROLE_NAME)};
+#undef THEME_ROLE_NAME
 
 /* In the order of curses' COLOR_BLACK..COLOR_WHITE: bit 0 is red, bit 1
  * green, bit 2 blue. */
@@ -106,6 +100,18 @@ const char *theme_role_name(int role)
 	return theme_role_names[role];
 }
 
+const char *theme_shipped(int i)
+{
+#define THEME_SHIPPED_NAME(name) #name,
+	static const char *const names[THEME_NSHIPPED] = {
+		THEME_SHIPPED(THEME_SHIPPED_NAME)};
+#undef THEME_SHIPPED_NAME
+
+	if (i < 0 || i >= THEME_NSHIPPED)
+		return NULL;
+	return names[i];
+}
+
 void theme_default(struct theme *t)
 {
 	int n =
@@ -113,7 +119,7 @@ void theme_default(struct theme *t)
 
 	/* Zeroed whole, so that two equal themes are equal bytes too. */
 	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "default");
+	snprintf(t->name, sizeof(t->name), "%s", theme_shipped(0));
 	memcpy(t->style, theme_dark, sizeof(theme_dark));
 	memcpy(t->gradient, theme_dark_gradient, sizeof(theme_dark_gradient));
 	t->ngradient = n;
@@ -669,7 +675,8 @@ static int theme_load_from(struct theme *t, const char *dir, const char *name,
 	return rc < 0 && absent ? 1 : rc;
 }
 
-/* "theme 'NAME' not found in DIR1, DIR2", cut to errlen. */
+/* "theme 'NAME' not found in DIR1, DIR2", cut to errlen; returns
+ * THEME_E_NOT_FOUND. */
 static int theme_not_found(const char *name, const char *const *dirs, int ndirs,
 			   char *err, size_t errlen)
 {
@@ -677,7 +684,7 @@ static int theme_not_found(const char *name, const char *const *dirs, int ndirs,
 	int k, n = 0;
 
 	if (!err || errlen == 0)
-		return -1;
+		return THEME_E_NOT_FOUND;
 	k = snprintf(err, errlen, "theme '%s' not found", name);
 	for (int i = 0; i < ndirs && k >= 0; i++) {
 		if (!dirs[i] || !dirs[i][0])
@@ -691,7 +698,7 @@ static int theme_not_found(const char *name, const char *const *dirs, int ndirs,
 	}
 	if (n == 0 && k >= 0 && (size_t)k < errlen)
 		snprintf(err + k, errlen - (size_t)k, " (no theme directory)");
-	return -1;
+	return THEME_E_NOT_FOUND;
 }
 
 int theme_load(struct theme *t, const char *spec, const char *const *dirs,

@@ -19,25 +19,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The roles, in the order of their names in a theme file (theme_role_name). */
-enum theme_role {
-	THEME_NORMAL,	 /* text of the panes, and the screen's background */
-	THEME_HEADER,	 /* the header lines at the top */
-	THEME_TITLE,	 /* a pane's title bar, column headings */
-	THEME_STATUS,	 /* the status line at the bottom */
-	THEME_SELECTED,	 /* the selected row */
-	THEME_GROUP,	 /* a rank group's row in the tree */
-	THEME_LOOP,	 /* a loop, "x1000 [ ... ]" */
-	THEME_BLOCK,	 /* a sequence of calls that is not a loop, "[ ... ]" */
-	THEME_CALL,	 /* a call's function name */
-	THEME_PARAMS,	 /* a call's parameters */
-	THEME_COUNT,	 /* numbers: calls, counts */
-	THEME_TIME,	 /* durations */
-	THEME_DIM,	 /* secondary text: fold marks, units, hints */
-	THEME_MATCH,	 /* search matches */
-	THEME_BAR,	 /* histogram bars */
-	THEME_ERROR,	 /* error messages */
-	THEME_NROLES
+/* The roles: X(THEME_ suffix, name in a theme file), one list for the
+ * enum and the names (theme_role_name). */
+#define THEME_ROLES(X)                                                         \
+	/* text of the panes, and the screen's background */                   \
+	X(NORMAL, normal)                                                      \
+	X(HEADER, header)       /* the header lines at the top */              \
+	X(TITLE, title)         /* a pane's title bar, column headings */      \
+	X(STATUS, status)       /* the status line at the bottom */            \
+	X(SELECTED, selected)   /* the selected row */                         \
+	X(GROUP, group)         /* a rank group's row in the tree */           \
+	X(LOOP, loop)           /* a loop, "x1000 [ ... ]" */                  \
+	/* a sequence of calls that is not a loop, "[ ... ]" */                \
+	X(BLOCK, block)                                                        \
+	X(CALL, call)           /* a call's function name */                   \
+	X(PARAMS, params)       /* a call's parameters */                      \
+	X(COUNT, count)         /* numbers: calls, counts */                   \
+	X(TIME, time)           /* durations */                                \
+	X(DIM, dim)             /* secondary text: fold marks, units, hints */ \
+	X(MATCH, match)         /* search matches */                           \
+	X(BAR, bar)             /* histogram bars */                           \
+	X(ERROR, error)         /* error messages */
+
+#define THEME_ROLE_ENUM(id, name) THEME_##id,
+enum theme_role { THEME_ROLES(THEME_ROLE_ENUM) THEME_NROLES };
+#undef THEME_ROLE_ENUM
+
+/* The themes shipped in themes/, in the order the explorer's theme key
+ * cycles through them: X(name).  The first is also built in
+ * (theme_default).  Makefile.am's dist_themes_DATA installs their files
+ * (test_theme checks it and themes/ against this list). */
+#define THEME_SHIPPED(X) X(default) X(light) X(mono)
+
+#define THEME_SHIPPED_ONE(name) +1
+enum { THEME_NSHIPPED = 0 THEME_SHIPPED(THEME_SHIPPED_ONE) };
+#undef THEME_SHIPPED_ONE
+
+/* What theme_load_file and theme_load return when they fail. */
+enum theme_status {
+	THEME_E_FAILED = -1,	/* cannot be read or used: err says why */
+	THEME_E_NOT_FOUND = -2, /* theme_load: a name in none of the dirs */
 };
 
 /* Text attributes, or'ed. */
@@ -75,17 +96,21 @@ struct theme {
  * when out of range. */
 const char *theme_role_name(int role);
 
+/* The name of the i-th shipped theme ("default", "light", ...), or NULL
+ * when out of range. */
+const char *theme_shipped(int i);
+
 /* The built-in default theme (the same as themes/default.yaml), which
  * needs no file: what rondo falls back to. */
 void theme_default(struct theme *t);
 
 /*
  * Reads a theme file.  Roles the file does not name keep the default
- * theme's style.  Returns 0, or -1 with `err` set to one line
- * "file:line:col: what is wrong" (an unknown role, a colour that is not
- * #rrggbb or a known name, an unknown attribute, a YAML syntax error, a
- * file that cannot be read: then "file: <strerror>").  On failure *t holds
- * the default theme.
+ * theme's style.  Returns 0, or THEME_E_FAILED (-1) with `err` set to
+ * one line "file:line:col: what is wrong" (an unknown role, a colour that
+ * is not #rrggbb or a known name, an unknown attribute, a YAML syntax
+ * error, a file that cannot be read: then "file: <strerror>").  On
+ * failure *t holds the default theme.
  */
 int theme_load_file(struct theme *t, const char *path, char *err,
 		    size_t errlen);
@@ -94,8 +119,8 @@ int theme_load_file(struct theme *t, const char *path, char *err,
  * Finds a theme by name or path: `spec` containing a '/' or ending in
  * ".yaml" is a file; otherwise NAME.yaml is looked for in each of the
  * `ndirs` directories `dirs` in order (empty or NULL entries are
- * skipped).  Returns as theme_load_file; a name found nowhere gives
- * "theme 'NAME' not found in DIR1, DIR2...".
+ * skipped).  Returns as theme_load_file; a name found nowhere returns
+ * THEME_E_NOT_FOUND, with "theme 'NAME' not found in DIR1, DIR2...".
  */
 int theme_load(struct theme *t, const char *spec, const char *const *dirs,
 	       int ndirs, char *err, size_t errlen);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli.h"
 #include "fileio.h"
 #include "matrix.h"
 #include "sat.h"
@@ -168,20 +169,7 @@ static void mx_exact(char *buf, size_t size, uint64_t n)
 /* Bytes to three digits: "850 B", "8.19 kB", "410 kB", "1.23 GB". */
 static void mx_size(char *buf, size_t size, uint64_t n)
 {
-	static const char *const unit[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
-	double x = (double)n;
-	int u = -1;
-
-	if (n < 1000) {
-		snprintf(buf, size, "%u B", (unsigned)n);
-		return;
-	}
-	while (x >= 999.5 && u < 5) {
-		x /= 1000;
-		u++;
-	}
-	snprintf(buf, size, "%.*f %s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x,
-		 unit[u]);
+	cli_scaled(buf, size, "", (double)n, CLI_UNIT_BYTES);
 }
 
 /* A scale's value: a count, or bytes. */

@@ -12,10 +12,6 @@
 
 void view_count(char *buf, size_t size, uint64_t n)
 {
-	static const char unit[] = "kMGTPE";
-	double v = (double)n;
-	int u = -1;
-
 	if (n < 1000000) {
 		/* exact, thousands apart */
 		if (n < 1000)
@@ -25,13 +21,8 @@ void view_count(char *buf, size_t size, uint64_t n)
 				 (unsigned)(n % 1000));
 		return;
 	}
-	while (v >= 999.5 && u < 5) {
-		v /= 1000;
-		u++;
-	}
 	/* a total that stopped at 2^64 - 1 (sat.h) is a lower bound */
-	snprintf(buf, size, "%s%.*f%c", cli_sat(n) ? ">=" : "",
-		 v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, unit[u]);
+	cli_scaled(buf, size, cli_sat(n) ? ">=" : "", (double)n, CLI_UNIT_NONE);
 }
 
 void view_duration(char *buf, size_t size, double ns, int utf8)

@@ -5,7 +5,7 @@
  * a loop of 2^31 calls costs a few bytes), and sizes of 2^60 elements are
  * valid values: sums and products of them pass 2^64.  Here they stop at
  * SAT_MAX instead of wrapping, and whoever prints a value at SAT_MAX says
- * it is a lower bound (tui/rondo.c: cli_count, cli_saturated).
+ * it is a lower bound (tui/cli.c: cli_count, cli_saturated).
  */
 #ifndef RONDO_SAT_H
 #define RONDO_SAT_H

@@ -29,9 +29,8 @@
 #define THEMEDIR "/usr/local/share/rondo/themes"
 #endif
 
-/* The shipped themes, in the order the theme key cycles through them. */
-static const char *const shipped[] = {"default", "light", "mono"};
-#define NSHIPPED 3
+/* The shipped themes (theme.h, THEME_SHIPPED) are the order the theme key
+ * cycles through. */
 
 /* ---- the terminal's life ----------------------------------------------------- */
 
@@ -106,9 +105,9 @@ static int load_theme(struct view *v, const char *spec, char *err,
 int view_theme_next(struct view *v)
 {
 	char err[512];
-	int next = (v->theme_index + 1) % NSHIPPED;
+	int next = (v->theme_index + 1) % THEME_NSHIPPED;
 
-	if (load_theme(v, shipped[next], err, sizeof(err)) < 0) {
+	if (load_theme(v, theme_shipped(next), err, sizeof(err)) < 0) {
 		view_message(v, 1, "%s", err);
 		return VIEW_REDRAW;
 	}
@@ -116,7 +115,7 @@ int view_theme_next(struct view *v)
 	theme_apply(&v->theme, v->color ? COLORS : 0, v->color);
 	view_matrix_colors(v);
 	bkgdset(' ' | theme_attr(THEME_NORMAL));
-	view_message(v, 0, "theme %s", shipped[next]);
+	view_message(v, 0, "theme %s", theme_shipped(next));
 	return VIEW_REDRAW;
 }
 
@@ -216,8 +215,8 @@ static int view_setup(struct view *v, const struct options *o,
 		view_message(v, 1, "default theme used: %s", err);
 		theme_default(&v->theme);
 	}
-	for (int i = 0; i < NSHIPPED; i++)
-		if (o->theme && !strcmp(o->theme, shipped[i]))
+	for (int i = 0; i < THEME_NSHIPPED; i++)
+		if (o->theme && !strcmp(o->theme, theme_shipped(i)))
 			v->theme_index = i;
 	v->total_ns = tree_total_time(v->tree);
 	v->run_s = (double)an_run_ns(v->t) / 1e9;

@@ -1,9 +1,24 @@
 /*
  * format.h - the .rondo file format, defined once for writer and reader.
  *
- * The tracer (writer) and librondo (reader) both compile format.c; no
- * encoding or decoding logic exists anywhere else.  FORMAT.md beside this
- * file describes the same thing in prose; keep the two in step.
+ * The tracer (writer) and librondo (reader) both compile the one codec
+ * that implements this header; no encoding or decoding logic exists
+ * anywhere else.  FORMAT.md beside this file describes the same thing in
+ * prose; keep the two in step.  The codec is one idea per file:
+ *
+ *   bytes.c        errors, CRC-32C, output buffers, the cursor
+ *   container.c    header, section table, loading a section, the writer
+ *   sec_calls.c    meta, funcs, consts, typesizes, argument values, cst
+ *   sec_grammar.c  grammar, rankmap, timing: the sections that are grammars
+ *   sec_stats.c    stats, ranktime: time per signature
+ *   sec_comms.c    comms, topology
+ *   timecode.c     per-call time codes, 7-significant-bit durations
+ *
+ * and format_int.h holds what they share among themselves.  Everything
+ * that reads bytes treats them as hostile: every count and length is
+ * checked against what is left before anything is allocated or indexed,
+ * and every failure says where (section, byte offset) and why.  Nothing
+ * prints or exits; the writer and the reader report.
  *
  * Nothing here is exported from librondo or from the preload library: all
  * symbols are fmt_-prefixed and hidden.

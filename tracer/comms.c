@@ -11,8 +11,8 @@
  * a loop gives it the same identity every time.
  *
  * The identities are 64-bit; at MPI_Finalize the member with the lowest
- * world rank of each one adds its member list to the merge (output.c),
- * and rank 0 renumbers them into small ids (c0, c1, ...).
+ * world rank of each one adds its member list to the merge (merge_tree.c),
+ * and rank 0 renumbers them into small ids (c0, c1, ...) (output.c).
  */
 #include <stdlib.h>
 #include <string.h>

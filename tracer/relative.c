@@ -13,7 +13,7 @@
  * counts, for each candidate argument of a group of signatures (those
  * alike but for their candidates), the distinct values it has in either
  * form, keeping up to REL_KEEP of them; the counts are merged up the
- * merge tree (output.c), and the form with fewer distinct values wins,
+ * merge tree (merge_tree.c), and the form with fewer distinct values wins,
  * absolute on a tie.  Any choice is lossless: the
  * value is the caller's rank in the call's communicator plus d (kind REL),
  * which readers add back.

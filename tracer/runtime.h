@@ -368,6 +368,34 @@ int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew,
 		 char *how, size_t howlen);
 void timing_free(void);
 
+/* ---- merge_tree.c -------------------------------------------------------- */
+/* The ranks at MPI_Finalize, merging in ceil(log2 P) rounds: rank 0 ends
+ * with the whole job. */
+struct merge_tree {
+	MPI_Comm comm; /* the tracer's own copy of the job's processes */
+	int rank, size;
+	uint32_t rounds;
+	size_t largest;
+	double busy; /* seconds spent merging what came in */
+};
+struct relative;
+/* Decides which rank-derived integers are stored relative to the caller:
+ * this rank observes its signatures (cst; NULL: none), the tree merges
+ * the observations, rank 0 decides and tells every rank, into R (NULL:
+ * none, the rank takes part all the same).  Collective over t->comm. */
+void merge_tree_relative(struct merge_tree *t, struct relative *R,
+			 const struct fmt_cst *cst);
+/* Merges the ranks' tables up the tree: this rank's (cst, g and st when
+ * ok, else it counts as failed) with the choice of relative integers
+ * applied, then what the ranks above it send.  Returns the merge, on
+ * rank 0 the whole job's; NULL when out of memory (the rank takes part
+ * all the same, and its parent counts its ranks as failed).  Collective
+ * over t->comm. */
+struct merge *merge_tree_gather(struct merge_tree *t, struct relative *R,
+				struct fmt_cst *cst, int ok,
+				const struct fmt_grammar *g,
+				const struct fmt_stats *st);
+
 /* ---- output.c ------------------------------------------------------------ */
 /* Gathers every rank's tables and grammar on rank 0, which writes the
  * trace.  Collective over MPI_COMM_WORLD; call before PMPI_Finalize. */

@@ -1,0 +1,625 @@
+/*
+ * container.c - the file around the sections: the header, the section
+ * table, loading (and decompressing) one section, and the writer that
+ * lays a file out from its sections.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "fileio.h"
+#include "format_int.h"
+#include "util.h"
+
+/* A zstd block (at most 128 KiB of output) needs at least 4 bytes (3 of
+ * header, 1 for an RLE byte), so no frame expands by more than this. */
+#define ZSTD_MAX_RATIO (ZSTD_BLOCKSIZE_MAX / 4)
+
+/* Bounds of the zstd window we accept: zstd's own minimum, and the limit
+ * its decoder applies by default (both are in zstd's unstable API). */
+#define WINDOW_LOG_MIN 10
+#define WINDOW_LOG_MAX 27
+
+/* Output buffer of a streamed decompression before it starts doubling. */
+#define LOAD_FIRST_CHUNK 65536
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* A container error: offsets are file offsets. */
+static int __attribute__((format(printf, 5, 6)))
+file_fail(const struct fmt_container *c, struct fmt_err *e, int code,
+	  uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_err_vset(e, code, NULL, offset, c->size, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* As file_fail, about one section. */
+static int __attribute__((format(printf, 6, 7)))
+sec_fail(const struct fmt_container *c, struct fmt_err *e, uint32_t type,
+	 int code, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_err_vset(e, code, fmt_section_name(type), offset, c->size, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The name of a section type this version defines, or NULL. */
+static const char *sec_known(uint32_t type)
+{
+	static const char *const names[] = {
+		[FMT_SEC_META] = "meta",       [FMT_SEC_FUNCS] = "funcs",
+		[FMT_SEC_CONSTS] = "consts",   [FMT_SEC_CST] = "cst",
+		[FMT_SEC_GRAMMAR] = "grammar", [FMT_SEC_RANKMAP] = "rankmap",
+		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
+		[FMT_SEC_RANKTIME] = "ranktime", [FMT_SEC_TOPOLOGY] = "topology",
+		[FMT_SEC_TYPESIZES] = "typesizes",
+		[FMT_SEC_TIMING] = "timing",
+	};
+
+	return type < COUNTOF(names) ? names[type] : NULL;
+}
+
+const char *fmt_section_name(uint32_t type)
+{
+	const char *name = sec_known(type);
+
+	return name ? name : "unknown";
+}
+
+/* ---- the container ------------------------------------------------------- */
+
+static void entry_pack(uint8_t *p, const struct fmt_entry *s)
+{
+	st32(p, s->type);
+	st32(p + 4, s->codec);
+	st64(p + 8, s->offset);
+	st64(p + 16, s->stored);
+	st64(p + 24, s->raw);
+	st32(p + 32, s->crc);
+	st32(p + 36, s->flags);
+}
+
+static void entry_unpack(struct fmt_entry *s, const uint8_t *p)
+{
+	s->type = ld32(p);
+	s->codec = ld32(p + 4);
+	s->offset = ld64(p + 8);
+	s->stored = ld64(p + 16);
+	s->raw = ld64(p + 24);
+	s->crc = ld32(p + 32);
+	s->flags = ld32(p + 36);
+}
+
+/* Magic and version come before the header CRC: a newer major may lay the
+ * rest of the header out differently, and deserves "upgrade", not
+ * "corrupt". */
+/* A fuzzer cannot forge checksums: in a fuzzing build they always match,
+ * so mutations reach the checks behind them. */
+static int crc_ok(uint32_t stored, uint32_t computed)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	(void)stored;
+	(void)computed;
+	return 1;
+#else
+	return stored == computed;
+#endif
+}
+
+static int header_check(struct fmt_container *c, struct fmt_err *e)
+{
+	const uint8_t *h = c->data;
+	size_t n = c->size < FMT_MAGIC_LEN ? (size_t)c->size : FMT_MAGIC_LEN;
+
+	if (n && memcmp(h, FMT_MAGIC, n) != 0)
+		return file_fail(c, e, RONDO_E_NOTRONDO, 0,
+				 "not a rondo file (bad magic)");
+	if (c->size < FMT_HEADER_SIZE)
+		return file_fail(c, e, RONDO_E_TRUNCATED, c->size,
+				 "file ends inside the %d-byte header",
+				 FMT_HEADER_SIZE);
+	c->major = ld16(h + 8);
+	c->minor = ld16(h + 10);
+	if (c->major > RONDO_FORMAT_MAJOR)
+		return file_fail(c, e, RONDO_E_VERSION, 8,
+				 "written by format version %u.%u, this reader "
+				 "understands %d.x; upgrade rondo",
+				 c->major, c->minor, RONDO_FORMAT_MAJOR);
+	if (!crc_ok(ld32(h + 28), fmt_crc32c(0, h, 28)))
+		return file_fail(c, e, RONDO_E_CORRUPT, 28,
+				 "header checksum mismatch");
+	if (c->major == 0)
+		return file_fail(c, e, RONDO_E_CORRUPT, 8,
+				 "format version 0.%u does not exist",
+				 c->minor);
+	return 0;
+}
+
+/* Places the table: it must end exactly where the file ends. */
+static int table_locate(struct fmt_container *c, uint64_t *tab,
+			struct fmt_err *e)
+{
+	const uint8_t *h = c->data;
+	uint64_t need;
+
+	c->nsec = ld32(h + 12);
+	*tab = ld64(h + 16);
+	if (c->nsec > FMT_MAX_SECTIONS)
+		return file_fail(c, e, RONDO_E_CORRUPT, 12,
+				 "%u sections, at most %d allowed", c->nsec,
+				 FMT_MAX_SECTIONS);
+	need = (uint64_t)c->nsec * FMT_ENTRY_SIZE + 4;
+	if (*tab < FMT_HEADER_SIZE)
+		return file_fail(c, e, RONDO_E_CORRUPT, 16,
+				 "section table at byte %" PRIu64
+				 " overlaps the header", *tab);
+	if (*tab > c->size || need > c->size - *tab)
+		return file_fail(c, e, RONDO_E_TRUNCATED, 16,
+				 "section table (%" PRIu64 " bytes at byte %"
+				 PRIu64 ") runs past the end of the file",
+				 need, *tab);
+	if (need != c->size - *tab)
+		return file_fail(c, e, RONDO_E_CORRUPT, *tab + need,
+				 "%" PRIu64 " bytes after the section table",
+				 c->size - *tab - need);
+	return 0;
+}
+
+/* Sections tile the bytes between the header and the table, in table
+ * order, so every byte of a valid file is under some checksum. */
+static int entry_check(struct fmt_container *c, uint32_t i, uint64_t tab,
+		       struct fmt_err *e)
+{
+	const struct fmt_entry *s = &c->sec[i];
+	uint64_t at = tab + (uint64_t)i * FMT_ENTRY_SIZE;
+	uint64_t start = i ? s[-1].offset + s[-1].stored : FMT_HEADER_SIZE;
+
+	if (s->offset != start)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, at + 8,
+				"section %u starts at byte %" PRIu64
+				", not %" PRIu64, i, s->offset, start);
+	if (s->stored > c->size - s->offset)
+		return sec_fail(c, e, s->type, RONDO_E_TRUNCATED, at + 16,
+				"section %u runs past the end of the file", i);
+	if (s->stored > tab - s->offset)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, at + 16,
+				"section %u overlaps the section table", i);
+	if (!crc_ok(s->crc, fmt_crc32c(0, c->data + s->offset,
+					(size_t)s->stored)))
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"section %u checksum mismatch", i);
+	return 0;
+}
+
+static int table_read(struct fmt_container *c, uint64_t tab,
+		      struct fmt_err *e)
+{
+	const uint8_t *t = c->data + tab;
+	size_t n = (size_t)c->nsec * FMT_ENTRY_SIZE;
+	uint64_t seen = 0; /* known types met so far (they are < 64) */
+	uint64_t end;
+	int rc;
+
+	if (!crc_ok(ld32(t + n), fmt_crc32c(0, t, n)))
+		return file_fail(c, e, RONDO_E_CORRUPT, tab + n,
+				 "section table checksum mismatch");
+	c->sec = calloc(c->nsec ? c->nsec : 1, sizeof(*c->sec));
+	if (!c->sec)
+		return file_fail(c, e, RONDO_E_NOMEM, tab, "out of memory");
+	for (uint32_t i = 0; i < c->nsec; i++)
+		entry_unpack(&c->sec[i], t + (size_t)i * FMT_ENTRY_SIZE);
+	for (uint32_t i = 0; i < c->nsec; i++) {
+		uint32_t type = c->sec[i].type;
+
+		rc = entry_check(c, i, tab, e);
+		if (rc)
+			return rc;
+		/* Two of a kind would leave a reader guessing which counts. */
+		if (sec_known(type) && (seen >> type & 1))
+			return sec_fail(c, e, type, RONDO_E_CORRUPT,
+					tab + (uint64_t)i * FMT_ENTRY_SIZE,
+					"section %u repeats an earlier one", i);
+		if (sec_known(type))
+			seen |= UINT64_C(1) << type;
+	}
+	end = c->nsec ? c->sec[c->nsec - 1].offset + c->sec[c->nsec - 1].stored
+		      : FMT_HEADER_SIZE;
+	if (end != tab)
+		return file_fail(c, e, RONDO_E_CORRUPT, end,
+				 "bytes %" PRIu64 " to %" PRIu64
+				 " belong to no section", end, tab - 1);
+	return 0;
+}
+
+int fmt_container_parse(struct fmt_container *c, const uint8_t *data,
+			uint64_t size, struct fmt_err *e)
+{
+	uint64_t tab = 0;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->data = data;
+	c->size = size;
+	rc = header_check(c, e);
+	if (!rc)
+		rc = table_locate(c, &tab, e);
+	if (!rc)
+		rc = table_read(c, tab, e);
+	if (rc)
+		fmt_container_free(c);
+	return rc;
+}
+
+void fmt_container_free(struct fmt_container *c)
+{
+	free(c->sec);
+	memset(c, 0, sizeof(*c));
+}
+
+int fmt_container_find(const struct fmt_container *c, uint32_t type)
+{
+	for (uint32_t i = 0; i < c->nsec; i++)
+		if (c->sec[i].type == type)
+			return (int)i;
+	return -1;
+}
+
+/* ---- loading a section --------------------------------------------------- */
+
+static unsigned ceil_log2(uint64_t v)
+{
+	unsigned k = 0;
+
+	while (k < 64 && (UINT64_C(1) << k) < v)
+		k++;
+	return k;
+}
+
+/* Checks what the frame header promises before decoding anything, and
+ * limits the window to the declared size so the decoder's own buffers stay
+ * proportional to it (a writer that knows the size never needs more). */
+static int zstd_prepare(const struct fmt_container *c,
+			const struct fmt_entry *s, ZSTD_DCtx *dc,
+			struct fmt_err *e)
+{
+	const uint8_t *src = c->data + s->offset;
+	unsigned long long fcs;
+	unsigned wlog = ceil_log2(s->raw);
+
+	if (s->raw / ZSTD_MAX_RATIO > s->stored)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"%" PRIu64 " compressed bytes cannot hold %"
+				PRIu64 " raw bytes", s->stored, s->raw);
+	if (s->raw >= SIZE_MAX)
+		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+				"%" PRIu64 " bytes do not fit in memory",
+				s->raw);
+	if (s->stored < 4 || ld32(src) != ZSTD_MAGICNUMBER)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"not a zstd frame");
+	fcs = ZSTD_getFrameContentSize(src, (size_t)s->stored);
+	if (fcs == ZSTD_CONTENTSIZE_ERROR)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"bad zstd frame header");
+	if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != s->raw)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"zstd frame holds %llu bytes, table says %"
+				PRIu64, fcs, s->raw);
+	wlog = wlog < WINDOW_LOG_MIN ? WINDOW_LOG_MIN : wlog;
+	wlog = wlog > WINDOW_LOG_MAX ? WINDOW_LOG_MAX : wlog;
+	if (ZSTD_isError(ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
+						(int)wlog)))
+		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+				"cannot set up zstd");
+	return 0;
+}
+
+/* Doubles the output buffer, never past the declared raw size. */
+static int load_grow(uint8_t **buf, size_t *cap, size_t raw)
+{
+	size_t ncap = *cap ? *cap : LOAD_FIRST_CHUNK;
+	uint8_t *p;
+
+	if (*cap)
+		ncap = *cap <= SIZE_MAX / 2 ? *cap * 2 : SIZE_MAX;
+	if (ncap > raw)
+		ncap = raw;
+	p = realloc(*buf, ncap ? ncap : 1);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = ncap;
+	return 0;
+}
+
+struct zload {
+	const struct fmt_container *c;
+	const struct fmt_entry *s;
+	ZSTD_DCtx *dc;
+	uint8_t *buf;
+	size_t cap, pos;
+	struct fmt_err *e;
+};
+
+/* One decompression step.  Returns 1 when the frame is complete, 0 to go
+ * on, or an error.  Output beyond the declared size goes to a spill byte,
+ * and any byte landing there is a lie caught before it costs memory. */
+static int zload_step(struct zload *z, ZSTD_inBuffer *in)
+{
+	uint8_t spill;
+	ZSTD_outBuffer out = { &spill, 1, 0 };
+	size_t in0 = in->pos, out0, r;
+	uint64_t at = z->s->offset;
+
+	if (z->pos == z->cap && z->cap < z->s->raw &&
+	    load_grow(&z->buf, &z->cap, (size_t)z->s->raw))
+		return sec_fail(z->c, z->e, z->s->type, RONDO_E_NOMEM, at,
+				"out of memory");
+	if (z->pos < z->cap)
+		out = (ZSTD_outBuffer){ z->buf, z->cap, z->pos };
+	out0 = out.pos;
+	r = ZSTD_decompressStream(z->dc, &out, in);
+	if (ZSTD_isError(r))
+		return sec_fail(z->c, z->e, z->s->type, RONDO_E_CORRUPT,
+				at + in->pos, "zstd: %s", ZSTD_getErrorName(r));
+	if (out.dst == &spill && out.pos)
+		return sec_fail(z->c, z->e, z->s->type, RONDO_E_CORRUPT,
+				at + in->pos,
+				"decompresses to more than the %" PRIu64
+				" bytes the table says", z->s->raw);
+	if (out.dst != &spill)
+		z->pos = out.pos;
+	if (r == 0)
+		return 1;
+	if (in->pos == in->size && out.pos < out.size)
+		return sec_fail(z->c, z->e, z->s->type, RONDO_E_TRUNCATED,
+				at + in->pos, "zstd frame ends early");
+	/* zstd always moves when it has room on both sides; guard anyway. */
+	if (in->pos == in0 && out.pos == out0)
+		return sec_fail(z->c, z->e, z->s->type, RONDO_E_CORRUPT,
+				at + in->pos, "zstd makes no progress");
+	return 0;
+}
+
+static int load_zstd(const struct fmt_container *c, const struct fmt_entry *s,
+		     uint8_t **outp, struct fmt_err *e)
+{
+	struct zload z = { c, s, ZSTD_createDCtx(), NULL, 0, 0, e };
+	ZSTD_inBuffer in = { c->data + s->offset, (size_t)s->stored, 0 };
+	int rc;
+
+	if (!z.dc)
+		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+				"out of memory");
+	rc = zstd_prepare(c, s, z.dc, e);
+	while (!rc)
+		rc = zload_step(&z, &in);
+	ZSTD_freeDCtx(z.dc);
+	if (rc == 1 && in.pos != in.size)
+		rc = sec_fail(c, e, s->type, RONDO_E_CORRUPT,
+			      s->offset + in.pos,
+			      "%zu bytes after the zstd frame",
+			      in.size - in.pos);
+	else if (rc == 1 && z.pos != s->raw)
+		rc = sec_fail(c, e, s->type, RONDO_E_CORRUPT,
+			      s->offset + in.pos,
+			      "decompresses to %zu bytes, the table says %"
+			      PRIu64, z.pos, s->raw);
+	else if (rc == 1)
+		rc = 0;
+	if (rc) {
+		free(z.buf);
+		return rc;
+	}
+	/* An empty section still gets a buffer, so NULL always means failure. */
+	if (!z.buf && !(z.buf = malloc(1)))
+		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+				"out of memory");
+	*outp = z.buf;
+	return 0;
+}
+
+static int load_raw(const struct fmt_container *c, const struct fmt_entry *s,
+		    uint8_t **out, struct fmt_err *e)
+{
+	if (s->stored != s->raw)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"raw section of %" PRIu64
+				" bytes claims %" PRIu64 " bytes",
+				s->stored, s->raw);
+	*out = malloc(s->raw ? (size_t)s->raw : 1);
+	if (!*out)
+		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+				"out of memory");
+	if (s->raw)
+		memcpy(*out, c->data + s->offset, (size_t)s->raw);
+	return 0;
+}
+
+int fmt_section_load(const struct fmt_container *c, uint32_t idx,
+		     uint8_t **out, size_t *len, struct fmt_err *e)
+{
+	const struct fmt_entry *s;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (idx >= c->nsec)
+		return fmt_fail(e, RONDO_E_RANGE, NULL, 0,
+				"no section %u (the file has %u)", idx,
+				c->nsec);
+	s = &c->sec[idx];
+	if (s->codec == FMT_CODEC_RAW)
+		rc = load_raw(c, s, out, e);
+	else if (s->codec == FMT_CODEC_ZSTD)
+		rc = load_zstd(c, s, out, e);
+	else
+		rc = sec_fail(c, e, s->type,
+			      c->minor > RONDO_FORMAT_MINOR ? RONDO_E_VERSION
+							    : RONDO_E_CORRUPT,
+			      s->offset, "unknown codec %u", s->codec);
+	if (!rc)
+		*len = (size_t)s->raw;
+	return rc;
+}
+
+/* ---- writing a file ------------------------------------------------------ */
+
+void fmt_writer_init(struct fmt_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void fmt_writer_free(struct fmt_writer *w)
+{
+	fmt_buf_free(&w->body);
+	free(w->tab);
+	memset(w, 0, sizeof(*w));
+}
+
+static int writer_grow_tab(struct fmt_writer *w)
+{
+	uint32_t cap = w->cap ? w->cap * 2 : 8;
+	struct fmt_entry *t;
+
+	if (w->n < w->cap)
+		return 0;
+	t = realloc(w->tab, cap * sizeof(*t));
+	if (!t)
+		return -1;
+	w->tab = t;
+	w->cap = cap;
+	return 0;
+}
+
+/* Compresses straight into the body with one byte less room than the raw
+ * payload: zstd then fails exactly when compressing would not pay. */
+static size_t writer_pack(struct fmt_writer *w, const void *raw, size_t len,
+			  int level, uint32_t *codec)
+{
+	uint8_t *dst = w->body.data + w->body.len;
+	size_t z = len ? ZSTD_compress(dst, len - 1, raw, len, level) : 0;
+
+	if (len && !ZSTD_isError(z)) {
+		*codec = FMT_CODEC_ZSTD;
+		return z;
+	}
+	*codec = FMT_CODEC_RAW;
+	if (len)
+		memcpy(dst, raw, len);
+	return len;
+}
+
+size_t fmt_packed_size(const void *p, size_t n, int level)
+{
+	void *dst = n ? malloc(n) : NULL;
+	size_t z = dst ? ZSTD_compress(dst, n - 1, p, n, level) : 0;
+
+	free(dst);
+	if (!n)
+		return 0;
+	if (!dst)
+		return 0;
+	return ZSTD_isError(z) ? n : z;
+}
+
+int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
+		   size_t len, int level)
+{
+	struct fmt_entry *s;
+	size_t start = w->body.len;
+
+	if (w->err)
+		return w->err;
+	if (w->n >= FMT_MAX_SECTIONS)
+		return w->err = RONDO_E_RANGE;
+	if (writer_grow_tab(w) || fmt_buf_reserve(&w->body, len ? len : 1))
+		return w->err = RONDO_E_NOMEM;
+	s = &w->tab[w->n++];
+	memset(s, 0, sizeof(*s));
+	s->type = type;
+	s->offset = FMT_HEADER_SIZE + (uint64_t)start;
+	s->stored = writer_pack(w, raw, len, level, &s->codec);
+	s->raw = len;
+	w->body.len += (size_t)s->stored;
+	s->crc = fmt_crc32c(0, w->body.data + start, (size_t)s->stored);
+	return 0;
+}
+
+static void writer_header(const struct fmt_writer *w, uint8_t *h)
+{
+	memcpy(h, FMT_MAGIC, FMT_MAGIC_LEN);
+	st16(h + 8, RONDO_FORMAT_MAJOR);
+	st16(h + 10, RONDO_FORMAT_MINOR);
+	st32(h + 12, w->n);
+	st64(h + 16, FMT_HEADER_SIZE + (uint64_t)w->body.len);
+	st32(h + 24, 0);
+	st32(h + 28, fmt_crc32c(0, h, 28));
+}
+
+int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out)
+{
+	struct fmt_buf b = { 0 };
+	uint8_t h[FMT_HEADER_SIZE], ent[FMT_ENTRY_SIZE];
+	uint32_t crc = 0;
+
+	if (w->err)
+		return w->err;
+	writer_header(w, h);
+	fmt_put_bytes(&b, h, sizeof(h));
+	fmt_put_bytes(&b, w->body.data, w->body.len);
+	for (uint32_t i = 0; i < w->n; i++) {
+		entry_pack(ent, &w->tab[i]);
+		crc = fmt_crc32c(crc, ent, sizeof(ent));
+		fmt_put_bytes(&b, ent, sizeof(ent));
+	}
+	fmt_put_le32(&b, crc);
+	if (b.oom) {
+		fmt_buf_free(&b);
+		return RONDO_E_NOMEM;
+	}
+	*out = b;
+	return 0;
+}
+
+int fmt_writer_save(struct fmt_writer *w, const char *path, char *why,
+		    size_t whylen)
+{
+	struct fmt_buf file = {0};
+	struct fileio_out o;
+	char reason[256], name[FILEIO_SHORT];
+	int rc = fmt_writer_finish(w, &file), err = 0;
+
+	if (rc)
+		snprintf(reason, sizeof(reason), "%s",
+			 rc == RONDO_E_NOMEM ? "out of memory"
+					     : "too many sections");
+	else if (!(err = fileio_create(&o, path, reason, sizeof(reason))) &&
+		 (err = fileio_write(&o, file.data, file.len)) != 0) {
+		snprintf(reason, sizeof(reason), "%s", strerror(err));
+		fileio_close(&o, 0, NULL, 0);
+	} else if (!err) {
+		err = fileio_close(&o, 1, reason, sizeof(reason));
+	}
+	w->saved = rc || err ? 0 : file.len;
+	fmt_buf_free(&file);
+	if (err)
+		rc = err == ENOMEM ? RONDO_E_NOMEM : RONDO_E_IO;
+	if (rc && why && whylen)
+		snprintf(why, whylen, "cannot write %s: %s",
+			 fileio_short(name, sizeof(name), path), reason);
+	return rc;
+}

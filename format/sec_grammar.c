@@ -1,0 +1,344 @@
+/*
+ * sec_grammar.c - the sections that are grammars: the call grammar, the
+ * rank map (a grammar of root rules), and the per-call timing (a grammar
+ * of time codes with its own rank map).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format_int.h"
+#include "util.h"
+
+/* Rule lengths are counts of calls; anything above this is a lie. */
+#define LEN_MAX (UINT64_C(1) << 63)
+
+/* ---- grammars ------------------------------------------------------------ */
+
+static void sym_put(struct fmt_buf *b, const rondo_sym *s)
+{
+	uint64_t v = (uint64_t)RONDO_SYM_ID(s->sym) << 2;
+
+	if (RONDO_SYM_IS_RULE(s->sym))
+		v |= 2;
+	/* Count 0 cannot be written: it reads back as 1. */
+	if (s->count > 1)
+		v |= 1;
+	fmt_put_uvarint(b, v);
+	if (s->count > 1)
+		fmt_put_uvarint(b, s->count - 2);
+}
+
+void fmt_grammar_encode(struct fmt_buf *b, const struct fmt_grammar *g)
+{
+	fmt_put_uvarint(b, g->nrules);
+	for (uint32_t r = 0; r < g->nrules; r++) {
+		fmt_put_uvarint(b, g->first[r + 1] - g->first[r]);
+		for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++)
+			sym_put(b, &g->body[k]);
+	}
+}
+
+/* What reading one grammar needs besides the cursor. */
+struct gread {
+	struct fmt_grammar *g;
+	uint64_t *len; /* calls each rule read so far expands to */
+	size_t cap;    /* symbols g->body has room for */
+	uint32_t nterm;
+};
+
+static int count_read(struct fmt_cur *c, uint64_t *n)
+{
+	size_t at = c->pos;
+	uint64_t x;
+	int rc = fmt_get_uvarint(c, &x);
+
+	if (rc)
+		return rc;
+	if (x > UINT64_MAX - 2)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "repeat count overflows 64 bits");
+	*n = x + 2;
+	return 0;
+}
+
+/* Rule references must point backwards, so rules come in dependency order
+ * and no cycle can be written; lengths are summed here, once. */
+static int sym_read(struct fmt_cur *c, const struct gread *st, uint32_t r,
+		    rondo_sym *s, uint64_t *total)
+{
+	size_t at = c->pos;
+	uint64_t v, id, n = 1, l = 1;
+	int rc = fmt_get_uvarint(c, &v);
+
+	if (rc)
+		return rc;
+	id = v >> 2;
+	if (id > RONDO_SYM_RULE - 1)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "symbol %" PRIu64 " does not fit 31 bits",
+				    id);
+	if ((v & 2) && id >= r)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "rule %u refers to undefined rule %" PRIu64,
+				    r, id);
+	if (!(v & 2) && id >= st->nterm)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "rule %u uses terminal %" PRIu64
+				    ", only %u exist", r, id, st->nterm);
+	if (v & 2)
+		l = st->len[id];
+	if ((v & 1) && (rc = count_read(c, &n)))
+		return rc;
+	/* l is 0 for a rule that expands to nothing: no overflow then. */
+	if (l && (n > LEN_MAX / l || n * l > LEN_MAX - *total))
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "rule %u expands to more than 2^63 symbols",
+				    r);
+	*total += n * l;
+	s->sym = (uint32_t)id | (v & 2 ? RONDO_SYM_RULE : 0);
+	s->reserved = 0;
+	s->count = n;
+	return 0;
+}
+
+static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
+{
+	struct fmt_grammar *g = st->g;
+	size_t at = c->pos;
+	uint32_t n, base = g->first[r];
+	uint64_t total = 0;
+	int rc = fmt_get_count(c, &n, 1);
+
+	if (rc)
+		return rc;
+	if (n > UINT32_MAX - base)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "more than 2^32-1 symbols in all rules");
+	if (util_grow(&g->body, &st->cap, (size_t)base + n,
+			   sizeof(*g->body)))
+		return fmt_cur_nomem(c);
+	for (uint32_t k = 0; k < n && !rc; k++)
+		rc = sym_read(c, st, r, &g->body[base + k], &total);
+	if (rc)
+		return rc;
+	g->first[r + 1] = base + n;
+	st->len[r] = total;
+	return 0;
+}
+
+/* Shared by the grammar and the rank map.  On success *len holds the
+ * expansion length of every rule (malloc'd); on failure it is NULL. */
+static int grammar_read(struct fmt_cur *c, struct fmt_grammar *g,
+			uint32_t nterm, uint64_t **len)
+{
+	struct gread st = { g, NULL, 0, nterm };
+	uint32_t n;
+	int rc = fmt_get_count(c, &n, 1);
+
+	*len = NULL;
+	if (rc)
+		return rc;
+	g->first = calloc((size_t)n + 1, sizeof(*g->first));
+	st.len = calloc(n ? n : 1, sizeof(*st.len));
+	if (!g->first || !st.len) {
+		free(st.len);
+		return fmt_cur_nomem(c);
+	}
+	g->nrules = n;
+	for (uint32_t r = 0; r < n && !rc; r++)
+		rc = rule_read(c, &st, r);
+	/* A body even when every rule is empty: users index it from
+	 * body + first[r], which must not be arithmetic on NULL. */
+	if (!rc && !g->body &&
+	    util_grow(&g->body, &st.cap, 1, sizeof(*g->body)))
+		rc = fmt_cur_nomem(c);
+	if (rc)
+		free(st.len);
+	else
+		*len = st.len;
+	return rc;
+}
+
+int fmt_grammar_decode(struct fmt_grammar *g, const uint8_t *p, size_t n,
+		       uint32_t nterminals, uint64_t **lengths,
+		       struct fmt_err *e)
+{
+	struct fmt_cur c;
+	uint64_t *len;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (lengths)
+		*lengths = NULL;
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_GRAMMAR), e);
+	rc = fmt_cur_done(&c, grammar_read(&c, g, nterminals, &len));
+	if (rc)
+		fmt_grammar_free(g);
+	if (rc || !lengths)
+		free(len);
+	else
+		*lengths = len;
+	return rc;
+}
+
+void fmt_grammar_free(struct fmt_grammar *g)
+{
+	free(g->first);
+	free(g->body);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- the rank map -------------------------------------------------------- */
+
+void fmt_rankmap_encode(struct fmt_buf *b, const struct fmt_rankmap *r)
+{
+	fmt_put_uvarint(b, r->nranks);
+	fmt_grammar_encode(b, &r->map);
+}
+
+static int rankmap_read(struct fmt_cur *c, struct fmt_rankmap *m,
+			uint32_t nrules)
+{
+	uint64_t nranks, *len;
+	size_t at;
+	int rc = fmt_get_uvarint(c, &nranks);
+
+	if (rc)
+		return rc;
+	if (nranks == 0 || nranks > UINT32_MAX)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, 0,
+				    "%" PRIu64 " ranks", nranks);
+	m->nranks = (uint32_t)nranks;
+	at = c->pos;
+	rc = grammar_read(c, &m->map, nrules, &len);
+	if (rc)
+		return rc;
+	if (m->map.nrules == 0)
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				  "the rank map is empty");
+	else if (len[m->map.nrules - 1] != nranks)
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, 0,
+				  "the rank map lists %" PRIu64
+				  " ranks, the job had %" PRIu64,
+				  len[m->map.nrules - 1], nranks);
+	if (rc)
+		free(len);
+	else
+		m->len = len;
+	return rc;
+}
+
+int fmt_rankmap_decode(struct fmt_rankmap *r, const uint8_t *p, size_t n,
+		       uint32_t nrules, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_RANKMAP), e);
+	rc = fmt_cur_done(&c, rankmap_read(&c, r, nrules));
+	if (rc)
+		fmt_rankmap_free(r);
+	return rc;
+}
+
+void fmt_rankmap_free(struct fmt_rankmap *r)
+{
+	fmt_grammar_free(&r->map);
+	free(r->len);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- per-call timing ------------------------------------------------------ */
+
+void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
+{
+	fmt_put_uvarint(b, 0); /* flags, none defined */
+	fmt_put_f64(b, t->base);
+	fmt_put_uvarint(b, t->nranks);
+	for (uint32_t r = 0; r < t->nranks; r++)
+		fmt_put_svarint(b, t->offset[r]);
+	fmt_grammar_encode(b, &t->g);
+	fmt_rankmap_encode(b, &t->map);
+}
+
+static int timing_read(struct fmt_cur *c, struct fmt_timing *t,
+		       uint32_t nranks)
+{
+	struct fmt_tscale sc;
+	uint64_t flags, n;
+	uint32_t limit;
+	size_t at = c->pos;
+	int rc = fmt_get_uvarint(c, &flags);
+
+	if (!rc && flags)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at, "flags %" PRIu64,
+				    flags);
+	at = c->pos;
+	rc = rc ? rc : fmt_get_f64(c, &t->base);
+	if (rc)
+		return rc;
+	rc = fmt_tscale_init(&sc, t->base);
+	if (rc == RONDO_E_RANGE)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at, "base %g", t->base);
+	if (rc)
+		return fmt_cur_nomem(c);
+	limit = fmt_tcode_limit(&sc);
+	fmt_tscale_free(&sc);
+	at = c->pos;
+	rc = fmt_get_uvarint(c, &n);
+	if (!rc && n != nranks)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "%" PRIu64 " ranks, the job had %u", n,
+				    nranks);
+	t->offset = rc ? NULL : malloc(sizeof(*t->offset) * ((size_t)n + 1));
+	if (!rc && !t->offset)
+		return fmt_cur_nomem(c);
+	for (uint32_t r = 0; !rc && r < n; r++) {
+		at = c->pos;
+		rc = fmt_get_svarint(c, &t->offset[r]);
+		if (!rc && (t->offset[r] < -FMT_TIME_MAX ||
+			    t->offset[r] > FMT_TIME_MAX))
+			return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+					    "rank %u's clock offset %" PRId64
+					    " ns is beyond 2^61 ns either way",
+					    r, t->offset[r]);
+	}
+	if (rc)
+		return rc;
+	t->nranks = nranks;
+	rc = grammar_read(c, &t->g, limit, &t->len);
+	if (rc)
+		return rc;
+	at = c->pos;
+	rc = rankmap_read(c, &t->map, t->g.nrules);
+	if (!rc && t->map.nranks != 2 * (uint64_t)nranks)
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				  "the map lists %u sequences for %u ranks",
+				  t->map.nranks, nranks);
+	return rc;
+}
+
+int fmt_timing_decode(struct fmt_timing *t, const uint8_t *p, size_t n,
+		      uint32_t nranks, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_TIMING), e);
+	rc = fmt_cur_done(&c, timing_read(&c, t, nranks));
+	if (rc)
+		fmt_timing_free(t);
+	return rc;
+}
+
+void fmt_timing_free(struct fmt_timing *t)
+{
+	free(t->offset);
+	fmt_grammar_free(&t->g);
+	fmt_rankmap_free(&t->map);
+	free(t->len);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,164 @@
+/*
+ * timecode.c - durations and times as short codes: the logarithmic scale
+ * of per-call timing (fmt_tscale, fmt_tenc: a value read back is off by a
+ * factor of at most the base) and the 7-significant-bit durations of the
+ * time per rank (fmt_time_code).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format_int.h"
+#include "util.h"
+
+/* ---- the logarithmic scale of per-call timing ---------------------------- */
+
+int fmt_tscale_init(struct fmt_tscale *s, double base)
+{
+	double v = 1.0;
+	uint32_t n = 1, cap;
+
+	memset(s, 0, sizeof(*s));
+	if (!(base >= FMT_TBASE_MIN && base <= FMT_TBASE_MAX))
+		return RONDO_E_RANGE;
+	/* 2^62 ns at the smallest base: fewer than 43 000 magnitudes */
+	cap = (uint32_t)(62.0 * log(2.0) / log(base)) + 3;
+	s->up = malloc(sizeof(*s->up) * cap);
+	s->down = malloc(sizeof(*s->down) * cap);
+	if (!s->up || !s->down) {
+		fmt_tscale_free(s);
+		return RONDO_E_NOMEM;
+	}
+	s->base = base;
+	s->lnb = log(base);
+	s->up[0] = s->down[0] = 0;
+	/* b^(j-1) as a product, the same on every machine that rounds
+	 * doubles as IEEE 754 says */
+	for (; n < cap && v < 4.611686018427387904e18; n++, v *= base) {
+		s->up[n] = (uint64_t)ceil(v);
+		s->down[n] = (uint64_t)floor(v);
+	}
+	s->n = n;
+	return 0;
+}
+
+void fmt_tscale_free(struct fmt_tscale *s)
+{
+	free(s->up);
+	free(s->down);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The smallest j >= 1 with up[j] >= x (x >= 1): a guess from the
+ * logarithm, put right by the table. */
+static uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
+{
+	double g = ceil(log((double)x) / s->lnb) + 1;
+	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
+
+	while (j + 1 < s->n && s->up[j] < x)
+		j++;
+	while (j > 1 && s->up[j - 1] >= x)
+		j--;
+	return j;
+}
+
+/* The largest j >= 1 with down[j] <= x (x >= 1). */
+static uint32_t tscale_down(const struct fmt_tscale *s, uint64_t x)
+{
+	double g = floor(log((double)x) / s->lnb) + 1;
+	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
+
+	while (j > 1 && s->down[j] > x)
+		j--;
+	while (j + 1 < s->n && s->down[j + 1] <= x)
+		j++;
+	return j;
+}
+
+uint32_t fmt_tcode_dur(const struct fmt_tscale *s, uint64_t ns)
+{
+	return ns ? tscale_up(s, ns) : 0;
+}
+
+uint32_t fmt_tcode_ival(const struct fmt_tscale *s, int64_t ns)
+{
+	if (ns > 0)
+		return 2 * tscale_up(s, (uint64_t)ns) - 1;
+	if (ns < 0)
+		return 2 * tscale_down(s, ns == INT64_MIN ? (uint64_t)INT64_MAX
+							  : (uint64_t)-ns);
+	return 0;
+}
+
+uint64_t fmt_tvalue_dur(const struct fmt_tscale *s, uint32_t code)
+{
+	return s->up[code < s->n ? code : s->n - 1];
+}
+
+int64_t fmt_tvalue_ival(const struct fmt_tscale *s, uint32_t code)
+{
+	uint32_t j = (code + 1) / 2;
+
+	if (j >= s->n)
+		j = s->n - 1;
+	return code & 1 ? (int64_t)s->up[j] : -(int64_t)s->down[j];
+}
+
+int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
+		  uint64_t dur, uint32_t *dcode, uint32_t *icode)
+{
+	size_t had = e->cap;
+	int64_t ref;
+
+	if (sig >= e->cap) {
+		if (util_grow(&e->prev, &e->cap, (size_t)sig + 1,
+				   sizeof(*e->prev)))
+			return -1;
+		for (size_t k = had; k < e->cap; k++)
+			e->prev[k] = INT64_MIN;
+	}
+	ref = e->prev[sig] != INT64_MIN ? e->prev[sig] : e->last;
+	*icode = fmt_tcode_ival(e->sc, start - ref);
+	*dcode = fmt_tcode_dur(e->sc, dur);
+	/* the next intervals count from what a reader will see */
+	e->prev[sig] = fmt_time_add(ref, fmt_tvalue_ival(e->sc, *icode));
+	e->last = fmt_time_add(e->prev[sig],
+			       (int64_t)fmt_tvalue_dur(e->sc, *dcode));
+	return 0;
+}
+
+void fmt_tenc_free(struct fmt_tenc *e)
+{
+	free(e->prev);
+	e->prev = NULL;
+	e->cap = 0;
+}
+
+/* ---- 7-significant-bit durations ----------------------------------------- */
+
+uint16_t fmt_time_code(uint64_t ns)
+{
+	unsigned e;
+	uint64_t m;
+
+	if (ns < 128)
+		return (uint16_t)ns;
+	e = fmt_hist_bin(ns) - 6; /* ns >> e is in [64, 128) */
+	m = (ns >> e) + (ns >> (e - 1) & 1); /* to the nearest, ties up */
+	if (m == 128) {
+		m = 64;
+		e++;
+	}
+	/* 128 << 57 would not fit 64 bits: the top code is as near as any. */
+	return e > 57 ? FMT_TIME_CODE_MAX : (uint16_t)(64 * e + m);
+}
+
+uint64_t fmt_time_value(uint16_t code)
+{
+	if (code > FMT_TIME_CODE_MAX)
+		code = FMT_TIME_CODE_MAX;
+	if (code < 128)
+		return code;
+	return (uint64_t)(64 + code % 64) << (code / 64 - 1);
+}

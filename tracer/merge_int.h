@@ -1,0 +1,121 @@
+/*
+ * merge_int.h - what merge.c (the cross-rank tables) and merge_wire.c (a
+ * merge as a message between ranks) share, and no one else: the layout
+ * of a merge, a message decoded, and what the wire calls in merge.c
+ * (never the other way).
+ */
+#ifndef RONDO_MERGE_INT_H
+#define RONDO_MERGE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+/* Argument bytes; a chunk is full when the next signature does not fit. */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	uint8_t data[];
+};
+
+/* An index slot: the entry's number + 1 (0: empty) and the low half of
+ * its hash, so that probing and growing rarely touch the entries. */
+struct slot {
+	uint32_t idx1;
+	uint32_t hash;
+};
+
+struct table {
+	struct slot *slot;
+	size_t mask; /* capacity - 1; capacity a power of two, or 0 */
+};
+
+struct sigs {
+	struct fmt_cst cst; /* the global table, as merge_cst() returns it */
+	size_t cap;
+	struct chunk *arena; /* newest first */
+	struct table index;
+};
+
+/* The rules of all the rank grammars, each distinct rule once (a rank's
+ * whole grammar is its root rule, and the rules under it). */
+struct grams {
+	struct fmt_grammar all; /* in dependency order */
+	size_t rules_cap, body_cap;
+	struct table index;	/* rule body -> rule id */
+	uint8_t *is_root;	/* rules some rank's calls are */
+	size_t roots_cap;
+	uint32_t nroots;	/* distinct rank grammars */
+	struct grammar *map;	/* the sequence of rank roots */
+	uint32_t nranks;
+	int failed; /* the map engine ran out of memory: only free is left */
+};
+
+/* The rest of a range of ranks' tables. */
+struct extra {
+	uint32_t failed; /* ranks whose tables were missing or damaged */
+	uint64_t calls;
+	rondo_stat *stat; /* by signature id, sigs.cst.n of them in use */
+	size_t capstat;
+	/* Each rank's time per signature: rank k's signature ids (increasing)
+	 * and time codes are sig[at[k] .. at[k + 1]). */
+	uint64_t *at;
+	size_t capat;
+	uint32_t *sig;
+	uint16_t *code;
+	size_t ntime, capsig, capcode;
+	/* The communicator identities the ranks speak for, and their
+	 * Cartesian topologies (ndims 0: none). */
+	struct fmt_comms comms;
+	uint64_t *key;
+	struct fmt_topo *topo;
+	size_t capcomms, capkeys, captopos;
+	struct table comm_index;
+};
+
+/* Per-call timing (merge_set_timing): every rank's duration and interval
+ * grammars, their rules each stored once as the call grammars' are, a map
+ * of two roots per rank (its durations, then its intervals), and each
+ * rank's clock origin. */
+struct timing {
+	double base; /* 0: no per-call timing (yet) */
+	struct grams g;
+	int64_t *origin;
+	size_t capo;
+	uint32_t nranks; /* ranks whose timing is in */
+};
+
+struct merge {
+	struct sigs sigs;
+	struct grams grams;
+	struct extra x;
+	struct timing t;
+};
+
+/* A range's parts, decoded. */
+struct range {
+	uint64_t nranks, failed, calls;
+	struct fmt_cst cst;
+	struct fmt_grammar grams, map;
+	struct fmt_stats st;
+	struct fmt_ranktime times;
+	uint64_t *keys;
+	struct fmt_topos topos; /* one per communicator, in its order */
+	struct fmt_comms comms;
+	struct fmt_timing timing; /* base 0: none */
+};
+
+/* ---- merge.c ------------------------------------------------------------- */
+
+/* Ranks added before without timing get none, when timing is on.
+ * Returns 0 or RONDO_E_NOMEM. */
+int merge_timing_pad(struct merge *m);
+
+/* Appends a decoded range: everything is checked before the ranks are
+ * added, so a damaged range adds none.  Returns 0 or a RONDO_E_* code;
+ * a failure after some of its ranks went in stops the merge (only free
+ * is left). */
+int merge_range_add(struct merge *m, const struct range *r);
+
+#endif /* RONDO_MERGE_INT_H */

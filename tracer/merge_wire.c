@@ -1,0 +1,236 @@
+/*
+ * merge_wire.c - a merge as a message between ranks (merge.h, "ranges of
+ * ranks"): merge_encode at the sending end; at the receiving one
+ * merge_add_encoded, which decodes and checks every part before merge.c
+ * adds any of its ranks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grammar.h"
+#include "merge.h"
+#include "merge_int.h"
+
+/* What a range of ranks sends to be merged (private to the tracer, both
+ * ends the same build):
+ *
+ *   nranks failed calls           uvarints
+ *   cst grams map stats times comms    each a uvarint length and bytes
+ *
+ * cst: the signatures (fmt_cst); grams: the distinct rules of the ranks'
+ * grammars (fmt_grammar); map: the rank map (fmt_grammar, its terminals
+ * rule ids of grams, each the root of some ranks); stats
+ * (fmt_stats); times (fmt_ranktime, one list per rank); comms: the keys,
+ * then the members (fmt_comms); timing: a base (f64, 0: none), then when
+ * there is one the ranks' per-call timing (fmt_timing, its offsets the
+ * ranks' clock origins). */
+enum { PART_CST, PART_GRAMS, PART_MAP, PART_STATS, PART_TIMES, PART_COMMS,
+       PART_TIMING, NPARTS };
+
+static void put_part(struct fmt_buf *out, struct fmt_buf *part)
+{
+	fmt_put_uvarint(out, part->len);
+	fmt_put_bytes(out, part->data, part->len);
+	out->oom |= part->oom;
+	fmt_buf_free(part);
+}
+
+/* A range's timing part: the base (0: none), then when there is one the
+ * origins, the rules and the map, as merge_timing gives them. */
+static void timing_encode(struct merge *m, struct fmt_buf *b)
+{
+	const struct timing *t = &m->t;
+	struct fmt_timing ft = {0};
+
+	/* the last ranks, added without their timing, get none */
+	merge_timing_pad(m);
+	if (!t->base || m->grams.nranks == 0 || t->nranks != m->grams.nranks ||
+	    grammar_export(t->g.map, &ft.map.map)) {
+		fmt_put_f64(b, 0);
+		return;
+	}
+	ft.base = t->base;
+	ft.nranks = t->nranks;
+	ft.offset = t->origin;
+	ft.g = t->g.all;
+	ft.map.nranks = 2 * t->nranks;
+	fmt_put_f64(b, t->base);
+	fmt_timing_encode(b, &ft);
+	fmt_grammar_free(&ft.map.map);
+}
+
+int merge_encode(struct merge *m, struct fmt_buf *b)
+{
+	const struct grams *gs = &m->grams;
+	const struct extra *x = &m->x;
+	struct fmt_grammar map = {0};
+	struct fmt_stats st = {0, malloc(sizeof(struct fmt_stat) *
+					 ((size_t)m->sigs.cst.n + 1))};
+	uint64_t *list = malloc(sizeof(uint64_t) * ((size_t)gs->nranks + 1));
+	struct fmt_ranktime times = {gs->nranks, x->at, list, x->sig, x->code};
+	struct fmt_buf part = {0};
+	int rc = st.st && list ? 0 : RONDO_E_NOMEM;
+
+	if (!rc && gs->failed)
+		rc = RONDO_E_STATE;
+	if (!rc)
+		rc = grammar_export(gs->map, &map);
+	if (rc) {
+		free(st.st);
+		free(list);
+		fmt_grammar_free(&map);
+		return rc;
+	}
+	for (uint32_t k = 0; k < gs->nranks; k++)
+		list[k] = x->at[k];
+	for (uint32_t s = 0; s < m->sigs.cst.n && s < x->capstat; s++)
+		if (x->stat[s].count)
+			st.st[st.n++] = (struct fmt_stat){s, x->stat[s]};
+	fmt_put_uvarint(b, gs->nranks);
+	fmt_put_uvarint(b, x->failed);
+	fmt_put_uvarint(b, x->calls);
+	fmt_cst_encode(&part, &m->sigs.cst);
+	put_part(b, &part);
+	fmt_grammar_encode(&part, &gs->all);
+	put_part(b, &part);
+	fmt_grammar_encode(&part, &map);
+	put_part(b, &part);
+	fmt_stats_encode(&part, &st);
+	put_part(b, &part);
+	if (gs->nranks)
+		fmt_ranktime_encode(&part, &times);
+	put_part(b, &part);
+	fmt_put_uvarint(&part, x->comms.n);
+	for (uint32_t i = 0; i < x->comms.n; i++) {
+		fmt_put_uvarint(&part, x->key[i]);
+		fmt_put_uvarint(&part, x->topo[i].ndims);
+		for (uint32_t k = 0; k < x->topo[i].ndims; k++) {
+			fmt_put_uvarint(&part, x->topo[i].dims[k]);
+			fmt_put_uvarint(&part, x->topo[i].periodic[k]);
+		}
+	}
+	fmt_comms_encode(&part, &x->comms);
+	put_part(b, &part);
+	timing_encode(m, &part);
+	put_part(b, &part);
+	fmt_grammar_free(&map);
+	free(st.st);
+	free(list);
+	return b->oom ? RONDO_E_NOMEM : 0;
+}
+
+static void range_free(struct range *r)
+{
+	fmt_cst_free(&r->cst);
+	fmt_grammar_free(&r->grams);
+	fmt_grammar_free(&r->map);
+	fmt_stats_free(&r->st);
+	fmt_ranktime_free(&r->times);
+	free(r->keys);
+	fmt_topos_free(&r->topos);
+	fmt_comms_free(&r->comms);
+	fmt_timing_free(&r->timing);
+}
+
+static int range_decode(struct range *r, const uint8_t *p, size_t n,
+			uint32_t nfuncs, uint32_t nworld)
+{
+	const uint8_t *part[NPARTS];
+	size_t len[NPARTS];
+	struct fmt_cur c;
+	struct fmt_err e;
+	int rc;
+
+	fmt_cur_init(&c, p, n, "merge", &e);
+	rc = fmt_get_uvarint(&c, &r->nranks);
+	rc = rc ? rc : fmt_get_uvarint(&c, &r->failed);
+	rc = rc ? rc : fmt_get_uvarint(&c, &r->calls);
+	for (int i = 0; i < NPARTS && !rc; i++)
+		rc = fmt_get_bytes(&c, &part[i], &len[i]);
+	rc = rc ? rc : fmt_cur_end(&c);
+	if (!rc && (r->nranks == 0 || r->nranks > UINT32_MAX))
+		rc = RONDO_E_CORRUPT;
+	rc = rc ? rc : fmt_cst_decode(&r->cst, part[PART_CST], len[PART_CST],
+				      nfuncs, &e);
+	rc = rc ? rc : fmt_grammar_decode(&r->grams, part[PART_GRAMS],
+					  len[PART_GRAMS], r->cst.n, NULL, &e);
+	rc = rc ? rc : fmt_grammar_decode(&r->map, part[PART_MAP],
+					  len[PART_MAP], r->grams.nrules, NULL,
+					  &e);
+	rc = rc ? rc : fmt_stats_decode(&r->st, part[PART_STATS],
+					len[PART_STATS], r->cst.n, &e);
+	rc = rc ? rc : fmt_ranktime_decode(&r->times, part[PART_TIMES],
+					   len[PART_TIMES], (uint32_t)r->nranks,
+					   r->cst.n, &e);
+	if (!rc) {
+		uint32_t nkeys;
+
+		fmt_cur_init(&c, part[PART_COMMS], len[PART_COMMS], "merge", &e);
+		rc = fmt_get_count(&c, &nkeys, 2);
+		r->keys = rc ? NULL : malloc(sizeof(uint64_t) * (nkeys + 1));
+		r->topos.t = rc ? NULL : calloc(nkeys + 1, sizeof(*r->topos.t));
+		if (!rc && (!r->keys || !r->topos.t))
+			rc = RONDO_E_NOMEM;
+		if (!rc)
+			r->topos.n = nkeys;
+		for (uint32_t i = 0; !rc && i < nkeys; i++) {
+			struct fmt_topo *g = &r->topos.t[i];
+			uint64_t nd = 0, v;
+
+			rc = fmt_get_uvarint(&c, &r->keys[i]);
+			rc = rc ? rc : fmt_get_uvarint(&c, &nd);
+			if (!rc && nd > FMT_MAX_DIMS)
+				rc = RONDO_E_CORRUPT;
+			g->dims = rc ? NULL : malloc(sizeof(uint32_t) * (nd + 1));
+			g->periodic = rc ? NULL : malloc(nd + 1);
+			if (!rc && (!g->dims || !g->periodic))
+				rc = RONDO_E_NOMEM;
+			g->ndims = rc ? 0 : (uint32_t)nd;
+			for (uint32_t k = 0; !rc && k < g->ndims; k++) {
+				rc = fmt_get_uvarint(&c, &v);
+				g->dims[k] = (uint32_t)v;
+				rc = rc ? rc : fmt_get_uvarint(&c, &v);
+				g->periodic[k] = v != 0;
+			}
+		}
+		rc = rc ? rc : fmt_comms_decode(&r->comms, c.p + c.pos,
+						c.len - c.pos, nworld, &e);
+		if (!rc && r->comms.n != nkeys)
+			rc = RONDO_E_CORRUPT;
+	}
+	if (!rc) {
+		double base = 0;
+
+		fmt_cur_init(&c, part[PART_TIMING], len[PART_TIMING], "merge",
+			     &e);
+		rc = fmt_get_f64(&c, &base);
+		if (!rc && base != 0) {
+			rc = fmt_timing_decode(&r->timing, c.p + c.pos,
+					       c.len - c.pos,
+					       (uint32_t)r->nranks, &e);
+			if (!rc && r->timing.base != base)
+				rc = RONDO_E_CORRUPT;
+		}
+	}
+	return rc;
+}
+
+int merge_add_encoded(struct merge *m, const uint8_t *p, size_t n,
+		      uint32_t nranks, uint32_t nfuncs, uint32_t nworld)
+{
+	struct range r = {0};
+	uint32_t before = m->grams.nranks;
+	int rc = m->grams.failed ? RONDO_E_STATE
+				 : range_decode(&r, p, n, nfuncs, nworld);
+
+	if (!rc && r.nranks != nranks)
+		rc = RONDO_E_CORRUPT;
+	if (!rc)
+		rc = merge_range_add(m, &r);
+	range_free(&r);
+	if (rc && !m->grams.failed && m->grams.nranks == before) {
+		/* a damaged range: its ranks are there, with no call */
+		merge_add_failed(m, nranks);
+	}
+	return rc;
+}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # merge.sh - the merge of the ranks' tables at MPI_Finalize, in a tree of
-# ceil(log2 P) rounds (tracer/output.c), on real MPI runs:
+# ceil(log2 P) rounds (tracer/merge_tree.c), on real MPI runs:
 #  - lossless: tests/mpi/basic (a regular ring, collectives, a split) and
 #    tests/mpi/irregular (ranks doing different things, different
 #    iteration counts, split communicators) on 1, 2, 3, 5, 8, 16 and 32

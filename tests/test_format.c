@@ -1,5 +1,5 @@
 /*
- * test_format.c - the .rondo container and section codecs (format/format.c).
+ * test_format.c - the .rondo container and section codecs (format/container.c, format/sec_*.c).
  *
  * Round trips for every codec, and the hostile side: every truncation and
  * every flipped byte of a complete file must be refused cleanly, and lies

@@ -634,7 +634,7 @@ static void leaf_free(struct leaf *l)
 	free(l->st.st);
 }
 
-/* Ranks 0 .. n-1 merged as output.c does, in rounds; damage: the rank
+/* Ranks 0 .. n-1 merged as tracer/merge_tree.c does, in rounds; damage: the rank
  * whose message to its parent is spoilt (UINT32_MAX: none). */
 static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 				uint32_t damage)

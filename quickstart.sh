@@ -18,8 +18,9 @@ packages="gcc make autoconf automake libtool pkg-config libopenmpi-dev
 openmpi-bin libncurses-dev libzstd-dev libyaml-dev python3 tmux
 python3-mpi4py netpipe-openmpi"
 # The tests run against MPICH too (it also has the MPI-4 sessions Open MPI
-# 4.1 lacks), with Fortran programs (gfortran) and NetPIPE built for each.
-test_packages="libmpich-dev mpich gfortran netpipe-mpich2"
+# 4.1 lacks), with Fortran programs (gfortran) and NetPIPE built for each;
+# clang-format checks the code's layout (tests/style.sh).
+test_packages="libmpich-dev mpich gfortran netpipe-mpich2 clang-format"
 # Against MPICH, the tests that run MPI programs or the tracer (tests/lib.sh
 # launches them with its mpiexec); the others read traces only, and do not
 # depend on the library.

@@ -66,24 +66,24 @@ void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 
 enum op {
 	OP_NONE,
-	OP_SEND,      /* dest, count, datatype, tag, comm */
-	OP_SEND_INIT, /* the same, counted at MPI_Start */
-	OP_START,     /* request */
-	OP_STARTALL,  /* array_of_requests */
-	OP_BCAST,     /* root → all: count, datatype */
-	OP_REDUCE,    /* all → root: count, datatype */
-	OP_ALLREDUCE, /* all → all: count, datatype */
-	OP_GATHER,    /* all → root: sendcount, sendtype */
-	OP_SCATTER,   /* root → all: sendcount, sendtype */
-	OP_SCATTERV,  /* root → i: sendcounts[i], sendtype */
-	OP_ALLGATHER, /* all → all: sendcount, sendtype (in place: recv*) */
+	OP_SEND,       /* dest, count, datatype, tag, comm */
+	OP_SEND_INIT,  /* the same, counted at MPI_Start */
+	OP_START,      /* request */
+	OP_STARTALL,   /* array_of_requests */
+	OP_BCAST,      /* root → all: count, datatype */
+	OP_REDUCE,     /* all → root: count, datatype */
+	OP_ALLREDUCE,  /* all → all: count, datatype */
+	OP_GATHER,     /* all → root: sendcount, sendtype */
+	OP_SCATTER,    /* root → all: sendcount, sendtype */
+	OP_SCATTERV,   /* root → i: sendcounts[i], sendtype */
+	OP_ALLGATHER,  /* all → all: sendcount, sendtype (in place: recv*) */
 	OP_ALLGATHERV, /* all → all: sendcount (in place: recvcounts[me]) */
-	OP_ALLTOALL,  /* i → j: sendcount, sendtype (in place: recv*) */
-	OP_ALLTOALLV, /* i → j: sendcounts[j], sendtype (in place: recv*) */
-	OP_ALLTOALLW, /* i → j: sendcounts[j], sendtypes[j] */
-	OP_RSB,	      /* i → j: recvcount, datatype */
-	OP_RS,	      /* i → j: recvcounts[j], datatype */
-	OP_SCAN,      /* i → j > i: count, datatype */
+	OP_ALLTOALL,   /* i → j: sendcount, sendtype (in place: recv*) */
+	OP_ALLTOALLV,  /* i → j: sendcounts[j], sendtype (in place: recv*) */
+	OP_ALLTOALLW,  /* i → j: sendcounts[j], sendtypes[j] */
+	OP_RSB,	       /* i → j: recvcount, datatype */
+	OP_RS,	       /* i → j: recvcounts[j], datatype */
+	OP_SCAN,       /* i → j > i: count, datatype */
 };
 
 static const struct fn {
@@ -155,15 +155,15 @@ static int is_coll(enum op op)
 	return op >= OP_BCAST;
 }
 
-/* ---- the state of one computation ------------------------------------------ */
+/* ---- the state of one computation ---------------------------------------- */
 
 struct ctx {
 	const rondo_trace *t;
 	const struct an_filter *f;
 	struct an_matrix *m;
 	uint32_t nsig;
-	uint8_t *op;	   /* by signature: enum op, OP_NONE if not counted */
-	uint32_t *todo;	   /* the signatures whose op is not OP_NONE */
+	uint8_t *op;	/* by signature: enum op, OP_NONE if not counted */
+	uint32_t *todo; /* the signatures whose op is not OP_NONE */
 	uint32_t ntodo;
 	uint32_t *req_sig; /* by request id: the init signature (per rank) */
 	uint32_t nreq;
@@ -189,7 +189,7 @@ static int comm_get(struct ctx *c, const rondo_arg *v, uint32_t rank,
 	return rondo_comm_resolve(c->t, v, rank, cm) < 0 ? -1 : 0;
 }
 
-/* ---- adding to the cells ------------------------------------------------------ */
+/* ---- adding to the cells ------------------------------------------------- */
 
 /* Totals stop at SAT_MAX (sat.h): 2^62 messages of 2^60 elements are a
  * valid trace. */
@@ -276,7 +276,8 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 		c->m->proc_null = sat_add(c->m->proc_null, n);
 		return;
 	}
-	cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, an_int(&count), &type, n));
+	cell(c, rank, to, n,
+	     to < 0 ? 0 : bytes_of(c, an_int(&count), &type, n));
 }
 
 /* Element k of an array value as a count, or -1. */
@@ -302,7 +303,9 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	uint32_t size;
 
 	if (comm_get(c, &v, rank, &cm) < 0 || cm.first) {
-		c->m->unresolved = sat_add(c->m->unresolved, n); /* intercommunicator collectives too */
+		c->m->unresolved =
+			sat_add(c->m->unresolved,
+				n); /* intercommunicator collectives too */
 		return;
 	}
 	if (!comm_ok(c, &cm) || c->f->tag != AN_ANY)
@@ -356,16 +359,17 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	case OP_ALLTOALLV:
 	case OP_ALLTOALLW:
 	case OP_RS:
-		counts = arg(c, s, op == OP_RS ? "recvcounts"
-				   : in_place	? "recvcounts"
-						: "sendcounts");
-		type = arg(c, s, op == OP_RS	 ? "datatype"
-				 : in_place ? "recvtype"
-					    : "sendtype");
+		counts = arg(c, s,
+			     op == OP_RS ? "recvcounts"
+			     : in_place	 ? "recvcounts"
+					 : "sendcounts");
+		type = arg(c, s,
+			   op == OP_RS ? "datatype"
+			   : in_place  ? "recvtype"
+				       : "sendtype");
 		types = arg(c, s, in_place ? "recvtypes" : "sendtypes");
 		break;
-	default:
-		return;
+	default: return;
 	}
 	for (uint32_t k = 0; k < size; k++) {
 		int64_t cnt = count;
@@ -389,8 +393,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 			if ((int64_t)k < (int64_t)cm.rank)
 				continue;
 			break;
-		default:
-			break;
+		default: break;
 		}
 		if (op == OP_SCATTERV || op == OP_ALLTOALLV ||
 		    op == OP_ALLTOALLW || op == OP_RS)
@@ -412,7 +415,6 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, cnt, &type, n));
 	}
 }
-
 
 /* Persistent sends: which init signature made each request id, among the
  * signatures this rank calls (ids come from pools per creating signature,
@@ -444,8 +446,8 @@ static int req_map(struct ctx *c, const uint64_t *mult)
 			c->req_sig = p;
 			c->nreq = n;
 		}
-		c->req_sig[id] = c->req_sig[id] == UINT32_MAX ? s
-								: UINT32_MAX - 1;
+		c->req_sig[id] =
+			c->req_sig[id] == UINT32_MAX ? s : UINT32_MAX - 1;
 	}
 	return 0;
 }
@@ -490,14 +492,15 @@ static void rank_add(struct ctx *c, uint32_t rank, const uint64_t *mult,
 		if (op == OP_START || op == OP_STARTALL) {
 			int named = c->f->func && func_ok(c, s);
 
-			r = arg(c, s, op == OP_START ? "request"
-						     : "array_of_requests");
+			r = arg(c, s,
+				op == OP_START ? "request"
+					       : "array_of_requests");
 			if (op == OP_START) {
 				start_add(c, rank, &r, mult[s], named);
 				continue;
 			}
-			for (uint64_t e = 0; r.wire == RONDO_WIRE_LIST && e < r.n;
-			     e++) {
+			for (uint64_t e = 0;
+			     r.wire == RONDO_WIRE_LIST && e < r.n; e++) {
 				rondo_arg q;
 
 				if (rondo_arg_elem(&r, e, &q) == 0)
@@ -532,8 +535,7 @@ static int ctx_init(struct ctx *c, const rondo_trace *t,
 	m->bytes = calloc((size_t)n * n + 1, sizeof(uint64_t));
 	c->op = calloc(c->nsig + 1, 1);
 	c->todo = malloc(sizeof(uint32_t) * (c->nsig + 1));
-	if (!m->msgs || !m->bytes ||
-	    !c->op || !c->todo)
+	if (!m->msgs || !m->bytes || !c->op || !c->todo)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < c->nsig; s++) {
 		enum op op = op_of(rondo_func_name(t, rondo_sig_func(t, s)));
@@ -679,8 +681,8 @@ int an_matrix_csv(const struct an_matrix *m, FILE *out, int wide, int what)
 		fputs("src,dst,messages,bytes\n", out);
 		for (size_t i = 0; i < n * n; i++)
 			if (m->msgs[i] || m->bytes[i])
-				fprintf(out, "%zu,%zu,%llu,%llu\n", i / n, i % n,
-					(unsigned long long)m->msgs[i],
+				fprintf(out, "%zu,%zu,%llu,%llu\n", i / n,
+					i % n, (unsigned long long)m->msgs[i],
 					(unsigned long long)m->bytes[i]);
 	} else {
 		fputs("src", out);

@@ -25,24 +25,24 @@ void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 
 /* What to count. */
 struct an_filter {
-	int64_t comm;	    /* a communicator id, AN_COMM_WORLD, or AN_ANY */
-	const char *func;   /* a function name ("MPI_Isend"), or NULL */
-	int64_t tag;	    /* a tag, or AN_ANY */
-	int collectives;    /* include collectives (see matrix.c) */
-	int p2p;	    /* include point-to-point (on by default) */
+	int64_t comm;	  /* a communicator id, AN_COMM_WORLD, or AN_ANY */
+	const char *func; /* a function name ("MPI_Isend"), or NULL */
+	int64_t tag;	  /* a tag, or AN_ANY */
+	int collectives;  /* include collectives (see matrix.c) */
+	int p2p;	  /* include point-to-point (on by default) */
 };
-#define AN_ANY (-1)
+#define AN_ANY	      (-1)
 #define AN_COMM_WORLD RONDO_COMM_WORLD /* rondo_comm_ref.id */
-#define AN_COMM_SELF RONDO_COMM_SELF
+#define AN_COMM_SELF  RONDO_COMM_SELF
 
 struct an_matrix {
-	uint32_t n;	      /* ranks */
-	uint64_t *msgs;	      /* n*n, row = sender */
-	uint64_t *bytes;      /* n*n */
-	uint64_t unresolved;  /* messages whose peer could not be resolved */
-	uint64_t nosize;      /* messages whose size is unknown (0 bytes counted) */
-	uint64_t proc_null;   /* sends to MPI_PROC_NULL (not counted) */
-	uint64_t untimed;     /* an_matrix_window: calls without times (not
+	uint32_t n;	     /* ranks */
+	uint64_t *msgs;	     /* n*n, row = sender */
+	uint64_t *bytes;     /* n*n */
+	uint64_t unresolved; /* messages whose peer could not be resolved */
+	uint64_t nosize; /* messages whose size is unknown (0 bytes counted) */
+	uint64_t proc_null; /* sends to MPI_PROC_NULL (not counted) */
+	uint64_t untimed;   /* an_matrix_window: calls without times (not
 				 counted) */
 };
 

@@ -21,12 +21,12 @@
 #include "walk.h"
 
 static const char *const coll_names[] = {
-	"MPI_Barrier",	 "MPI_Bcast",	       "MPI_Reduce",
-	"MPI_Allreduce", "MPI_Gather",	       "MPI_Gatherv",
-	"MPI_Scatter",	 "MPI_Scatterv",       "MPI_Allgather",
-	"MPI_Allgatherv", "MPI_Alltoall",      "MPI_Alltoallv",
-	"MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
-	"MPI_Scan",	 "MPI_Exscan",
+	"MPI_Barrier",	  "MPI_Bcast",		"MPI_Reduce",
+	"MPI_Allreduce",  "MPI_Gather",		"MPI_Gatherv",
+	"MPI_Scatter",	  "MPI_Scatterv",	"MPI_Allgather",
+	"MPI_Allgatherv", "MPI_Alltoall",	"MPI_Alltoallv",
+	"MPI_Alltoallw",  "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+	"MPI_Scan",	  "MPI_Exscan",
 };
 
 /* A collective of the list, its nonblocking form (MPI_Ibarrier), or
@@ -73,13 +73,13 @@ struct cstate {
 };
 
 struct skew {
-	struct tbase b;		 /* first: skew_call is handed it */
+	struct tbase b; /* first: skew_call is handed it */
 	int64_t only;
-	rondo_arg *comm;	 /* by signature: its communicator value */
+	rondo_arg *comm; /* by signature: its communicator value */
 	struct kmap states, rowmap;
 	struct cstate *st;
 	size_t nst, capst;
-	uint64_t **last;	 /* by row: times each member was last */
+	uint64_t **last; /* by row: times each member was last */
 	size_t caplast;
 	struct an_skew_result *out;
 	size_t caprows;
@@ -141,8 +141,10 @@ static struct an_skew *skew_row(struct skew *k, uint32_t f,
 		return NULL;
 	if (!added)
 		return &o->rows[i];
-	if (util_grow(&o->rows, &k->caprows, o->n + 1ul, sizeof(*o->rows)) < 0 ||
-	    util_grow(&k->last, &k->caplast, o->n + 1ul, sizeof(*k->last)) < 0 ||
+	if (util_grow(&o->rows, &k->caprows, o->n + 1ul, sizeof(*o->rows)) <
+		    0 ||
+	    util_grow(&k->last, &k->caplast, o->n + 1ul, sizeof(*k->last)) <
+		    0 ||
 	    !(k->last[o->n] = calloc(cm->size, sizeof(**k->last))))
 		return NULL;
 	memset(&o->rows[i], 0, sizeof(o->rows[i]));
@@ -268,7 +270,7 @@ static void skew_finish(struct skew *k)
 		struct an_skew *row = &o->rows[i];
 		/* enough of the communicator to name its members */
 		rondo_comm_ref cm = {row->comm, row->members, 0,
-				      RONDO_RANK_NONE, RONDO_RANK_NONE};
+				     RONDO_RANK_NONE, RONDO_RANK_NONE};
 		uint32_t best = 0;
 
 		for (uint32_t m = 1; m < row->members; m++)
@@ -342,14 +344,16 @@ int an_skew_csv(const rondo_trace *t, const struct an_skew *rows, uint32_t n,
 		FILE *out)
 {
 	fputs("function,comm,members,occurrences,mean_spread_ns,max_spread_ns,"
-	      "max_spread_at_ns,error_ns,last_rank,last_count,wait_ns\n", out);
+	      "max_spread_at_ns,error_ns,last_rank,last_count,wait_ns\n",
+	      out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_skew *s = &rows[i];
 		const char *name = rondo_func_name(t, s->func);
 		char comm[32];
 
 		comm_label(comm, sizeof(comm), s->comm);
-		fprintf(out, "%s,%s,%" PRIu32 ",%" PRIu64 ",%.1f,%" PRIu64
+		fprintf(out,
+			"%s,%s,%" PRIu32 ",%" PRIu64 ",%.1f,%" PRIu64
 			",%" PRId64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64
 			",%" PRIu64 "\n",
 			name ? name : "?", comm, s->members, s->count,

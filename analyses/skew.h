@@ -29,38 +29,38 @@
 
 /* The collectives of one function on one communicator. */
 struct an_skew {
-	uint32_t func;	       /* function id */
-	int64_t comm;	       /* AN_COMM_WORLD or a communicator id */
+	uint32_t func; /* function id */
+	int64_t comm;  /* AN_COMM_WORLD or a communicator id */
 	uint32_t members;
-	uint64_t count;	       /* occurrences matched on every member */
-	uint64_t spread_ns;    /* their spreads (the last member's start -
+	uint64_t count;	    /* occurrences matched on every member */
+	uint64_t spread_ns; /* their spreads (the last member's start -
 				  the first's) summed: the mean is this over
 				  count */
 	uint64_t max_spread_ns;
-	int64_t max_at_ns;     /* when the last member entered the
+	int64_t max_at_ns;   /* when the last member entered the
 				  occurrence of the largest spread */
-	uint32_t last_rank;    /* the world rank last most often (of
+	uint32_t last_rank;  /* the world rank last most often (of
 				  members last as often, or as late in an
 				  occurrence, the lowest member) */
-	uint64_t last_count;   /* how often it was */
-	uint64_t wait_ns;      /* sum over occurrences and members of the
+	uint64_t last_count; /* how often it was */
+	uint64_t wait_ns;    /* sum over occurrences and members of the
 				  last start - the member's start */
-	uint64_t err_ns;       /* a spread read back is off by less than
+	uint64_t err_ns;     /* a spread read back is off by less than
 				  this, in either direction */
 };
 
 struct an_skew_result {
 	struct an_skew *rows; /* by wait_ns, the most first */
 	uint32_t n;
-	double base;	      /* the trace's b */
-	uint64_t calls;	      /* collective calls seen */
-	uint64_t unmatched;   /* calls whose occurrence some member never
+	double base;	     /* the trace's b */
+	uint64_t calls;	     /* collective calls seen */
+	uint64_t unmatched;  /* calls whose occurrence some member never
 				 reached (in its timed calls) */
-	uint64_t mismatched;  /* occurrences whose members called different
+	uint64_t mismatched; /* occurrences whose members called different
 				 functions (not in the rows) */
-	uint64_t unresolved;  /* calls on a communicator whose members the
+	uint64_t unresolved; /* calls on a communicator whose members the
 				 trace does not give */
-	uint64_t untimed;     /* calls past ranks' timed calls (not seen) */
+	uint64_t untimed;    /* calls past ranks' timed calls (not seen) */
 };
 
 /**

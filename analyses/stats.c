@@ -240,10 +240,10 @@ static int contention_ranks(const rondo_trace *t, struct an_contention *c,
 		if (c[s].ranks == 0)
 			continue;
 		c[s].mean_rank_ns /= c[s].ranks;
-		c[s].imbalance = c[s].mean_rank_ns > 0
-					 ? (double)c[s].max_rank_ns /
-						   c[s].mean_rank_ns
-					 : 1.0;
+		c[s].imbalance =
+			c[s].mean_rank_ns > 0
+				? (double)c[s].max_rank_ns / c[s].mean_rank_ns
+				: 1.0;
 	}
 	return 0;
 }
@@ -308,7 +308,7 @@ void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size)
 	memcpy(buf + k, "...", 4);
 }
 
-/* ---- CSV ------------------------------------------------------------------ */
+/* ---- CSV ----------------------------------------------------------------- */
 
 /* A text field, quoted when it holds a comma, a quote or a line break
  * (RFC 4180), quotes doubled. */
@@ -370,7 +370,8 @@ static int csv_calls_row(const rondo_trace *t, enum an_by by,
 			 const struct an_row *r, const struct an_totals *tot,
 			 FILE *out)
 {
-	uint32_t func = by == AN_BY_SIGNATURE ? rondo_sig_func(t, r->id) : r->id;
+	uint32_t func =
+		by == AN_BY_SIGNATURE ? rondo_sig_func(t, r->id) : r->id;
 	const char *name = rondo_func_name(t, func);
 	int rc = 0;
 
@@ -379,7 +380,8 @@ static int csv_calls_row(const rondo_trace *t, enum an_by by,
 	csv_text(out, name ? name : "?");
 	if (by == AN_BY_FUNCTION)
 		fprintf(out, ",%" PRIu32, r->sigs);
-	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f",
+	fprintf(out,
+		",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f",
 		r->count, r->total_ns, an_row_mean(r), r->min_ns, r->max_ns,
 		an_row_sd(r));
 	csv_share(out, an_share((double)r->total_ns, tot->mpi_ns));
@@ -391,9 +393,8 @@ static int csv_calls_row(const rondo_trace *t, enum an_by by,
 	return rc;
 }
 
-int an_stats_csv(const rondo_trace *t, enum an_by by,
-		 const struct an_row *rows, uint32_t n,
-		 const struct an_totals *tot, FILE *out)
+int an_stats_csv(const rondo_trace *t, enum an_by by, const struct an_row *rows,
+		 uint32_t n, const struct an_totals *tot, FILE *out)
 {
 	static const char *const head[] = {
 		"function,signatures,calls,total_ns,mean_ns,min_ns,max_ns,"
@@ -424,14 +425,15 @@ static void csv_contention_row(const rondo_trace *t,
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->count,
 		c->total_ns, c->min_ns, c->lost_ns);
 	csv_share(out, an_share((double)c->lost_ns, tot->run_ns));
-	csv_share(out,
-		  an_share((double)c->lost_ns, sat_mul(tot->run_ns, tot->ranks)));
+	csv_share(out, an_share((double)c->lost_ns,
+				sat_mul(tot->run_ns, tot->ranks)));
 	if (c->ranks == 0) {
 		fputs(",,,,,,,", out);
 		return;
 	}
-	fprintf(out, ",%" PRIu32 ",%.9g,%" PRIu32 ",%" PRIu64 ",%" PRIu32
-		     ",%" PRIu64 ",%.3f",
+	fprintf(out,
+		",%" PRIu32 ",%.9g,%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64
+		",%.3f",
 		c->ranks, c->imbalance, c->max_rank, c->max_rank_ns,
 		c->min_rank, c->min_rank_ns, c->mean_rank_ns);
 }
@@ -443,7 +445,8 @@ int an_contention_csv(const rondo_trace *t, const struct an_contention *rows,
 
 	fputs("sig,function,calls,total_ns,min_ns,lost_ns,score,lost_share,"
 	      "ranks,imbalance,max_rank,max_rank_ns,min_rank,min_rank_ns,"
-	      "mean_rank_ns,signature\n", out);
+	      "mean_rank_ns,signature\n",
+	      out);
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		csv_contention_row(t, &rows[i], tot, out);
 		rc = csv_sig(t, rows[i].sig, out);

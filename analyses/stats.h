@@ -21,10 +21,10 @@
 
 /* What the rows of a report are. */
 enum an_by {
-	AN_BY_FUNCTION,  /* one row per function called, its signatures
+	AN_BY_FUNCTION,	 /* one row per function called, its signatures
 			    combined exactly */
 	AN_BY_SIGNATURE, /* one row per signature called */
-	AN_BY_RANK       /* one row per rank */
+	AN_BY_RANK	 /* one row per rank */
 };
 
 /* What to order rows by: most first, ties by id. */
@@ -36,8 +36,8 @@ enum an_key { AN_KEY_TOTAL, AN_KEY_COUNT, AN_KEY_MEAN, AN_KEY_MAX, AN_KEY_ID };
  * max_ns and sumsq_ns2 are 0 there, the trace keeping no distribution per
  * rank. */
 struct an_row {
-	uint32_t id;      /* function id, signature id or rank */
-	uint32_t sigs;    /* signatures in the row (0 for a rank) */
+	uint32_t id;   /* function id, signature id or rank */
+	uint32_t sigs; /* signatures in the row (0 for a rank) */
 	uint64_t count;
 	uint64_t total_ns;
 	uint64_t min_ns;
@@ -110,22 +110,21 @@ void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size);
  * Returns 0, RONDO_E_NOMEM, or RONDO_E_IO when writing failed (errno
  * says why).
  */
-int an_stats_csv(const rondo_trace *t, enum an_by by,
-		 const struct an_row *rows, uint32_t n,
-		 const struct an_totals *tot, FILE *out);
+int an_stats_csv(const rondo_trace *t, enum an_by by, const struct an_row *rows,
+		 uint32_t n, const struct an_totals *tot, FILE *out);
 
 /* The contention of one signature: time lost against its fastest call,
  * and how unevenly the ranks that call it share its time. */
 struct an_contention {
 	uint32_t sig;
-	uint64_t count;      /* calls, over all ranks */
-	uint64_t total_ns;   /* their total duration */
-	uint64_t min_ns;     /* the fastest call */
-	uint64_t lost_ns;    /* total - count * min = count * (mean - min) */
-	uint32_t ranks;      /* ranks that call it; 0 when the trace has no
+	uint64_t count;	   /* calls, over all ranks */
+	uint64_t total_ns; /* their total duration */
+	uint64_t min_ns;   /* the fastest call */
+	uint64_t lost_ns;  /* total - count * min = count * (mean - min) */
+	uint32_t ranks;	   /* ranks that call it; 0 when the trace has no
 				per-rank times (the fields below are 0 then) */
-	uint32_t max_rank;   /* the rank with the largest total in it */
-	uint32_t min_rank;   /* the rank with the smallest total: for a
+	uint32_t max_rank; /* the rank with the largest total in it */
+	uint32_t min_rank; /* the rank with the smallest total: for a
 				collective, the one that arrives last */
 	uint64_t max_rank_ns;
 	uint64_t min_rank_ns;

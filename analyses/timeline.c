@@ -8,8 +8,8 @@
 #include "timeline.h"
 
 /* Adds a call of signature sig from s to e to the buckets it covers. */
-static void timeline_add(const rondo_trace *t, struct an_buckets *b,
-			 double s, double e, uint32_t sig)
+static void timeline_add(const rondo_trace *t, struct an_buckets *b, double s,
+			 double e, uint32_t sig)
 {
 	double end = b->t0 + b->w * b->nb;
 	double lo_call = s > b->t0 ? s : b->t0, hi_call = e < end ? e : end;
@@ -18,7 +18,8 @@ static void timeline_add(const rondo_trace *t, struct an_buckets *b,
 
 	if (hi_call <= lo_call)
 		return;
-	for (uint32_t k = (uint32_t)((lo_call - b->t0) / b->w); k < b->nb; k++) {
+	for (uint32_t k = (uint32_t)((lo_call - b->t0) / b->w); k < b->nb;
+	     k++) {
 		double lo = b->t0 + b->w * k, hi = lo + b->w;
 		double in = (hi_call < hi ? hi_call : hi) -
 			    (lo_call > lo ? lo_call : lo);
@@ -36,8 +37,7 @@ static void timeline_add(const rondo_trace *t, struct an_buckets *b,
 	}
 }
 
-int an_timeline_rank(const rondo_trace *t, uint32_t rank,
-		     struct an_buckets *b)
+int an_timeline_rank(const rondo_trace *t, uint32_t rank, struct an_buckets *b)
 {
 	double base, end = b->t0 + b->w * b->nb, stop = HUGE_VAL;
 	rondo_iter *it;

@@ -33,8 +33,7 @@ struct an_buckets {
  * no later one can reach back into the window).  Returns 0,
  * RONDO_E_NOMEM, or RONDO_E_MISSING without per-call times.
  */
-int an_timeline_rank(const rondo_trace *t, uint32_t rank,
-		     struct an_buckets *b);
+int an_timeline_rank(const rondo_trace *t, uint32_t rank, struct an_buckets *b);
 
 /* The level (0 to levels - 1) a share of a bucket in MPI is drawn at: 0
  * only for no time at all, so that a short call still shows. */

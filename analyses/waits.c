@@ -55,7 +55,7 @@ enum wcls {
 	W_TESTALL,
 	W_TESTANY,
 	W_TESTSOME,
-	W_FREE	     /* MPI_Request_free: request */
+	W_FREE /* MPI_Request_free: request */
 };
 
 static const struct wfn {
@@ -63,22 +63,36 @@ static const struct wfn {
 	uint8_t cls;
 	uint8_t lr; /* a blocking send: late receivers count */
 } wfns[] = {
-	{"MPI_Send", W_SEND, 1},	{"MPI_Ssend", W_SEND, 1},
-	{"MPI_Bsend", W_SEND, 0},	{"MPI_Rsend", W_SEND, 0},
-	{"MPI_Isend", W_SEND, 0},	{"MPI_Issend", W_SEND, 0},
-	{"MPI_Ibsend", W_SEND, 0},	{"MPI_Irsend", W_SEND, 0},
-	{"MPI_Recv", W_RECV, 0},	{"MPI_Sendrecv", W_SENDRECV, 0},
+	{"MPI_Send", W_SEND, 1},
+	{"MPI_Ssend", W_SEND, 1},
+	{"MPI_Bsend", W_SEND, 0},
+	{"MPI_Rsend", W_SEND, 0},
+	{"MPI_Isend", W_SEND, 0},
+	{"MPI_Issend", W_SEND, 0},
+	{"MPI_Ibsend", W_SEND, 0},
+	{"MPI_Irsend", W_SEND, 0},
+	{"MPI_Recv", W_RECV, 0},
+	{"MPI_Sendrecv", W_SENDRECV, 0},
 	{"MPI_Sendrecv_replace", W_SENDRECV, 0},
-	{"MPI_Irecv", W_IRECV, 0},	{"MPI_Isendrecv", W_ISENDRECV, 0},
+	{"MPI_Irecv", W_IRECV, 0},
+	{"MPI_Isendrecv", W_ISENDRECV, 0},
 	{"MPI_Isendrecv_replace", W_ISENDRECV, 0},
-	{"MPI_Send_init", W_SINIT, 0},	{"MPI_Ssend_init", W_SINIT, 0},
-	{"MPI_Bsend_init", W_SINIT, 0}, {"MPI_Rsend_init", W_SINIT, 0},
-	{"MPI_Recv_init", W_RINIT, 0},	{"MPI_Start", W_START, 0},
-	{"MPI_Startall", W_STARTALL, 0}, {"MPI_Wait", W_WAIT, 0},
-	{"MPI_Waitall", W_WAITALL, 0},	{"MPI_Waitany", W_WAITANY, 0},
-	{"MPI_Waitsome", W_WAITSOME, 0}, {"MPI_Test", W_TEST, 0},
-	{"MPI_Testall", W_TESTALL, 0},	{"MPI_Testany", W_TESTANY, 0},
-	{"MPI_Testsome", W_TESTSOME, 0}, {"MPI_Request_free", W_FREE, 0},
+	{"MPI_Send_init", W_SINIT, 0},
+	{"MPI_Ssend_init", W_SINIT, 0},
+	{"MPI_Bsend_init", W_SINIT, 0},
+	{"MPI_Rsend_init", W_SINIT, 0},
+	{"MPI_Recv_init", W_RINIT, 0},
+	{"MPI_Start", W_START, 0},
+	{"MPI_Startall", W_STARTALL, 0},
+	{"MPI_Wait", W_WAIT, 0},
+	{"MPI_Waitall", W_WAITALL, 0},
+	{"MPI_Waitany", W_WAITANY, 0},
+	{"MPI_Waitsome", W_WAITSOME, 0},
+	{"MPI_Test", W_TEST, 0},
+	{"MPI_Testall", W_TESTALL, 0},
+	{"MPI_Testany", W_TESTANY, 0},
+	{"MPI_Testsome", W_TESTSOME, 0},
+	{"MPI_Request_free", W_FREE, 0},
 };
 
 /* What a signature does, and the values it does it with. */
@@ -104,12 +118,12 @@ struct rmsg {
 	struct rmsg *qnext;	  /* in its channel, unmatched */
 	rondo_comm_ref cm;
 	uint32_t dst;
-	int64_t src, tag;	  /* world rank and tag; -1, any: wildcards */
+	int64_t src, tag; /* world rank and tag; -1, any: wildcards */
 	uint8_t any_tag, matched, done;
 	int64_t post, post_err;
-	uint32_t from;		  /* once matched: the send's */
+	uint32_t from; /* once matched: the send's */
 	int64_t sstart, serr;
-	struct wgroup *g;	  /* the blocking call completing it */
+	struct wgroup *g; /* the blocking call completing it */
 };
 
 /* A blocking call completing receives: it waited as long as its latest
@@ -117,9 +131,9 @@ struct rmsg {
 struct wgroup {
 	uint32_t rank, left; /* receives not yet matched */
 	int64_t start, dur, err, derr;
-	int64_t best;	     /* the longest wait read back, or 0 */
+	int64_t best; /* the longest wait read back, or 0 */
 	uint32_t best_src;
-	int64_t bound;	     /* the error bound of that: the largest of the
+	int64_t bound; /* the error bound of that: the largest of the
 				waits that may be above 0 */
 	uint32_t bound_src;
 };
@@ -139,7 +153,7 @@ struct wreq {
 struct waits {
 	struct tbase b; /* first: wait_call is handed it */
 	struct wsig *sig;
-	struct kmap reqmap;	/* (rank, request id) -> entry of req */
+	struct kmap reqmap; /* (rank, request id) -> entry of req */
 	struct wreq *req;
 	size_t nreq, capreq;
 	struct kmap chanmap, pairmap;
@@ -164,7 +178,7 @@ static struct an_wait_pair *wait_pair(struct waits *w, uint32_t src,
 		return NULL;
 	if (added) {
 		if (util_grow(&o->pairs, &w->cappairs, (size_t)o->n + 1,
-			 sizeof(*o->pairs)) < 0)
+			      sizeof(*o->pairs)) < 0)
 			return NULL;
 		memset(&o->pairs[i], 0, sizeof(o->pairs[i]));
 		o->pairs[i].src = src;
@@ -178,15 +192,15 @@ static struct chan *wait_chan(struct waits *w, uint32_t src, uint32_t dst,
 			      int64_t comm, int64_t tag)
 {
 	int added;
-	uint32_t i = kmap_get(&w->chanmap, (uint64_t)src << 32 | dst,
-			      (uint64_t)comm, (uint64_t)tag, (uint32_t)w->nchan,
-			      &added);
+	uint32_t i =
+		kmap_get(&w->chanmap, (uint64_t)src << 32 | dst, (uint64_t)comm,
+			 (uint64_t)tag, (uint32_t)w->nchan, &added);
 
 	if (i == NONE)
 		return NULL;
 	if (added) {
 		if (util_grow(&w->chan, &w->capchan, w->nchan + 1,
-			 sizeof(*w->chan)) < 0)
+			      sizeof(*w->chan)) < 0)
 			return NULL;
 		memset(&w->chan[i], 0, sizeof(w->chan[i]));
 		w->nchan++;
@@ -211,7 +225,8 @@ static int wait_req(struct waits *w, uint32_t r, const rondo_arg *v,
 	if (i == NONE)
 		return RONDO_E_NOMEM;
 	if (added) {
-		if (util_grow(&w->req, &w->capreq, w->nreq + 1, sizeof(*w->req)) < 0)
+		if (util_grow(&w->req, &w->capreq, w->nreq + 1,
+			      sizeof(*w->req)) < 0)
 			return RONDO_E_NOMEM;
 		w->req[i] = (struct wreq){NONE, NULL};
 		w->nreq++;
@@ -300,8 +315,8 @@ static int wait_match(struct waits *w, struct rmsg *m, const struct smsg *s)
 /* Receive m, its source and tag known, joins its channel. */
 static int recv_queue(struct waits *w, struct rmsg *m)
 {
-	struct chan *c = wait_chan(w, (uint32_t)m->src, m->dst, m->cm.id,
-				   m->tag);
+	struct chan *c =
+		wait_chan(w, (uint32_t)m->src, m->dst, m->cm.id, m->tag);
 	struct smsg *s;
 	int rc;
 
@@ -354,8 +369,9 @@ static int tag_of(const rondo_arg *v, const rondo_comm_ref *cm, int64_t *tag)
 static int wait_send(struct waits *w, uint32_t r, const struct wsig *s,
 		     const struct tw_rank *x, int lr)
 {
-	const struct smsg m = {NULL, r, (uint8_t)lr, x->start, x->err,
-			       x->end - x->start, x->derr};
+	const struct smsg m = {NULL,	 r,	 (uint8_t)lr,
+			       x->start, x->err, x->end - x->start,
+			       x->derr};
 	rondo_comm_ref cm;
 	struct smsg *q;
 	struct rmsg *rm;
@@ -509,7 +525,8 @@ static int wait_take(struct waits *w, uint32_t r, const rondo_arg *v,
 		if (rc < 0)
 			return rc;
 	}
-	if (util_grow(&w->done, &w->capdone, w->ndone + 1, sizeof(*w->done)) < 0)
+	if (util_grow(&w->done, &w->capdone, w->ndone + 1, sizeof(*w->done)) <
+	    0)
 		return RONDO_E_NOMEM;
 	w->done[w->ndone++] = m;
 	return 0;
@@ -517,8 +534,8 @@ static int wait_take(struct waits *w, uint32_t r, const rondo_arg *v,
 
 /* The receives in w->done completed at rank r's current call x, which
  * waited for them when blocking. */
-static int wait_completed(struct waits *w, uint32_t r,
-			  const struct tw_rank *x, int blocking)
+static int wait_completed(struct waits *w, uint32_t r, const struct tw_rank *x,
+			  int blocking)
 {
 	struct wgroup *g = NULL;
 	size_t n = w->ndone;
@@ -529,8 +546,11 @@ static int wait_completed(struct waits *w, uint32_t r,
 		g = calloc(1, sizeof(*g));
 		if (!g)
 			return RONDO_E_NOMEM;
-		*g = (struct wgroup){r, (uint32_t)n, x->start, x->end - x->start,
-				     x->err, x->derr, 0, 0, 0, 0};
+		*g = (struct wgroup){r,	       (uint32_t)n,
+				     x->start, x->end - x->start,
+				     x->err,   x->derr,
+				     0,	       0,
+				     0,	       0};
 	}
 	for (size_t k = 0; k < n; k++) {
 		struct rmsg *m = w->done[k];
@@ -557,9 +577,7 @@ static int wait_completion(struct waits *w, uint32_t r, const struct wsig *s,
 	if (test && c != W_WAITSOME && an_int(&s->flag) != 1)
 		return 0; /* nothing completed */
 	switch (c) {
-	case W_WAIT:
-		rc = wait_take(w, r, &s->req, &s->status);
-		break;
+	case W_WAIT: rc = wait_take(w, r, &s->req, &s->status); break;
 	case W_WAITALL:
 		for (uint64_t k = 0; rc == 0 && k < list_len(&s->req); k++) {
 			v = elem(&s->req, k);
@@ -618,8 +636,7 @@ static int wait_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 	int rc = 0;
 
 	switch (s->cls) {
-	case W_SEND:
-		return wait_send(w, r, s, x, s->lr);
+	case W_SEND: return wait_send(w, r, s, x, s->lr);
 	case W_SENDRECV:
 	case W_RECV:
 		if (s->cls == W_SENDRECV && (rc = wait_send(w, r, s, x, 0)) < 0)
@@ -632,7 +649,8 @@ static int wait_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 		return wait_completed(w, r, x, 1);
 	case W_ISENDRECV:
 	case W_IRECV:
-		if (s->cls == W_ISENDRECV && (rc = wait_send(w, r, s, x, 0)) < 0)
+		if (s->cls == W_ISENDRECV &&
+		    (rc = wait_send(w, r, s, x, 0)) < 0)
 			return rc;
 		rc = wait_post(w, r, s, x, NULL, &m);
 		return rc ? rc : wait_bind(w, r, &s->req, m);
@@ -642,8 +660,7 @@ static int wait_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 			return rc;
 		q->init = x->sig;
 		return 0;
-	case W_START:
-		return wait_start(w, r, &s->req, x);
+	case W_START: return wait_start(w, r, &s->req, x);
 	case W_STARTALL:
 		for (uint64_t k = 0; rc == 0 && k < list_len(&s->req); k++) {
 			v = elem(&s->req, k);
@@ -656,10 +673,8 @@ static int wait_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 		m = q->m;
 		*q = (struct wreq){NONE, NULL};
 		return wait_drop(w, m);
-	case W_NONE:
-		return 0;
-	default:
-		return wait_completion(w, r, s, x);
+	case W_NONE: return 0;
+	default: return wait_completion(w, r, s, x);
 	}
 }
 
@@ -792,11 +807,13 @@ void an_waits_free(struct an_waits *w)
 int an_waits_csv(const struct an_wait_pair *pairs, uint32_t n, FILE *out)
 {
 	fputs("src,dst,messages,late_sender,late_sender_ns,late_receiver,"
-	      "late_receiver_ns,error_ns\n", out);
+	      "late_receiver_ns,error_ns\n",
+	      out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_wait_pair *p = &pairs[i];
 
-		fprintf(out, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64
+		fprintf(out,
+			"%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 			p->src, p->dst, p->msgs, p->ls_count, p->ls_ns,
 			p->lr_count, p->lr_ns, p->err_ns);

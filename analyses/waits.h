@@ -29,17 +29,17 @@
 
 /* What messages from one rank to another waited. */
 struct an_wait_pair {
-	uint32_t src, dst;	 /* world ranks */
-	uint64_t msgs;		 /* messages matched */
-	uint64_t ls_count;	 /* late sender: blocking receives (or waits
+	uint32_t src, dst; /* world ranks */
+	uint64_t msgs;	   /* messages matched */
+	uint64_t ls_count; /* late sender: blocking receives (or waits
 				    on receives) entered before the send */
-	uint64_t ls_ns;		 /* min(send start - receive start, its
+	uint64_t ls_ns;	   /* min(send start - receive start, its
 				    duration), summed */
-	uint64_t lr_count;	 /* late receiver: MPI_Send and Ssend
+	uint64_t lr_count; /* late receiver: MPI_Send and Ssend
 				    entered before the receive was posted */
-	uint64_t lr_ns;		 /* min(receive post - send start, the
+	uint64_t lr_ns;	   /* min(receive post - send start, the
 				    send's duration), summed */
-	uint64_t err_ns;	 /* bound of the error of ls_ns + lr_ns */
+	uint64_t err_ns;   /* bound of the error of ls_ns + lr_ns */
 };
 
 struct an_waits {

@@ -98,8 +98,8 @@ struct twalk {
 	uint32_t *heap, nheap; /* ranks, by their current call's start */
 	const int32_t *slot;   /* by signature: its slot, or -1 */
 	uint32_t nslots;
-	uint32_t cur;	       /* the rank whose call was handed out last */
-	uint64_t untimed;      /* calls past ranks' timed calls */
+	uint32_t cur;	  /* the rank whose call was handed out last */
+	uint64_t untimed; /* calls past ranks' timed calls */
 };
 
 /* The bound of the error of a time read back over the span from `from`
@@ -130,7 +130,7 @@ static int tw_advance(struct twalk *w, uint32_t i)
 		return 0; /* counted in w->untimed from the start */
 	slot = x->sig < rondo_sig_count(w->t) ? w->slot[x->sig] : -1;
 	ref = slot >= 0 && x->prev[slot] != INT64_MIN ? x->prev[slot]
-						       : x->last_end;
+						      : x->last_end;
 	x->err = tw_bound(w, ref, x->start);
 	x->derr = tw_bound(w, x->start, x->end);
 	if (slot >= 0)
@@ -192,8 +192,9 @@ static int tw_init(struct twalk *w, const rondo_trace *t, const int32_t *slot,
 	for (uint32_t i = 0; i < w->n && rc >= 0; i++) {
 		struct tw_rank *x = &w->r[i];
 
-		w->untimed = sat_add(w->untimed, rondo_rank_calls(t, i) -
-						     rondo_rank_timed_calls(t, i));
+		w->untimed = sat_add(w->untimed,
+				     rondo_rank_calls(t, i) -
+					     rondo_rank_timed_calls(t, i));
 		x->it = rondo_iter_create_timed(t, i);
 		x->prev = malloc(sizeof(*x->prev) * ((size_t)nslots + 1));
 		if (!x->it || !x->prev)
@@ -255,9 +256,8 @@ void tbase_free(struct tbase *b)
 	free(b->slot);
 }
 
-int tbase_walk(struct tbase *b,
-	       int (*call)(struct tbase *b, uint32_t rank,
-			   const struct tw_rank *x))
+int tbase_walk(struct tbase *b, int (*call)(struct tbase *b, uint32_t rank,
+					    const struct tw_rank *x))
 {
 	struct twalk w;
 	uint32_t r;

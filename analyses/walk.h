@@ -65,7 +65,7 @@ struct tw_rank {
  * signatures they use (a slot each, for the walk's error bounds). */
 struct tbase {
 	const rondo_trace *t;
-	int32_t *slot;	  /* by signature: its slot, or -1 when not used */
+	int32_t *slot; /* by signature: its slot, or -1 when not used */
 	uint32_t nslots;
 	double base;	  /* the trace's, once walked */
 	uint64_t untimed; /* calls past ranks' timed calls */
@@ -89,8 +89,7 @@ void tbase_free(struct tbase *b);
  * RONDO_E_MISSING when the trace has no per-call times, or the first
  * error (of call() or the walk).
  */
-int tbase_walk(struct tbase *b,
-	       int (*call)(struct tbase *b, uint32_t rank,
-			   const struct tw_rank *x));
+int tbase_walk(struct tbase *b, int (*call)(struct tbase *b, uint32_t rank,
+					    const struct tw_rank *x));
 
 #endif /* RONDO_WALK_H */

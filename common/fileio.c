@@ -82,7 +82,7 @@ const char *fileio_short(char *buf, size_t size, const char *path)
 	return buf;
 }
 
-/* ---- reading -------------------------------------------------------------- */
+/* ---- reading ------------------------------------------------------------- */
 
 static int read_all(int fd, uint8_t *p, size_t n, char *why, size_t whylen)
 {
@@ -142,7 +142,7 @@ int fileio_read(const char *path, size_t max, uint8_t **data, size_t *size,
 	return rc;
 }
 
-/* ---- writing -------------------------------------------------------------- */
+/* ---- writing ------------------------------------------------------------- */
 
 /* A fresh temporary name: ".rondo-" and 12 random letters and digits
  * (62 bits), whatever the target's name, so it always fits NAME_MAX. */
@@ -254,7 +254,8 @@ static int open_in_place(struct fileio_out *o, char *why, size_t whylen)
 	/* O_NONBLOCK: should a FIFO have taken the device's name since it
 	 * was looked at, the open must not wait for a reader */
 	o->fd = openat(o->dir, o->name,
-		       O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		       O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+			       O_CLOEXEC);
 	if (o->fd < 0)
 		return why_set(why, whylen, errno, "%s", strerror(errno));
 	if (fstat(o->fd, &st) == 0 && S_ISCHR(st.st_mode) &&
@@ -318,10 +319,11 @@ static int follow(struct fileio_out *o, const char *path, int link,
 	int rc;
 
 	if (st->st_uid != geteuid() && st->st_uid != 0)
-		return why_set(why, whylen, EPERM,
-			       "it is a symbolic link of another user (uid %u); "
-			       "rondo does not write through it",
-			       (unsigned)st->st_uid);
+		return why_set(
+			why, whylen, EPERM,
+			"it is a symbolic link of another user (uid %u); "
+			"rondo does not write through it",
+			(unsigned)st->st_uid);
 	if (depth >= LINKS_MAX)
 		return why_set(why, whylen, ELOOP, "%s", strerror(ELOOP));
 	next = link_target(path, link);
@@ -403,8 +405,9 @@ int fileio_close(struct fileio_out *o, int keep, char *why, size_t whylen)
 		why_set(why, whylen, err, "%s", strerror(err));
 	if (o->tmp[0] && keep && !err &&
 	    renameat(o->dir, o->tmp, o->dir, o->name) < 0)
-		err = why_set(why, whylen, errno, "cannot rename %s over it: %s",
-			      o->tmp, strerror(errno));
+		err = why_set(why, whylen, errno,
+			      "cannot rename %s over it: %s", o->tmp,
+			      strerror(errno));
 	if (o->tmp[0] && (err || !keep))
 		unlinkat(o->dir, o->tmp, 0);
 	/* the new name durable too; not every directory can be synced */

@@ -33,10 +33,10 @@
 
 /* A file being written. */
 struct fileio_out {
-	int fd;	     /* where the bytes go */
-	int dir;     /* the target's directory, held open (-1: in place) */
-	FILE *f;     /* fileio_stream's stream over fd, once asked for */
-	char *name;  /* the target's name in dir */
+	int fd;	      /* where the bytes go */
+	int dir;      /* the target's directory, held open (-1: in place) */
+	FILE *f;      /* fileio_stream's stream over fd, once asked for */
+	char *name;   /* the target's name in dir */
 	char tmp[32]; /* the temporary name in dir ("" when in place) */
 };
 

@@ -60,11 +60,16 @@ sec_fail(const struct fmt_container *c, struct fmt_err *e, uint32_t type,
 static const char *sec_known(uint32_t type)
 {
 	static const char *const names[] = {
-		[FMT_SEC_META] = "meta",       [FMT_SEC_FUNCS] = "funcs",
-		[FMT_SEC_CONSTS] = "consts",   [FMT_SEC_CST] = "cst",
-		[FMT_SEC_GRAMMAR] = "grammar", [FMT_SEC_RANKMAP] = "rankmap",
-		[FMT_SEC_STATS] = "stats",     [FMT_SEC_COMMS] = "comms",
-		[FMT_SEC_RANKTIME] = "ranktime", [FMT_SEC_TOPOLOGY] = "topology",
+		[FMT_SEC_META] = "meta",
+		[FMT_SEC_FUNCS] = "funcs",
+		[FMT_SEC_CONSTS] = "consts",
+		[FMT_SEC_CST] = "cst",
+		[FMT_SEC_GRAMMAR] = "grammar",
+		[FMT_SEC_RANKMAP] = "rankmap",
+		[FMT_SEC_STATS] = "stats",
+		[FMT_SEC_COMMS] = "comms",
+		[FMT_SEC_RANKTIME] = "ranktime",
+		[FMT_SEC_TOPOLOGY] = "topology",
 		[FMT_SEC_TYPESIZES] = "typesizes",
 		[FMT_SEC_TIMING] = "timing",
 	};
@@ -165,11 +170,13 @@ static int table_locate(struct fmt_container *c, uint64_t *tab,
 	if (*tab < FMT_HEADER_SIZE)
 		return file_fail(c, e, RONDO_E_CORRUPT, 16,
 				 "section table at byte %" PRIu64
-				 " overlaps the header", *tab);
+				 " overlaps the header",
+				 *tab);
 	if (*tab > c->size || need > c->size - *tab)
 		return file_fail(c, e, RONDO_E_TRUNCATED, 16,
-				 "section table (%" PRIu64 " bytes at byte %"
-				 PRIu64 ") runs past the end of the file",
+				 "section table (%" PRIu64
+				 " bytes at byte %" PRIu64
+				 ") runs past the end of the file",
 				 need, *tab);
 	if (need != c->size - *tab)
 		return file_fail(c, e, RONDO_E_CORRUPT, *tab + need,
@@ -190,22 +197,22 @@ static int entry_check(struct fmt_container *c, uint32_t i, uint64_t tab,
 	if (s->offset != start)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, at + 8,
 				"section %u starts at byte %" PRIu64
-				", not %" PRIu64, i, s->offset, start);
+				", not %" PRIu64,
+				i, s->offset, start);
 	if (s->stored > c->size - s->offset)
 		return sec_fail(c, e, s->type, RONDO_E_TRUNCATED, at + 16,
 				"section %u runs past the end of the file", i);
 	if (s->stored > tab - s->offset)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, at + 16,
 				"section %u overlaps the section table", i);
-	if (!crc_ok(s->crc, fmt_crc32c(0, c->data + s->offset,
-					(size_t)s->stored)))
+	if (!crc_ok(s->crc,
+		    fmt_crc32c(0, c->data + s->offset, (size_t)s->stored)))
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
 				"section %u checksum mismatch", i);
 	return 0;
 }
 
-static int table_read(struct fmt_container *c, uint64_t tab,
-		      struct fmt_err *e)
+static int table_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
 {
 	const uint8_t *t = c->data + tab;
 	size_t n = (size_t)c->nsec * FMT_ENTRY_SIZE;
@@ -240,7 +247,8 @@ static int table_read(struct fmt_container *c, uint64_t tab,
 	if (end != tab)
 		return file_fail(c, e, RONDO_E_CORRUPT, end,
 				 "bytes %" PRIu64 " to %" PRIu64
-				 " belong to no section", end, tab - 1);
+				 " belong to no section",
+				 end, tab - 1);
 	return 0;
 }
 
@@ -301,8 +309,10 @@ static int zstd_prepare(const struct fmt_container *c,
 
 	if (s->raw / ZSTD_MAX_RATIO > s->stored)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
-				"%" PRIu64 " compressed bytes cannot hold %"
-				PRIu64 " raw bytes", s->stored, s->raw);
+				"%" PRIu64
+				" compressed bytes cannot hold %" PRIu64
+				" raw bytes",
+				s->stored, s->raw);
 	if (s->raw >= SIZE_MAX)
 		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
 				"%" PRIu64 " bytes do not fit in memory",
@@ -315,13 +325,14 @@ static int zstd_prepare(const struct fmt_container *c,
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
 				"bad zstd frame header");
 	if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != s->raw)
-		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
-				"zstd frame holds %llu bytes, table says %"
-				PRIu64, fcs, s->raw);
+		return sec_fail(
+			c, e, s->type, RONDO_E_CORRUPT, s->offset,
+			"zstd frame holds %llu bytes, table says %" PRIu64, fcs,
+			s->raw);
 	wlog = wlog < WINDOW_LOG_MIN ? WINDOW_LOG_MIN : wlog;
 	wlog = wlog > WINDOW_LOG_MAX ? WINDOW_LOG_MAX : wlog;
-	if (ZSTD_isError(ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax,
-						(int)wlog)))
+	if (ZSTD_isError(
+		    ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, (int)wlog)))
 		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
 				"cannot set up zstd");
 	return 0;
@@ -360,7 +371,7 @@ struct zload {
 static int zload_step(struct zload *z, ZSTD_inBuffer *in)
 {
 	uint8_t spill;
-	ZSTD_outBuffer out = { &spill, 1, 0 };
+	ZSTD_outBuffer out = {&spill, 1, 0};
 	size_t in0 = in->pos, out0, r;
 	uint64_t at = z->s->offset;
 
@@ -369,7 +380,7 @@ static int zload_step(struct zload *z, ZSTD_inBuffer *in)
 		return sec_fail(z->c, z->e, z->s->type, RONDO_E_NOMEM, at,
 				"out of memory");
 	if (z->pos < z->cap)
-		out = (ZSTD_outBuffer){ z->buf, z->cap, z->pos };
+		out = (ZSTD_outBuffer){z->buf, z->cap, z->pos};
 	out0 = out.pos;
 	r = ZSTD_decompressStream(z->dc, &out, in);
 	if (ZSTD_isError(r))
@@ -379,7 +390,8 @@ static int zload_step(struct zload *z, ZSTD_inBuffer *in)
 		return sec_fail(z->c, z->e, z->s->type, RONDO_E_CORRUPT,
 				at + in->pos,
 				"decompresses to more than the %" PRIu64
-				" bytes the table says", z->s->raw);
+				" bytes the table says",
+				z->s->raw);
 	if (out.dst != &spill)
 		z->pos = out.pos;
 	if (r == 0)
@@ -397,8 +409,8 @@ static int zload_step(struct zload *z, ZSTD_inBuffer *in)
 static int load_zstd(const struct fmt_container *c, const struct fmt_entry *s,
 		     uint8_t **outp, struct fmt_err *e)
 {
-	struct zload z = { c, s, ZSTD_createDCtx(), NULL, 0, 0, e };
-	ZSTD_inBuffer in = { c->data + s->offset, (size_t)s->stored, 0 };
+	struct zload z = {c, s, ZSTD_createDCtx(), NULL, 0, 0, e};
+	ZSTD_inBuffer in = {c->data + s->offset, (size_t)s->stored, 0};
 	int rc;
 
 	if (!z.dc)
@@ -409,15 +421,14 @@ static int load_zstd(const struct fmt_container *c, const struct fmt_entry *s,
 		rc = zload_step(&z, &in);
 	ZSTD_freeDCtx(z.dc);
 	if (rc == 1 && in.pos != in.size)
-		rc = sec_fail(c, e, s->type, RONDO_E_CORRUPT,
-			      s->offset + in.pos,
-			      "%zu bytes after the zstd frame",
-			      in.size - in.pos);
+		rc = sec_fail(
+			c, e, s->type, RONDO_E_CORRUPT, s->offset + in.pos,
+			"%zu bytes after the zstd frame", in.size - in.pos);
 	else if (rc == 1 && z.pos != s->raw)
-		rc = sec_fail(c, e, s->type, RONDO_E_CORRUPT,
-			      s->offset + in.pos,
-			      "decompresses to %zu bytes, the table says %"
-			      PRIu64, z.pos, s->raw);
+		rc = sec_fail(
+			c, e, s->type, RONDO_E_CORRUPT, s->offset + in.pos,
+			"decompresses to %zu bytes, the table says %" PRIu64,
+			z.pos, s->raw);
 	else if (rc == 1)
 		rc = 0;
 	if (rc) {
@@ -449,8 +460,8 @@ static int load_raw(const struct fmt_container *c, const struct fmt_entry *s,
 	return 0;
 }
 
-int fmt_section_load(const struct fmt_container *c, uint32_t idx,
-		     uint8_t **out, size_t *len, struct fmt_err *e)
+int fmt_section_load(const struct fmt_container *c, uint32_t idx, uint8_t **out,
+		     size_t *len, struct fmt_err *e)
 {
 	const struct fmt_entry *s;
 	int rc;
@@ -572,7 +583,7 @@ static void writer_header(const struct fmt_writer *w, uint8_t *h)
 
 int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	uint8_t h[FMT_HEADER_SIZE], ent[FMT_ENTRY_SIZE];
 	uint32_t crc = 0;
 

@@ -35,10 +35,10 @@
 /* ---- the container ---------------------------------------------------- */
 
 /* PNG-style: a high byte, the name, CR LF, ^Z, LF (see FORMAT.md). */
-#define FMT_MAGIC "\x89RND\r\n\x1a\n"
-#define FMT_MAGIC_LEN 8
-#define FMT_HEADER_SIZE 32
-#define FMT_ENTRY_SIZE 40
+#define FMT_MAGIC	 "\x89RND\r\n\x1a\n"
+#define FMT_MAGIC_LEN	 8
+#define FMT_HEADER_SIZE	 32
+#define FMT_ENTRY_SIZE	 40
 #define FMT_MAX_SECTIONS 4096
 
 enum fmt_section {
@@ -70,9 +70,8 @@ struct fmt_err {
 };
 
 /* Sets e (may be NULL) and returns code. */
-int fmt_fail(struct fmt_err *e, int code, const char *section,
-	     uint64_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+int fmt_fail(struct fmt_err *e, int code, const char *section, uint64_t offset,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Returns the name of a section type, or "unknown". */
 const char *fmt_section_name(uint32_t type);
@@ -83,9 +82,9 @@ struct fmt_entry {
 	uint32_t codec;
 	uint64_t offset; /* from the start of the file */
 	uint64_t stored; /* bytes in the file */
-	uint64_t raw;    /* bytes after decompression */
-	uint32_t crc;    /* CRC-32C of the stored bytes */
-	uint32_t flags;  /* reserved, 0 */
+	uint64_t raw;	 /* bytes after decompression */
+	uint32_t crc;	 /* CRC-32C of the stored bytes */
+	uint32_t flags;	 /* reserved, 0 */
 };
 
 /* A parsed container over a borrowed byte array. */
@@ -109,8 +108,8 @@ int fmt_container_find(const struct fmt_container *c, uint32_t type);
 /* Decompresses section `idx` into a malloc'd buffer of exactly entry.raw
  * bytes (never allocating more than the data actually yields).  Returns 0 or
  * a RONDO_E_* code. */
-int fmt_section_load(const struct fmt_container *c, uint32_t idx,
-		     uint8_t **out, size_t *len, struct fmt_err *e);
+int fmt_section_load(const struct fmt_container *c, uint32_t idx, uint8_t **out,
+		     size_t *len, struct fmt_err *e);
 
 /* ---- byte buffers and varints ------------------------------------------ */
 
@@ -224,7 +223,7 @@ struct fmt_writer {
 	struct fmt_buf body; /* the sections, laid out after the header */
 	struct fmt_entry *tab;
 	uint32_t n, cap;
-	int err; /* first RONDO_E_* error, sticky */
+	int err;	/* first RONDO_E_* error, sticky */
 	uint64_t saved; /* bytes the last fmt_writer_save wrote */
 };
 
@@ -349,8 +348,7 @@ static inline void fmt_arg_put_uint(struct fmt_buf *b, uint32_t kind,
 	fmt_put_varints(b, 1, fmt_arg_tag(kind, RONDO_WIRE_UINT), v);
 }
 
-static inline void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind,
-				    int64_t v)
+static inline void fmt_arg_put_sint(struct fmt_buf *b, uint32_t kind, int64_t v)
 {
 	fmt_put_varints(b, 1, fmt_arg_tag(kind, RONDO_WIRE_SINT),
 			fmt_zigzag(v));
@@ -532,7 +530,9 @@ static inline int64_t fmt_time_add(int64_t t, int64_t d)
 {
 	int64_t v = t + d; /* |t| <= 2^62 and |d| <= 2^62: no overflow */
 
-	return v > FMT_TIME_MAX ? FMT_TIME_MAX : v < -FMT_TIME_MAX ? -FMT_TIME_MAX : v;
+	return v > FMT_TIME_MAX	   ? FMT_TIME_MAX
+	       : v < -FMT_TIME_MAX ? -FMT_TIME_MAX
+				   : v;
 }
 
 /* One rank's encoder: the reconstructed starts the next intervals count
@@ -546,8 +546,8 @@ struct fmt_tenc {
 	int64_t last; /* the end of the rank's last call */
 };
 
-int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
-		  uint64_t dur, uint32_t *dcode, uint32_t *icode);
+int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start, uint64_t dur,
+		  uint32_t *dcode, uint32_t *icode);
 void fmt_tenc_free(struct fmt_tenc *e);
 
 /* The section: the base, each rank's clock offset (ns to add to its times
@@ -562,7 +562,7 @@ struct fmt_timing {
 	int64_t *offset; /* nranks */
 	struct fmt_grammar g;
 	struct fmt_rankmap map; /* map.nranks == 2 * nranks */
-	uint64_t *len; /* after decode: each rule's expansion length */
+	uint64_t *len;		/* after decode: each rule's expansion length */
 };
 
 void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t);
@@ -580,7 +580,7 @@ void fmt_timing_free(struct fmt_timing *t);
  * as the file says; a writer may give each rank its own, list == at). */
 struct fmt_ranktime {
 	uint32_t nranks;
-	uint64_t *at;   /* nranks + 1 entries, at[0] = 0 */
+	uint64_t *at;	/* nranks + 1 entries, at[0] = 0 */
 	uint64_t *list; /* nranks entries */
 	uint32_t *sig;
 	uint16_t *code;

@@ -94,7 +94,8 @@ void fmt_funcs_encode(struct fmt_buf *b, const struct fmt_funcs *f)
 		fmt_put_uvarint(b, f->f[i].nparams);
 		for (uint32_t k = 0; k < f->f[i].nparams; k++) {
 			fmt_put_str(b, f->f[i].params[k]);
-			fmt_put_uvarint(b, f->f[i].flags ? f->f[i].flags[k] : 0);
+			fmt_put_uvarint(b,
+					f->f[i].flags ? f->f[i].flags[k] : 0);
 		}
 	}
 }
@@ -259,7 +260,8 @@ static int sint_read(struct fmt_cur *c, rondo_arg *a, size_t start)
 	if (a->i < -FMT_REL_MAX || a->i > FMT_REL_MAX)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, start,
 				    "relative rank %" PRId64 " is out of range "
-				    "(beyond 2^32 either way)", a->i);
+				    "(beyond 2^32 either way)",
+				    a->i);
 	return 0;
 }
 
@@ -279,16 +281,11 @@ static int arg_read(struct fmt_cur *c, rondo_arg *a, unsigned depth)
 	a->kind = (uint32_t)(tag >> 3);
 	a->wire = (uint32_t)(tag & 7);
 	switch (a->wire) {
-	case RONDO_WIRE_NONE:
-		return 0;
-	case RONDO_WIRE_UINT:
-		return fmt_get_uvarint(c, &a->u);
-	case RONDO_WIRE_SINT:
-		return sint_read(c, a, start);
-	case RONDO_WIRE_BYTES:
-		return fmt_get_bytes(c, &a->data, &a->size);
-	case RONDO_WIRE_LIST:
-		return arg_list(c, a, depth, start);
+	case RONDO_WIRE_NONE: return 0;
+	case RONDO_WIRE_UINT: return fmt_get_uvarint(c, &a->u);
+	case RONDO_WIRE_SINT: return sint_read(c, a, start);
+	case RONDO_WIRE_BYTES: return fmt_get_bytes(c, &a->data, &a->size);
+	case RONDO_WIRE_LIST: return arg_list(c, a, depth, start);
 	}
 	return fmt_cur_fail(c, RONDO_E_CORRUPT, start, "unknown wire type %u",
 			    a->wire);
@@ -307,23 +304,20 @@ static void arg_copy(struct fmt_buf *out, const rondo_arg *a, uint32_t kind,
 	rondo_arg el;
 
 	switch (a->wire) {
-	case RONDO_WIRE_NONE:
-		fmt_arg_put_none(out, a->kind);
-		break;
+	case RONDO_WIRE_NONE: fmt_arg_put_none(out, a->kind); break;
 	case RONDO_WIRE_UINT:
 		fmt_arg_put_uint(out, a->kind,
 				 a->kind == kind ? map(ctx, a->u) : a->u);
 		break;
-	case RONDO_WIRE_SINT:
-		fmt_arg_put_sint(out, a->kind, a->i);
-		break;
+	case RONDO_WIRE_SINT: fmt_arg_put_sint(out, a->kind, a->i); break;
 	case RONDO_WIRE_BYTES:
 		fmt_arg_put_bytes(out, a->kind, a->data, a->size);
 		break;
 	case RONDO_WIRE_LIST:
 		fmt_arg_put_list(out, a->kind, a->n);
 		fmt_cur_init(&in, a->data, a->size, NULL, NULL);
-		for (uint64_t k = 0; k < a->n && arg_read(&in, &el, 1) == 0; k++)
+		for (uint64_t k = 0; k < a->n && arg_read(&in, &el, 1) == 0;
+		     k++)
 			arg_copy(out, &el, kind, map, ctx);
 		break;
 	}
@@ -405,7 +399,8 @@ static int sig_read(struct fmt_cur *c, struct fmt_sig *s, uint32_t nfuncs)
 	if (nargs > nbytes || nbytes > UINT32_MAX)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "%" PRIu64 " arguments in %" PRIu64
-				    " bytes", nargs, nbytes);
+				    " bytes",
+				    nargs, nbytes);
 	rc = sig_args(c, nargs, (size_t)nbytes);
 	if (rc)
 		return rc;
@@ -473,7 +468,7 @@ void fmt_cst_free(struct fmt_cst *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* ---- sizes of predefined datatypes ---------------------------------------- */
+/* ---- sizes of predefined datatypes --------------------------------------- */
 
 void fmt_typesizes_encode(struct fmt_buf *b, const struct fmt_typesizes *t)
 {
@@ -508,8 +503,8 @@ int fmt_typesizes_decode(struct fmt_typesizes *t, const uint8_t *p, size_t n,
 		if (!rc && (k >= nconsts || (i && k <= t->konst[i - 1])))
 			rc = fmt_cur_fail(&cur, RONDO_E_CORRUPT, at,
 					  "constant %" PRIu64 " (%u of them, "
-					  "not in increasing order?)", k,
-					  nconsts);
+					  "not in increasing order?)",
+					  k, nconsts);
 		rc = rc ? rc : fmt_get_uvarint(&cur, &t->size[i]);
 		if (!rc) {
 			t->konst[i] = (uint32_t)k;

@@ -8,7 +8,7 @@
 
 #include "format_int.h"
 
-/* ---- communicators ---------------------------------------------------------- */
+/* ---- communicators ------------------------------------------------------- */
 
 /* Members as runs of equal strides: a communicator of every other rank,
  * or of a block, takes a few bytes whatever its size. */
@@ -21,7 +21,8 @@ static void members_put(struct fmt_buf *b, const uint32_t *w, uint32_t n)
 			fmt_put_uvarint(b, runs);
 		for (uint32_t i = 0; i < n;) {
 			uint32_t len = 1;
-			int64_t stride = i + 1 < n ? (int64_t)w[i + 1] - w[i] : 1;
+			int64_t stride =
+				i + 1 < n ? (int64_t)w[i + 1] - w[i] : 1;
 
 			while (i + len < n &&
 			       (int64_t)w[i + len] - w[i + len - 1] == stride)
@@ -94,7 +95,8 @@ static int comm_read(struct fmt_cur *c, struct fmt_comm *m, uint32_t nranks)
 	if (!rc && n > nranks)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "a communicator of %" PRIu64 " members, "
-				    "the job had %u ranks", n, nranks);
+				    "the job had %u ranks",
+				    n, nranks);
 	m->n = (uint32_t)n;
 	if (!rc)
 		rc = fmt_get_uvarint(c, &first);
@@ -211,8 +213,8 @@ static int topo_read(struct fmt_cur *c, struct fmt_topo *t,
 	if (!rc && comms->c[comm].n && product != comms->c[comm].n)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "a grid of %" PRIu64 " ranks for a "
-				    "communicator of %u", product,
-				    comms->c[comm].n);
+				    "communicator of %u",
+				    product, comms->c[comm].n);
 	return rc;
 }
 

@@ -85,7 +85,8 @@ static int sym_read(struct fmt_cur *c, const struct gread *st, uint32_t r,
 	if (!(v & 2) && id >= st->nterm)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "rule %u uses terminal %" PRIu64
-				    ", only %u exist", r, id, st->nterm);
+				    ", only %u exist",
+				    r, id, st->nterm);
 	if (v & 2)
 		l = st->len[id];
 	if ((v & 1) && (rc = count_read(c, &n)))
@@ -115,8 +116,7 @@ static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
 	if (n > UINT32_MAX - base)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "more than 2^32-1 symbols in all rules");
-	if (util_grow(&g->body, &st->cap, (size_t)base + n,
-			   sizeof(*g->body)))
+	if (util_grow(&g->body, &st->cap, (size_t)base + n, sizeof(*g->body)))
 		return fmt_cur_nomem(c);
 	for (uint32_t k = 0; k < n && !rc; k++)
 		rc = sym_read(c, st, r, &g->body[base + k], &total);
@@ -132,7 +132,7 @@ static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
 static int grammar_read(struct fmt_cur *c, struct fmt_grammar *g,
 			uint32_t nterm, uint64_t **len)
 {
-	struct gread st = { g, NULL, 0, nterm };
+	struct gread st = {g, NULL, 0, nterm};
 	uint32_t n;
 	int rc = fmt_get_count(c, &n, 1);
 
@@ -207,8 +207,8 @@ static int rankmap_read(struct fmt_cur *c, struct fmt_rankmap *m,
 	if (rc)
 		return rc;
 	if (nranks == 0 || nranks > UINT32_MAX)
-		return fmt_cur_fail(c, RONDO_E_CORRUPT, 0,
-				    "%" PRIu64 " ranks", nranks);
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, 0, "%" PRIu64 " ranks",
+				    nranks);
 	m->nranks = (uint32_t)nranks;
 	at = c->pos;
 	rc = grammar_read(c, &m->map, nrules, &len);
@@ -250,7 +250,7 @@ void fmt_rankmap_free(struct fmt_rankmap *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* ---- per-call timing ------------------------------------------------------ */
+/* ---- per-call timing ----------------------------------------------------- */
 
 void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
 {
@@ -263,8 +263,7 @@ void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
 	fmt_rankmap_encode(b, &t->map);
 }
 
-static int timing_read(struct fmt_cur *c, struct fmt_timing *t,
-		       uint32_t nranks)
+static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 {
 	struct fmt_tscale sc;
 	uint64_t flags, n;

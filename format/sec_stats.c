@@ -25,7 +25,8 @@ static int sig_next_read(struct fmt_cur *c, uint64_t *next, uint32_t nsigs,
 	if (*next >= nsigs || d >= nsigs - *next)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "a signature past the last (the file "
-				    "has %u)", nsigs);
+				    "has %u)",
+				    nsigs);
 	*sig = (uint32_t)(*next + d);
 	*next = *sig + 1ull;
 	return 0;
@@ -59,8 +60,9 @@ void fmt_stats_encode(struct fmt_buf *b, const struct fmt_stats *s)
 {
 	fmt_put_uvarint(b, s->n);
 	for (uint32_t i = 0; i < s->n; i++)
-		stat_put(b, i ? s->st[i].sig - s->st[i - 1].sig - 1
-			      : s->st[i].sig, &s->st[i].s);
+		stat_put(b,
+			 i ? s->st[i].sig - s->st[i - 1].sig - 1 : s->st[i].sig,
+			 &s->st[i].s);
 }
 
 static int bin_read(struct fmt_cur *c, rondo_stat *s, uint64_t *next,
@@ -84,7 +86,8 @@ static int bin_read(struct fmt_cur *c, rondo_stat *s, uint64_t *next,
 	if (n == 0 || n > UINT64_MAX - *sum)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "histogram bin %" PRIu64 " holds %" PRIu64
-				    " calls", *next, n);
+				    " calls",
+				    *next, n);
 	s->hist[*next] = n;
 	*sum += n;
 	*next += 1;
@@ -123,11 +126,11 @@ static int total_check(struct fmt_cur *c, const rondo_stat *s, size_t at)
 
 	if (lo || s->total_ns < s->min_ns * s->count ||
 	    (!hi && s->total_ns > s->max_ns * s->count))
-		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
-				    "total %" PRIu64 " ns is impossible for %"
-				    PRIu64 " calls of %" PRIu64 " to %" PRIu64
-				    " ns", s->total_ns, s->count, s->min_ns,
-				    s->max_ns);
+		return fmt_cur_fail(
+			c, RONDO_E_CORRUPT, at,
+			"total %" PRIu64 " ns is impossible for %" PRIu64
+			" calls of %" PRIu64 " to %" PRIu64 " ns",
+			s->total_ns, s->count, s->min_ns, s->max_ns);
 	return 0;
 }
 
@@ -313,8 +316,7 @@ static int list_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 
 	if (rc)
 		return rc;
-	if (util_grow(&r->sig, &st->capsig, st->nsig + cnt,
-			   sizeof(*r->sig)))
+	if (util_grow(&r->sig, &st->capsig, st->nsig + cnt, sizeof(*r->sig)))
 		return fmt_cur_nomem(c);
 	for (uint32_t k = 0; k < cnt && !rc; k++)
 		rc = sig_next_read(c, &next, st->nsigs, &r->sig[st->nsig + k]);
@@ -334,8 +336,7 @@ static int codes_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 
 	if (rc)
 		return rc;
-	if (util_grow(&r->code, &st->capcode, base + n,
-			   sizeof(*r->code)))
+	if (util_grow(&r->code, &st->capcode, base + n, sizeof(*r->code)))
 		return fmt_cur_nomem(c);
 	for (uint64_t k = 0; k < n; k++) {
 		size_t at = c->pos;
@@ -346,8 +347,8 @@ static int codes_read(struct fmt_cur *c, struct tread *st, uint32_t rank,
 		if (v > FMT_TIME_CODE_MAX)
 			return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 					    "time code %" PRIu64 " past the "
-					    "largest (%u)", v,
-					    FMT_TIME_CODE_MAX);
+					    "largest (%u)",
+					    v, FMT_TIME_CODE_MAX);
 		r->code[base + k] = (uint16_t)v;
 	}
 	r->at[rank + 1] = base + n;
@@ -364,9 +365,11 @@ static int rank_times_read(struct fmt_cur *c, struct tread *st, uint32_t rank)
 	if (rc)
 		return rc;
 	if (same > rank)
-		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
-				    "rank %u shares the signatures of a rank %"
-				    PRIu64 " before it", rank, same);
+		return fmt_cur_fail(
+			c, RONDO_E_CORRUPT, at,
+			"rank %u shares the signatures of a rank %" PRIu64
+			" before it",
+			rank, same);
 	if (same) {
 		r->list[rank] = r->list[rank - same];
 		n = r->at[rank - same + 1] - r->at[rank - same];

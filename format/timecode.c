@@ -105,15 +105,15 @@ int64_t fmt_tvalue_ival(const struct fmt_tscale *s, uint32_t code)
 	return code & 1 ? (int64_t)s->up[j] : -(int64_t)s->down[j];
 }
 
-int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start,
-		  uint64_t dur, uint32_t *dcode, uint32_t *icode)
+int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start, uint64_t dur,
+		  uint32_t *dcode, uint32_t *icode)
 {
 	size_t had = e->cap;
 	int64_t ref;
 
 	if (sig >= e->cap) {
 		if (util_grow(&e->prev, &e->cap, (size_t)sig + 1,
-				   sizeof(*e->prev)))
+			      sizeof(*e->prev)))
 			return -1;
 		for (size_t k = had; k < e->cap; k++)
 			e->prev[k] = INT64_MIN;
@@ -144,7 +144,7 @@ uint16_t fmt_time_code(uint64_t ns)
 
 	if (ns < 128)
 		return (uint16_t)ns;
-	e = fmt_hist_bin(ns) - 6; /* ns >> e is in [64, 128) */
+	e = fmt_hist_bin(ns) - 6;	     /* ns >> e is in [64, 128) */
 	m = (ns >> e) + (ns >> (e - 1) & 1); /* to the nearest, ties up */
 	if (m == 128) {
 		m = 64;

@@ -44,18 +44,19 @@ extern "C" {
 /* Version of this library (not of the file format).  These three lines
  * are the version's one source: configure.ac reads them, so the package,
  * `rondo --version` and rondo_version_string() all say the same. */
-#define RONDO_VERSION_MAJOR 0
-#define RONDO_VERSION_MINOR 1
+#define RONDO_VERSION_MAJOR   0
+#define RONDO_VERSION_MINOR   1
 #define RONDO_VERSION_RELEASE 0
 #define RONDO_VERSION_NUMBER                                                   \
 	(RONDO_VERSION_MAJOR * 10000 + RONDO_VERSION_MINOR * 100 +             \
 	 RONDO_VERSION_RELEASE)
 #define RONDO_QUOTE_(x) #x
-#define RONDO_QUOTE(x) RONDO_QUOTE_(x)
+#define RONDO_QUOTE(x)	RONDO_QUOTE_(x)
 /* "0.1.0" */
 #define RONDO_VERSION_STRING                                                   \
-	RONDO_QUOTE(RONDO_VERSION_MAJOR) "." RONDO_QUOTE(                      \
-		RONDO_VERSION_MINOR) "." RONDO_QUOTE(RONDO_VERSION_RELEASE)
+	RONDO_QUOTE(RONDO_VERSION_MAJOR)                                       \
+	"." RONDO_QUOTE(RONDO_VERSION_MINOR) "." RONDO_QUOTE(                  \
+		RONDO_VERSION_RELEASE)
 
 /* Version of the file format this library writes and reads.  Files with a
  * newer major version are refused; newer minor versions are read, and
@@ -70,16 +71,16 @@ RONDO_API unsigned rondo_version_number(void);
 RONDO_API const char *rondo_version_string(void);
 
 /* Error codes: every failing function returns one of these (all < 0). */
-#define RONDO_OK 0
-#define RONDO_E_IO (-1)         /* the operating system refused (open, read) */
-#define RONDO_E_NOMEM (-2)      /* out of memory */
-#define RONDO_E_NOTRONDO (-3)   /* not a rondo file (bad magic) */
-#define RONDO_E_VERSION (-4)    /* written by a newer, incompatible version */
-#define RONDO_E_TRUNCATED (-5)  /* the file or a section ends too early */
-#define RONDO_E_CORRUPT (-6)    /* a checksum, length, offset or value is wrong */
-#define RONDO_E_MISSING (-7)    /* a required section is absent */
-#define RONDO_E_RANGE (-8)      /* an argument is out of range (rank, id) */
-#define RONDO_E_STATE (-9)      /* the handle is not in a usable state */
+#define RONDO_OK	  0
+#define RONDO_E_IO	  (-1) /* the operating system refused (open, read) */
+#define RONDO_E_NOMEM	  (-2) /* out of memory */
+#define RONDO_E_NOTRONDO  (-3) /* not a rondo file (bad magic) */
+#define RONDO_E_VERSION	  (-4) /* written by a newer, incompatible version */
+#define RONDO_E_TRUNCATED (-5) /* the file or a section ends too early */
+#define RONDO_E_CORRUPT	  (-6) /* a checksum, length, offset or value is wrong */
+#define RONDO_E_MISSING	  (-7) /* a required section is absent */
+#define RONDO_E_RANGE	  (-8) /* an argument is out of range (rank, id) */
+#define RONDO_E_STATE	  (-9) /* the handle is not in a usable state */
 
 /** Returns a static, one-line description of an error code. */
 RONDO_API const char *rondo_strerror(int code);
@@ -192,8 +193,8 @@ RONDO_API const char *rondo_func_name(const rondo_trace *t, uint32_t id);
 RONDO_API uint32_t rondo_func_param_count(const rondo_trace *t, uint32_t id);
 
 /** Returns the name of parameter `p` of function `id`, or NULL. */
-RONDO_API const char *rondo_func_param_name(const rondo_trace *t,
-					    uint32_t id, uint32_t p);
+RONDO_API const char *rondo_func_param_name(const rondo_trace *t, uint32_t id,
+					    uint32_t p);
 
 /** Returns 1 if parameter `p` of function `id` is an output (its value is
  * what the call returned, e.g. the rank of MPI_Comm_rank), else 0. */
@@ -219,13 +220,13 @@ RONDO_API uint32_t rondo_sig_arg_count(const rondo_trace *t, uint32_t sig);
 
 /* Kinds of argument values (see FORMAT.md, "Argument values"). */
 enum rondo_kind {
-	RONDO_ARG_NULL = 0,       /* null or ignored pointer */
-	RONDO_ARG_INT = 1,        /* integer: count, size, flag, displacement */
-	RONDO_ARG_RANK = 2,       /* rank in the call's communicator */
-	RONDO_ARG_RANK_REL = 3,   /* rank relative to the caller's own rank */
-	RONDO_ARG_TAG = 4,        /* message tag */
-	RONDO_ARG_CONST = 5,      /* named constant: index into the constants */
-	RONDO_ARG_COMM = 6,       /* symbolic handles: a per-type id */
+	RONDO_ARG_NULL = 0,	/* null or ignored pointer */
+	RONDO_ARG_INT = 1,	/* integer: count, size, flag, displacement */
+	RONDO_ARG_RANK = 2,	/* rank in the call's communicator */
+	RONDO_ARG_RANK_REL = 3, /* rank relative to the caller's own rank */
+	RONDO_ARG_TAG = 4,	/* message tag */
+	RONDO_ARG_CONST = 5,	/* named constant: index into the constants */
+	RONDO_ARG_COMM = 6,	/* symbolic handles: a per-type id */
 	RONDO_ARG_GROUP = 7,
 	RONDO_ARG_DATATYPE = 8,
 	RONDO_ARG_OP = 9,
@@ -236,14 +237,14 @@ enum rondo_kind {
 	RONDO_ARG_FILE = 14,
 	RONDO_ARG_MESSAGE = 15,
 	RONDO_ARG_SESSION = 16,
-	RONDO_ARG_BUFFER = 17,    /* list: segment id, offset */
-	RONDO_ARG_STATUS = 18,    /* list: the fields that cannot be inferred */
-	RONDO_ARG_ARRAY = 19,     /* list of values */
-	RONDO_ARG_STRING = 20,    /* bytes: text */
-	RONDO_ARG_BYTES = 21,     /* bytes: opaque */
-	RONDO_ARG_CALLBACK = 22,  /* function pointer: symbolic id */
-	RONDO_ARG_REL = 23,       /* integer: the caller's rank plus this */
-	RONDO_ARG_CART_REL = 24,  /* rank of a Cartesian communicator: the
+	RONDO_ARG_BUFFER = 17,	 /* list: segment id, offset */
+	RONDO_ARG_STATUS = 18,	 /* list: the fields that cannot be inferred */
+	RONDO_ARG_ARRAY = 19,	 /* list of values */
+	RONDO_ARG_STRING = 20,	 /* bytes: text */
+	RONDO_ARG_BYTES = 21,	 /* bytes: opaque */
+	RONDO_ARG_CALLBACK = 22, /* function pointer: symbolic id */
+	RONDO_ARG_REL = 23,	 /* integer: the caller's rank plus this */
+	RONDO_ARG_CART_REL = 24, /* rank of a Cartesian communicator: the
 				     caller's grid coordinates plus an offset
 				     (rondo_cart_peer) */
 	RONDO_ARG_DTYPE_SIZE = 25, /* list: a derived datatype's id (kind
@@ -279,8 +280,7 @@ RONDO_API int rondo_sig_arg(const rondo_trace *t, uint32_t sig, uint32_t a,
 			    rondo_arg *out);
 
 /** Decodes element `k` of a list value.  Returns 0 or RONDO_E_RANGE. */
-RONDO_API int rondo_arg_elem(const rondo_arg *list, uint64_t k,
-			     rondo_arg *out);
+RONDO_API int rondo_arg_elem(const rondo_arg *list, uint64_t k, rondo_arg *out);
 
 /**
  * Writes signature `sig` as text: the inputs in parameter order, then
@@ -308,9 +308,9 @@ RONDO_API int rondo_sig_format_rank(const rondo_trace *t, uint32_t sig,
 
 /* A symbol in a rule body: a terminal (a signature id) or, with
  * RONDO_SYM_RULE set, a rule id; repeated `count` times (count >= 1). */
-#define RONDO_SYM_RULE 0x80000000u
-#define RONDO_SYM_ID(s) ((s) & ~RONDO_SYM_RULE)
-#define RONDO_SYM_IS_RULE(s) (((s) & RONDO_SYM_RULE) != 0)
+#define RONDO_SYM_RULE	     0x80000000u
+#define RONDO_SYM_ID(s)	     ((s) & ~RONDO_SYM_RULE)
+#define RONDO_SYM_IS_RULE(s) (((s)&RONDO_SYM_RULE) != 0)
 
 typedef struct rondo_sym {
 	uint32_t sym;
@@ -430,9 +430,9 @@ RONDO_API int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims,
 /* prepared (a member index per communicator), allocate nothing and take   */
 /* O(log n) time.                                                          */
 
-#define RONDO_COMM_NONE (-1)  /* rondo_comm_ref.id: no communicator */
+#define RONDO_COMM_NONE	 (-1) /* rondo_comm_ref.id: no communicator */
 #define RONDO_COMM_WORLD (-2) /* rondo_comm_ref.id: MPI_COMM_WORLD */
-#define RONDO_COMM_SELF (-3)  /* rondo_comm_ref.id: MPI_COMM_SELF */
+#define RONDO_COMM_SELF	 (-3) /* rondo_comm_ref.id: MPI_COMM_SELF */
 
 /* A rank not known (UINT32_MAX): the caller's place in a communicator
  * whose members the trace does not hold, or the caller not given. */
@@ -484,8 +484,8 @@ RONDO_API int rondo_comm_resolve(const rondo_trace *t, const rondo_arg *v,
  * RONDO_E_MISSING with out->id RONDO_COMM_NONE for a call that names no
  * communicator, RONDO_E_RANGE for `sig` or `rank` out of range.
  */
-RONDO_API int rondo_sig_comm(const rondo_trace *t, uint32_t sig,
-			     uint32_t rank, rondo_comm_ref *out);
+RONDO_API int rondo_sig_comm(const rondo_trace *t, uint32_t sig, uint32_t rank,
+			     rondo_comm_ref *out);
 
 /** The world rank of member `k` of communicator `cm` (its rank k), or -1
  * when there is none or the trace does not say. */
@@ -493,10 +493,11 @@ RONDO_API int64_t rondo_comm_world(const rondo_trace *t,
 				   const rondo_comm_ref *cm, int64_t k);
 
 /* What rondo_peer returns besides a world rank (all < 0). */
-#define RONDO_PEER_UNKNOWN (-1)   /* the value cannot be resolved */
+#define RONDO_PEER_UNKNOWN   (-1) /* the value cannot be resolved */
 #define RONDO_PEER_PROC_NULL (-2) /* MPI_PROC_NULL: no peer */
-#define RONDO_PEER_ANY (-3)       /* MPI_ANY_SOURCE */
-#define RONDO_PEER_ROOT (-4)      /* MPI_ROOT: the caller is the root of an
+#define RONDO_PEER_ANY	     (-3) /* MPI_ANY_SOURCE */
+#define RONDO_PEER_ROOT                                                        \
+	(-4) /* MPI_ROOT: the caller is the root of an
 				     intercommunicator collective */
 
 /**
@@ -533,9 +534,8 @@ RONDO_API void rondo_status_comm(const rondo_trace *t, const rondo_arg *st,
  * Returns the count (which may exceed max), or RONDO_E_RANGE.
  */
 RONDO_API int64_t rondo_sig_arg_ranks(const rondo_trace *t, uint32_t sig,
-				      uint32_t rank, uint32_t a,
-				      int64_t *world, int64_t *local,
-				      uint32_t max);
+				      uint32_t rank, uint32_t a, int64_t *world,
+				      int64_t *local, uint32_t max);
 
 /**
  * The size in bytes of the datatype an argument value names: a predefined
@@ -597,8 +597,7 @@ RONDO_API int rondo_rank_mpi_time(const rondo_trace *t, uint32_t rank,
 
 /** Returns the number of signatures `rank` called (the entries below), or
  * 0 if out of range or the file has no per-rank times. */
-RONDO_API uint32_t rondo_rank_time_count(const rondo_trace *t,
-					 uint32_t rank);
+RONDO_API uint32_t rondo_rank_time_count(const rondo_trace *t, uint32_t rank);
 
 /**
  * Reads entry `k` of rank `rank`'s times, entries ordered by signature: the
@@ -628,8 +627,10 @@ RONDO_API rondo_iter *rondo_iter_create_rule(const rondo_trace *t,
 					     uint32_t rule);
 
 /* Flags of rondo_iter_open. */
-#define RONDO_ITER_TIMED 1u /* also each call's start and end (rondo_iter_time) */
-#define RONDO_ITER_RULE 2u  /* `id` is a rule (rondo_iter_create_rule), not a
+#define RONDO_ITER_TIMED                                                       \
+	1u /* also each call's start and end (rondo_iter_time) */
+#define RONDO_ITER_RULE                                                        \
+	2u /* `id` is a rule (rondo_iter_create_rule), not a
 			       rank */
 
 /**
@@ -641,8 +642,8 @@ RONDO_API rondo_iter *rondo_iter_create_rule(const rondo_trace *t,
  * when `t` is not an opened trace; RONDO_E_MISSING when TIMED is asked
  * of a trace without per-call times; RONDO_E_NOMEM.
  */
-RONDO_API int rondo_iter_open(const rondo_trace *t, uint32_t id,
-			      unsigned flags, rondo_iter **out);
+RONDO_API int rondo_iter_open(const rondo_trace *t, uint32_t id, unsigned flags,
+			      rondo_iter **out);
 
 /** Frees an iterator.  Accepts NULL.  Must be called before the trace is
  * freed. */
@@ -688,7 +689,7 @@ RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 #define RONDO_TIME_BASE_MAX 16.0
 
 #define RONDO_TIMING_AGGREGATED 0 /* statistics only (the default) */
-#define RONDO_TIMING_PERCALL 1    /* statistics and per-call times */
+#define RONDO_TIMING_PERCALL	1 /* statistics and per-call times */
 
 /** Returns the trace's timing mode; with RONDO_TIMING_PERCALL sets *base
  * (may be NULL) to b, else to 0. */
@@ -699,13 +700,11 @@ RONDO_API int rondo_timing_mode(const rondo_trace *t, double *base);
  * outgrew the tracer's limit (RONDO_TIMING_LIMIT) and it kept only
  * statistics for the rest of its run.  0 without per-call timing or for a
  * rank out of range. */
-RONDO_API uint64_t rondo_rank_timed_calls(const rondo_trace *t,
-					  uint32_t rank);
+RONDO_API uint64_t rondo_rank_timed_calls(const rondo_trace *t, uint32_t rank);
 
 /** Returns the offset in nanoseconds added to `rank`'s clock to put its
  * times on the job's (0 without per-call timing). */
-RONDO_API int64_t rondo_rank_clock_offset(const rondo_trace *t,
-					  uint32_t rank);
+RONDO_API int64_t rondo_rank_clock_offset(const rondo_trace *t, uint32_t rank);
 
 /**
  * As rondo_iter_create(), and the iterator also reconstructs each call's

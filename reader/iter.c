@@ -10,8 +10,8 @@
 
 #include "trace_int.h"
 
-int walk_init(struct walk *w, const struct fmt_grammar *g,
-	      const uint64_t *len, uint32_t cap, uint32_t rule)
+int walk_init(struct walk *w, const struct fmt_grammar *g, const uint64_t *len,
+	      uint32_t cap, uint32_t rule)
 {
 	w->g = g;
 	w->len = len;
@@ -187,8 +187,8 @@ static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 	it->offset = tm->offset[rank];
 	it->prev = malloc(sizeof(*it->prev) * ((size_t)t->cst.n + 1));
 	if (!it->prev ||
-	    walk_init(&it->wd, &tm->g, tm->len, t->tdepth,
-		      t->tseq[2 * rank]) < 0 ||
+	    walk_init(&it->wd, &tm->g, tm->len, t->tdepth, t->tseq[2 * rank]) <
+		    0 ||
 	    walk_init(&it->wi, &tm->g, tm->len, t->tdepth,
 		      t->tseq[2 * rank + 1]) < 0)
 		return RONDO_E_NOMEM;

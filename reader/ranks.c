@@ -15,7 +15,7 @@
 
 #include "trace_int.h"
 
-/* ---- the trace's communicators ------------------------------------------------ */
+/* ---- the trace's communicators ------------------------------------------- */
 
 uint32_t rondo_comm_count(const rondo_trace *t)
 {
@@ -94,8 +94,7 @@ int64_t rondo_cart_peer(uint32_t ndims, const uint32_t *dims, uint32_t me,
 	return v == 0 ? peer : -1;
 }
 
-
-/* ---- prepared at open ------------------------------------------------------ */
+/* ---- prepared at open ---------------------------------------------------- */
 
 /* The id of the constant named `name`, or UINT32_MAX. */
 static uint32_t ranks_const(const rondo_trace *t, const char *name)
@@ -187,7 +186,7 @@ static uint32_t ranks_member_of(const rondo_trace *t, uint32_t c, uint32_t w)
 			hi = mid;
 	}
 	return lo < m->n && m->world[order[lo]] == w ? order[lo]
-						       : RONDO_RANK_NONE;
+						     : RONDO_RANK_NONE;
 }
 
 /* Value a is constant k (an id prepared at open). */
@@ -197,7 +196,7 @@ static int ranks_is(const rondo_arg *a, uint32_t k)
 	       a->wire == RONDO_WIRE_UINT && a->u == k;
 }
 
-/* ---- parameters and communicators ----------------------------------------- */
+/* ---- parameters and communicators ---------------------------------------- */
 
 int rondo_sig_param(const rondo_trace *t, uint32_t sig, const char *name,
 		    rondo_arg *out)
@@ -243,8 +242,8 @@ static void ranks_ref_init(rondo_comm_ref *out, uint32_t rank)
 	out->world = rank;
 }
 
-int rondo_comm_resolve(const rondo_trace *t, const rondo_arg *v,
-		       uint32_t rank, rondo_comm_ref *out)
+int rondo_comm_resolve(const rondo_trace *t, const rondo_arg *v, uint32_t rank,
+		       rondo_comm_ref *out)
 {
 	if (!out)
 		return RONDO_E_RANGE;
@@ -314,13 +313,12 @@ int64_t rondo_comm_world(const rondo_trace *t, const rondo_comm_ref *cm,
 		return k;
 	if (cm->id == RONDO_COMM_SELF)
 		return cm->world == RONDO_RANK_NONE ? -1 : (int64_t)cm->world;
-	if (cm->id < 0 || cm->id >= t->comms.n ||
-	    k >= t->comms.c[cm->id].n)
+	if (cm->id < 0 || cm->id >= t->comms.n || k >= t->comms.c[cm->id].n)
 		return -1;
 	return t->comms.c[cm->id].world[k];
 }
 
-/* ---- peers ------------------------------------------------------------------ */
+/* ---- peers --------------------------------------------------------------- */
 
 /* The rank in cm a value of kind CART_REL names for its caller, or -1. */
 static int64_t ranks_cart(const rondo_trace *t, const rondo_comm_ref *cm,
@@ -353,18 +351,14 @@ static int64_t ranks_local(const rondo_trace *t, const rondo_comm_ref *cm,
 		return v->i;
 	}
 	switch (v->kind) {
-	case RONDO_ARG_RANK:
-		*k = v->i;
-		return v->i;
+	case RONDO_ARG_RANK: *k = v->i; return v->i;
 	case RONDO_ARG_RANK_REL:
 		if (cm->rank == RONDO_RANK_NONE || cm->size == 0)
 			return -1;
 		*k = (((int64_t)cm->rank + v->i) % cm->size + cm->size) %
 		     cm->size;
 		return *k;
-	case RONDO_ARG_CART_REL:
-		*k = ranks_cart(t, cm, v->i);
-		return *k;
+	case RONDO_ARG_CART_REL: *k = ranks_cart(t, cm, v->i); return *k;
 	}
 	return -1;
 }
@@ -393,7 +387,7 @@ int64_t rondo_peer(const rondo_trace *t, const rondo_comm_ref *cm,
 	return w < 0 ? RONDO_PEER_UNKNOWN : w;
 }
 
-/* ---- the ranks of one argument ----------------------------------------------- */
+/* ---- the ranks of one argument ------------------------------------------- */
 
 struct ranks_out {
 	int64_t *world, *local;

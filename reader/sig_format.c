@@ -39,11 +39,11 @@ static void out_printf(struct out *o, const char *fmt, ...)
 
 /* Short names for symbolic handles, indexed by kind. */
 static const char *const handle_prefix[RONDO_ARG_KIND_COUNT] = {
-	[RONDO_ARG_COMM] = "c",	      [RONDO_ARG_GROUP] = "g",
+	[RONDO_ARG_COMM] = "c",	       [RONDO_ARG_GROUP] = "g",
 	[RONDO_ARG_DATATYPE] = "t",    [RONDO_ARG_OP] = "op",
 	[RONDO_ARG_REQUEST] = "r",     [RONDO_ARG_INFO] = "i",
 	[RONDO_ARG_ERRHANDLER] = "eh", [RONDO_ARG_WIN] = "w",
-	[RONDO_ARG_FILE] = "f",	      [RONDO_ARG_MESSAGE] = "msg",
+	[RONDO_ARG_FILE] = "f",	       [RONDO_ARG_MESSAGE] = "msg",
 	[RONDO_ARG_SESSION] = "s",     [RONDO_ARG_CALLBACK] = "fn",
 };
 
@@ -67,9 +67,8 @@ static int fctx_known(const struct fctx *c)
 static void format_value(struct out *o, const struct fctx *c,
 			 const rondo_arg *a);
 
-static void format_list(struct out *o, const struct fctx *c,
-			const rondo_arg *a, const char *open,
-			const char *close)
+static void format_list(struct out *o, const struct fctx *c, const rondo_arg *a,
+			const char *open, const char *close)
 {
 	rondo_arg e;
 
@@ -191,8 +190,7 @@ static void format_status(struct out *o, const struct fctx *c,
 /* A rank of a Cartesian communicator: absolute when the caller's rank
  * is known, else its offset on each dimension, "+(0,-1)".  0 when the
  * communicator's grid is not known or does not hold the offset. */
-static int format_cart(struct out *o, const struct fctx *c,
-		       const rondo_arg *a)
+static int format_cart(struct out *o, const struct fctx *c, const rondo_arg *a)
 {
 	uint32_t dims[RONDO_MAX_DIMS], nd;
 	int64_t d[RONDO_MAX_DIMS], peer;
@@ -269,8 +267,10 @@ static void format_value(struct out *o, const struct fctx *c,
 		if (a->wire == RONDO_WIRE_LIST && a->n == 2 &&
 		    rondo_arg_elem(a, 0, &id) == 0 &&
 		    rondo_arg_elem(a, 1, &size) == 0 &&
-		    id.wire == RONDO_WIRE_UINT && size.wire == RONDO_WIRE_UINT) {
-			out_printf(o, "t%" PRIu64 ":%" PRIu64 "B", id.u, size.u);
+		    id.wire == RONDO_WIRE_UINT &&
+		    size.wire == RONDO_WIRE_UINT) {
+			out_printf(o, "t%" PRIu64 ":%" PRIu64 "B", id.u,
+				   size.u);
 			return;
 		}
 		break;
@@ -278,8 +278,9 @@ static void format_value(struct out *o, const struct fctx *c,
 	case RONDO_ARG_CONST:
 		if (a->wire != RONDO_WIRE_UINT)
 			break;
-		name = a->u <= UINT32_MAX ? rondo_const_name(c->t, (uint32_t)a->u)
-					  : NULL;
+		name = a->u <= UINT32_MAX
+			       ? rondo_const_name(c->t, (uint32_t)a->u)
+			       : NULL;
 		if (name)
 			out_printf(o, "%s", name);
 		else
@@ -355,13 +356,14 @@ static int sig_format(const struct fctx *c, uint32_t sig, char *buf,
 	for (uint32_t i = 0; i < nargs; i++)
 		if (rondo_func_param_is_output(t, func, i))
 			format_param(&o, c, sig, i,
-				     k++ ? ", " : n ? " -> " : "-> ");
+				     k++ ? ", "
+				     : n ? " -> "
+					 : "-> ");
 	out_printf(&o, ")");
 	return o.len > INT32_MAX ? INT32_MAX : (int)o.len;
 }
 
-int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf,
-		     size_t size)
+int rondo_sig_format(const rondo_trace *t, uint32_t sig, char *buf, size_t size)
 {
 	struct fctx c = {t, RONDO_RANK_NONE, {0}};
 
@@ -402,8 +404,7 @@ static void format_run(struct out *o, uint32_t first, uint32_t stride,
 			   first + stride * (n - 1), stride);
 }
 
-int rondo_group_format(const rondo_trace *t, uint32_t g, char *buf,
-		       size_t size)
+int rondo_group_format(const rondo_trace *t, uint32_t g, char *buf, size_t size)
 {
 	struct out o = {buf, size, 0};
 	uint32_t first = 0, stride = 0, n = 0;

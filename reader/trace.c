@@ -95,8 +95,8 @@ static int trace_fail(rondo_trace *t, int code, const char *fmt, ...)
 	memset(&t->einfo, 0, sizeof(t->einfo));
 	t->einfo.code = code;
 	char name[FILEIO_SHORT];
-	int n = snprintf(t->err, sizeof(t->err), "%s: ",
-			 fileio_short(name, sizeof(name), t->name));
+	int n = snprintf(t->err, sizeof(t->err),
+			 "%s: ", fileio_short(name, sizeof(name), t->name));
 
 	if (n < 0 || (size_t)n >= sizeof(t->err))
 		n = 0;
@@ -113,11 +113,10 @@ static int trace_fail_text(rondo_trace *t, const struct fmt_err *e)
 		return trace_fail(t, e->code, "%s (at byte %llu)", e->msg,
 				  (unsigned long long)e->offset);
 	if (e->size)
-		return trace_fail(t, e->code,
-				  "section '%s': %s (at byte %llu of %llu)",
-				  e->section, e->msg,
-				  (unsigned long long)e->offset,
-				  (unsigned long long)e->size);
+		return trace_fail(
+			t, e->code, "section '%s': %s (at byte %llu of %llu)",
+			e->section, e->msg, (unsigned long long)e->offset,
+			(unsigned long long)e->size);
 	return trace_fail(t, e->code, "section '%s': %s (at byte %llu)",
 			  e->section, e->msg, (unsigned long long)e->offset);
 }
@@ -155,8 +154,9 @@ static int trace_read_file(rondo_trace *t, const char *path)
 			      sizeof(why));
 
 	if (err)
-		return trace_fail(t, err == ENOMEM || err == EFBIG ? RONDO_E_NOMEM
-								 : RONDO_E_IO,
+		return trace_fail(t,
+				  err == ENOMEM || err == EFBIG ? RONDO_E_NOMEM
+								: RONDO_E_IO,
 				  "%s", why);
 	return 0;
 }
@@ -214,7 +214,8 @@ static int trace_decode(rondo_trace *t)
 	       fmt_grammar_decode(&t->g, p, n, t->cst.n, &t->rule_calls, &e));
 	DECODE(FMT_SEC_RANKMAP, 1,
 	       fmt_rankmap_decode(&t->rm, p, n, t->g.nrules, &e));
-	DECODE(FMT_SEC_STATS, 0, fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
+	DECODE(FMT_SEC_STATS, 0,
+	       fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_TOPOLOGY, 0,
@@ -243,8 +244,9 @@ static int trace_rank_groups(rondo_trace *t)
 	t->groups = malloc(sizeof(*t->groups) * nranks);
 	rc = walk_depth(&t->rm.map, &depth);
 	if (!t->rank_root || !t->rank_group || !group_of || !t->groups ||
-	    rc < 0 || walk_init(&w, &t->rm.map, t->rm.len, depth,
-				t->rm.map.nrules - 1) < 0) {
+	    rc < 0 ||
+	    walk_init(&w, &t->rm.map, t->rm.len, depth, t->rm.map.nrules - 1) <
+		    0) {
 		free(group_of);
 		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
 	}
@@ -293,11 +295,12 @@ static int trace_timing(rondo_trace *t)
 		uint64_t calls = t->rule_calls[t->rank_root[r]];
 
 		if (d != i || d > calls)
-			return trace_fail(t, RONDO_E_CORRUPT,
-					  "section 'timing': rank %u has %" PRIu64
-					  " durations and %" PRIu64
-					  " intervals for %" PRIu64 " calls",
-					  r, d, i, calls);
+			return trace_fail(
+				t, RONDO_E_CORRUPT,
+				"section 'timing': rank %u has %" PRIu64
+				" durations and %" PRIu64
+				" intervals for %" PRIu64 " calls",
+				r, d, i, calls);
 	}
 	return 0;
 }
@@ -453,8 +456,7 @@ uint32_t rondo_func_param_count(const rondo_trace *t, uint32_t id)
 	return t && t->opened && id < t->funcs.n ? t->funcs.f[id].nparams : 0;
 }
 
-const char *rondo_func_param_name(const rondo_trace *t, uint32_t id,
-				  uint32_t p)
+const char *rondo_func_param_name(const rondo_trace *t, uint32_t id, uint32_t p)
 {
 	if (!t || !t->opened || id >= t->funcs.n || p >= t->funcs.f[id].nparams)
 		return NULL;
@@ -530,8 +532,8 @@ uint32_t rondo_rule_count(const rondo_trace *t)
 	return t && t->opened ? t->g.nrules : 0;
 }
 
-int rondo_rule_body(const rondo_trace *t, uint32_t rule,
-		    const rondo_sym **body, uint32_t *len)
+int rondo_rule_body(const rondo_trace *t, uint32_t rule, const rondo_sym **body,
+		    uint32_t *len)
 {
 	if (!t || !t->opened || rule >= t->g.nrules)
 		return RONDO_E_RANGE;

@@ -41,8 +41,8 @@ struct rondo_trace {
 	/* per-call timing: timing.nranks == 0 when the file has none */
 	struct fmt_timing timing;
 	struct fmt_tscale tscale;
-	uint32_t *tseq;   /* 2 per rank: its durations' and intervals' rules */
-	uint32_t tdepth;  /* the timing grammar's depth bound */
+	uint32_t *tseq;	 /* 2 per rank: its durations' and intervals' rules */
+	uint32_t tdepth; /* the timing grammar's depth bound */
 	/* rank resolution (ranks.c): the constants it compares values
 	 * with (UINT32_MAX: the trace has none), and each communicator's
 	 * members sorted by world rank, order[base[c]...] indices into
@@ -80,8 +80,8 @@ struct walk {
 };
 
 /* Starts a walk over `rule`; cap is the grammar's depth bound (frames). */
-int walk_init(struct walk *w, const struct fmt_grammar *g,
-	      const uint64_t *len, uint32_t cap, uint32_t rule);
+int walk_init(struct walk *w, const struct fmt_grammar *g, const uint64_t *len,
+	      uint32_t cap, uint32_t rule);
 void walk_free(struct walk *w);
 /* 1 and *term set, or 0 at the end. */
 int walk_next(struct walk *w, uint32_t *term);

@@ -60,20 +60,13 @@ static void *any_alloc(unsigned how, size_t n)
 	void *p = NULL;
 
 	switch (how % 7) {
-	case 0:
-		return malloc(n);
-	case 1:
-		return calloc(1, n);
-	case 2:
-		return posix_memalign(&p, 64, n) ? NULL : p;
-	case 3:
-		return aligned_alloc(32, (n + 31) & ~(size_t)31);
-	case 4:
-		return memalign(128, n);
-	case 5:
-		return valloc(n);
-	default:
-		return malloc(n + 4096);
+	case 0: return malloc(n);
+	case 1: return calloc(1, n);
+	case 2: return posix_memalign(&p, 64, n) ? NULL : p;
+	case 3: return aligned_alloc(32, (n + 31) & ~(size_t)31);
+	case 4: return memalign(128, n);
+	case 5: return valloc(n);
+	default: return malloc(n + 4096);
 	}
 }
 

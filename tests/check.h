@@ -38,8 +38,7 @@ static int check_count;
 /* Ends main(): prints a summary line and returns the exit status. */
 static inline int check_done(const char *name)
 {
-	printf("%s: %d checks, %d failed\n", name, check_count,
-	       check_failures);
+	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
 	return check_failures ? 1 : 0;
 }
 

@@ -110,8 +110,7 @@ int main(int argc, char **argv)
 	rondo_trace *t = rondo_trace_create();
 	int rc;
 
-	if ((argc != 2 && !ranks) ||
-	    rondo_trace_open(t, argv[argc - 1]) < 0) {
+	if ((argc != 2 && !ranks) || rondo_trace_open(t, argv[argc - 1]) < 0) {
 		fprintf(stderr, "consumer: %s\n", rondo_trace_error(t));
 		rondo_trace_free(t);
 		return 1;

@@ -111,8 +111,9 @@ static int corpus_timing(const char *dir)
 {
 	uint32_t first[3] = {0, 1, 2}, mfirst[2] = {0, 8};
 	rondo_sym body[2] = {{1, 0, 3}, {1, 0, 2}}, map[8];
-	struct fmt_timing t = {0.5, 4, NULL, {2, first, body},
-			       {8, {1, mfirst, map}, NULL}, NULL};
+	struct fmt_timing t = {
+		0.5, 4, NULL, {2, first, body}, {8, {1, mfirst, map}, NULL},
+		NULL};
 	int64_t offset[4] = {0, 0, 0, 0};
 	struct fmt_buf b = {0};
 	int rc;
@@ -192,8 +193,7 @@ static int corpus_payloads(const char *dir)
 	for (int i = 0; i < 11; i++)
 		fmt_put_u8(&b, 0x80);
 	fmt_put_u8(&b, 0);
-	rc |= with_payload(dir, "meta-overlong-varint.rondo", FMT_SEC_META,
-			   &b);
+	rc |= with_payload(dir, "meta-overlong-varint.rondo", FMT_SEC_META, &b);
 	/* metadata: a string longer than the section */
 	b.len = 0;
 	fmt_put_uvarint(&b, 1);
@@ -261,15 +261,16 @@ static int corpus_limit_times(const char *dir)
 	struct fmt_tscale sc;
 	uint32_t first[3] = {0, 1, 2}, mfirst[2] = {0, 8};
 	rondo_sym body[2], map[8];
-	struct fmt_timing t = {1.1, 4, NULL, {2, first, body},
-			       {8, {1, mfirst, map}, NULL}, NULL};
+	struct fmt_timing t = {
+		1.1, 4, NULL, {2, first, body}, {8, {1, mfirst, map}, NULL},
+		NULL};
 	int64_t offset[4] = {FMT_TIME_MAX, -FMT_TIME_MAX, 0, -1};
 	struct fmt_buf b = {0};
 	int rc;
 
 	if (fmt_tscale_init(&sc, t.base))
 		return -1;
-	body[0] = (rondo_sym){sc.n - 1, 0, 3};	      /* durations */
+	body[0] = (rondo_sym){sc.n - 1, 0, 3};		 /* durations */
 	body[1] = (rondo_sym){2 * (sc.n - 1) - 1, 0, 3}; /* intervals */
 	fmt_tscale_free(&sc);
 	t.offset = offset;
@@ -387,16 +388,16 @@ static int corpus_limits(const char *dir)
 	world = tt_const(tt, "MPI_COMM_WORLD");
 	dbl = tt_const(tt, "MPI_DOUBLE");
 	tt_typesize(tt, dbl, 8);
-	fs = tt_func(tt, "MPI_Send", "count", "datatype", "dest", "tag",
-		     "comm", NULL);
+	fs = tt_func(tt, "MPI_Send", "count", "datatype", "dest", "tag", "comm",
+		     NULL);
 	fr = tt_func(tt, "MPI_Recv", "count", "datatype", "source", "tag",
 		     "comm", NULL);
-	tt_call(tt, 0, limit_sig(tt, fs, 1, INT64_C(1) << 60, 1, 0, 1, dbl,
-				 world),
-		4, 1000);
-	tt_call(tt, 1, limit_sig(tt, fr, 1, INT64_C(1) << 60, -1, 0, 1, dbl,
-				 world),
-		4, 1000);
+	tt_call(tt, 0,
+		limit_sig(tt, fs, 1, INT64_C(1) << 60, 1, 0, 1, dbl, world), 4,
+		1000);
+	tt_call(tt, 1,
+		limit_sig(tt, fr, 1, INT64_C(1) << 60, -1, 0, 1, dbl, world), 4,
+		1000);
 	rc |= tt_save_in(tt, dir, "limit-count.rondo");
 	tt_free(tt);
 	return rc;
@@ -550,14 +551,17 @@ static struct testtrace *timed_job(uint32_t nranks)
 	tt_timing(tt, 1.001);
 	world = tt_const(tt, "MPI_COMM_WORLD");
 	init = timed_sig(tt, tt_func(tt, "MPI_Init", NULL), 0, 0, UINT32_MAX);
-	allreduce = timed_sig(tt, tt_func(tt, "MPI_Allreduce", "count", "comm",
-					  NULL), 1, 0, world);
+	allreduce = timed_sig(
+		tt, tt_func(tt, "MPI_Allreduce", "count", "comm", NULL), 1, 0,
+		world);
 	barrier = timed_sig(tt, tt_func(tt, "MPI_Barrier", "comm", NULL), 0, 0,
 			    world);
-	recv = timed_sig(tt, tt_func(tt, "MPI_Recv", "count", "source", "comm",
-				     NULL), 1024, -1, world);
-	send = timed_sig(tt, tt_func(tt, "MPI_Send", "count", "dest", "comm",
-				     NULL), 1024, 1, world);
+	recv = timed_sig(
+		tt, tt_func(tt, "MPI_Recv", "count", "source", "comm", NULL),
+		1024, -1, world);
+	send = timed_sig(tt,
+			 tt_func(tt, "MPI_Send", "count", "dest", "comm", NULL),
+			 1024, 1, world);
 	final = timed_sig(tt, tt_func(tt, "MPI_Finalize", NULL), 0, 0,
 			  UINT32_MAX);
 	for (uint32_t r = 0; r < nranks; r++) {
@@ -572,8 +576,7 @@ static struct testtrace *timed_job(uint32_t nranks)
 				tt_call_at(tt, r, send, 592 * ms, 4 * ms);
 			tt_call_at(tt, r, allreduce, (100 * k + 2) * ms,
 				   3 * ms);
-			tt_call_at(tt, r, barrier, (100 * k + 5) * ms,
-				   2 * ms);
+			tt_call_at(tt, r, barrier, (100 * k + 5) * ms, 2 * ms);
 		}
 		tt_call_at(tt, r, final, 9025 * ms / 10, 425 * ms / 10);
 	}
@@ -582,10 +585,11 @@ static struct testtrace *timed_job(uint32_t nranks)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mktrace [--ranks P] [--iters N] [--future] OUT\n"
-			"       mktrace --timed [--ranks P] OUT\n"
-			"       mktrace --peers OUT\n"
-			"       mktrace --corpus DIR\n");
+	fprintf(stderr,
+		"usage: mktrace [--ranks P] [--iters N] [--future] OUT\n"
+		"       mktrace --timed [--ranks P] OUT\n"
+		"       mktrace --peers OUT\n"
+		"       mktrace --corpus DIR\n");
 	exit(2);
 }
 

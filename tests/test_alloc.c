@@ -25,10 +25,10 @@
 
 uint64_t rec_epoch = 1; /* record.c's, which the test does not link */
 
-#define GRAIN	 16
-#define NGRAINS	 (1 << 16)
-#define REGION	 ((uintptr_t)0x6f0000000000ull)
-#define MAXBLK	 200000
+#define GRAIN	16
+#define NGRAINS (1 << 16)
+#define REGION	((uintptr_t)0x6f0000000000ull)
+#define MAXBLK	200000
 
 static struct blk {
 	uintptr_t base;
@@ -173,11 +173,10 @@ static void tree_check(const char *phase)
 	       "%s: the tree holds %u live and %u dead, counted %u and %u",
 	       phase, live, dead, nlive, ndead);
 	CHECKF(nindexed == (size_t)nlive_model,
-	       "%s: %zu blocks indexed, %d live", phase, nindexed,
-	       nlive_model);
+	       "%s: %zu blocks indexed, %d live", phase, nindexed, nlive_model);
 	CHECKF(live + nyoung == (uint32_t)nlive_model,
-	       "%s: %u in the tree and %u young, %d live", phase, live,
-	       nyoung, nlive_model);
+	       "%s: %u in the tree and %u young, %d live", phase, live, nyoung,
+	       nlive_model);
 }
 
 int main(void)
@@ -220,7 +219,8 @@ int main(void)
 	/* Their memory reused at other bases and sizes, some dead blocks
 	 * still in the tree below them. */
 	for (i = 0; i < 3000; i++)
-		add((uint32_t)(rnd() % (NGRAINS / 2)), 1 + (uint32_t)(rnd() % 7));
+		add((uint32_t)(rnd() % (NGRAINS / 2)),
+		    1 + (uint32_t)(rnd() % 7));
 	lookup_some(20000);
 	tree_check("reused");
 
@@ -240,7 +240,8 @@ int main(void)
 		b->live = 0;
 		nlive_model--;
 		/* not told: the new block replaces it */
-		CHECK(add((uint32_t)((base - REGION) / GRAIN), (uint32_t)n) >= 0);
+		CHECK(add((uint32_t)((base - REGION) / GRAIN), (uint32_t)n) >=
+		      0);
 		lookup(base);
 		tree_check("unseen free");
 	}
@@ -264,7 +265,8 @@ int main(void)
 	tree_check("all freed");
 	CHECK(lowest == 0);
 	CHECK(alloc_outside((const void *)(REGION - 1)));
-	CHECK(alloc_outside((const void *)(REGION + (uintptr_t)NGRAINS * GRAIN)));
+	CHECK(alloc_outside(
+		(const void *)(REGION + (uintptr_t)NGRAINS * GRAIN)));
 	CHECK(!alloc_outside((const void *)REGION));
 	return check_done("test_alloc");
 }

@@ -79,7 +79,9 @@ static void test_duration(void)
 	cli_duration(buf, sizeof(buf), (double)SAT_MAX, 0);
 	CHECKF(!strcmp(buf, ">=18446744074 s"), "%s", buf);
 	cli_duration(buf, sizeof(buf), (double)SAT_MAX, 1);
-	CHECKF(!strcmp(buf, "\xe2\x89\xa5" "18446744074 s"), "%s", buf);
+	CHECKF(!strcmp(buf, "\xe2\x89\xa5"
+			    "18446744074 s"),
+	       "%s", buf);
 	/* the largest total below it is not */
 	cli_duration(buf, sizeof(buf), 0x1p63, 0);
 	CHECKF(!strcmp(buf, "9223372037 s"), "%s", buf);

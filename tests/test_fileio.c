@@ -116,8 +116,8 @@ static int make_socket(const char *path)
 
 /* Writes text to path through fileio; returns fileio's status, the
  * reason in why. */
-static int write_text(const char *path, const char *text, int keep,
-		      char *why, size_t whylen)
+static int write_text(const char *path, const char *text, int keep, char *why,
+		      size_t whylen)
 {
 	struct fileio_out o;
 	int rc = fileio_create(&o, path, why, whylen);
@@ -261,14 +261,12 @@ static void test_targets(void)
 	put(other, "old\n");
 	at(path, sizeof(path), "link.csv");
 	CHECK(symlink("real.csv", path) == 0);
-	CHECKF(write_text(path, "new\n", 1, why, sizeof(why)) == 0, "%s",
-	       why);
+	CHECKF(write_text(path, "new\n", 1, why, sizeof(why)) == 0, "%s", why);
 	CHECK(!strcmp(text_of(other), "new\n"));
 	CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
 	unlink(other);
 	/* ... to nothing yet: made where it points */
-	CHECKF(write_text(path, "made\n", 1, why, sizeof(why)) == 0, "%s",
-	       why);
+	CHECKF(write_text(path, "made\n", 1, why, sizeof(why)) == 0, "%s", why);
 	CHECK(!strcmp(text_of(other), "made\n"));
 	unlink(other);
 	unlink(path);
@@ -341,8 +339,8 @@ static void test_read(void)
 	at(path, sizeof(path), "fifo");
 	CHECK(mkfifo(path, 0600) == 0);
 	CHECK(fileio_read(path, 100, &data, &n, why, sizeof(why)) == EINVAL);
-	CHECKF(!strcmp(why, "not a regular file but a FIFO (named pipe)"),
-	       "%s", why);
+	CHECKF(!strcmp(why, "not a regular file but a FIFO (named pipe)"), "%s",
+	       why);
 	unlink(path);
 	at(path, sizeof(path), "sock");
 	s = make_socket(path);
@@ -355,8 +353,8 @@ static void test_read(void)
 	CHECKF(!strcmp(why, "not a regular file but a directory"), "%s", why);
 	CHECK(fileio_read("/dev/zero", 100, &data, &n, why, sizeof(why)) ==
 	      EINVAL);
-	CHECKF(!strcmp(why, "not a regular file but a character device"),
-	       "%s", why);
+	CHECKF(!strcmp(why, "not a regular file but a character device"), "%s",
+	       why);
 	alarm(0);
 	longp = malloc(6001);
 	memset(longp, 'a', 6000);

@@ -77,7 +77,7 @@ struct tsec {
 static void build(struct fmt_buf *b, uint16_t major, uint16_t minor,
 		  const struct tsec *s, uint32_t n)
 {
-	uint8_t h[32] = { 0 }, ent[40];
+	uint8_t h[32] = {0}, ent[40];
 	uint64_t off = 32;
 	uint32_t crc = 0;
 
@@ -151,18 +151,19 @@ static int parse_load(const uint8_t *p, size_t n, struct fmt_err *e)
 
 /* ---- fixtures: one small trace ------------------------------------------- */
 
-static char *fx_params_send[] = { (char *)"buf", (char *)"count", (char *)"datatype",
-					      (char *)"dest", (char *)"tag", (char *)"comm" };
-static char *fx_params_recv[] = { (char *)"buf", (char *)"count", (char *)"datatype",
-					      (char *)"source", (char *)"tag", (char *)"comm",
-					      (char *)"status" };
+static char *fx_params_send[] = {(char *)"buf",	     (char *)"count",
+				 (char *)"datatype", (char *)"dest",
+				 (char *)"tag",	     (char *)"comm"};
+static char *fx_params_recv[] = {
+	(char *)"buf", (char *)"count", (char *)"datatype", (char *)"source",
+	(char *)"tag", (char *)"comm",	(char *)"status"};
 
 static void fx_meta(struct fmt_buf *b)
 {
-	struct fmt_kv kv[] = { { (char *)"program", (char *)"app" },
-			       { (char *)"ranks", (char *)"4" },
-			       { (char *)"empty", (char *)"" } };
-	struct fmt_meta m = { 3, kv };
+	struct fmt_kv kv[] = {{(char *)"program", (char *)"app"},
+			      {(char *)"ranks", (char *)"4"},
+			      {(char *)"empty", (char *)""}};
+	struct fmt_meta m = {3, kv};
 
 	fmt_meta_encode(b, &m);
 }
@@ -170,19 +171,20 @@ static void fx_meta(struct fmt_buf *b)
 static void fx_funcs(struct fmt_buf *b)
 {
 	struct fmt_func f[] = {
-		{ (char *)"MPI_Init", 0, NULL },
-		{ (char *)"MPI_Send", 6, fx_params_send },
-		{ (char *)"MPI_Recv", 7, fx_params_recv },
+		{(char *)"MPI_Init", 0, NULL},
+		{(char *)"MPI_Send", 6, fx_params_send},
+		{(char *)"MPI_Recv", 7, fx_params_recv},
 	};
-	struct fmt_funcs fs = { 3, f };
+	struct fmt_funcs fs = {3, f};
 
 	fmt_funcs_encode(b, &fs);
 }
 
 static void fx_consts(struct fmt_buf *b)
 {
-	char *names[] = { (char *)"MPI_COMM_WORLD", (char *)"MPI_DOUBLE", (char *)"MPI_INT" };
-	struct fmt_consts c = { 3, names };
+	char *names[] = {(char *)"MPI_COMM_WORLD", (char *)"MPI_DOUBLE",
+			 (char *)"MPI_INT"};
+	struct fmt_consts c = {3, names};
 
 	fmt_consts_encode(b, &c);
 }
@@ -221,43 +223,43 @@ static void fx_args_recv(struct fmt_buf *a)
 
 static void fx_cst(struct fmt_buf *b)
 {
-	struct fmt_buf a1 = { 0 }, a2 = { 0 };
+	struct fmt_buf a1 = {0}, a2 = {0};
 	struct fmt_sig s[3];
-	struct fmt_cst c = { 3, s, NULL };
+	struct fmt_cst c = {3, s, NULL};
 
 	fx_args_send(&a1);
 	fx_args_recv(&a2);
-	s[0] = (struct fmt_sig){ 0, 0, 0, NULL };
-	s[1] = (struct fmt_sig){ 1, 6, (uint32_t)a1.len, a1.data };
-	s[2] = (struct fmt_sig){ 2, 10, (uint32_t)a2.len, a2.data };
+	s[0] = (struct fmt_sig){0, 0, 0, NULL};
+	s[1] = (struct fmt_sig){1, 6, (uint32_t)a1.len, a1.data};
+	s[2] = (struct fmt_sig){2, 10, (uint32_t)a2.len, a2.data};
 	fmt_cst_encode(b, &c);
 	fmt_buf_free(&a1);
 	fmt_buf_free(&a2);
 }
 
-#define T(id, n) ((rondo_sym){ (id), 0, (n) })
-#define R(id, n) ((rondo_sym){ (id) | RONDO_SYM_RULE, 0, (n) })
+#define T(id, n) ((rondo_sym){(id), 0, (n)})
+#define R(id, n) ((rondo_sym){(id) | RONDO_SYM_RULE, 0, (n)})
 
 /* r0 = t1 t2; r1 = t0 r0^1000; r2 = r1 t1^3 (3 terminals). */
-static rondo_sym fx_body[] = { T(1, 1), T(2, 1), T(0, 1),
-			       R(0, 1000), R(1, 1), T(1, 3) };
-static uint32_t fx_first[] = { 0, 2, 4, 6 };
-static const uint64_t fx_lengths[] = { 2, 2001, 2004 };
+static rondo_sym fx_body[] = {T(1, 1),	  T(2, 1), T(0, 1),
+			      R(0, 1000), R(1, 1), T(1, 3)};
+static uint32_t fx_first[] = {0, 2, 4, 6};
+static const uint64_t fx_lengths[] = {2, 2001, 2004};
 
 static void fx_grammar(struct fmt_buf *b)
 {
-	struct fmt_grammar g = { 3, fx_first, fx_body };
+	struct fmt_grammar g = {3, fx_first, fx_body};
 
 	fmt_grammar_encode(b, &g);
 }
 
 /* Ranks 0-2 run r1, rank 3 runs r2. */
-static rondo_sym fx_map_body[] = { T(1, 3), T(2, 1) };
-static uint32_t fx_map_first[] = { 0, 2 };
+static rondo_sym fx_map_body[] = {T(1, 3), T(2, 1)};
+static uint32_t fx_map_first[] = {0, 2};
 
 static void fx_rankmap(struct fmt_buf *b)
 {
-	struct fmt_rankmap r = { 4, { 1, fx_map_first, fx_map_body } };
+	struct fmt_rankmap r = {4, {1, fx_map_first, fx_map_body}};
 
 	fmt_rankmap_encode(b, &r);
 }
@@ -268,14 +270,19 @@ static void fx_stats_fill(struct fmt_stats *s)
 
 	memset(st, 0, sizeof(st));
 	st[0].sig = 0;
-	st[0].s = (rondo_stat){ .count = 4, .total_ns = 4000, .min_ns = 900,
-				.max_ns = 1100, .sumsq_ns2 = 4.04e6 };
+	st[0].s = (rondo_stat){.count = 4,
+			       .total_ns = 4000,
+			       .min_ns = 900,
+			       .max_ns = 1100,
+			       .sumsq_ns2 = 4.04e6};
 	st[0].s.hist[9] = 2;
 	st[0].s.hist[10] = 2;
 	st[1].sig = 2;
-	st[1].s = (rondo_stat){ .count = 3, .total_ns = (UINT64_C(1) << 40) + 1,
-				.min_ns = 0, .max_ns = UINT64_C(1) << 40,
-				.sumsq_ns2 = 1.2e24 };
+	st[1].s = (rondo_stat){.count = 3,
+			       .total_ns = (UINT64_C(1) << 40) + 1,
+			       .min_ns = 0,
+			       .max_ns = UINT64_C(1) << 40,
+			       .sumsq_ns2 = 1.2e24};
 	st[1].s.hist[0] = 1;
 	st[1].s.hist[0] = 2;
 	st[1].s.hist[40] = 1;
@@ -293,13 +300,13 @@ static void fx_stats(struct fmt_buf *b)
 
 /* Four ranks (as fx_rankmap) over 3 signatures: rank 2 called what rank
  * 0 did, rank 3 nothing; times exact, rounded, and the largest. */
-static uint64_t fx_at[] = { 0, 2, 3, 5, 5 };
-static uint32_t fx_tsig[] = { 0, 2, 1, 0, 2 };
-static uint16_t fx_code[] = { 0, 127, 128, 3000, FMT_TIME_CODE_MAX };
+static uint64_t fx_at[] = {0, 2, 3, 5, 5};
+static uint32_t fx_tsig[] = {0, 2, 1, 0, 2};
+static uint16_t fx_code[] = {0, 127, 128, 3000, FMT_TIME_CODE_MAX};
 
 static void fx_ranktime(struct fmt_buf *b)
 {
-	struct fmt_ranktime r = { 4, fx_at, fx_at, fx_tsig, fx_code };
+	struct fmt_ranktime r = {4, fx_at, fx_at, fx_tsig, fx_code};
 
 	fmt_ranktime_encode(b, &r);
 }
@@ -308,18 +315,18 @@ static void fx_ranktime(struct fmt_buf *b)
  * unknown one. */
 static void fx_file(struct fmt_buf *out, int level)
 {
-	void (*enc[])(struct fmt_buf *) = { fx_meta,	fx_funcs,   fx_consts,
-					    fx_cst,	fx_grammar, fx_rankmap,
-					    fx_stats,	fx_ranktime };
-	static const uint32_t type[] = { FMT_SEC_META,	  FMT_SEC_FUNCS,
-					 FMT_SEC_CONSTS,  FMT_SEC_CST,
-					 FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP,
-					 FMT_SEC_STATS,	  FMT_SEC_RANKTIME };
+	void (*enc[])(struct fmt_buf *) = {fx_meta,  fx_funcs,	 fx_consts,
+					   fx_cst,   fx_grammar, fx_rankmap,
+					   fx_stats, fx_ranktime};
+	static const uint32_t type[] = {FMT_SEC_META,	 FMT_SEC_FUNCS,
+					FMT_SEC_CONSTS,	 FMT_SEC_CST,
+					FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP,
+					FMT_SEC_STATS,	 FMT_SEC_RANKTIME};
 	struct fmt_writer w;
 
 	fmt_writer_init(&w);
 	for (uint32_t i = 0; i < 8; i++) {
-		struct fmt_buf b = { 0 };
+		struct fmt_buf b = {0};
 
 		enc[i](&b);
 		CHECK(!b.oom);
@@ -336,14 +343,23 @@ static void fx_file(struct fmt_buf *out, int level)
 
 static void test_uvarint(void)
 {
-	static const uint64_t v[] = { 0, 1, 127, 128, 16383, 16384,
-				      (1u << 21) - 1, 1u << 21, UINT32_MAX,
-				      UINT64_C(1) << 56, (UINT64_C(1) << 63) - 1,
-				      UINT64_C(1) << 63, UINT64_MAX };
-	static const size_t len[] = { 1, 1, 1, 2, 2, 3, 3, 4, 5, 9, 9, 10, 10 };
+	static const uint64_t v[] = {0,
+				     1,
+				     127,
+				     128,
+				     16383,
+				     16384,
+				     (1u << 21) - 1,
+				     1u << 21,
+				     UINT32_MAX,
+				     UINT64_C(1) << 56,
+				     (UINT64_C(1) << 63) - 1,
+				     UINT64_C(1) << 63,
+				     UINT64_MAX};
+	static const size_t len[] = {1, 1, 1, 2, 2, 3, 3, 4, 5, 9, 9, 10, 10};
 
 	for (size_t i = 0; i < COUNTOF(v); i++) {
-		struct fmt_buf b = { 0 };
+		struct fmt_buf b = {0};
 		struct fmt_cur c;
 		uint64_t x = 0;
 		uint8_t *p;
@@ -377,17 +393,17 @@ static int get_uv(const uint8_t *s, size_t n, uint64_t *v, struct fmt_err *e)
 
 static void test_uvarint_bad(void)
 {
-	static const uint8_t overlong1[] = { 0x80, 0x00 };
-	static const uint8_t overlong2[] = { 0xff, 0x80, 0x00 };
-	static const uint8_t max[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
-				       0xff, 0xff, 0xff, 0xff, 0x01 };
-	static const uint8_t over[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
-					0xff, 0xff, 0xff, 0xff, 0x02 };
-	static const uint8_t eleven[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-					  0xff, 0xff, 0xff, 0x81, 0x00 };
-	static const uint8_t tenzero[] = { 0x80, 0x80, 0x80, 0x80, 0x80,
-					   0x80, 0x80, 0x80, 0x80, 0x00 };
-	struct fmt_err e = { 0 };
+	static const uint8_t overlong1[] = {0x80, 0x00};
+	static const uint8_t overlong2[] = {0xff, 0x80, 0x00};
+	static const uint8_t max[] = {0xff, 0xff, 0xff, 0xff, 0xff,
+				      0xff, 0xff, 0xff, 0xff, 0x01};
+	static const uint8_t over[] = {0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x02};
+	static const uint8_t eleven[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					 0xff, 0xff, 0xff, 0x81, 0x00};
+	static const uint8_t tenzero[] = {0x80, 0x80, 0x80, 0x80, 0x80,
+					  0x80, 0x80, 0x80, 0x80, 0x00};
+	struct fmt_err e = {0};
 	uint64_t v;
 
 	CHECK(get_uv(overlong1, 2, &v, &e) == RONDO_E_CORRUPT);
@@ -404,14 +420,23 @@ static void test_uvarint_bad(void)
 
 static void test_svarint(void)
 {
-	static const int64_t v[] = { 0, -1, 1, -64, 63, -65, 64, INT32_MIN,
-				     INT32_MAX, INT64_MIN, INT64_MAX };
-	static const uint64_t zz[] = { 0, 1, 2, 127, 126, 129, 128,
-				       UINT32_MAX, UINT32_MAX - 1, UINT64_MAX,
-				       UINT64_MAX - 1 };
+	static const int64_t v[] = {0,	       -1,	  1,	    -64,
+				    63,	       -65,	  64,	    INT32_MIN,
+				    INT32_MAX, INT64_MIN, INT64_MAX};
+	static const uint64_t zz[] = {0,
+				      1,
+				      2,
+				      127,
+				      126,
+				      129,
+				      128,
+				      UINT32_MAX,
+				      UINT32_MAX - 1,
+				      UINT64_MAX,
+				      UINT64_MAX - 1};
 
 	for (size_t i = 0; i < COUNTOF(v); i++) {
-		struct fmt_buf b = { 0 };
+		struct fmt_buf b = {0};
 		struct fmt_cur c;
 		uint64_t u;
 		int64_t x;
@@ -429,7 +454,7 @@ static void test_svarint(void)
 
 static void test_fixed(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_cur c;
 	uint8_t u8;
 	uint32_t u32;
@@ -459,7 +484,7 @@ static void test_fixed(void)
 
 static void test_count_bytes(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_cur c;
 	const uint8_t *s;
 	uint32_t n;
@@ -494,8 +519,7 @@ static void test_crc(void)
 {
 	CHECK(fmt_crc32c(0, "123456789", 9) == 0xE3069283u);
 	CHECK(fmt_crc32c(0, "", 0) == 0);
-	CHECK(fmt_crc32c(fmt_crc32c(0, "1234", 4), "56789", 5) ==
-	      0xE3069283u);
+	CHECK(fmt_crc32c(fmt_crc32c(0, "1234", 4), "56789", 5) == 0xE3069283u);
 }
 
 static void test_hist_bin(void)
@@ -517,7 +541,8 @@ static void test_fail(void)
 	CHECK(fmt_fail(&e, RONDO_E_CORRUPT, "grammar", 312, "rule %d", 7) ==
 	      RONDO_E_CORRUPT);
 	CHECK(e.code == RONDO_E_CORRUPT && e.offset == 312 && e.size == 0);
-	CHECK(strcmp(e.section, "grammar") == 0 && strcmp(e.msg, "rule 7") == 0);
+	CHECK(strcmp(e.section, "grammar") == 0 &&
+	      strcmp(e.msg, "rule 7") == 0);
 	CHECK(fmt_fail(NULL, RONDO_E_IO, NULL, 0, "x") == RONDO_E_IO);
 	CHECK(strcmp(fmt_section_name(FMT_SEC_RANKMAP), "rankmap") == 0);
 	CHECK(strcmp(fmt_section_name(0), "unknown") == 0);
@@ -551,8 +576,8 @@ static void check_prefixes(const char *what, decode_fn fn,
 		       "%s: prefix %zu of %zu: %d", what, k, b->len, rc);
 		CHECKF(e.code == rc && e.size == k && e.offset <= k &&
 			       e.section && e.msg[0],
-		       "%s: prefix %zu: code %d size %llu offset %llu", what,
-		       k, e.code, (unsigned long long)e.size,
+		       "%s: prefix %zu: code %d size %llu offset %llu", what, k,
+		       e.code, (unsigned long long)e.size,
 		       (unsigned long long)e.offset);
 	}
 }
@@ -562,12 +587,11 @@ static void check_trailing(const char *what, decode_fn fn,
 			   const struct fmt_buf *b)
 {
 	uint8_t *p = malloc(b->len + 1);
-	struct fmt_err e = { 0 };
+	struct fmt_err e = {0};
 
 	memcpy(p, b->data, b->len);
 	p[b->len] = 0;
-	CHECKF(fn(p, b->len + 1, &e) == RONDO_E_CORRUPT &&
-		       e.offset == b->len,
+	CHECKF(fn(p, b->len + 1, &e) == RONDO_E_CORRUPT && e.offset == b->len,
 	       "%s: trailing byte accepted", what);
 	free(p);
 }
@@ -651,7 +675,7 @@ static int dec_ranktime(const uint8_t *p, size_t n, struct fmt_err *e)
 static void check_codec(const char *what, void (*enc)(struct fmt_buf *),
 			decode_fn fn)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 
 	enc(&b);
 	CHECK(!b.oom);
@@ -674,11 +698,11 @@ static void test_prefixes(void)
 
 static void test_strings(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_meta m;
 	struct fmt_funcs f;
 	struct fmt_consts c;
-	struct fmt_err e = { 0 };
+	struct fmt_err e = {0};
 
 	fx_meta(&b);
 	CHECK(fmt_meta_decode(&m, b.data, b.len, NULL) == 0 && m.n == 3);
@@ -740,7 +764,7 @@ static void nested(struct fmt_buf *b, unsigned depth)
 
 static void test_args(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_cur c;
 	rondo_arg a, el;
 
@@ -788,7 +812,7 @@ static void test_args(void)
 
 static void test_args_bad(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	rondo_arg a;
 
 	nested(&b, FMT_MAX_ARG_DEPTH);
@@ -815,11 +839,11 @@ static void test_args_bad(void)
 
 static void test_cst(void)
 {
-	struct fmt_buf b = { 0 }, a = { 0 };
+	struct fmt_buf b = {0}, a = {0};
 	struct fmt_cst t;
-	struct fmt_err e = { 0 };
+	struct fmt_err e = {0};
 	struct fmt_sig s;
-	struct fmt_cst one = { 1, &s, NULL };
+	struct fmt_cst one = {1, &s, NULL};
 
 	fx_cst(&b);
 	if (fmt_cst_decode(&t, b.data, b.len, 3, NULL) != 0 || t.n != 3) {
@@ -838,7 +862,7 @@ static void test_cst(void)
 	CHECK(strcmp(e.section, "cst") == 0 && e.size == b.len);
 
 	/* Fewer values than nargs says, and more. */
-	s = (struct fmt_sig){ 2, 9, (uint32_t)a.len, a.data };
+	s = (struct fmt_sig){2, 9, (uint32_t)a.len, a.data};
 	b.len = 0;
 	fmt_cst_encode(&b, &one);
 	CHECK(fmt_cst_decode(&t, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
@@ -849,7 +873,7 @@ static void test_cst(void)
 	CHECK(fmt_cst_decode(&t, b.data, b.len, 3, &e) == RONDO_E_CORRUPT);
 	CHECK(e.code == RONDO_E_CORRUPT && e.size == b.len);
 	/* A value that runs past its signature's bytes. */
-	s = (struct fmt_sig){ 2, 10, (uint32_t)a.len - 1, a.data };
+	s = (struct fmt_sig){2, 10, (uint32_t)a.len - 1, a.data};
 	b.len = 0;
 	fmt_cst_encode(&b, &one);
 	fmt_put_u8(&b, 0);
@@ -861,7 +885,7 @@ static void test_cst(void)
 
 static void test_grammar(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_grammar g;
 	uint64_t *len;
 
@@ -904,7 +928,7 @@ struct trule {
 static int raw_grammar(const struct trule *rules, uint32_t nrules,
 		       uint32_t nterm, struct fmt_err *e)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_grammar g;
 	int rc;
 
@@ -918,32 +942,30 @@ static int raw_grammar(const struct trule *rules, uint32_t nrules,
 	return rc;
 }
 
-#define TERM(id) ((uint64_t)(id) << 2)
-#define RULE(id) ((uint64_t)(id) << 2 | 2)
+#define TERM(id)  ((uint64_t)(id) << 2)
+#define RULE(id)  ((uint64_t)(id) << 2 | 2)
 #define TERMN(id) ((uint64_t)(id) << 2 | 1) /* count - 2 follows */
 #define RULEN(id) ((uint64_t)(id) << 2 | 3)
-#define BIG ((UINT64_C(1) << 62) - 2)       /* count 2^62 */
+#define BIG	  ((UINT64_C(1) << 62) - 2) /* count 2^62 */
 
 static void test_grammar_bad(void)
 {
-	struct fmt_err e = { 0 };
-	const struct trule fwd[] = { { 2, { 1, RULE(1) } },
-				     { 2, { 1, TERM(0) } } };
-	const struct trule self[] = { { 2, { 1, TERM(0) } },
-				      { 3, { 2, TERM(0), RULE(1) } } };
-	const struct trule oor[] = { { 3, { 2, TERM(0), TERM(5) } } };
-	const struct trule ok[] = { { 3, { 1, TERMN(0), BIG } },
-				    { 3, { 1, RULEN(0), 0 } } };
-	const struct trule over[] = { { 3, { 1, TERMN(0), BIG } },
-				      { 4, { 2, RULEN(0), 0, TERM(0) } } };
-	const struct trule over2[] = { { 3, { 1, TERMN(0), BIG } },
-				       { 3, { 1, RULEN(0), BIG } } };
-	const struct trule cnt[] = { { 3, { 1, TERMN(0), UINT64_MAX - 1 } } };
-	const struct trule cnt_max[] = { { 3,
-					   { 1, TERMN(0), UINT64_MAX - 2 } } };
-	const struct trule wide[] = { { 2, { 1, TERM(UINT64_C(1) << 31) } } };
-	const struct trule empty[] = { { 1, { 0 } },
-				       { 4, { 3, TERM(0), TERM(0), TERM(0) } } };
+	struct fmt_err e = {0};
+	const struct trule fwd[] = {{2, {1, RULE(1)}}, {2, {1, TERM(0)}}};
+	const struct trule self[] = {{2, {1, TERM(0)}},
+				     {3, {2, TERM(0), RULE(1)}}};
+	const struct trule oor[] = {{3, {2, TERM(0), TERM(5)}}};
+	const struct trule ok[] = {{3, {1, TERMN(0), BIG}},
+				   {3, {1, RULEN(0), 0}}};
+	const struct trule over[] = {{3, {1, TERMN(0), BIG}},
+				     {4, {2, RULEN(0), 0, TERM(0)}}};
+	const struct trule over2[] = {{3, {1, TERMN(0), BIG}},
+				      {3, {1, RULEN(0), BIG}}};
+	const struct trule cnt[] = {{3, {1, TERMN(0), UINT64_MAX - 1}}};
+	const struct trule cnt_max[] = {{3, {1, TERMN(0), UINT64_MAX - 2}}};
+	const struct trule wide[] = {{2, {1, TERM(UINT64_C(1) << 31)}}};
+	const struct trule empty[] = {{1, {0}},
+				      {4, {3, TERM(0), TERM(0), TERM(0)}}};
 
 	CHECK(raw_grammar(fwd, 2, 1, &e) == RONDO_E_CORRUPT);
 	CHECK(e.offset == 2 && strstr(e.msg, "undefined rule 1"));
@@ -969,9 +991,9 @@ static void test_grammar_bad(void)
  * at r2 (2^93) however the sums are ordered. */
 static void test_grammar_nested(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_grammar g;
-	struct fmt_err e = { 0 };
+	struct fmt_err e = {0};
 
 	fmt_put_uvarint(&b, 3);
 	for (uint32_t r = 0; r < 3; r++) {
@@ -988,12 +1010,12 @@ static void test_grammar_nested(void)
 
 static void test_rankmap(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_rankmap r;
-	struct fmt_err e = { 0 };
-	rondo_sym body[] = { T(1, 3), T(2, 1) };
-	uint32_t first[] = { 0, 2 };
-	struct fmt_rankmap bad = { 5, { 1, first, body } };
+	struct fmt_err e = {0};
+	rondo_sym body[] = {T(1, 3), T(2, 1)};
+	uint32_t first[] = {0, 2};
+	struct fmt_rankmap bad = {5, {1, first, body}};
 
 	fx_rankmap(&b);
 	CHECK(fmt_rankmap_decode(&r, b.data, b.len, 3, NULL) == 0);
@@ -1027,7 +1049,7 @@ static void test_rankmap(void)
 
 static void test_stats(void)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_stats want, got;
 
 	fx_stats_fill(&want);
@@ -1036,8 +1058,8 @@ static void test_stats(void)
 	CHECK(got.n == 2);
 	for (uint32_t i = 0; got.n == 2 && i < 2; i++)
 		CHECK(got.st[i].sig == want.st[i].sig &&
-		      memcmp(&got.st[i].s, &want.st[i].s,
-			     sizeof(rondo_stat)) == 0);
+		      memcmp(&got.st[i].s, &want.st[i].s, sizeof(rondo_stat)) ==
+			      0);
 	fmt_stats_free(&got);
 	/* Signature 2 does not exist when there are 2. */
 	CHECK(fmt_stats_decode(&got, b.data, b.len, 2, NULL) ==
@@ -1049,7 +1071,7 @@ static void test_stats(void)
 static int stat_edited(void (*edit)(struct fmt_stat *), uint32_t nsigs,
 		       struct fmt_err *e)
 {
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	struct fmt_stats s, got;
 	struct fmt_stat st;
 	int rc;
@@ -1066,25 +1088,52 @@ static int stat_edited(void (*edit)(struct fmt_stat *), uint32_t nsigs,
 	return rc;
 }
 
-static void ed_none(struct fmt_stat *s) { (void)s; }
-static void ed_count0(struct fmt_stat *s) { s->s.count = 0; }
-static void ed_hist(struct fmt_stat *s) { s->s.hist[3] = 1; }
-static void ed_total_lo(struct fmt_stat *s) { s->s.total_ns = 3599; }
-static void ed_total_hi(struct fmt_stat *s) { s->s.total_ns = 4401; }
+static void ed_none(struct fmt_stat *s)
+{
+	(void)s;
+}
+static void ed_count0(struct fmt_stat *s)
+{
+	s->s.count = 0;
+}
+static void ed_hist(struct fmt_stat *s)
+{
+	s->s.hist[3] = 1;
+}
+static void ed_total_lo(struct fmt_stat *s)
+{
+	s->s.total_ns = 3599;
+}
+static void ed_total_hi(struct fmt_stat *s)
+{
+	s->s.total_ns = 4401;
+}
 static void ed_min_big(struct fmt_stat *s)
 {
 	s->s.min_ns = UINT64_C(1) << 62;
 	s->s.max_ns = UINT64_C(1) << 62;
 }
-static void ed_nan(struct fmt_stat *s) { s->s.sumsq_ns2 = NAN; }
-static void ed_neg(struct fmt_stat *s) { s->s.sumsq_ns2 = -1; }
-static void ed_sig(struct fmt_stat *s) { s->sig = 5; }
-static void ed_minmax(struct fmt_stat *s) { s->s.max_ns = 899; }
+static void ed_nan(struct fmt_stat *s)
+{
+	s->s.sumsq_ns2 = NAN;
+}
+static void ed_neg(struct fmt_stat *s)
+{
+	s->s.sumsq_ns2 = -1;
+}
+static void ed_sig(struct fmt_stat *s)
+{
+	s->sig = 5;
+}
+static void ed_minmax(struct fmt_stat *s)
+{
+	s->s.max_ns = 899;
+}
 
 static void test_stats_bad(void)
 {
-	struct fmt_err e = { 0 };
-	struct fmt_buf b = { 0 };
+	struct fmt_err e = {0};
+	struct fmt_buf b = {0};
 	struct fmt_stats got;
 
 	CHECK(stat_edited(ed_none, 1, NULL) == 0);
@@ -1129,12 +1178,12 @@ static void test_stats_bad(void)
 static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 {
 	struct fmt_container c;
-	uint8_t *sec[10] = { 0 };
-	size_t len[10] = { 0 };
+	uint8_t *sec[10] = {0};
+	size_t len[10] = {0};
 	int rc = fmt_container_parse(&c, p, n, e);
-	decode_fn dec[10] = { NULL,	   dec_meta,	dec_funcs, dec_consts,
-			      dec_cst,	   dec_grammar, dec_rankmap,
-			      dec_stats,   NULL,	dec_ranktime };
+	decode_fn dec[10] = {NULL,    dec_meta,	   dec_funcs,	dec_consts,
+			     dec_cst, dec_grammar, dec_rankmap, dec_stats,
+			     NULL,    dec_ranktime};
 
 	for (uint32_t t = 1; !rc && t < 10; t++) {
 		int i = fmt_container_find(&c, t);
@@ -1157,9 +1206,9 @@ static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 
 static void test_roundtrip(void)
 {
-	struct fmt_buf f = { 0 }, want = { 0 };
+	struct fmt_buf f = {0}, want = {0};
 	struct fmt_container c;
-	struct fmt_err e = { 0 };
+	struct fmt_err e = {0};
 	uint8_t *out;
 	size_t len;
 	int i;
@@ -1192,7 +1241,7 @@ static void test_roundtrip(void)
 static void test_codecs_used(void)
 {
 	struct fmt_writer w;
-	struct fmt_buf f = { 0 };
+	struct fmt_buf f = {0};
 	struct fmt_container c;
 	uint8_t big[4096];
 	uint8_t *out;
@@ -1224,8 +1273,8 @@ static void test_codecs_used(void)
 static void test_layout(void)
 {
 	struct fmt_writer w;
-	struct fmt_buf a = { 0 }, b;
-	struct tsec s[] = { { 7, 0, "abc", 3, 3 }, { 12345, 0, "", 0, 0 } };
+	struct fmt_buf a = {0}, b;
+	struct tsec s[] = {{7, 0, "abc", 3, 3}, {12345, 0, "", 0, 0}};
 
 	/* The empty file first: a header and an empty table. */
 	for (uint32_t n = 0; n <= 2; n += 2) {
@@ -1246,8 +1295,8 @@ static void test_layout(void)
 
 static void test_versions(void)
 {
-	struct fmt_buf f = { 0 };
-	struct fmt_err e = { 0 };
+	struct fmt_buf f = {0};
+	struct fmt_err e = {0};
 
 	fx_file(&f, 3);
 	set_version(&f, RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR + 1);
@@ -1276,9 +1325,9 @@ static void test_versions(void)
 static void test_table_rules(void)
 {
 	struct fmt_buf f;
-	struct fmt_err e = { 0 };
-	struct tsec s[] = { { 1, 0, "ab", 2, 2 }, { 2, 0, "cd", 2, 2 },
-			    { 1, 0, "ef", 2, 2 } };
+	struct fmt_err e = {0};
+	struct tsec s[] = {
+		{1, 0, "ab", 2, 2}, {2, 0, "cd", 2, 2}, {1, 0, "ef", 2, 2}};
 	uint8_t *p;
 
 	/* Two sections of one known type. */
@@ -1327,8 +1376,8 @@ static void test_table_rules(void)
 static void test_entry_rules(void)
 {
 	struct fmt_buf f;
-	struct fmt_err e = { 0 };
-	struct tsec s[] = { { 1, 0, "ab", 2, 2 }, { 2, 0, "cd", 2, 2 } };
+	struct fmt_err e = {0};
+	struct tsec s[] = {{1, 0, "ab", 2, 2}, {2, 0, "cd", 2, 2}};
 
 	build(&f, 1, 0, s, 2);
 	CHECK(parse_load(f.data, f.len, NULL) == 0);
@@ -1355,8 +1404,8 @@ static void test_entry_rules(void)
 /* Every flipped byte and every truncation of a complete file fails. */
 static void test_corruption(void)
 {
-	static const uint8_t masks[] = { 0x01, 0x80, 0xff };
-	struct fmt_buf f = { 0 };
+	static const uint8_t masks[] = {0x01, 0x80, 0xff};
+	struct fmt_buf f = {0};
 	struct fmt_err e;
 
 	fx_file(&f, 3);
@@ -1367,8 +1416,8 @@ static void test_corruption(void)
 
 			p[i] ^= masks[m];
 			rc = open_all(p, f.len, &e);
-			CHECKF(is_error_code(rc),
-			       "byte %zu ^ 0x%02x: %d", i, masks[m], rc);
+			CHECKF(is_error_code(rc), "byte %zu ^ 0x%02x: %d", i,
+			       masks[m], rc);
 			free(p);
 		}
 	}
@@ -1402,7 +1451,7 @@ static size_t frame(void *dst, size_t cap, const void *src, size_t n,
 static int load_one(const void *stored, size_t len, uint64_t raw,
 		    struct fmt_err *e)
 {
-	struct tsec s = { FMT_SEC_GRAMMAR, FMT_CODEC_ZSTD, stored, len, raw };
+	struct tsec s = {FMT_SEC_GRAMMAR, FMT_CODEC_ZSTD, stored, len, raw};
 	struct fmt_buf f;
 	int rc;
 
@@ -1415,7 +1464,7 @@ static int load_one(const void *stored, size_t len, uint64_t raw,
 static void test_zstd_lies(void)
 {
 	static uint8_t src[100000], z[2 * sizeof(src)];
-	struct fmt_err e = { 0 };
+	struct fmt_err e = {0};
 	size_t n;
 
 	for (size_t i = 0; i < sizeof(src); i++)
@@ -1429,8 +1478,7 @@ static void test_zstd_lies(void)
 		CHECK(load_one(z, n, 1000, &e) == RONDO_E_CORRUPT);
 		CHECK(load_one(z, n, 0, &e) == RONDO_E_CORRUPT);
 		/* A gigantic claim is refused before anything is allocated. */
-		CHECK(load_one(z, n, UINT64_C(1) << 40, &e) ==
-		      RONDO_E_CORRUPT);
+		CHECK(load_one(z, n, UINT64_C(1) << 40, &e) == RONDO_E_CORRUPT);
 		CHECK(load_one(z, n, UINT64_MAX, &e) == RONDO_E_CORRUPT);
 		/* Cut frames, and a frame followed by more. */
 		CHECK(is_error_code(load_one(z, n - 1, sizeof(src), &e)));
@@ -1457,9 +1505,9 @@ static void test_zstd_lies(void)
 /* Sizes and levels that exercise the window limit and buffer growth. */
 static void test_zstd_sizes(void)
 {
-	static const size_t sizes[] = { 1000, 1024, 1025, 65536, 65537,
-					300000, 1 << 20 };
-	static const int levels[] = { -5, 1, 3, 19, 22 };
+	static const size_t sizes[] = {1000,  1024,   1025,   65536,
+				       65537, 300000, 1 << 20};
+	static const int levels[] = {-5, 1, 3, 19, 22};
 	size_t max = 1 << 20;
 	uint8_t *src = malloc(max);
 	uint32_t x = 1;
@@ -1471,10 +1519,9 @@ static void test_zstd_sizes(void)
 		src[i] = (uint8_t)("rondo theme"[(x >> 16) % 11] + i % 8);
 	}
 	for (size_t s = 0; s < COUNTOF(sizes); s++) {
-		for (size_t l = 0; l < COUNTOF(levels);
-		     l++) {
+		for (size_t l = 0; l < COUNTOF(levels); l++) {
 			struct fmt_writer w;
-			struct fmt_buf f = { 0 };
+			struct fmt_buf f = {0};
 			struct fmt_container c;
 			uint8_t *out = NULL;
 			size_t len = 0;
@@ -1509,7 +1556,7 @@ static void test_zstd_zeros(void)
 	size_t n = (size_t)16 << 20;
 	uint8_t *src = calloc(n, 1), *out = NULL;
 	struct fmt_writer w;
-	struct fmt_buf f = { 0 };
+	struct fmt_buf f = {0};
 	struct fmt_container c;
 	size_t len = 0;
 
@@ -1551,7 +1598,7 @@ static void test_save(void)
 	const char *tmp = getenv("TMPDIR");
 	char dir[256], path[320], bad[320], why[1024];
 	struct fmt_writer w;
-	struct fmt_buf want = { 0 };
+	struct fmt_buf want = {0};
 	uint8_t got[4096];
 	size_t n = 0;
 	FILE *fp;
@@ -1648,7 +1695,7 @@ static void test_time_code(void)
 static int ranktime_of(const uint64_t *v, size_t n, struct fmt_err *e)
 {
 	struct fmt_ranktime got;
-	struct fmt_buf b = { 0 };
+	struct fmt_buf b = {0};
 	int rc;
 
 	for (size_t k = 0; k < n; k++)
@@ -1662,8 +1709,8 @@ static int ranktime_of(const uint64_t *v, size_t n, struct fmt_err *e)
 static void test_ranktime(void)
 {
 	struct fmt_ranktime got;
-	struct fmt_buf b = { 0 };
-	struct fmt_err e = { 0 };
+	struct fmt_buf b = {0};
+	struct fmt_err e = {0};
 
 	fx_ranktime(&b);
 	/* 4 ranks: each says whether it shares an earlier rank's list,
@@ -1694,10 +1741,10 @@ static void test_ranktime(void)
 	      strstr(e.msg, "past the last"));
 	fmt_buf_free(&b);
 	/* one rank sharing the list of a rank before rank 0 */
-	CHECK(ranktime_of((uint64_t[]){ 1, 1 }, 2, &e) == RONDO_E_CORRUPT);
+	CHECK(ranktime_of((uint64_t[]){1, 1}, 2, &e) == RONDO_E_CORRUPT);
 	CHECK(e.offset == 1 && strstr(e.msg, "shares"));
 	/* a code past the largest */
-	CHECK(ranktime_of((uint64_t[]){ 1, 0, 1, 0, FMT_TIME_CODE_MAX + 1 }, 5,
+	CHECK(ranktime_of((uint64_t[]){1, 0, 1, 0, FMT_TIME_CODE_MAX + 1}, 5,
 			  &e) == RONDO_E_CORRUPT);
 	CHECK(e.offset == 4 && strstr(e.msg, "time code 3776"));
 	/* a list of 1000 shared by the next rank with no bytes left for its
@@ -1725,8 +1772,8 @@ static void test_ranktime_shared(void)
 	static uint64_t at[NR + 1];
 	static uint32_t sig[NR * 3];
 	static uint16_t code[NR * 3];
-	struct fmt_ranktime r = { NR, at, at, sig, code }, got;
-	struct fmt_buf b = { 0 };
+	struct fmt_ranktime r = {NR, at, at, sig, code}, got;
+	struct fmt_buf b = {0};
 
 	for (uint32_t k = 0; k < NR; k++) {
 		uint32_t n = k % 7 == 3 ? 1 : 3; /* a pattern with gaps */
@@ -1758,8 +1805,10 @@ static void test_comms(void)
 {
 	uint32_t every_other[] = {0, 2, 4, 6, 8, 10}, mixed[] = {7, 3, 4, 5, 1};
 	uint32_t inter[] = {0, 1, 2, 3};
-	struct fmt_comm c[] = {{6, 0, every_other}, {5, 0, mixed},
-			       {4, 2, inter}, {0, 0, NULL}};
+	struct fmt_comm c[] = {{6, 0, every_other},
+			       {5, 0, mixed},
+			       {4, 2, inter},
+			       {0, 0, NULL}};
 	struct fmt_comms in = {4, c}, out;
 	struct fmt_buf b = {0};
 	struct fmt_err e = {0};
@@ -1803,7 +1852,8 @@ static void test_topos(void)
 	uint8_t p10[2] = {1, 0}, p1[1] = {1};
 	struct fmt_comm c[] = {{6, 0, six}, {0, 0, NULL}, {6, 0, six}};
 	struct fmt_comms comms = {3, c};
-	struct fmt_topo t[] = {{0, 2, d23, p10}, {1, 1, d6, p1}, {2, 1, d6, p1}};
+	struct fmt_topo t[] = {
+		{0, 2, d23, p10}, {1, 1, d6, p1}, {2, 1, d6, p1}};
 	struct fmt_topos in = {3, t}, out;
 	struct fmt_buf b = {0};
 	struct fmt_err e = {0};
@@ -1813,7 +1863,8 @@ static void test_topos(void)
 	CHECK(fmt_topos_decode(&out, b.data, b.len, &comms, &e) == 0);
 	CHECK(out.n == 3);
 	for (uint32_t i = 0; i < 3 && out.n == 3; i++) {
-		CHECK(out.t[i].comm == t[i].comm && out.t[i].ndims == t[i].ndims);
+		CHECK(out.t[i].comm == t[i].comm &&
+		      out.t[i].ndims == t[i].ndims);
 		for (uint32_t k = 0; k < t[i].ndims; k++)
 			CHECK(out.t[i].dims[k] == t[i].dims[k] &&
 			      out.t[i].periodic[k] == t[i].periodic[k]);
@@ -1868,7 +1919,8 @@ static void test_arg_map(void)
 	fmt_arg_put_sint(&want, RONDO_ARG_RANK_REL, -1);
 	fmt_cur_init(&c, in.data, in.len, "cst", NULL);
 	for (int k = 0; k < 3; k++)
-		CHECK(fmt_arg_map(&out, &c, RONDO_ARG_COMM, plus_100, &calls) == 0);
+		CHECK(fmt_arg_map(&out, &c, RONDO_ARG_COMM, plus_100, &calls) ==
+		      0);
 	CHECK(calls == 2);
 	CHECK(out.len == want.len && !memcmp(out.data, want.data, out.len));
 	CHECK(fmt_arg_map(&out, &c, RONDO_ARG_COMM, plus_100, &calls) < 0);

@@ -123,7 +123,7 @@ static void check_expansion(struct run *r, const struct fmt_grammar *fg)
 	int rc = fg->nrules ? expand(fg, fg->nrules - 1, &out, r->in.n) : -1;
 
 	CHECKF(rc == 0 && out.n == r->in.n &&
-		   !memcmp(out.v, r->in.v, out.n * sizeof(*out.v)),
+		       !memcmp(out.v, r->in.v, out.n * sizeof(*out.v)),
 	       "%s: expansion differs from the input (%zu of %zu symbols)",
 	       r->name, out.n, r->in.n);
 	free(out.v);
@@ -161,8 +161,8 @@ static void check_digrams(struct run *r, const struct fmt_grammar *fg)
 	for (rule = 0; rule < fg->nrules; rule++) {
 		for (i = fg->first[rule]; i + 1 < fg->first[rule + 1]; i++)
 			d[n++] = (struct digram){
-			    fg->body[i].sym, fg->body[i + 1].sym,
-			    fg->body[i].count, fg->body[i + 1].count};
+				fg->body[i].sym, fg->body[i + 1].sym,
+				fg->body[i].count, fg->body[i + 1].count};
 	}
 	qsort(d, n, sizeof(*d), digram_cmp);
 	for (i = 1; i < n; i++) {
@@ -190,8 +190,8 @@ static void check_shape(struct run *r, const struct fmt_grammar *fg)
 			uint32_t id = RONDO_SYM_ID(s.sym);
 
 			bad += s.count == 0 || s.reserved != 0;
-			bad +=
-			    i > fg->first[rule] && fg->body[i - 1].sym == s.sym;
+			bad += i > fg->first[rule] &&
+			       fg->body[i - 1].sym == s.sym;
 			if (!RONDO_SYM_IS_RULE(s.sym))
 				continue;
 			bad += id >= rule;
@@ -206,7 +206,7 @@ static void check_shape(struct run *r, const struct fmt_grammar *fg)
 	}
 	for (rule = 0; uses && last_count && rule + 1 < fg->nrules; rule++)
 		CHECKF(uses[rule] >= 2 ||
-			   (uses[rule] == 1 && last_count[rule] >= 2),
+			       (uses[rule] == 1 && last_count[rule] >= 2),
 		       "%s: rule %u used %u times", r->name, rule, uses[rule]);
 	free(uses);
 	free(last_count);
@@ -368,8 +368,8 @@ static void test_periodic(void)
 				run_append(&r, 3 * (k % p) + 1, 1);
 			want = p > 1 && reps[j] > 1 ? 2 : 1;
 			CHECKF(grammar_rule_count(r.g) == want &&
-				   grammar_symbol_count(r.g) ==
-				       (want == 2 ? p + 1 : p),
+				       grammar_symbol_count(r.g) ==
+					       (want == 2 ? p + 1 : p),
 			       "period %u x %u: %u rules, %llu symbols", p,
 			       reps[j], grammar_rule_count(r.g),
 			       (unsigned long long)grammar_symbol_count(r.g));
@@ -716,9 +716,10 @@ static void diverge_body(const char *name, const uint32_t *body, size_t len,
 			} else if (k == 3) {
 				run_append(&r, body[j], 2);
 			} else {
-				run_append(&r, k == 0	? 999
-					       : k == 1 ? body[0]
-							: body[(j + 1) % len],
+				run_append(&r,
+					   k == 0   ? 999
+					   : k == 1 ? body[0]
+						    : body[(j + 1) % len],
 					   1);
 			}
 			run_loop(&r, body, len, reps);
@@ -753,8 +754,8 @@ static void test_fast_diverge(void)
 	for (j = 0; j < COUNTOF(reps); j++)
 		diverge_body("diverge nested", nested, n, reps[j]);
 	/* A body with repeats inside: A B A B A C. */
-	diverge_body("diverge repeats", (const uint32_t[]){1, 2, 1, 2, 1, 3},
-		     6, 4);
+	diverge_body("diverge repeats", (const uint32_t[]){1, 2, 1, 2, 1, 3}, 6,
+		     4);
 }
 
 /* for i { for j < f(i) { A B C } D }: inner loops of varying length, so
@@ -843,7 +844,7 @@ static void reshape_case(const char *name, struct run *r, uint32_t pieces)
 	if (rc == 0) {
 		CHECK(expand(&out, out.nrules - 1, &got, r->in.n) == 0);
 		CHECKF(got.n == r->in.n &&
-			   !memcmp(got.v, r->in.v, got.n * sizeof(*got.v)),
+			       !memcmp(got.v, r->in.v, got.n * sizeof(*got.v)),
 		       "%s: reshaped expansion differs", name);
 		CHECKF(pieces == 0 || out.nrules == pieces + 1,
 		       "%s: %u rules, want %u pieces and a root", name,

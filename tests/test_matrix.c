@@ -23,8 +23,7 @@ static rondo_trace *open_tt(struct testtrace *tt, struct fmt_buf *file)
 	return t;
 }
 
-static uint64_t at(const struct an_matrix *m, uint32_t i, uint32_t j,
-		   int bytes)
+static uint64_t at(const struct an_matrix *m, uint32_t i, uint32_t j, int bytes)
 {
 	return (bytes ? m->bytes : m->msgs)[(size_t)i * m->n + j];
 }
@@ -200,9 +199,9 @@ static void test_persistent_types(void)
 	uint32_t dbl = tt_const(tt, "MPI_DOUBLE");
 	uint32_t fsend = tt_func(tt, "MPI_Send", "buf", "count", "datatype",
 				 "dest", "tag", "comm", NULL);
-	uint32_t finit = tt_func(tt, "MPI_Send_init", "buf", "count",
-				 "datatype", "dest", "tag", "comm", ">request",
-				 NULL);
+	uint32_t finit =
+		tt_func(tt, "MPI_Send_init", "buf", "count", "datatype", "dest",
+			"tag", "comm", ">request", NULL);
 	uint32_t fstart = tt_func(tt, "MPI_Start", ">request", NULL);
 	uint32_t fall = tt_func(tt, "MPI_Startall", "count",
 				">array_of_requests", NULL);

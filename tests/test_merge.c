@@ -61,7 +61,7 @@ static void tb_add(struct table_b *t, uint32_t func, int64_t v, int big)
 			exit(1);
 	}
 	t->cst.sig[t->cst.n] =
-	    (struct fmt_sig){func, nargs, (uint32_t)a.len, NULL};
+		(struct fmt_sig){func, nargs, (uint32_t)a.len, NULL};
 	t->off[t->cst.n++] = t->bytes.len;
 	fmt_put_bytes(&t->bytes, a.data, a.len);
 	if (a.oom || t->bytes.oom)
@@ -126,9 +126,9 @@ static void check_cst_roundtrip(const struct fmt_cst *c, uint32_t nfuncs)
 
 /* Per rank: (function, argument) pairs, -1 for no argument. */
 static const int64_t three_ranks[3][5][2] = {
-    {{0, 1}, {1, 1}, {0, 2}},
-    {{1, 1}, {0, 3}, {0, 1}, {2, -1}},
-    {{0, 2}, {2, -1}, {1, 2}, {0, 3}, {1, 1}},
+	{{0, 1}, {1, 1}, {0, 2}},
+	{{1, 1}, {0, 3}, {0, 1}, {2, -1}},
+	{{0, 2}, {2, -1}, {1, 2}, {0, 3}, {1, 1}},
 };
 static const uint32_t three_ranks_n[3] = {3, 4, 5};
 
@@ -137,7 +137,7 @@ static void test_cst_three_ranks(void)
 	static const int64_t want[][2] = {{0, 1}, {1, 1},  {0, 2},
 					  {0, 3}, {2, -1}, {1, 2}};
 	static const uint32_t want_map[3][5] = {
-	    {0, 1, 2}, {1, 3, 0, 4}, {2, 4, 5, 3, 1}};
+		{0, 1, 2}, {1, 3, 0, 4}, {2, 4, 5, 3, 1}};
 	struct merge *m = merge_create();
 	const struct fmt_cst *g;
 	uint32_t map[5];
@@ -479,9 +479,9 @@ static void test_grammars(void)
 		uint32_t unique; /* on 64 ranks */
 		int constant;	 /* the rank map does not grow with ranks */
 	} pat[] = {
-	    {"same", pat_same, 1, 1},	  {"parity", pat_parity, 2, 1},
-	    {"halves", pat_halves, 2, 1}, {"stencil", pat_stencil, 3, 1},
-	    {"grid", pat_grid, 9, 0},	  {"distinct", pat_distinct, 64, 0},
+		{"same", pat_same, 1, 1},     {"parity", pat_parity, 2, 1},
+		{"halves", pat_halves, 2, 1}, {"stencil", pat_stencil, 3, 1},
+		{"grid", pat_grid, 9, 0},     {"distinct", pat_distinct, 64, 0},
 	};
 
 	for (size_t i = 0; i < COUNTOF(pat); i++) {
@@ -575,7 +575,7 @@ static void test_single_rank(void)
 	job_free(&j);
 }
 
-/* ---- the tree of ranges ---------------------------------------------------- */
+/* ---- the tree of ranges -------------------------------------------------- */
 
 /* Rank r's tables for pattern p, as the tracer hands them to the merge:
  * local signature ids in the rank's own order of first use (so they
@@ -648,8 +648,8 @@ static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 		p(&in[r], r, n);
 		leaf_make(&l, &in[r], r);
 		m[r] = merge_create();
-		CHECK(m[r] && merge_add_rank(m[r], tb_done(&l.t), &l.g,
-					     &l.st) == 0);
+		CHECK(m[r] &&
+		      merge_add_rank(m[r], tb_done(&l.t), &l.g, &l.st) == 0);
 		if (r % 4 == 0) {
 			uint32_t w[4], dims[2] = {2, 2};
 			uint8_t per[2] = {1, 0};
@@ -680,8 +680,8 @@ static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 			 * timing part (9 bytes: none) */
 			if (child == damage)
 				b.data[(b.len - 9) / 2] ^= 0x5a;
-			rc = merge_add_encoded(m[r], b.data, b.len, end - child, 4,
-					       n);
+			rc = merge_add_encoded(m[r], b.data, b.len, end - child,
+					       4, n);
 			CHECKF(child == damage ? rc != 0 : rc == 0,
 			       "merge of %u into %u: %d", child, r, rc);
 			CHECK(merge_ranks(m[r]) == end - r);
@@ -744,14 +744,16 @@ static void test_tree(const char *name, pattern_fn p, uint32_t n)
 			if (!mine)
 				continue;
 			if (k >= times.at[r + 1] || times.sig[k] != sg ||
-			    times.code[k] != fmt_time_code(mine * leaf_ns(r, t)))
+			    times.code[k] !=
+				    fmt_time_code(mine * leaf_ns(r, t)))
 				badt++;
 			k++;
 		}
 		badt += k != times.at[r + 1];
 		free(out.v);
 	}
-	CHECKF(root && bad == 0, "%s on %u ranks: %u calls wrong", name, n, bad);
+	CHECKF(root && bad == 0, "%s on %u ranks: %u calls wrong", name, n,
+	       bad);
 	CHECKF(badt == 0, "%s on %u ranks: %u times wrong", name, n, badt);
 	for (uint32_t sg = 0; sg < cst->n; sg++) {
 		bad += stat[sg].count != count[sg] ||
@@ -762,12 +764,13 @@ static void test_tree(const char *name, pattern_fn p, uint32_t n)
 	       "%s on %u ranks: statistics wrong", name, n);
 	CHECK(comms->n == (n + 3) / 4);
 	for (uint32_t i = 0; i < comms->n; i++)
-		bad += keys[i] != 1000 + 4 * i || comms->c[i].world[0] != 4 * i ||
+		bad += keys[i] != 1000 + 4 * i ||
+		       comms->c[i].world[0] != 4 * i ||
 		       comms->c[i].n != (n - 4 * i < 4 ? n - 4 * i : 4) ||
 		       topo[i].ndims != (comms->c[i].n == 4 ? 2u : 0u) ||
-		       (topo[i].ndims && (topo[i].dims[1] != 2 ||
-					  topo[i].periodic[0] != 1 ||
-					  topo[i].periodic[1] != 0));
+		       (topo[i].ndims &&
+			(topo[i].dims[1] != 2 || topo[i].periodic[0] != 1 ||
+			 topo[i].periodic[1] != 0));
 	CHECKF(bad == 0, "%s on %u ranks: communicators wrong", name, n);
 	free(root);
 	free(count);
@@ -804,7 +807,8 @@ static void test_tree_size(void)
 	for (int i = 0; i < 2; i++) {
 		struct seq *in = xalloc(sizes[i], sizeof(*in));
 		struct fmt_buf b = {0};
-		struct merge *m = tree_merge(in, sizes[i], pat_same, UINT32_MAX);
+		struct merge *m =
+			tree_merge(in, sizes[i], pat_same, UINT32_MAX);
 		struct job j = {"size", sizes[i], in, {0}, {0}, 0, 0};
 
 		CHECK(merge_unique(m) == 1);
@@ -820,8 +824,8 @@ static void test_tree_size(void)
 	}
 	CHECK(nsig[0] == nsig[1] && rules[0] == rules[1] && map[0] == map[1]);
 	CHECKF(bytes[1] - bytes[0] <=
-	       (sizes[1] - sizes[0]) * (1 + 2 * nsig[0]) +
-		   (sizes[1] - sizes[0]) / 4 * 16,
+		       (sizes[1] - sizes[0]) * (1 + 2 * nsig[0]) +
+			       (sizes[1] - sizes[0]) / 4 * 16,
 	       "8 ranks: %zu bytes, 512: %zu", bytes[0], bytes[1]);
 }
 
@@ -843,8 +847,8 @@ static void test_tree_damage(void)
 		struct seq out = {0};
 
 		expand(&j.all, root[r], &out);
-		CHECKF(r < 4 ? out.n == in[r].n : out.n == 0, "rank %u: %zu calls",
-		       r, out.n);
+		CHECKF(r < 4 ? out.n == in[r].n : out.n == 0,
+		       "rank %u: %zu calls", r, out.n);
 		free(out.v);
 	}
 	free(root);

@@ -58,7 +58,8 @@ static void gen_loop(struct seqs *q, struct testtrace *tt, uint32_t r,
 			for (uint32_t k = 0; k < reps; k++)
 				gen_loop(q, tt, r, nsigs, depth - 1);
 		} else {
-			seq_push(q, tt, r, rng(nsigs), 1 + (rng(5) == 0) * rng(9));
+			seq_push(q, tt, r, rng(nsigs),
+				 1 + (rng(5) == 0) * rng(9));
 		}
 	}
 }
@@ -148,8 +149,8 @@ static int near(uint64_t got, uint64_t want)
 
 /* Each rank's time per signature against what the writer was told: every
  * call of signature s took 100 + s ns. */
-static void check_rank_times(rondo_trace *t, const struct seqs *q,
-			     uint32_t r, uint32_t nsigs)
+static void check_rank_times(rondo_trace *t, const struct seqs *q, uint32_t r,
+			     uint32_t nsigs)
 {
 	uint64_t want[64] = {0}, ns, sum = 0, all;
 	uint32_t k = 0, sig, prev = 0;
@@ -326,7 +327,8 @@ static void test_errors(void)
 
 	for (size_t len = 0; len < file.len; len++) {
 		rondo_trace *u = rondo_trace_create();
-		int rc = rondo_trace_open_memory(u, file.data, len, "cut.rondo");
+		int rc =
+			rondo_trace_open_memory(u, file.data, len, "cut.rondo");
 
 		CHECKF(rc < 0, "truncated to %zu bytes", len);
 		CHECK(strncmp(rondo_trace_error(u), "cut.rondo: ", 11) == 0);
@@ -371,8 +373,8 @@ static void test_error_info(void)
 
 	CHECK(rondo_trace_error_info(t, &e) == RONDO_OK && !e.section);
 	CHECK(rondo_iter_open(t, 3, 0, &it) == RONDO_E_RANGE && !it);
-	CHECK(rondo_iter_open(t, 0, RONDO_ITER_TIMED, &it) ==
-	      RONDO_E_MISSING && !it);
+	CHECK(rondo_iter_open(t, 0, RONDO_ITER_TIMED, &it) == RONDO_E_MISSING &&
+	      !it);
 	CHECK(rondo_iter_open(t, 0, 8, &it) == RONDO_E_RANGE);
 	CHECK(rondo_iter_open(t, rondo_rule_count(t), RONDO_ITER_RULE, &it) ==
 	      RONDO_E_RANGE);
@@ -471,12 +473,13 @@ static void test_empty_rules(void)
 	fmt_writer_init(&w);
 	CHECK(tt_finish_patched(tt, &w, 0, patch, 4) == 0);
 	CHECK(fmt_writer_finish(&w, &out) == 0);
-	CHECKF(rondo_trace_open_memory(t, out.data, out.len, "empty") == 0, "%s",
-	       rondo_trace_error(t));
+	CHECKF(rondo_trace_open_memory(t, out.data, out.len, "empty") == 0,
+	       "%s", rondo_trace_error(t));
 	CHECK(rondo_rank_calls(t, 0) == 3 && rondo_rank_calls(t, 1) == 0);
 	CHECK(rondo_group_count(t) == 2);
 	CHECK(rondo_comm_count(t) == 1 && rondo_comm_size(t, 0) == 2);
-	CHECK(rondo_comm_member(t, 0, 0) == 1 && rondo_comm_member(t, 0, 1) == 0);
+	CHECK(rondo_comm_member(t, 0, 0) == 1 &&
+	      rondo_comm_member(t, 0, 1) == 0);
 	CHECK(rondo_comm_member(t, 0, 2) == UINT32_MAX);
 	CHECK(rondo_comm_first_group(t, 0) == 0 && rondo_comm_size(t, 1) == 0);
 	CHECK(rondo_sig_rank_time(t, 3, 0, &ns) == RONDO_E_MISSING && ns == 7);
@@ -548,7 +551,8 @@ static void test_type_size(void)
 	struct fmt_buf file = {0}, args = {0};
 	struct testtrace *tt = tt_create(1);
 	uint32_t f = tt_func(tt, "MPI_Send", "count", "datatype", NULL);
-	uint32_t dbl = tt_const(tt, "MPI_DOUBLE"), sum = tt_const(tt, "MPI_SUM");
+	uint32_t dbl = tt_const(tt, "MPI_DOUBLE"),
+		 sum = tt_const(tt, "MPI_SUM");
 	uint32_t s;
 	rondo_trace *t;
 	rondo_arg a, e;
@@ -570,7 +574,8 @@ static void test_type_size(void)
 	CHECK(rondo_sig_arg(t, s, 2, &a) == 0 && rondo_type_size(t, &a) == 8);
 	CHECK(rondo_sig_arg(t, s, 3, &a) == 0 && rondo_type_size(t, &a) == -1);
 	CHECK(rondo_sig_arg(t, s, 4, &a) == 0 && rondo_type_size(t, &a) == -1);
-	CHECK(rondo_type_size(t, NULL) == -1 && rondo_type_size(NULL, &a) == -1);
+	CHECK(rondo_type_size(t, NULL) == -1 &&
+	      rondo_type_size(NULL, &a) == -1);
 	rondo_trace_free(t);
 	tt_free(tt);
 	fmt_buf_free(&file);
@@ -588,8 +593,8 @@ static void test_cart_peer(void)
 		uint32_t z = me % 2, y = me / 2 % 4, x = me / 8;
 		int64_t want = x * 8 + (y + 1) % 4 * 2 + z;
 
-		bad += rondo_cart_peer(3, dims, me, 2, d) != want || d[0] != 0 ||
-		       d[1] != 1 || d[2] != 0;
+		bad += rondo_cart_peer(3, dims, me, 2, d) != want ||
+		       d[0] != 0 || d[1] != 1 || d[2] != 0;
 	}
 	/* every (me, peer) pair through the tracer's encoding rule */
 	for (uint32_t me = 0; me < 24; me++)
@@ -598,8 +603,10 @@ static void test_cart_peer(void)
 			uint32_t a = me, b = peer;
 
 			for (int k = 2; k >= 0; k--) {
-				int64_t n = dims[k], dd = ((int64_t)(b % n) -
-							  (int64_t)(a % n) + n) % n;
+				int64_t n = dims[k],
+					dd = ((int64_t)(b % n) -
+					      (int64_t)(a % n) + n) %
+					     n;
 
 				if (dd > n / 2)
 					dd -= n;

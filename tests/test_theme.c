@@ -179,15 +179,18 @@ static void test_shipped_files(void)
 			name += strlen("themes/");
 			CHECKF(is_shipped(name, (size_t)(end - name)),
 			       "Makefile.am installs %.*s, not in "
-			       "THEME_SHIPPED", (int)(end - name), name);
+			       "THEME_SHIPPED",
+			       (int)(end - name), name);
 			listed++;
 			at = end;
 		}
 	}
 	if (f)
 		fclose(f);
-	CHECKF(listed == THEME_NSHIPPED, "dist_themes_DATA has %d themes, "
-	       "THEME_SHIPPED %d", listed, THEME_NSHIPPED);
+	CHECKF(listed == THEME_NSHIPPED,
+	       "dist_themes_DATA has %d themes, "
+	       "THEME_SHIPPED %d",
+	       listed, THEME_NSHIPPED);
 }
 
 static void test_shipped(void)
@@ -414,7 +417,8 @@ static void test_sizes(void)
 	put_file(path, sizeof(path), "big.yaml", text);
 	CHECK(theme_load_file(&t, path, err, sizeof(err)) == -1);
 	CHECKF(strstr(err, "big.yaml: file too large (1048577 bytes); a theme "
-			   "is at most 1 MiB") != NULL, "%s", err);
+			   "is at most 1 MiB") != NULL,
+	       "%s", err);
 	free(text);
 }
 

@@ -19,7 +19,7 @@
 #include "testtrace.h"
 #include "waits.h"
 
-#define NRANKS 4
+#define NRANKS	 4
 #define MAXCALLS 64
 
 /* A job being written, and the times of its calls, to check them back. */
@@ -62,12 +62,12 @@ static void job_init(struct job *j, double base, int64_t scale)
 				"sendtype", "dest", "sendtag", ">recvbuf",
 				"recvcount", "recvtype", "source", "recvtag",
 				"comm", ">status", NULL);
-	j->f_send_init = tt_func(j->tt, "MPI_Send_init", "buf", "count",
-				 "datatype", "dest", "tag", "comm", ">request",
-				 NULL);
-	j->f_recv_init = tt_func(j->tt, "MPI_Recv_init", ">buf", "count",
-				 "datatype", "source", "tag", "comm",
-				 ">request", NULL);
+	j->f_send_init =
+		tt_func(j->tt, "MPI_Send_init", "buf", "count", "datatype",
+			"dest", "tag", "comm", ">request", NULL);
+	j->f_recv_init =
+		tt_func(j->tt, "MPI_Recv_init", ">buf", "count", "datatype",
+			"source", "tag", "comm", ">request", NULL);
 	j->f_start = tt_func(j->tt, "MPI_Start", "request", NULL);
 	j->c_world = tt_const(j->tt, "MPI_COMM_WORLD");
 	j->c_self = tt_const(j->tt, "MPI_COMM_SELF");
@@ -105,9 +105,12 @@ static rondo_trace *job_open(struct job *j, struct fmt_buf *file, int exact)
 		while (it && rondo_iter_next(it, &sig) == 1 && k < j->n[r]) {
 			CHECKF(rondo_iter_time(it, &s, &e) == 0 &&
 				       s == j->start[r][k] && e == j->end[r][k],
-			       "rank %u call %u: %lld-%lld read back, %lld-%lld "
-			       "written", r, k, (long long)s, (long long)e,
-			       (long long)j->start[r][k], (long long)j->end[r][k]);
+			       "rank %u call %u: %lld-%lld read back, "
+			       "%lld-%lld "
+			       "written",
+			       r, k, (long long)s, (long long)e,
+			       (long long)j->start[r][k],
+			       (long long)j->end[r][k]);
 			k++;
 		}
 		CHECK(it && k == j->n[r]);
@@ -135,8 +138,7 @@ static void put_buf(struct fmt_buf *a, uint64_t seg)
 }
 
 /* The signature of f with the values in a, which is emptied. */
-static uint32_t sig_of(struct job *j, uint32_t f, struct fmt_buf *a,
-		       uint32_t n)
+static uint32_t sig_of(struct job *j, uint32_t f, struct fmt_buf *a, uint32_t n)
 {
 	uint32_t s = tt_sig(j->tt, f, a, n);
 
@@ -167,8 +169,8 @@ static uint32_t sig_allreduce(struct job *j)
 
 /* buf, count 1, MPI_DOUBLE, the peer (-1: MPI_PROC_NULL or
  * MPI_ANY_SOURCE, by `any`), the tag (-1: MPI_ANY_TAG), the world. */
-static void put_p2p(struct job *j, struct fmt_buf *a, uint32_t me,
-		    int64_t peer, int64_t tag, uint32_t any)
+static void put_p2p(struct job *j, struct fmt_buf *a, uint32_t me, int64_t peer,
+		    int64_t tag, uint32_t any)
 {
 	put_buf(a, 1);
 	fmt_arg_put_sint(a, RONDO_ARG_INT, 1);
@@ -176,7 +178,8 @@ static void put_p2p(struct job *j, struct fmt_buf *a, uint32_t me,
 	if (peer < 0)
 		fmt_arg_put_uint(a, RONDO_ARG_CONST, any);
 	else
-		fmt_arg_put_sint(a, RONDO_ARG_RANK_REL, rel((uint32_t)peer, me));
+		fmt_arg_put_sint(a, RONDO_ARG_RANK_REL,
+				 rel((uint32_t)peer, me));
 	if (tag < 0)
 		fmt_arg_put_uint(a, RONDO_ARG_CONST, j->c_any_tag);
 	else
@@ -185,8 +188,7 @@ static void put_p2p(struct job *j, struct fmt_buf *a, uint32_t me,
 }
 
 /* A status giving the source (-1: none) and tag (-1: none). */
-static void put_status(struct fmt_buf *a, uint32_t me, int64_t src,
-		       int64_t tag)
+static void put_status(struct fmt_buf *a, uint32_t me, int64_t src, int64_t tag)
 {
 	fmt_arg_put_list(a, RONDO_ARG_STATUS, (src >= 0) + (tag >= 0));
 	if (src >= 0)
@@ -196,8 +198,8 @@ static void put_status(struct fmt_buf *a, uint32_t me, int64_t src,
 }
 
 /* A send of function f (Send, Ssend; Isend, Send_init with a request). */
-static uint32_t sig_send(struct job *j, uint32_t f, uint32_t me,
-			 int64_t dest, int64_t tag, int64_t req)
+static uint32_t sig_send(struct job *j, uint32_t f, uint32_t me, int64_t dest,
+			 int64_t tag, int64_t req)
 {
 	struct fmt_buf a = {0};
 
@@ -208,8 +210,8 @@ static uint32_t sig_send(struct job *j, uint32_t f, uint32_t me,
 }
 
 /* MPI_Recv, its status giving what the wildcards matched. */
-static uint32_t sig_recv(struct job *j, uint32_t me, int64_t src,
-			 int64_t tag, int64_t st_src, int64_t st_tag)
+static uint32_t sig_recv(struct job *j, uint32_t me, int64_t src, int64_t tag,
+			 int64_t st_src, int64_t st_tag)
 {
 	struct fmt_buf a = {0};
 
@@ -219,8 +221,8 @@ static uint32_t sig_recv(struct job *j, uint32_t me, int64_t src,
 }
 
 /* MPI_Irecv or MPI_Recv_init (f). */
-static uint32_t sig_irecv(struct job *j, uint32_t f, uint32_t me,
-			  int64_t src, int64_t tag, uint32_t req)
+static uint32_t sig_irecv(struct job *j, uint32_t f, uint32_t me, int64_t src,
+			  int64_t tag, uint32_t req)
 {
 	struct fmt_buf a = {0};
 
@@ -271,7 +273,7 @@ static uint32_t sig_sendrecv(struct job *j, uint32_t me, uint32_t peer,
 	return sig_of(j, j->f_sendrecv, &a, 12);
 }
 
-/* ---- skew ------------------------------------------------------------------ */
+/* ---- skew ---------------------------------------------------------------- */
 
 /* Four ranks: Barrier A (rank 2 last by 200), Allreduce (rank 1 last by
  * 20), Barrier B (rank 0 last by 50), Barrier C (rank 2 last by 40),
@@ -325,8 +327,7 @@ static void test_skew(void)
 	CHECK(s->comm == AN_COMM_WORLD && s->members == 4 && s->count == 3);
 	CHECKF(s->spread_ns == 290 && s->max_spread_ns == 200 &&
 		       s->max_at_ns == 300,
-	       "spread %llu max %llu at %lld",
-	       (unsigned long long)s->spread_ns,
+	       "spread %llu max %llu at %lld", (unsigned long long)s->spread_ns,
 	       (unsigned long long)s->max_spread_ns, (long long)s->max_at_ns);
 	CHECKF(s->last_rank == 2 && s->last_count == 2, "last %u (%llu)",
 	       s->last_rank, (unsigned long long)s->last_count);
@@ -403,8 +404,8 @@ static void test_mismatch(void)
 	CHECK(r.mismatched == 1 && r.n == 1 && r.rows[0].count == 2 &&
 	      r.rows[0].max_spread_ns == 3 && r.rows[0].spread_ns == 5);
 	/* last once each: again the lower rank */
-	CHECKF(r.rows[0].last_rank == 1 && r.rows[0].last_count == 1,
-	       "last %u", r.rows[0].last_rank);
+	CHECKF(r.rows[0].last_rank == 1 && r.rows[0].last_count == 1, "last %u",
+	       r.rows[0].last_rank);
 	an_skew_free(&r);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
@@ -443,7 +444,7 @@ static void test_bound(void)
 	fmt_buf_free(&file);
 }
 
-/* ---- late senders and receivers ------------------------------------------- */
+/* ---- late senders and receivers ------------------------------------------ */
 
 /* The messages (see test_waits for what each one waited):
  *  a) rank 1 MPI_Send -> 0 tag 1 at 350; rank 0 MPI_Recv at 100-400;
@@ -553,8 +554,7 @@ static void test_waits(void)
 	       "unmatched %llu/%llu, unresolved %llu, untimed %llu",
 	       (unsigned long long)w.unmatched_sends,
 	       (unsigned long long)w.unmatched_recvs,
-	       (unsigned long long)w.unresolved,
-	       (unsigned long long)w.untimed);
+	       (unsigned long long)w.unresolved, (unsigned long long)w.untimed);
 	/* each of the 7 waits off by less than 2 ns */
 	CHECKF(w.err_ns == 14, "err %llu", (unsigned long long)w.err_ns);
 	CHECK(w.n > 1 && w.pairs[0].src == 2 && w.pairs[0].dst == 3 &&
@@ -595,7 +595,7 @@ static void test_waits(void)
 	fmt_buf_free(&file);
 }
 
-/* ---- the matrix in a window ------------------------------------------------ */
+/* ---- the matrix in a window ---------------------------------------------- */
 
 static uint64_t cell(const struct an_matrix *m, uint32_t i, uint32_t j)
 {
@@ -636,8 +636,8 @@ static void test_window(void)
 	      cell(&m, 0, 1) == 1);
 	an_matrix_free(&m);
 	/* a persistent send started in the window, made before it */
-	CHECK(an_matrix_window(t, NULL, 960, 1000, &m) == 0 &&
-	      total(&m) == 1 && cell(&m, 3, 0) == 1);
+	CHECK(an_matrix_window(t, NULL, 960, 1000, &m) == 0 && total(&m) == 1 &&
+	      cell(&m, 3, 0) == 1);
 	an_matrix_free(&m);
 	/* filters still apply */
 	{
@@ -655,7 +655,8 @@ static void test_window(void)
 	/* everything: the grammar's matrix but the untimed send */
 	CHECK(an_matrix_window(t, NULL, INT64_MIN, INT64_MAX, &m) == 0);
 	CHECK(an_matrix(t, NULL, &g) == 0);
-	CHECK(total(&g) == total(&m) + 1 && cell(&g, 3, 0) == cell(&m, 3, 0) + 1);
+	CHECK(total(&g) == total(&m) + 1 &&
+	      cell(&g, 3, 0) == cell(&m, 3, 0) + 1);
 	an_matrix_free(&m);
 	an_matrix_free(&g);
 	rondo_trace_free(t);

@@ -54,20 +54,23 @@ static void test_scale(double b)
 		int64_t iv = fmt_tvalue_ival(&sc, ic);
 
 		CHECKF(c < fmt_tcode_limit(&sc) && v >= d &&
-			       (double)v < b * (double)d + 1.0 + 1e-9 * (double)d,
+			       (double)v <
+				       b * (double)d + 1.0 + 1e-9 * (double)d,
 		       "b %g: duration %" PRIu64 " -> code %u -> %" PRIu64, b,
 		       d, c, v);
 		/* the smallest code that is not below d */
 		CHECKF(c == 0 || fmt_tvalue_dur(&sc, c - 1) < d,
 		       "b %g: %" PRIu64 " not the smallest code", b, d);
 		if (x >= 0)
-			CHECKF(iv >= x && (double)iv <
-						  b * (double)x + 1.0 + 1e-9 * (double)x,
-			       "b %g: interval %" PRId64 " -> %" PRId64, b, x, iv);
+			CHECKF(iv >= x && (double)iv < b * (double)x + 1.0 +
+							       1e-9 * (double)x,
+			       "b %g: interval %" PRId64 " -> %" PRId64, b, x,
+			       iv);
 		else
 			CHECKF(iv >= x && iv < 0 &&
 				       (double)-iv > (double)-x / b - 1.0,
-			       "b %g: interval %" PRId64 " -> %" PRId64, b, x, iv);
+			       "b %g: interval %" PRId64 " -> %" PRId64, b, x,
+			       iv);
 	}
 	CHECK(fmt_tcode_dur(&sc, 0) == 0 && fmt_tcode_ival(&sc, 0) == 0);
 	CHECK(fmt_tvalue_dur(&sc, 1) == 1 && fmt_tvalue_ival(&sc, 1) == 1 &&
@@ -127,8 +130,7 @@ static void test_roundtrip(double b)
 	rondo_trace *t = tt_open(tt, &file, 0);
 	double base = 0;
 
-	CHECK(rondo_timing_mode(t, &base) == RONDO_TIMING_PERCALL &&
-	      base == b);
+	CHECK(rondo_timing_mode(t, &base) == RONDO_TIMING_PERCALL && base == b);
 	CHECK(rondo_rank_clock_offset(t, 1) == 777777);
 	CHECK(rondo_rank_timed_calls(t, 0) == kn.n &&
 	      rondo_rank_timed_calls(t, 2) == kn.n / 2);
@@ -142,7 +144,8 @@ static void test_roundtrip(double b)
 		CHECK(rondo_iter_time(it, NULL, NULL) == RONDO_E_STATE);
 		while (it && rondo_iter_next(it, &sig) == 1) {
 			int64_t s, e, ts = kn.start[r * kn.n + k];
-			int64_t ref = prev[k % 3] != INT64_MIN ? prev[k % 3] : last;
+			int64_t ref =
+				prev[k % 3] != INT64_MIN ? prev[k % 3] : last;
 			int64_t span = ts - ref < 0 ? ref - ts : ts - ref;
 			uint64_t d = kn.dur[r * kn.n + k];
 			int rc = rondo_iter_time(it, &s, &e);
@@ -158,10 +161,12 @@ static void test_roundtrip(double b)
 			    e - s < (int64_t)d ||
 			    (double)(e - s) >= b * (double)d + 1.0)
 				if (bad++ < 3)
-					fprintf(stderr, "rank %u call %u: read "
-						"%" PRId64 "+%" PRId64 ", was %"
-						PRId64 "+%" PRIu64 "\n", r, k,
-						s, e - s, ts, d);
+					fprintf(stderr,
+						"rank %u call %u: read "
+						"%" PRId64 "+%" PRId64
+						", was %" PRId64 "+%" PRIu64
+						"\n",
+						r, k, s, e - s, ts, d);
 			prev[k % 3] = s;
 			last = e;
 			if (k < 1000 && s - ts > worst_first)
@@ -176,8 +181,8 @@ static void test_roundtrip(double b)
 		 * allows (a signature every third call: at most 3 x 350 us) */
 		if (r != 2)
 			CHECKF(worst_last <= (int64_t)((b - 1) * 1050000) + 1,
-			       "b %g rank %u: %" PRId64 " ns late at the end", b,
-			       r, worst_last);
+			       "b %g rank %u: %" PRId64 " ns late at the end",
+			       b, r, worst_last);
 		rondo_iter_free(it);
 	}
 	/* skipping decodes the calls it passes over */
@@ -302,7 +307,8 @@ static void test_merge_tree(void)
 			CHECKF(back.len[root[2 * r]] == want &&
 				       back.len[root[2 * r + 1]] == want,
 			       "rank %u: %" PRIu64 " and %" PRIu64 " codes", r,
-			       back.len[root[2 * r]], back.len[root[2 * r + 1]]);
+			       back.len[root[2 * r]],
+			       back.len[root[2 * r + 1]]);
 		}
 		fmt_timing_free(&back);
 		CHECK(fmt_timing_decode(&back, s.data, s.len, 4, &e) ==

@@ -17,8 +17,17 @@
 #define BIG 1000000
 
 /* The signatures of the test job. */
-enum { S_INIT, S_IRECV, S_SEND, S_WAIT, S_BARRIER, S_FINAL, S_RECV, S_ALLRED,
-       NSIG };
+enum {
+	S_INIT,
+	S_IRECV,
+	S_SEND,
+	S_WAIT,
+	S_BARRIER,
+	S_FINAL,
+	S_RECV,
+	S_ALLRED,
+	NSIG
+};
 
 static uint32_t sig[NSIG];
 
@@ -140,11 +149,12 @@ static void test_lazy(rondo_trace *t)
 	CHECK(!strcmp(label(tr, loop + 3), "MPI_Wait()"));
 	/* the UTF-8 form of the loop */
 	tree_label(tr, tree_row_node(tr, loop), 1, buf, sizeof(buf));
-	CHECKF(!strcmp(buf, "\xc3\x97" "1000000 [ MPI_Irecv \xe2\x80\xa6 MPI_Wait ]"),
+	CHECKF(!strcmp(buf, "\xc3\x97"
+			    "1000000 [ MPI_Irecv \xe2\x80\xa6 MPI_Wait ]"),
 	       "%s", buf);
 	/* a short buffer: the length needed, cut text */
 	CHECK(tree_label(tr, tree_row_node(tr, loop), 0, buf, 5) ==
-	      (int)strlen("x1000000 [ MPI_Irecv ... MPI_Wait ]") &&
+		      (int)strlen("x1000000 [ MPI_Irecv ... MPI_Wait ]") &&
 	      !strcmp(buf, "x100"));
 	/* the fold state survives its group closing and opening */
 	g1 = tree_row_node(tr, 0);
@@ -161,7 +171,8 @@ static void test_lazy(rondo_trace *t)
 	CHECKF(!strcmp(label(tr, 11), "MPI_Recv(source=-1)"), "%s",
 	       label(tr, 11));
 	/* toggling, and a call that does not open */
-	CHECK(tree_toggle(tr, tree_row_node(tr, 10)) == 0 && tree_rows(tr) == 12);
+	CHECK(tree_toggle(tr, tree_row_node(tr, 10)) == 0 &&
+	      tree_rows(tr) == 12);
 	CHECK(tree_open(tr, tree_row_node(tr, 11)) == 0 && tree_rows(tr) == 12);
 	CHECK(tree_open(tr, 1u << 30) == RONDO_E_RANGE);
 	tree_free(tr);
@@ -171,9 +182,10 @@ static void test_lazy(rondo_trace *t)
 static void test_search(rondo_trace *t)
 {
 	static const char *forward[] = {
-	    "MPI_Init()", "MPI_Irecv(source=+1)", "MPI_Send(dest=+1)", "MPI_Wait()",
-	    "MPI_Barrier()", "MPI_Finalize()", "MPI_Init()",
-	    "MPI_Recv(source=-1)", "MPI_Allreduce()", "MPI_Finalize()"};
+		"MPI_Init()",	 "MPI_Irecv(source=+1)", "MPI_Send(dest=+1)",
+		"MPI_Wait()",	 "MPI_Barrier()",	 "MPI_Finalize()",
+		"MPI_Init()",	 "MPI_Recv(source=-1)",	 "MPI_Allreduce()",
+		"MPI_Finalize()"};
 	struct tree *tr = tree_create(t);
 	uint32_t n, first;
 	char buf[128];
@@ -190,7 +202,8 @@ static void test_search(rondo_trace *t)
 		n = tree_search_next(tr, n, 1);
 		tree_label(tr, n, 0, buf, sizeof(buf));
 		CHECKF(!strcmp(buf, forward[k % 10]), "step %d: %s", k, buf);
-		CHECK(tree_is_match(tr, n) && tree_node_row(tr, n) != TREE_NONE);
+		CHECK(tree_is_match(tr, n) &&
+		      tree_node_row(tr, n) != TREE_NONE);
 	}
 	/* and backward */
 	n = TREE_NONE;

@@ -17,21 +17,21 @@ struct testtrace {
 	struct fmt_funcs funcs;
 	struct fmt_consts consts;
 	struct fmt_cst cst;
-	struct fmt_buf args;   /* all signatures' argument bytes */
-	size_t *args_off;      /* where each signature's bytes start */
-	struct fmt_stats stats; /* one record per signature, same index */
-	struct tt_time **time;  /* per rank, by signature: its own totals */
-	uint32_t *ntime;        /* signatures time[r] has room for */
+	struct fmt_buf args;	 /* all signatures' argument bytes */
+	size_t *args_off;	 /* where each signature's bytes start */
+	struct fmt_stats stats;	 /* one record per signature, same index */
+	struct tt_time **time;	 /* per rank, by signature: its own totals */
+	uint32_t *ntime;	 /* signatures time[r] has room for */
 	struct fmt_typesizes ts; /* sizes of predefined datatypes */
-	struct fmt_comms comms;  /* communicators (tt_comm) */
-	struct fmt_topos topos;  /* their Cartesian grids (tt_cart) */
+	struct fmt_comms comms;	 /* communicators (tt_comm) */
+	struct fmt_topos topos;	 /* their Cartesian grids (tt_cart) */
 	/* per-call timing (tt_timing): base 0 for none */
 	struct fmt_tscale sc;
 	struct tt_timed {
 		struct grammar *d, *i;
 		struct fmt_tenc enc;
 		int64_t offset;
-	} *timed; /* per rank */
+	} * timed; /* per rank */
 };
 
 struct tt_time {
@@ -145,8 +145,8 @@ void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value)
 {
-	tt->meta.kv = tt_alloc(tt->meta.kv, tt->meta.n + 1,
-			       sizeof(*tt->meta.kv));
+	tt->meta.kv =
+		tt_alloc(tt->meta.kv, tt->meta.n + 1, sizeof(*tt->meta.kv));
 	tt->meta.kv[tt->meta.n].key = tt_strdup(key);
 	tt->meta.kv[tt->meta.n].value = tt_strdup(value);
 	tt->meta.n++;
@@ -158,15 +158,15 @@ uint32_t tt_func(struct testtrace *tt, const char *name, ...)
 	const char *p;
 	va_list ap;
 
-	tt->funcs.f = tt_alloc(tt->funcs.f, tt->funcs.n + 1,
-			       sizeof(*tt->funcs.f));
+	tt->funcs.f =
+		tt_alloc(tt->funcs.f, tt->funcs.n + 1, sizeof(*tt->funcs.f));
 	f = &tt->funcs.f[tt->funcs.n];
 	memset(f, 0, sizeof(*f));
 	f->name = tt_strdup(name);
 	va_start(ap, name);
 	while ((p = va_arg(ap, const char *)) != NULL) {
-		f->params = tt_alloc(f->params, f->nparams + 1,
-				     sizeof(*f->params));
+		f->params =
+			tt_alloc(f->params, f->nparams + 1, sizeof(*f->params));
 		f->flags = tt_alloc(f->flags, f->nparams + 1, 1);
 		/* ">name": an output parameter */
 		f->flags[f->nparams] = *p == '>' ? FMT_PARAM_OUT : 0;
@@ -199,8 +199,8 @@ uint32_t tt_sig(struct testtrace *tt, uint32_t func, const struct fmt_buf *args,
 	tt->cst.sig = tt_alloc(tt->cst.sig, n + 1, sizeof(*tt->cst.sig));
 	tt->args_off = tt_alloc(tt->args_off, n + 1, sizeof(size_t));
 	tt->stats.st = tt_alloc(tt->stats.st, n + 1, sizeof(*tt->stats.st));
-	tt->cst.sig[n] = (struct fmt_sig){func, nargs, (uint32_t)args->len,
-					  NULL};
+	tt->cst.sig[n] =
+		(struct fmt_sig){func, nargs, (uint32_t)args->len, NULL};
 	tt->args_off[n] = tt->args.len;
 	fmt_put_bytes(&tt->args, args->data, args->len);
 	memset(&tt->stats.st[n], 0, sizeof(tt->stats.st[n]));
@@ -257,8 +257,9 @@ static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 		if (rc == 0 && tt->timed) {
 			rc = grammar_export(tt->timed[r].d, &d);
 			rc = rc ? rc : grammar_export(tt->timed[r].i, &i);
-			rc = rc ? rc : merge_add_timing(m, &d, &i,
-							tt->timed[r].offset);
+			rc = rc ? rc
+				: merge_add_timing(m, &d, &i,
+						   tt->timed[r].offset);
 		}
 		fmt_grammar_free(&e);
 		fmt_grammar_free(&d);
@@ -338,7 +339,8 @@ int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future)
 }
 
 /* The payload section `type` gets: a patch's, or the encoded one. */
-static const struct fmt_buf *tt_payload(uint32_t type, const struct fmt_buf *own,
+static const struct fmt_buf *tt_payload(uint32_t type,
+					const struct fmt_buf *own,
 					const struct tt_patch *patch, int np)
 {
 	for (int k = 0; k < np; k++)
@@ -355,11 +357,12 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	struct fmt_timing tm;
 	struct fmt_buf b[13] = {{0}};
 	static const uint32_t type[12] = {
-		FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CONSTS, FMT_SEC_CST,
-		FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP, FMT_SEC_STATS,  FMT_SEC_COMMS,
-		FMT_SEC_RANKTIME, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
-		FMT_SEC_TOPOLOGY};
-	struct fmt_stats used = {0, tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
+		FMT_SEC_META,	   FMT_SEC_FUNCS,   FMT_SEC_CONSTS,
+		FMT_SEC_CST,	   FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP,
+		FMT_SEC_STATS,	   FMT_SEC_COMMS,   FMT_SEC_RANKTIME,
+		FMT_SEC_TYPESIZES, FMT_SEC_TIMING,  FMT_SEC_TOPOLOGY};
+	struct fmt_stats used = {0,
+				 tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
 
 	/* Statistics exist only for signatures some rank called. */
@@ -385,7 +388,8 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_topos_encode(&b[11], &tt->topos);
 	free(used.st);
 	for (int i = 0; i < 12 && rc == 0; i++) {
-		const struct fmt_buf *p = tt_payload(type[i], &b[i], patch, npatch);
+		const struct fmt_buf *p =
+			tt_payload(type[i], &b[i], patch, npatch);
 
 		if (i == 9 && !tt->ts.n && p == &b[i])
 			continue; /* no datatype, no section */
@@ -396,7 +400,8 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 
 		if (p)
 			rc = p->oom ? RONDO_E_NOMEM
-				    : fmt_writer_add(w, type[i], p->data, p->len, 3);
+				    : fmt_writer_add(w, type[i], p->data,
+						     p->len, 3);
 	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
@@ -416,8 +421,8 @@ uint32_t tt_comm(struct testtrace *tt, uint32_t n, uint32_t first,
 {
 	struct fmt_comm *c;
 
-	tt->comms.c = tt_alloc(tt->comms.c, tt->comms.n + 1,
-			       sizeof(*tt->comms.c));
+	tt->comms.c =
+		tt_alloc(tt->comms.c, tt->comms.n + 1, sizeof(*tt->comms.c));
 	c = &tt->comms.c[tt->comms.n];
 	c->n = n;
 	c->first = first;
@@ -431,8 +436,8 @@ void tt_cart(struct testtrace *tt, uint32_t comm, uint32_t ndims,
 {
 	struct fmt_topo *g;
 
-	tt->topos.t = tt_alloc(tt->topos.t, tt->topos.n + 1,
-			       sizeof(*tt->topos.t));
+	tt->topos.t =
+		tt_alloc(tt->topos.t, tt->topos.n + 1, sizeof(*tt->topos.t));
 	g = &tt->topos.t[tt->topos.n++];
 	g->comm = comm;
 	g->ndims = ndims;
@@ -459,7 +464,7 @@ int tt_save(struct testtrace *tt, const char *path)
 	return rc;
 }
 
-/* ---- the demo job --------------------------------------------------------- */
+/* ---- the demo job -------------------------------------------------------- */
 
 struct demo {
 	struct testtrace *tt;
@@ -588,8 +593,8 @@ struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 			    "dest", "tag", "comm", ">request", NULL);
 	d.f_irecv = tt_func(d.tt, "MPI_Irecv", ">buf", "count", "datatype",
 			    "source", "tag", "comm", ">request", NULL);
-	d.f_waitall = tt_func(d.tt, "MPI_Waitall", "count",
-			      "array_of_requests", "array_of_statuses", NULL);
+	d.f_waitall = tt_func(d.tt, "MPI_Waitall", "count", "array_of_requests",
+			      "array_of_statuses", NULL);
 	d.f_allreduce = tt_func(d.tt, "MPI_Allreduce", "sendbuf", "recvbuf",
 				"count", "datatype", "op", "comm", NULL);
 	f_barrier = tt_func(d.tt, "MPI_Barrier", "comm", NULL);
@@ -683,8 +688,8 @@ static void peers_calls(struct peers *p, uint32_t r)
 	s[n++] = peers_isend(p, RONDO_ARG_CART_REL, 1, RONDO_ARG_COMM, 2);
 	s[n++] = peers_isend(p, RONDO_ARG_CART_REL, 5, RONDO_ARG_COMM, 2);
 	s[n++] = peers_isend(p, RONDO_ARG_CART_REL, -4, RONDO_ARG_COMM, 2);
-	s[n++] = peers_isend(p, RONDO_ARG_CONST, p->proc_null,
-			     RONDO_ARG_CONST, p->world);
+	s[n++] = peers_isend(p, RONDO_ARG_CONST, p->proc_null, RONDO_ARG_CONST,
+			     p->world);
 	s[n++] = peers_isend(p, RONDO_ARG_RANK, 3, RONDO_ARG_COMM, 3);
 	/* MPI_Recv(source=ANY -> status{source=-1}) on the world */
 	fmt_arg_put_uint(&a, RONDO_ARG_CONST, p->any);

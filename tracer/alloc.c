@@ -56,8 +56,8 @@
 
 /* Sanitizer runtimes define this; without one it stays NULL. */
 extern int __sanitizer_install_malloc_and_free_hooks(
-    void (*malloc_hook)(const volatile void *, size_t),
-    void (*free_hook)(const volatile void *)) __attribute__((weak));
+	void (*malloc_hook)(const volatile void *, size_t),
+	void (*free_hook)(const volatile void *)) __attribute__((weak));
 
 /* Who notes blocks: nobody, these functions, or the sanitizer's hooks. */
 enum { TRACK_OFF, TRACK_CALLS, TRACK_HOOKS };
@@ -107,8 +107,9 @@ static void *arena_alloc(size_t n, size_t align)
 		at = (old + ARENA_HEAD + align - 1) & ~(align - 1);
 		if (at + n > ARENA_SIZE)
 			return enomem();
-	} while (!__atomic_compare_exchange_n(
-	    &arena_used, &old, at + n, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&arena_used, &old, at + n, 1,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
 	memcpy(arena + at - ARENA_HEAD, &n, sizeof(n));
 	return arena + at;
 }
@@ -277,8 +278,8 @@ struct seg {
 	uintptr_t base;
 	size_t size;
 	struct seg *kid[2]; /* lower bases, higher bases */
-	struct seg *prev; /* a rebuild's stack */
-	uint32_t yidx; /* while young: its place in young[] */
+	struct seg *prev;   /* a rebuild's stack */
+	uint32_t yidx;	    /* while young: its place in young[] */
 	uint32_t prio;
 	uint32_t id; /* NO_ID until a recorded call names an address in it */
 	int state;   /* enum seg_state */
@@ -551,9 +552,9 @@ static int young_link(struct seg *s)
 {
 	if (nyoung == capyoung) {
 		uint32_t cap = capyoung ? 2 * capyoung : PAGE / sizeof(*young);
-		struct seg **m = map_grow(young, capyoung * sizeof(*m),
-					  nyoung * sizeof(*m),
-					  cap * sizeof(*m));
+		struct seg **m =
+			map_grow(young, capyoung * sizeof(*m),
+				 nyoung * sizeof(*m), cap * sizeof(*m));
 
 		if (!m)
 			return -1;
@@ -768,8 +769,7 @@ int alloc_segment(const void *p, uint32_t *id, uint64_t *off)
 	 * not in the block found last (blocks do not overlap): a stack
 	 * buffer, or the buffer of the call before, leaves them young. */
 	if (nyoung && (uintptr_t)p - young_lo < young_hi - young_lo &&
-	    !(last_found &&
-	      (uintptr_t)p - last_found->base < last_found->size))
+	    !(last_found && (uintptr_t)p - last_found->base < last_found->size))
 		young_flush();
 	s = seg_find((uintptr_t)p);
 	if (s && s->id == NO_ID)

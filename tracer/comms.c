@@ -24,11 +24,11 @@
 
 struct ident {
 	uint64_t key;
-	uint32_t live;  /* handles of this rank with this identity */
-	uint32_t n;     /* members */
+	uint32_t live;	/* handles of this rank with this identity */
+	uint32_t n;	/* members */
 	uint32_t first; /* intercommunicator: size of its first group, else 0 */
-	int me;         /* this rank's rank in it */
-	int *world;     /* their world ranks, kept by the lowest one only */
+	int me;		/* this rank's rank in it */
+	int *world;	/* their world ranks, kept by the lowest one only */
 	/* the argument that names it, encoded once: a 64-bit key is a
 	 * ten-byte varint, and calls name their communicator every time */
 	uint8_t nenc, enc[15];
@@ -194,19 +194,21 @@ static uint32_t ident_for(MPI_Comm like)
 			continue;
 		if (i == UINT32_MAX) {
 			i = nidents;
-			if (util_grow(&idents, &capidents,
-					   (size_t)nidents + 1,
-					   sizeof(*idents)) < 0 ||
+			if (util_grow(&idents, &capidents, (size_t)nidents + 1,
+				      sizeof(*idents)) < 0 ||
 			    hmap_insert(&by_key, key, i) < 0)
 				break;
-			idents[i] = (struct ident){key, 0, n, first, 0, NULL,
-						   0, {0}, cart};
-			idents[i].nenc = (uint8_t)(
-			    fmt_varint_at(fmt_varint_at(idents[i].enc,
-							fmt_arg_tag(RONDO_ARG_COMM,
-								    RONDO_WIRE_UINT)),
-					  key) -
-			    idents[i].enc);
+			idents[i] = (struct ident){key,	 0, n,	 first, 0,
+						   NULL, 0, {0}, cart};
+			idents[i].nenc =
+				(uint8_t)(fmt_varint_at(
+						  fmt_varint_at(
+							  idents[i].enc,
+							  fmt_arg_tag(
+								  RONDO_ARG_COMM,
+								  RONDO_WIRE_UINT)),
+						  key) -
+					  idents[i].enc);
 			for (uint32_t k = 0; k < n; k++)
 				if (w[k] == rt.rank)
 					idents[i].me = (int)k;

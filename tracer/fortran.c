@@ -43,7 +43,10 @@ enum sentinel {
 /* Open MPI's common blocks, in the four manglings. */
 #define OMPI(name, what)                                                       \
 	{"mpi_fortran_" name "_", what, 0}, {"mpi_fortran_" name, what, 0},    \
-	{"mpi_fortran_" name "__", what, 0}, {"MPI_FORTRAN_" name, what, 0}
+		{"mpi_fortran_" name "__", what, 0},                           \
+	{                                                                      \
+		"MPI_FORTRAN_" name, what, 0                                   \
+	}
 
 static const struct known {
 	const char *name;
@@ -88,7 +91,8 @@ static void look_up(void)
 		enum sentinel s = known[i].what;
 
 		if (at)
-			found[s][nfound[s]++] = (struct found){at, known[i].deref};
+			found[s][nfound[s]++] =
+				(struct found){at, known[i].deref};
 	}
 }
 
@@ -122,9 +126,11 @@ void fort_missing(const char *name, MPI_Fint *ierr)
 	static int said;
 
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-		fprintf(stderr, "rondo: the MPI library defines no %s (nor its "
-				"other spellings); the Fortran call cannot be "
-				"made\n", name);
+		fprintf(stderr,
+			"rondo: the MPI library defines no %s (nor its "
+			"other spellings); the Fortran call cannot be "
+			"made\n",
+			name);
 	if (ierr)
 		*ierr = MPI_ERR_OTHER;
 }
@@ -227,8 +233,9 @@ static int f08_zero_based(void)
 
 	if (zero < 0) {
 		zero = PMPI_Get_library_version(lib, &len) == MPI_SUCCESS &&
-			sscanf(lib, "MPICH Version: %d.%d", &major, &minor) == 2 &&
-			major == 4 && minor == 0;
+		       sscanf(lib, "MPICH Version: %d.%d", &major, &minor) ==
+			       2 &&
+		       major == 4 && minor == 0;
 	}
 	return zero;
 }

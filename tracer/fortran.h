@@ -53,6 +53,7 @@ char *fort_string(struct rec *r, const char *f, size_t len);
 #else
 #define FORT_SESSION(X)
 #endif
+/* clang-format off */
 #define FORT_HANDLES(X)                                                        \
 	X(comm, MPI_Comm, PMPI_Comm_f2c)                                       \
 	X(group, MPI_Group, PMPI_Group_f2c)                                    \
@@ -65,6 +66,7 @@ char *fort_string(struct rec *r, const char *f, size_t len);
 	X(message, MPI_Message, PMPI_Message_f2c)                              \
 	X(request, MPI_Request, PMPI_Request_f2c)                              \
 	FORT_SESSION(X)
+/* clang-format on */
 
 #define FORT_DECLARE(name, type, f2c)                                          \
 	static inline type fort_##name(MPI_Fint f)                             \

@@ -123,15 +123,15 @@ struct grammar {
 	size_t table_cap, table_n; /* table_cap is a power of two */
 	struct stack work;	   /* nodes whose digram must be checked */
 	struct stack rwork;	   /* rules whose utility must be checked */
-	uint64_t digram_sum; /* of the indexed digrams' 64-bit hashes */
+	uint64_t digram_sum;	   /* of the indexed digrams' 64-bit hashes */
 	uint64_t length, symbols;
 	struct snapshot snap[SNAPSHOTS];
 	uint32_t snap_next;
 	struct cursor cur;
 	uint32_t no_arm; /* a rule whose expansion outgrew PENDING_MAX */
 	int slow_only;	 /* grammar_set_fast_path(g, 0) */
-	int nomem;  /* an allocation failed inside the current append */
-	int failed; /* sticky: the grammar is unusable */
+	int nomem;	 /* an allocation failed inside the current append */
+	int failed;	 /* sticky: the grammar is unusable */
 };
 
 /* ---- nodes and rules ---------------------------------------------------- */
@@ -619,7 +619,6 @@ static int grammar_settle(struct grammar *g)
 	return grammar_fail(g);
 }
 
-
 /* ---- fast path ----------------------------------------------------------
  *
  * A loop makes the slow path rebuild its body symbol by symbol at every
@@ -684,7 +683,7 @@ static int cursor_descend(struct grammar *g)
 			c->cap = cap;
 		}
 		c->f[c->depth++] = (struct cframe){
-		    g->nodes[g->rules[v & ~RULE].guard].next, 0};
+			g->nodes[g->rules[v & ~RULE].guard].next, 0};
 	}
 	return 0;
 }
@@ -834,7 +833,7 @@ static void snapshot_observe(struct grammar *g)
 	for (i = 0; i < SNAPSHOTS && g->snap[i].last != last; i++)
 		;
 	e = &g->snap[i < SNAPSHOTS ? i : g->snap_next++ % SNAPSHOTS];
-	*e = (struct snapshot){last,	   x->prev,    x->value, g->nrules,
+	*e = (struct snapshot){last,	 x->prev,    x->value, g->nrules,
 			       x->count, g->symbols, sum};
 }
 
@@ -1135,8 +1134,8 @@ static void export_body(const struct grammar *g, uint32_t r, const uint32_t *id,
 		uint32_t v = g->nodes[n].value;
 
 		out->body[(*k)++] = (rondo_sym){
-		    .sym = v & RULE ? RULE | id[v & ~RULE] : v,
-		    .count = g->nodes[n].count,
+			.sym = v & RULE ? RULE | id[v & ~RULE] : v,
+			.count = g->nodes[n].count,
 		};
 	}
 }
@@ -1208,7 +1207,7 @@ struct audit {
 };
 
 static int audit_fail(struct audit *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 static int audit_fail(struct audit *a, const char *fmt, ...)
 {
@@ -1250,7 +1249,7 @@ static int audit_node(struct audit *a, uint32_t r, uint32_t prev, uint32_t n)
 		return audit_fail(a, "rule %u: equal neighbours at node %u", r,
 				  n);
 	if (g->table[table_find(g, prev, hash_key(digram_hash(g, prev)))]
-		.node != prev)
+		    .node != prev)
 		return audit_fail(a, "rule %u: digram at node %u %s", r, prev,
 				  "is not indexed or occurs twice");
 	a->digrams++;
@@ -1313,8 +1312,8 @@ static int audit_lengths(struct audit *a)
 		     x = g->nodes[x].next) {
 			v = g->nodes[x].value;
 			if (__builtin_mul_overflow(
-				g->nodes[x].count,
-				v & RULE ? len[v & ~RULE] : 1, &t) ||
+				    g->nodes[x].count,
+				    v & RULE ? len[v & ~RULE] : 1, &t) ||
 			    __builtin_add_overflow(sum, t, &sum))
 				rc = -1;
 		}

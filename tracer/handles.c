@@ -40,18 +40,25 @@ enum htype {
 static struct hmap maps[H_COUNT];
 
 static const uint32_t kind_of[H_COUNT] = {
-	[H_COMM] = RONDO_ARG_COMM,	   [H_GROUP] = RONDO_ARG_GROUP,
-	[H_DATATYPE] = RONDO_ARG_DATATYPE, [H_OP] = RONDO_ARG_OP,
-	[H_INFO] = RONDO_ARG_INFO,	   [H_ERRHANDLER] = RONDO_ARG_ERRHANDLER,
-	[H_WIN] = RONDO_ARG_WIN,	   [H_FILE] = RONDO_ARG_FILE,
-	[H_MESSAGE] = RONDO_ARG_MESSAGE,   [H_REQUEST] = RONDO_ARG_REQUEST,
-	[H_BUF] = RONDO_ARG_BUFFER,	   [H_CALLBACK] = RONDO_ARG_CALLBACK,
+	[H_COMM] = RONDO_ARG_COMM,
+	[H_GROUP] = RONDO_ARG_GROUP,
+	[H_DATATYPE] = RONDO_ARG_DATATYPE,
+	[H_OP] = RONDO_ARG_OP,
+	[H_INFO] = RONDO_ARG_INFO,
+	[H_ERRHANDLER] = RONDO_ARG_ERRHANDLER,
+	[H_WIN] = RONDO_ARG_WIN,
+	[H_FILE] = RONDO_ARG_FILE,
+	[H_MESSAGE] = RONDO_ARG_MESSAGE,
+	[H_REQUEST] = RONDO_ARG_REQUEST,
+	[H_BUF] = RONDO_ARG_BUFFER,
+	[H_CALLBACK] = RONDO_ARG_CALLBACK,
 	[H_SESSION] = RONDO_ARG_SESSION,
 };
 
-/* ---- named constants ------------------------------------------------------ */
+/* ---- named constants ----------------------------------------------------- */
 
 /* Values that are not handles, recorded by name: X(C_ suffix, name). */
+/* clang-format off */
 #define FIXED_CONSTS(X)                                                        \
 	X(ANY_SOURCE, "MPI_ANY_SOURCE") X(ANY_TAG, "MPI_ANY_TAG")              \
 	X(PROC_NULL, "MPI_PROC_NULL") X(ROOT, "MPI_ROOT")                      \
@@ -60,6 +67,7 @@ static const uint32_t kind_of[H_COUNT] = {
 	X(UNTRACKED_BUFFER, "(buffer)") X(UNDEFINED, "MPI_UNDEFINED")          \
 	X(UNWEIGHTED, "MPI_UNWEIGHTED") X(WEIGHTS_EMPTY, "MPI_WEIGHTS_EMPTY")  \
 	X(CANCELLED, "cancelled")
+/* clang-format on */
 
 #define FIXED_ENUM(id, name) C_##id,
 enum { FIXED_CONSTS(FIXED_ENUM) C_FIXED };
@@ -79,6 +87,7 @@ static const char *const fixed_names[C_FIXED] = {FIXED_CONSTS(FIXED_NAME)};
 #else
 #define PREDEF_MPI4(X)
 #endif
+/* clang-format off */
 #define PREDEF_HANDLES(X, F)                                                   \
 	X(H_COMM, MPI_COMM_WORLD) X(H_COMM, MPI_COMM_SELF)                     \
 	X(H_COMM, MPI_COMM_NULL) X(H_GROUP, MPI_GROUP_EMPTY)                   \
@@ -122,6 +131,7 @@ static const char *const fixed_names[C_FIXED] = {FIXED_CONSTS(FIXED_NAME)};
 	F(H_DATATYPE, MPI_INTEGER1) F(H_DATATYPE, MPI_INTEGER2)                \
 	F(H_DATATYPE, MPI_INTEGER4) F(H_DATATYPE, MPI_INTEGER8)                \
 	F(H_DATATYPE, MPI_REAL4) F(H_DATATYPE, MPI_REAL8)
+/* clang-format on */
 
 /* Their names; handles_init() maps their values (known only at run time)
  * to these constants. */
@@ -172,7 +182,7 @@ const char *handles_const_name(uint32_t i)
 
 #define KEY(h) HMAP_KEY(h)
 
-/* ---- datatype sizes ------------------------------------------------------- */
+/* ---- datatype sizes ------------------------------------------------------ */
 
 /* A message's bytes are its count times its datatype's size, so the trace
  * keeps sizes: of the predefined datatypes (section typesizes) and, with
@@ -267,8 +277,7 @@ void rec_datatype_out(struct rec *r, MPI_Datatype h)
 	put_datatype(r, datatype_id(KEY(h), h, 1));
 }
 
-void rec_datatype_inout(struct rec *r, MPI_Datatype before,
-			MPI_Datatype after)
+void rec_datatype_inout(struct rec *r, MPI_Datatype before, MPI_Datatype after)
 {
 	uint64_t b = KEY(before), a = KEY(after);
 
@@ -289,15 +298,15 @@ void rec_datatype_inout(struct rec *r, MPI_Datatype before,
 	keys[k] = KEY(v);
 #define PREDEF_H_COMM(h)                                                       \
 	PREDEF_KEY(MPI_Comm, h) comms_name(v, (uint32_t)(C_FIXED + k));
-#define PREDEF_H_GROUP(h) PREDEF_KEY(MPI_Group, h)
-#define PREDEF_H_REQUEST(h) PREDEF_KEY(MPI_Request, h)
-#define PREDEF_H_OP(h) PREDEF_KEY(MPI_Op, h)
-#define PREDEF_H_INFO(h) PREDEF_KEY(MPI_Info, h)
+#define PREDEF_H_GROUP(h)      PREDEF_KEY(MPI_Group, h)
+#define PREDEF_H_REQUEST(h)    PREDEF_KEY(MPI_Request, h)
+#define PREDEF_H_OP(h)	       PREDEF_KEY(MPI_Op, h)
+#define PREDEF_H_INFO(h)       PREDEF_KEY(MPI_Info, h)
 #define PREDEF_H_ERRHANDLER(h) PREDEF_KEY(MPI_Errhandler, h)
-#define PREDEF_H_WIN(h) PREDEF_KEY(MPI_Win, h)
-#define PREDEF_H_FILE(h) PREDEF_KEY(MPI_File, h)
-#define PREDEF_H_MESSAGE(h) PREDEF_KEY(MPI_Message, h)
-#define PREDEF_H_SESSION(h) PREDEF_KEY(MPI_Session, h)
+#define PREDEF_H_WIN(h)	       PREDEF_KEY(MPI_Win, h)
+#define PREDEF_H_FILE(h)       PREDEF_KEY(MPI_File, h)
+#define PREDEF_H_MESSAGE(h)    PREDEF_KEY(MPI_Message, h)
+#define PREDEF_H_SESSION(h)    PREDEF_KEY(MPI_Session, h)
 #define PREDEF_H_DATATYPE(h)                                                   \
 	PREDEF_KEY(MPI_Datatype, h) predef_size[k] = type_size(v);
 
@@ -328,7 +337,7 @@ void handles_init(void)
 	requests_init(handles_const_request_null());
 }
 
-/* ---- recording ---------------------------------------------------------------- */
+/* ---- recording ----------------------------------------------------------- */
 
 static void put_const(struct rec *r, uint32_t c)
 {
@@ -336,9 +345,8 @@ static void put_const(struct rec *r, uint32_t c)
 }
 
 /* Records value v of map type t as a constant or a symbolic id. */
-static inline __attribute__((always_inline)) void put_handle(struct rec *r,
-							   enum htype t,
-							   uint32_t v)
+static inline __attribute__((always_inline)) void
+put_handle(struct rec *r, enum htype t, uint32_t v)
 {
 	if (v == UINT32_MAX) {
 		rt.failed = 1;

@@ -7,7 +7,7 @@
 
 #include "hmap.h"
 
-/* ---- the maps --------------------------------------------------------------- */
+/* ---- the maps ------------------------------------------------------------ */
 
 /* Index of key's slot, or of the empty slot where it would go. */
 static uint32_t hmap_find(const struct hmap *m, uint64_t key)

@@ -161,7 +161,7 @@ static int sig_insert(struct sigs *ss, const struct fmt_sig *s, uint64_t hash,
 	if (ss->cst.n == UINT32_MAX)
 		return RONDO_E_NOMEM;
 	if (util_grow(&ss->cst.sig, &ss->cap, (size_t)ss->cst.n + 1,
-			   sizeof(*ss->cst.sig)) ||
+		      sizeof(*ss->cst.sig)) ||
 	    arena_reserve(ss, s->len))
 		return RONDO_E_NOMEM;
 	c = ss->arena;
@@ -268,7 +268,8 @@ static int body_same(const void *owner, uint32_t idx, const void *key)
 static int rule_intern(struct grams *gs, const struct body *b, uint32_t *id)
 {
 	struct fmt_grammar *all = &gs->all;
-	uint64_t h = body_hash(b), syms = (uint64_t)all->first[all->nrules] + b->n;
+	uint64_t h = body_hash(b),
+		 syms = (uint64_t)all->first[all->nrules] + b->n;
 	struct slot *slot;
 
 	/* Before the lookup: growing the index moves the slot it returns. */
@@ -280,13 +281,13 @@ static int rule_intern(struct grams *gs, const struct body *b, uint32_t *id)
 		if (all->nrules > GRAMMAR_MAX_TERMINAL || syms > UINT32_MAX)
 			return RONDO_E_RANGE;
 		if (util_grow(&all->first, &gs->rules_cap,
-				   (size_t)all->nrules + 2, sizeof(*all->first)) ||
+			      (size_t)all->nrules + 2, sizeof(*all->first)) ||
 		    util_grow(&all->body, &gs->body_cap, syms ? syms : 1,
-				   sizeof(*all->body)))
+			      sizeof(*all->body)))
 			return RONDO_E_NOMEM;
 		for (uint32_t k = 0; k < b->n; k++)
 			all->body[all->first[all->nrules] + k] =
-			    (rondo_sym){b->sym[k].sym, 0, b->sym[k].count};
+				(rondo_sym){b->sym[k].sym, 0, b->sym[k].count};
 		all->first[all->nrules + 1] = (uint32_t)syms;
 		table_put(slot, h, all->nrules++);
 	}
@@ -298,10 +299,11 @@ static int rule_intern(struct grams *gs, const struct body *b, uint32_t *id)
  * term_n of them) that are not there yet; *root: its root rule's id, and
  * when ids is not NULL ids[r]: rule r's. */
 static int gram_intern_ids(struct grams *gs, const struct fmt_grammar *g,
-			   const uint32_t *term, uint32_t term_n,
-			   uint32_t *ids, uint32_t *root)
+			   const uint32_t *term, uint32_t term_n, uint32_t *ids,
+			   uint32_t *root)
 {
-	uint32_t *id = ids ? ids : malloc(sizeof(*id) * ((size_t)g->nrules + 1));
+	uint32_t *id =
+		ids ? ids : malloc(sizeof(*id) * ((size_t)g->nrules + 1));
 	rondo_sym *tmp = NULL;
 	size_t captmp = 0;
 	int rc = id ? gram_valid(g) : RONDO_E_NOMEM;
@@ -317,7 +319,8 @@ static int gram_intern_ids(struct grams *gs, const struct fmt_grammar *g,
 			rondo_sym s = g->body[g->first[r] + k];
 
 			if (RONDO_SYM_IS_RULE(s.sym))
-				s.sym = RONDO_SYM_RULE | id[RONDO_SYM_ID(s.sym)];
+				s.sym = RONDO_SYM_RULE |
+					id[RONDO_SYM_ID(s.sym)];
 			else if (term && s.sym >= term_n)
 				rc = RONDO_E_RANGE;
 			else if (term)
@@ -484,8 +487,7 @@ static int stats_add(struct merge *m, const struct fmt_stats *st,
 /* The time lists start for ranks nranks .. nranks + count - 1, empty. */
 static int times_empty(struct extra *x, uint32_t nranks, uint64_t count)
 {
-	if (util_grow(&x->at, &x->capat, nranks + count + 1,
-			   sizeof(*x->at)))
+	if (util_grow(&x->at, &x->capat, nranks + count + 1, sizeof(*x->at)))
 		return RONDO_E_NOMEM;
 	x->at[0] = 0;
 	for (uint64_t k = 1; k <= count; k++)
@@ -525,8 +527,7 @@ static int times_add(struct merge *m, struct sig_time *v, uint32_t n)
 		}
 	}
 	if (util_grow(&x->sig, &x->capsig, x->ntime + k, sizeof(*x->sig)) ||
-	    util_grow(&x->code, &x->capcode, x->ntime + k,
-			   sizeof(*x->code)) ||
+	    util_grow(&x->code, &x->capcode, x->ntime + k, sizeof(*x->code)) ||
 	    times_empty(x, rank, 1))
 		return RONDO_E_NOMEM;
 	for (uint32_t i = 0; i < k; i++) {
@@ -540,7 +541,8 @@ static int times_add(struct merge *m, struct sig_time *v, uint32_t n)
 
 static int comm_same(const void *owner, uint32_t idx, const void *key)
 {
-	return ((const struct extra *)owner)->key[idx] == *(const uint64_t *)key;
+	return ((const struct extra *)owner)->key[idx] ==
+	       *(const uint64_t *)key;
 }
 
 int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
@@ -559,11 +561,11 @@ int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
 	if (slot->idx1) /* spoken for already */
 		return 0;
 	if (util_grow(&x->comms.c, &x->capcomms, (size_t)x->comms.n + 1,
-			   sizeof(*x->comms.c)) ||
+		      sizeof(*x->comms.c)) ||
 	    util_grow(&x->key, &x->capkeys, (size_t)x->comms.n + 1,
-			   sizeof(*x->key)) ||
+		      sizeof(*x->key)) ||
 	    util_grow(&x->topo, &x->captopos, (size_t)x->comms.n + 1,
-			   sizeof(*x->topo)))
+		      sizeof(*x->topo)))
 		return RONDO_E_NOMEM;
 	d = &x->comms.c[x->comms.n];
 	t = &x->topo[x->comms.n];
@@ -588,7 +590,7 @@ int merge_add_comm(struct merge *m, uint64_t key, const struct fmt_comm *c,
 	return 0;
 }
 
-/* ---- a rank, and a range of ranks ------------------------------------------ */
+/* ---- a rank, and a range of ranks ---------------------------------------- */
 
 /* The grammar of a rank with no call: one empty rule. */
 static uint32_t empty_first[2];
@@ -631,8 +633,8 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 			rc = RONDO_E_RANGE;
 		else
 			v[i] = (struct sig_time){
-			    map[st->st[i].sig],
-			    fmt_time_code(st->st[i].s.total_ns), 0};
+				map[st->st[i].sig],
+				fmt_time_code(st->st[i].s.total_ns), 0};
 	}
 	if (!rc)
 		rc = gram_intern(&m->grams, g->nrules ? g : &empty, map, cst->n,
@@ -656,13 +658,12 @@ struct runs {
 	struct run {
 		uint32_t root;
 		uint64_t count;
-	} *run;
+	} * run;
 	size_t n, cap;
 	uint64_t ranks, most; /* ranks so far, and at most */
 };
 
-static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
-		       int depth)
+static int runs_expand(struct runs *x, uint32_t rule, uint64_t times, int depth)
 {
 	const struct fmt_grammar *g = x->map;
 
@@ -677,8 +678,8 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
 			if (x->ranks > x->most)
 				return RONDO_E_CORRUPT;
 			if (RONDO_SYM_IS_RULE(s.sym)) {
-				rc = runs_expand(x, RONDO_SYM_ID(s.sym), s.count,
-						 depth + 1);
+				rc = runs_expand(x, RONDO_SYM_ID(s.sym),
+						 s.count, depth + 1);
 			} else if (s.count > x->most - x->ranks) {
 				rc = RONDO_E_CORRUPT;
 			} else if (x->n && x->run[x->n - 1].root ==
@@ -686,11 +687,11 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times,
 				x->run[x->n - 1].count += s.count;
 				x->ranks += s.count;
 			} else if (util_grow(&x->run, &x->cap, x->n + 1,
-						  sizeof(*x->run))) {
+					     sizeof(*x->run))) {
 				rc = RONDO_E_NOMEM;
 			} else {
-				x->run[x->n++] = (struct run){x->rule[s.sym],
-							      s.count};
+				x->run[x->n++] =
+					(struct run){x->rule[s.sym], s.count};
 				x->ranks += s.count;
 			}
 			if (rc)
@@ -726,8 +727,7 @@ static int range_timing(struct merge *m, const struct range *r)
 	if (!rc && x.ranks != 2 * r->nranks)
 		rc = RONDO_E_CORRUPT;
 	if (!rc && util_grow(&t->origin, &t->capo,
-				  (size_t)t->nranks + r->nranks,
-				  sizeof(*t->origin)))
+			     (size_t)t->nranks + r->nranks, sizeof(*t->origin)))
 		rc = RONDO_E_NOMEM;
 	for (size_t i = 0; !rc && i < x.n; i++)
 		rc = roots_add(&t->g, x.run[i].root, x.run[i].count);
@@ -776,9 +776,9 @@ int merge_range_add(struct merge *m, const struct range *r)
 			break;
 		}
 		for (uint64_t i = 0; i < n; i++)
-			v[i] = (struct sig_time){map[sig[i]],
-						 r->times.code[r->times.at[k] + i],
-						 0};
+			v[i] = (struct sig_time){
+				map[sig[i]], r->times.code[r->times.at[k] + i],
+				0};
 		/* times_add files them under rank nranks: the ranks
 		 * themselves are added below */
 		m->grams.nranks = start + k;
@@ -824,8 +824,8 @@ const rondo_stat *merge_stats(struct merge *m)
 
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt)
 {
-	*rt = (struct fmt_ranktime){m->grams.nranks, m->x.at, m->x.at,
-				    m->x.sig, m->x.code};
+	*rt = (struct fmt_ranktime){m->grams.nranks, m->x.at, m->x.at, m->x.sig,
+				    m->x.code};
 }
 
 const struct fmt_comms *merge_comms(const struct merge *m,
@@ -837,7 +837,7 @@ const struct fmt_comms *merge_comms(const struct merge *m,
 	return &m->x.comms;
 }
 
-/* ---- per-call timing ------------------------------------------------------ */
+/* ---- per-call timing ----------------------------------------------------- */
 
 static int grams_init(struct grams *gs)
 {
@@ -864,7 +864,7 @@ static int timing_empty(struct timing *t, uint64_t count)
 	if (!count)
 		return 0;
 	if (util_grow(&t->origin, &t->capo, t->nranks + count,
-			   sizeof(*t->origin)))
+		      sizeof(*t->origin)))
 		return RONDO_E_NOMEM;
 	rc = gram_intern(&t->g, &empty, NULL, 0, &u);
 	rc = rc ? rc : roots_add(&t->g, u, 2 * count);
@@ -908,18 +908,17 @@ int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
 	uint32_t d, i;
 	int rc;
 
-	if (!t->base || m->grams.nranks == 0 ||
-	    t->nranks > m->grams.nranks - 1)
+	if (!t->base || m->grams.nranks == 0 || t->nranks > m->grams.nranks - 1)
 		return RONDO_E_STATE;
 	if (t->nranks < m->grams.nranks - 1 &&
 	    (rc = timing_empty(t, m->grams.nranks - 1 - t->nranks)))
 		return rc;
 	if (util_grow(&t->origin, &t->capo, (size_t)t->nranks + 1,
-			   sizeof(*t->origin)))
+		      sizeof(*t->origin)))
 		return RONDO_E_NOMEM;
 	rc = gram_intern(&t->g, dur->nrules ? dur : &empty, NULL, 0, &d);
-	rc = rc ? rc : gram_intern(&t->g, ival->nrules ? ival : &empty, NULL,
-				   0, &i);
+	rc = rc ? rc
+		: gram_intern(&t->g, ival->nrules ? ival : &empty, NULL, 0, &i);
 	rc = rc ? rc : roots_add(&t->g, d, 1);
 	rc = rc ? rc : roots_add(&t->g, i, 1);
 	if (!rc)

@@ -43,11 +43,11 @@ struct sigs {
 struct grams {
 	struct fmt_grammar all; /* in dependency order */
 	size_t rules_cap, body_cap;
-	struct table index;	/* rule body -> rule id */
-	uint8_t *is_root;	/* rules some rank's calls are */
+	struct table index; /* rule body -> rule id */
+	uint8_t *is_root;   /* rules some rank's calls are */
 	size_t roots_cap;
-	uint32_t nroots;	/* distinct rank grammars */
-	struct grammar *map;	/* the sequence of rank roots */
+	uint32_t nroots;     /* distinct rank grammars */
+	struct grammar *map; /* the sequence of rank roots */
 	uint32_t nranks;
 	int failed; /* the map engine ran out of memory: only free is left */
 };

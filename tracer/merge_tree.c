@@ -50,7 +50,7 @@ static int64_t local_me(void *ctx, uint32_t kind, uint64_t value)
 	return name && !strcmp(name, "MPI_COMM_SELF") ? 0 : -1;
 }
 
-/* ---- the tree ------------------------------------------------------------------ */
+/* ---- the tree ------------------------------------------------------------ */
 
 /* Messages go in pieces of at most this many bytes, after their length,
  * so that any length fits MPI's int counts, and a rank that cannot hold
@@ -69,8 +69,9 @@ static void blob_send(const struct merge_tree *t, int to, int tag,
 
 	PMPI_Send(&len, 1, MPI_UINT64_T, to, tag, t->comm);
 	for (uint64_t at = 0; at < len; at += PIECE)
-		PMPI_Send(b->data + at, (int)(len - at < PIECE ? len - at : PIECE),
-			  MPI_BYTE, to, tag, t->comm);
+		PMPI_Send(b->data + at,
+			  (int)(len - at < PIECE ? len - at : PIECE), MPI_BYTE,
+			  to, tag, t->comm);
 }
 
 /* Takes in a message; NULL (and *n 0) when it was empty or did not fit
@@ -122,8 +123,8 @@ typedef void (*tree_take_fn)(struct merge_tree *t, void *ctx, int child,
 			     uint32_t nranks);
 typedef void (*tree_send_fn)(struct merge_tree *t, void *ctx, int parent);
 
-static void tree_run(struct merge_tree *t, tree_take_fn take,
-		     tree_send_fn send, void *ctx)
+static void tree_run(struct merge_tree *t, tree_take_fn take, tree_send_fn send,
+		     void *ctx)
 {
 	for (uint32_t k = 0; k < t->rounds; k++) {
 		int step = (int)(1u << k);
@@ -136,7 +137,8 @@ static void tree_run(struct merge_tree *t, tree_take_fn take,
 			int child = t->rank + step, end = child + step;
 
 			take(t, ctx, child,
-			     (uint32_t)((end < t->size ? end : t->size) - child));
+			     (uint32_t)((end < t->size ? end : t->size) -
+					child));
 		}
 	}
 }
@@ -195,8 +197,9 @@ static void merge_take(struct merge_tree *t, void *ctx, int child,
 	struct merge *m = ctx;
 	double start = PMPI_Wtime();
 
-	if (m && (!p || merge_add_encoded(m, p, n, nranks, rt_nfuncs(),
-					  (uint32_t)t->size) != 0) &&
+	if (m &&
+	    (!p || merge_add_encoded(m, p, n, nranks, rt_nfuncs(),
+				     (uint32_t)t->size) != 0) &&
 	    merge_ranks(m) < (uint32_t)(child + nranks - t->rank))
 		merge_add_failed(m, nranks);
 	free(p);

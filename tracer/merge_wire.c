@@ -24,8 +24,16 @@
  * then the members (fmt_comms); timing: a base (f64, 0: none), then when
  * there is one the ranks' per-call timing (fmt_timing, its offsets the
  * ranks' clock origins). */
-enum { PART_CST, PART_GRAMS, PART_MAP, PART_STATS, PART_TIMES, PART_COMMS,
-       PART_TIMING, NPARTS };
+enum {
+	PART_CST,
+	PART_GRAMS,
+	PART_MAP,
+	PART_STATS,
+	PART_TIMES,
+	PART_COMMS,
+	PART_TIMING,
+	NPARTS
+};
 
 static void put_part(struct fmt_buf *out, struct fmt_buf *part)
 {
@@ -150,22 +158,27 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 	rc = rc ? rc : fmt_cur_end(&c);
 	if (!rc && (r->nranks == 0 || r->nranks > UINT32_MAX))
 		rc = RONDO_E_CORRUPT;
-	rc = rc ? rc : fmt_cst_decode(&r->cst, part[PART_CST], len[PART_CST],
-				      nfuncs, &e);
-	rc = rc ? rc : fmt_grammar_decode(&r->grams, part[PART_GRAMS],
-					  len[PART_GRAMS], r->cst.n, NULL, &e);
-	rc = rc ? rc : fmt_grammar_decode(&r->map, part[PART_MAP],
-					  len[PART_MAP], r->grams.nrules, NULL,
-					  &e);
-	rc = rc ? rc : fmt_stats_decode(&r->st, part[PART_STATS],
-					len[PART_STATS], r->cst.n, &e);
-	rc = rc ? rc : fmt_ranktime_decode(&r->times, part[PART_TIMES],
-					   len[PART_TIMES], (uint32_t)r->nranks,
-					   r->cst.n, &e);
+	rc = rc ? rc
+		: fmt_cst_decode(&r->cst, part[PART_CST], len[PART_CST], nfuncs,
+				 &e);
+	rc = rc ? rc
+		: fmt_grammar_decode(&r->grams, part[PART_GRAMS],
+				     len[PART_GRAMS], r->cst.n, NULL, &e);
+	rc = rc ? rc
+		: fmt_grammar_decode(&r->map, part[PART_MAP], len[PART_MAP],
+				     r->grams.nrules, NULL, &e);
+	rc = rc ? rc
+		: fmt_stats_decode(&r->st, part[PART_STATS], len[PART_STATS],
+				   r->cst.n, &e);
+	rc = rc ? rc
+		: fmt_ranktime_decode(&r->times, part[PART_TIMES],
+				      len[PART_TIMES], (uint32_t)r->nranks,
+				      r->cst.n, &e);
 	if (!rc) {
 		uint32_t nkeys;
 
-		fmt_cur_init(&c, part[PART_COMMS], len[PART_COMMS], "merge", &e);
+		fmt_cur_init(&c, part[PART_COMMS], len[PART_COMMS], "merge",
+			     &e);
 		rc = fmt_get_count(&c, &nkeys, 2);
 		r->keys = rc ? NULL : malloc(sizeof(uint64_t) * (nkeys + 1));
 		r->topos.t = rc ? NULL : calloc(nkeys + 1, sizeof(*r->topos.t));
@@ -181,7 +194,8 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 			rc = rc ? rc : fmt_get_uvarint(&c, &nd);
 			if (!rc && nd > FMT_MAX_DIMS)
 				rc = RONDO_E_CORRUPT;
-			g->dims = rc ? NULL : malloc(sizeof(uint32_t) * (nd + 1));
+			g->dims =
+				rc ? NULL : malloc(sizeof(uint32_t) * (nd + 1));
 			g->periodic = rc ? NULL : malloc(nd + 1);
 			if (!rc && (!g->dims || !g->periodic))
 				rc = RONDO_E_NOMEM;
@@ -193,8 +207,9 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 				g->periodic[k] = v != 0;
 			}
 		}
-		rc = rc ? rc : fmt_comms_decode(&r->comms, c.p + c.pos,
-						c.len - c.pos, nworld, &e);
+		rc = rc ? rc
+			: fmt_comms_decode(&r->comms, c.p + c.pos,
+					   c.len - c.pos, nworld, &e);
 		if (!rc && r->comms.n != nkeys)
 			rc = RONDO_E_CORRUPT;
 	}

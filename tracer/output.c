@@ -24,29 +24,29 @@
 /* What rank 0 learns about the merge, for the metadata. */
 struct job {
 	struct merge *m;
-	uint32_t rounds;  /* of the tree */
-	double seconds;   /* rank 0's time from all ranks in to the merged tables */
-	double busy;      /* of it, merging what the other ranks sent */
-	size_t largest;   /* the largest message rank 0 took in */
-	uint64_t run_ns;  /* the longest rank's run from MPI_Init to here */
+	uint32_t rounds; /* of the tree */
+	double seconds; /* rank 0's time from all ranks in to the merged tables */
+	double busy;	/* of it, merging what the other ranks sent */
+	size_t largest;	     /* the largest message rank 0 took in */
+	uint64_t run_ns;     /* the longest rank's run from MPI_Init to here */
 	struct hmap comm_id; /* communicator identity -> id */
 	struct fmt_comms comms;
 	size_t capcomms;
 	struct fmt_topos topos; /* borrowed from the merge too */
 	int oom;
-	int64_t *skew;       /* timing_align: each rank's clock - rank 0's */
+	int64_t *skew;	     /* timing_align: each rank's clock - rank 0's */
 	char clock_how[160]; /* and how that was found ("": no timing) */
 	/* calls traced by binding, then the ranks that made any, summed */
 	uint64_t bind[2 * REC_NBIND];
 };
 
-/* ---- this rank's tables ------------------------------------------------------ */
+/* ---- this rank's tables -------------------------------------------------- */
 
 /* A grammar this large is an irregular call sequence (a regular one
  * folds into a few rules whatever its length): then the other shape
  * (reshape.c) is tried, up to this many calls. */
 #define RESHAPE_MIN_SYMBOLS 1024
-#define RESHAPE_MAX_CALLS (1u << 22)
+#define RESHAPE_MAX_CALLS   (1u << 22)
 
 /* The zstd level sections are written at: the slow, small one for all
  * but large payloads (a trace's are mostly small). */
@@ -72,8 +72,9 @@ static void local_reshape(struct fmt_grammar *g)
 	now = b.oom ? 0 : fmt_packed_size(b.data, b.len, pack_level(b.len));
 	if (was && now && now < was) {
 		if (rt.verbose > 1 || (rt.verbose == 1 && rt.rank == 0))
-			fprintf(stderr, "rondo: rank %d: grammar reshaped, %u "
-					"pieces, %zu bytes packed instead of %zu\n",
+			fprintf(stderr,
+				"rondo: rank %d: grammar reshaped, %u "
+				"pieces, %zu bytes packed instead of %zu\n",
 				rt.rank, r.nrules - 1, now, was);
 		fmt_grammar_free(g);
 		*g = r;
@@ -99,16 +100,16 @@ static int local_tables(struct fmt_cst *cst, struct fmt_grammar *g,
 		return -1;
 	local_reshape(g);
 	for (uint32_t s = 0; s < rt.nsig; s++) {
-		cst->sig[s] = (struct fmt_sig){rt.sig[s].func, rt.sig[s].nargs,
-					       rt.sig[s].len,
-					       rt.sig_bytes.data + rt.sig[s].off};
+		cst->sig[s] = (struct fmt_sig){
+			rt.sig[s].func, rt.sig[s].nargs, rt.sig[s].len,
+			rt.sig_bytes.data + rt.sig[s].off};
 		if (rt.sig[s].st.count)
 			st->st[st->n++] = (struct fmt_stat){s, rt.sig[s].st};
 	}
 	return 0;
 }
 
-/* ---- the sections ---------------------------------------------------------- */
+/* ---- the sections -------------------------------------------------------- */
 
 static void meta_add(struct fmt_meta *m, const char *key, const char *value)
 {
@@ -155,10 +156,12 @@ static void bindings_meta(char *buf, size_t size, const struct job *j)
 	for (int b = 0; b < REC_NBIND; b++) {
 		if (!j->bind[b] || n >= size)
 			continue;
-		n += (size_t)snprintf(buf + n, size - n, "%s%s: %llu calls on "
-				      "%llu ranks", n ? "; " : "", names[b],
-				      (unsigned long long)j->bind[b],
-				      (unsigned long long)j->bind[REC_NBIND + b]);
+		n += (size_t)snprintf(
+			buf + n, size - n,
+			"%s%s: %llu calls on "
+			"%llu ranks",
+			n ? "; " : "", names[b], (unsigned long long)j->bind[b],
+			(unsigned long long)j->bind[REC_NBIND + b]);
 	}
 	if (!buf[0])
 		snprintf(buf, size, "none: no call was traced");
@@ -192,12 +195,14 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 	snprintf(buf, sizeof(buf), "%.6f", (double)j->run_ns / 1e9);
 	meta_add(m, "duration", buf);
 	if (rt.sessions)
-		meta_add(m, "init", "MPI-4 sessions: the trace starts at the "
-				    "first MPI_Session_init and is written at "
-				    "exit");
+		meta_add(m, "init",
+			 "MPI-4 sessions: the trace starts at the "
+			 "first MPI_Session_init and is written at "
+			 "exit");
 	else if (rt.lazy)
-		meta_add(m, "init", "not seen: the trace starts at the first "
-				    "call made with MPI up");
+		meta_add(m, "init",
+			 "not seen: the trace starts at the first "
+			 "call made with MPI up");
 	meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
 	snprintf(buf, sizeof(buf),
 		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d "
@@ -212,17 +217,19 @@ static void job_meta(struct fmt_meta *m, const struct job *j)
 		snprintf(buf, sizeof(buf), "per call, base %g",
 			 merge_timing_base(j->m));
 		meta_add(m, "timing", buf);
-		meta_add(m, "clock_sync", j->clock_how[0]
-					      ? j->clock_how
-					      : "not aligned: clocks read as "
-						"they are");
+		meta_add(m, "clock_sync",
+			 j->clock_how[0] ? j->clock_how
+					 : "not aligned: clocks read as "
+					   "they are");
 	}
-	snprintf(buf, sizeof(buf), "%u rounds, %.3f ms on rank 0 (%.3f ms "
-		 "merging what came in), largest message %zu bytes", j->rounds,
-		 j->seconds * 1e3, j->busy * 1e3, j->largest);
+	snprintf(buf, sizeof(buf),
+		 "%u rounds, %.3f ms on rank 0 (%.3f ms "
+		 "merging what came in), largest message %zu bytes",
+		 j->rounds, j->seconds * 1e3, j->busy * 1e3, j->largest);
 	meta_add(m, "merge", buf);
 	if (merge_failed(j->m)) {
-		snprintf(buf, sizeof(buf), "%u ranks ran out of memory or sent "
+		snprintf(buf, sizeof(buf),
+			 "%u ranks ran out of memory or sent "
 			 "damaged tables; their calls are missing",
 			 merge_failed(j->m));
 		meta_add(m, "incomplete", buf);
@@ -269,7 +276,7 @@ static uint32_t job_comm(struct job *j, uint64_t key)
 	if (id != UINT32_MAX)
 		return id;
 	if (util_grow(&j->comms.c, &j->capcomms, (size_t)j->comms.n + 1,
-			   sizeof(*j->comms.c)) < 0 ||
+		      sizeof(*j->comms.c)) < 0 ||
 	    hmap_insert(&j->comm_id, key, j->comms.n) < 0) {
 		j->oom = 1;
 		return 0;
@@ -297,7 +304,8 @@ static int cst_map_kind(struct fmt_cst *cst, struct fmt_buf *bytes,
 		struct fmt_cur in;
 
 		off[s] = bytes->len;
-		fmt_cur_init(&in, cst->sig[s].args, cst->sig[s].len, NULL, NULL);
+		fmt_cur_init(&in, cst->sig[s].args, cst->sig[s].len, NULL,
+			     NULL);
 		for (uint32_t a = 0; a < cst->sig[s].nargs; a++)
 			if (fmt_arg_map(bytes, &in, kind, map, ctx) < 0)
 				break;
@@ -357,7 +365,8 @@ static uint64_t used_const(void *ctx, uint64_t v)
 		return v; /* not one of ours: left as it is */
 	if (u->id[v] == UINT32_MAX) {
 		u->id[v] = u->out->n;
-		u->out->name[u->out->n++] = (char *)handles_const_name((uint32_t)v);
+		u->out->name[u->out->n++] =
+			(char *)handles_const_name((uint32_t)v);
 	}
 	return u->id[v];
 }
@@ -397,7 +406,7 @@ static int job_consts(struct fmt_cst *cst, struct fmt_buf *bytes,
 static void job_offsets(const struct job *j, struct fmt_timing *tm)
 {
 	int64_t ref = rt.tstate != RT_TIMING_OFF ? (int64_t)rt.origin_ns
-						   : (int64_t)rt.start_ns;
+						 : (int64_t)rt.start_ns;
 
 	for (uint32_t r = 0; r < tm->nranks; r++)
 		if (tm->offset[r]) /* 0: the rank kept no time */
@@ -408,11 +417,12 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 {
 	const struct fmt_cst *all = merge_cst(j->m);
 	const rondo_stat *stat = merge_stats(j->m);
-	struct fmt_cst cst = {all->n, malloc(sizeof(struct fmt_sig) * (all->n + 1)),
-			      NULL};
+	struct fmt_cst cst = {
+		all->n, malloc(sizeof(struct fmt_sig) * (all->n + 1)), NULL};
 	struct fmt_funcs funcs = {0};
 	struct fmt_consts consts = {0};
-	struct fmt_stats st = {0, malloc(sizeof(struct fmt_stat) * (all->n + 1))};
+	struct fmt_stats st = {0,
+			       malloc(sizeof(struct fmt_stat) * (all->n + 1))};
 	struct fmt_meta meta = {0};
 	struct fmt_grammar g = {0};
 	struct fmt_rankmap rm = {0};
@@ -482,7 +492,7 @@ static int job_sections(struct job *j, struct fmt_writer *w)
 	return rc;
 }
 
-/* ---- where the file goes ---------------------------------------------------- */
+/* ---- where the file goes ------------------------------------------------- */
 
 /* <program>-<date>-<time>.rondo in dir (NULL: the working directory),
  * the program's name cut so that the file's name fits NAME_MAX (at a
@@ -497,8 +507,8 @@ static void default_name(char *buf, size_t size, const char *dir)
 		while (n && ((unsigned char)prog[n] & 0xC0) == 0x80)
 			n--;
 	}
-	snprintf(buf, size, "%s%s%.*s-%s.rondo", dir ? dir : "",
-		 dir ? "/" : "", (int)n, prog, rt.stamp);
+	snprintf(buf, size, "%s%s%.*s-%s.rondo", dir ? dir : "", dir ? "/" : "",
+		 (int)n, prog, rt.stamp);
 }
 
 /* RONDO_OUT names a directory to put the trace in: a directory, or a
@@ -510,8 +520,8 @@ static int out_is_dir(const char *path)
 
 	if (lstat(path, &st) < 0)
 		return 0;
-	if (S_ISLNK(st.st_mode) &&
-	    (st.st_uid == geteuid() || st.st_uid == 0) && stat(path, &st) < 0)
+	if (S_ISLNK(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == 0) &&
+	    stat(path, &st) < 0)
 		return 0;
 	return S_ISDIR(st.st_mode);
 }
@@ -578,8 +588,9 @@ static void job_write(struct job *j)
 		fprintf(stderr, "rondo: out of memory while merging the ranks' "
 				"traces; no trace written\n");
 	else if (job_save(&w, path, sizeof(path)) == 0)
-		fprintf(stderr, "rondo: %s: %llu bytes, %llu MPI calls, %u "
-				"signatures, %d ranks\n",
+		fprintf(stderr,
+			"rondo: %s: %llu bytes, %llu MPI calls, %u "
+			"signatures, %d ranks\n",
 			path, (unsigned long long)w.saved,
 			(unsigned long long)merge_calls(j->m),
 			merge_cst(j->m)->n, rt.size);
@@ -600,17 +611,19 @@ void output_write(void)
 
 	/* RONDO_VERBOSE=1: rank 0's own figures; 2: every rank's */
 	if (rt.verbose > 1 || (rt.verbose == 1 && rt.rank == 0))
-		fprintf(stderr, "rondo: rank %d: %llu MPI calls, %u signatures, "
-				"%llu calls with kept argument bytes, grammar "
-				"%zu bytes in memory\n", rt.rank,
-			(unsigned long long)rt.ncalls, rt.nsig,
-			(unsigned long long)rt.memo_hits,
-			grammar_memory(rt.g));
+		fprintf(stderr,
+			"rondo: rank %d: %llu MPI calls, %u signatures, "
+			"%llu calls with kept argument bytes, grammar "
+			"%zu bytes in memory\n",
+			rt.rank, (unsigned long long)rt.ncalls, rt.nsig,
+			(unsigned long long)rt.memo_hits, grammar_memory(rt.g));
 	/* A communicator of the tracer's own: the program's messages, even
 	 * left pending, cannot meet the merge's. */
 	if (PMPI_Comm_dup(rt.world, &t.comm) != MPI_SUCCESS) {
-		fprintf(stderr, "rondo: rank %d: cannot set up the merge; no "
-				"trace written\n", rt.rank);
+		fprintf(stderr,
+			"rondo: rank %d: cannot set up the merge; no "
+			"trace written\n",
+			rt.rank);
 		relative_free(R);
 		return;
 	}

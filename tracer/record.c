@@ -75,7 +75,7 @@ static int from_mpi_library(const void *caller)
 	return 0;
 }
 
-/* ---- one call ------------------------------------------------------------- */
+/* ---- one call ------------------------------------------------------------ */
 
 int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 {
@@ -153,8 +153,8 @@ int rec_end(struct rec *r, int ret)
 		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
 			rt.failed = 1;
 		} else {
-			uint64_t d = r->t1 > r->t0 ? rt_clock_ns(r->t1 - r->t0)
-						   : 0;
+			uint64_t d =
+				r->t1 > r->t0 ? rt_clock_ns(r->t1 - r->t0) : 0;
 
 			rt.expect = grammar_expected(rt.g);
 			if (lv->pool != UINT32_MAX)
@@ -195,7 +195,7 @@ MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
 	return lv->saved;
 }
 
-/* ---- arguments recorded before (record.h) ---------------------------------- */
+/* ---- arguments recorded before (record.h) -------------------------------- */
 
 uint64_t rec_epoch = 1;
 
@@ -244,7 +244,8 @@ void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 		return;
 	/* the buffers outside the heap, to look up again next time */
 	for (unsigned v = lv->nonheap ? bufs : 0; v; v &= v - 1)
-		if (!memo_in_heap((const void *)(uintptr_t)key[__builtin_ctz(v)]))
+		if (!memo_in_heap(
+			    (const void *)(uintptr_t)key[__builtin_ctz(v)]))
 			verify |= (uint16_t)(1u << __builtin_ctz(v));
 	/* the ways of a set are replaced in turn */
 	m = &rec_memo_table[set][memo_next[set]++ % REC_MEMO_WAYS];
@@ -257,7 +258,7 @@ void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 	m->epoch = r->epoch;
 }
 
-/* ---- plain values ----------------------------------------------------------- */
+/* ---- plain values -------------------------------------------------------- */
 
 void rec_null(struct rec *r)
 {
@@ -288,7 +289,7 @@ void rec_list(struct rec *r, int64_t n)
 	fmt_arg_put_list(rec_args(r), RONDO_ARG_ARRAY, n > 0 ? (uint64_t)n : 0);
 }
 
-/* ---- lengths from a communicator -------------------------------------------- */
+/* ---- lengths from a communicator ----------------------------------------- */
 
 int rec_comm_size(MPI_Comm comm)
 {
@@ -345,7 +346,7 @@ int rec_cart_ndims(MPI_Comm comm)
 	return n;
 }
 
-/* ---- the signature table ---------------------------------------------------- */
+/* ---- the signature table ------------------------------------------------- */
 
 /* Eight bytes at a time: every call hashes its arguments, so this is on
  * the path whose cost the program pays. */
@@ -391,12 +392,13 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 	struct rt_sig *s;
 
 	if (util_grow(&rt.sig, &rt.capsig, (size_t)rt.nsig + 1,
-			   sizeof(*rt.sig)) < 0)
+		      sizeof(*rt.sig)) < 0)
 		return UINT32_MAX;
 	s = &rt.sig[rt.nsig];
 	memset(s, 0, sizeof(*s));
-	*s = (struct rt_sig){func, nargs, (uint32_t)n,
-			     (uint32_t)rt.sig_bytes.len, UINT32_MAX, h, {0}};
+	*s = (struct rt_sig){
+		func,	    nargs, (uint32_t)n, (uint32_t)rt.sig_bytes.len,
+		UINT32_MAX, h,	   {0}};
 	fmt_put_bytes(&rt.sig_bytes, p, n);
 	if (rt.sig_bytes.oom || rt.sig_bytes.len > UINT32_MAX)
 		return UINT32_MAX;
@@ -416,8 +418,8 @@ uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,
 
 	if ((rt.nsig + 1) * 2 > rt.index_cap && index_grow() < 0)
 		return UINT32_MAX;
-	for (i = (uint32_t)h & (rt.index_cap - 1); rt.sig_index[i] != UINT32_MAX;
-	     i = (i + 1) & (rt.index_cap - 1)) {
+	for (i = (uint32_t)h & (rt.index_cap - 1);
+	     rt.sig_index[i] != UINT32_MAX; i = (i + 1) & (rt.index_cap - 1)) {
 		const struct rt_sig *s = &rt.sig[rt.sig_index[i]];
 
 		if (s->hash == h && s->func == func && s->len == n &&

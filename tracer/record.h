@@ -58,14 +58,14 @@ enum rec_binding {
 };
 
 struct rec {
-	uint32_t func;   /* index into rec_funcs */
+	uint32_t func;	  /* index into rec_funcs */
 	uint32_t binding; /* enum rec_binding; rec_begin sets REC_BIND_C */
-	uint64_t t0, t1; /* PMPI call start and end, ns */
-	int locked;      /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
-	int paused;      /* made while paused: bookkeeping only, not traced */
+	uint64_t t0, t1;  /* PMPI call start and end, ns */
+	int locked;	  /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
+	int paused;	  /* made while paused: bookkeeping only, not traced */
 	struct rec_thread *th;
 	struct rt_level *lv; /* its scratch space: where values are encoded */
-	uint64_t epoch;      /* rec_epoch when rec_memo_hit looked */
+	uint64_t epoch;	     /* rec_epoch when rec_memo_hit looked */
 	uint64_t memo_hash;  /* of the values it looked for */
 };
 
@@ -112,14 +112,14 @@ int rec_end(struct rec *r, int ret);
  * every kept entry; a buffer that was outside the heap is looked up
  * again, since a block allocated later may cover it.  RONDO_MEMO=0 turns
  * this off; the trace is the same either way (tests/mpi.sh compares). */
-#define REC_MEMO_KEYS 8
+#define REC_MEMO_KEYS  8
 #define REC_MEMO_BYTES 64
-#define REC_MEMO_SETS 128
-#define REC_MEMO_WAYS 4
+#define REC_MEMO_SETS  128
+#define REC_MEMO_WAYS  4
 struct rec_memo {
 	uint64_t epoch; /* rec_epoch when kept; 0: nothing kept */
-	uint64_t hash;  /* rec_memo_hash of the function and the values */
-	uint64_t func;  /* the function and the number of values */
+	uint64_t hash;	/* rec_memo_hash of the function and the values */
+	uint64_t func;	/* the function and the number of values */
 	uint64_t key[REC_MEMO_KEYS];
 	uint16_t verify; /* keys that are buffers outside the heap */
 	uint8_t len;
@@ -161,8 +161,7 @@ int rec_memo_take(struct rec *r, struct rec_memo *m, const uint64_t *key);
  * each).  Inline, so that the wrapper's constant n unrolls the hash and
  * the comparison; the kept entries are not looked at with RONDO_MEMO=0,
  * since none is kept then. */
-static inline int rec_memo_hit(struct rec *r, const uint64_t *key,
-			       unsigned n)
+static inline int rec_memo_hit(struct rec *r, const uint64_t *key, unsigned n)
 {
 	uint64_t h = rec_memo_hash(r->func, key, n), d = 0;
 	struct rec_memo *m = rec_memo_table[rec_memo_set(h)];
@@ -183,16 +182,16 @@ void rec_memo_save(struct rec *r, const uint64_t *key, unsigned n,
 		   unsigned bufs);
 
 /* ---- scalar values ------------------------------------------------------ */
-void rec_null(struct rec *r);                 /* NULL pointer, not recorded */
-void rec_int(struct rec *r, int64_t v);       /* counts, sizes, flags... */
-void rec_tag(struct rec *r, int tag);         /* MPI_ANY_TAG by name */
+void rec_null(struct rec *r);		/* NULL pointer, not recorded */
+void rec_int(struct rec *r, int64_t v); /* counts, sizes, flags... */
+void rec_tag(struct rec *r, int tag);	/* MPI_ANY_TAG by name */
 /* A rank in `comm` (dest, source, root): MPI_ANY_SOURCE, MPI_PROC_NULL,
  * MPI_ROOT by name, others relative to the caller where that helps. */
 void rec_rank(struct rec *r, int rank, MPI_Comm comm);
 /* A collective's root: the same on every rank that takes part, so stored
  * as it is (MPI_ROOT and MPI_PROC_NULL by name). */
 void rec_root(struct rec *r, int root);
-void rec_buf(struct rec *r, const void *p);   /* MPI_IN_PLACE, MPI_BOTTOM */
+void rec_buf(struct rec *r, const void *p); /* MPI_IN_PLACE, MPI_BOTTOM */
 /* A type constructor's byte displacement: a buffer when it is an absolute
  * address (in a heap block, or too far from 0 to be relative), else an
  * integer. */
@@ -277,8 +276,8 @@ void rec_comm_dup_out(struct rec *r, MPI_Comm c, MPI_Comm parent);
 MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n);
 
 /* ---- lengths the API description marks "*" ------------------------------ */
-int rec_comm_size(MPI_Comm comm);        /* remote size for an intercomm */
-int rec_comm_indegree(MPI_Comm comm);    /* neighbourhood collectives */
+int rec_comm_size(MPI_Comm comm);     /* remote size for an intercomm */
+int rec_comm_indegree(MPI_Comm comm); /* neighbourhood collectives */
 int rec_comm_outdegree(MPI_Comm comm);
 int rec_cart_ndims(MPI_Comm comm);
 

@@ -35,10 +35,10 @@
 #define REL_KEEP 8
 
 struct rel_slot {
-	uint64_t key;	/* (group, arg) */
-	uint32_t n[2];	/* distinct values: [0] absolute, [1] relative */
+	uint64_t key;  /* (group, arg) */
+	uint32_t n[2]; /* distinct values: [0] absolute, [1] relative */
 	int64_t v[2][REL_KEEP];
-	int relative;	/* the decision */
+	int relative; /* the decision */
 };
 
 struct relative {
@@ -70,7 +70,7 @@ void relative_free(struct relative *R)
 	free(R);
 }
 
-/* ---- one signature's arguments ----------------------------------------------- */
+/* ---- one signature's arguments ------------------------------------------- */
 
 #define MAX_ARGS 64
 
@@ -94,8 +94,7 @@ static int is_const(const rondo_arg *a, const char *name)
 	return n && !strcmp(n, name);
 }
 
-static int is_candidate(const struct fmt_sig *s, uint32_t i,
-			const rondo_arg *a)
+static int is_candidate(const struct fmt_sig *s, uint32_t i, const rondo_arg *a)
 {
 	const struct rec_func *f = rt_func(s->func);
 
@@ -151,7 +150,7 @@ static uint64_t slot_key(const struct args *x, uint32_t i)
 	return mix(x->group, i);
 }
 
-/* ---- deciding ------------------------------------------------------------------ */
+/* ---- deciding ------------------------------------------------------------ */
 
 static uint32_t slot_of(struct relative *R, uint64_t key)
 {
@@ -160,7 +159,7 @@ static uint32_t slot_of(struct relative *R, uint64_t key)
 	if (k != UINT32_MAX)
 		return k;
 	if (util_grow(&R->slot, &R->capslots, (size_t)R->nslots + 1,
-			   sizeof(*R->slot)) < 0)
+		      sizeof(*R->slot)) < 0)
 		return UINT32_MAX;
 	if (hmap_insert(&R->slots, key, R->nslots) < 0)
 		return UINT32_MAX;
@@ -214,7 +213,7 @@ int relative_observe(struct relative *R, const struct fmt_cst *cst,
 	return R->oom;
 }
 
-/* ---- over ranks ---------------------------------------------------------------- */
+/* ---- over ranks ---------------------------------------------------------- */
 
 void relative_encode(const struct relative *R, struct fmt_buf *b)
 {
@@ -251,7 +250,8 @@ int relative_merge(struct relative *R, const uint8_t *p, size_t n)
 			return R->oom = -1;
 		for (int f = 0; f < 2 && !rc; f++) {
 			rc = fmt_get_uvarint(&c, &cnt);
-			for (uint64_t i = 0; !rc && i < cnt && i < REL_KEEP; i++) {
+			for (uint64_t i = 0; !rc && i < cnt && i < REL_KEEP;
+			     i++) {
 				int64_t v;
 
 				rc = fmt_get_svarint(&c, &v);
@@ -306,7 +306,7 @@ int relative_load(struct relative *R, const uint8_t *p, size_t n)
 	return rc ? -1 : fmt_cur_end(&c) ? -1 : 0;
 }
 
-/* ---- rewriting ------------------------------------------------------------------- */
+/* ---- rewriting ----------------------------------------------------------- */
 
 static int use_relative(struct relative *R, const struct args *x, uint32_t i)
 {

@@ -82,7 +82,7 @@ void requests_init(uint32_t null_const)
 	rq.null_const = null_const;
 }
 
-/* ---- the per-call context ----------------------------------------------------- */
+/* ---- the per-call context ------------------------------------------------ */
 
 /* The requests the current call named, in argument order, for its
  * statuses. */
@@ -92,7 +92,7 @@ static int ctx_push(struct rec *r, const struct req_info *info)
 
 	if (lv->nctx >= lv->capctx &&
 	    util_grow(&lv->ctx, &lv->capctx, (size_t)lv->nctx + 1,
-			   sizeof(*lv->ctx)) < 0)
+		      sizeof(*lv->ctx)) < 0)
 		return -1;
 	lv->ctx[lv->nctx++] = *info;
 	return 0;
@@ -117,7 +117,7 @@ static uint32_t ctx_occurrence(struct rec *r, uint64_t key, int keep)
 	return keep ? lv->dup[i].kept++ : lv->dup[i].kept;
 }
 
-/* ---- pools ---------------------------------------------------------------------- */
+/* ---- pools --------------------------------------------------------------- */
 
 static uint32_t pool_of(uint64_t hash)
 {
@@ -126,7 +126,7 @@ static uint32_t pool_of(uint64_t hash)
 	if (p != UINT32_MAX)
 		return p;
 	if (util_grow(&rq.pool, &rq.cappools, (size_t)rq.npools + 1,
-			   sizeof(*rq.pool)) < 0)
+		      sizeof(*rq.pool)) < 0)
 		return NONE;
 	if (hmap_insert(&rq.pools, hash, rq.npools) < 0)
 		return NONE;
@@ -145,8 +145,8 @@ static uint32_t pool_take(uint32_t pool, uint32_t *slot)
 	if (k < p->nids)
 		return p->ids[k];
 	/* slots are taken lowest first: a new one is the next */
-	if (util_grow(&p->ids, &p->capids, (size_t)k + 1,
-			   sizeof(*p->ids)) < 0) {
+	if (util_grow(&p->ids, &p->capids, (size_t)k + 1, sizeof(*p->ids)) <
+	    0) {
 		hmap_give_id(&p->slots, k);
 		return NONE;
 	}
@@ -154,7 +154,7 @@ static uint32_t pool_take(uint32_t pool, uint32_t *slot)
 	return rq.next_id++;
 }
 
-/* ---- live requests ------------------------------------------------------------- */
+/* ---- live requests ------------------------------------------------------- */
 
 static uint32_t req_alloc(void)
 {
@@ -165,7 +165,7 @@ static uint32_t req_alloc(void)
 		return i;
 	}
 	if (util_grow(&rq.req, &rq.capreq, (size_t)rq.nreq + 1,
-			   sizeof(*rq.req)) < 0)
+		      sizeof(*rq.req)) < 0)
 		return NONE;
 	return rq.nreq++;
 }
@@ -289,8 +289,7 @@ static void name_request(struct rec *r, MPI_Request h, int released)
 
 /* What a receive or file operation posted: count elements of type (count
  * -1 when there is none, or the type's size is unknown). */
-static void info_posted(struct req_info *info, int64_t count,
-			MPI_Datatype type)
+static void info_posted(struct req_info *info, int64_t count, MPI_Datatype type)
 {
 	int size = 0;
 
@@ -311,8 +310,8 @@ static void info_comm(struct req_info *info, MPI_Comm comm, int named)
 	info->comm_kind = 0;
 	if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD)
 		return;
-	if (comms_describe(comm, &info->comm_kind, &info->comm_value,
-			   &info->me, &info->size) != 0) {
+	if (comms_describe(comm, &info->comm_kind, &info->comm_value, &info->me,
+			   &info->size) != 0) {
 		info->base = REQ_BASE_ABSOLUTE;
 		info->comm_kind = 0;
 		return;
@@ -322,7 +321,7 @@ static void info_comm(struct req_info *info, MPI_Comm comm, int named)
 		info->comm_kind = 0;
 }
 
-/* ---- what the wrappers call ------------------------------------------------------- */
+/* ---- what the wrappers call ---------------------------------------------- */
 
 void rec_request(struct rec *r, MPI_Request h)
 {
@@ -375,7 +374,7 @@ void rec_request_out(struct rec *r, MPI_Request h)
 			MPI_COMM_NULL);
 }
 
-/* ---- statuses ----------------------------------------------------------------------- */
+/* ---- statuses ------------------------------------------------------------ */
 
 /* A status's fields, each kept or not. */
 enum { ST_SOURCE = 1, ST_TAG = 2, ST_COUNT = 4, ST_CANCELLED = 8 };
@@ -384,16 +383,13 @@ enum { ST_SOURCE = 1, ST_TAG = 2, ST_COUNT = 4, ST_CANCELLED = 8 };
  * count is kept only when it is not the posted one (a shorter message, a
  * read at the end of a file); `have`: bytes, what was transferred, is
  * known. */
-static unsigned status_fields(const struct req_info *info, int have,
-			      int bytes)
+static unsigned status_fields(const struct req_info *info, int have, int bytes)
 {
 	unsigned f = 0;
 
 	switch (info->kind) {
-	case REC_REQ_NULL:
-		return 0;
-	case REC_REQ_OTHER:
-		return ST_CANCELLED;
+	case REC_REQ_NULL: return 0;
+	case REC_REQ_OTHER: return ST_CANCELLED;
 	case REC_REQ_UNKNOWN:
 		return ST_SOURCE | ST_TAG | ST_COUNT | ST_CANCELLED;
 	case REC_REQ_RECV:

@@ -76,9 +76,9 @@ static void expand(const struct fmt_grammar *g, uint32_t r, uint32_t *seq,
 		if (RONDO_SYM_IS_RULE(s.sym)) {
 			if (--f->left == 0)
 				f->k++;
-			st[++depth] = (struct frame){RONDO_SYM_ID(s.sym),
-						     g->first[RONDO_SYM_ID(s.sym)],
-						     0};
+			st[++depth] = (struct frame){
+				RONDO_SYM_ID(s.sym),
+				g->first[RONDO_SYM_ID(s.sym)], 0};
 		} else {
 			for (; f->left; f->left--)
 				seq[(*n)++] = s.sym;
@@ -152,12 +152,11 @@ static int piece_of(struct pieces *p, const rondo_sym *b, uint32_t n,
 		}
 	}
 	if (util_grow(&g->first, &p->capfirst, (size_t)g->nrules + 2,
-			   sizeof(*g->first)) ||
+		      sizeof(*g->first)) ||
 	    util_grow(&g->body, &p->capbody,
-			   (size_t)g->first[g->nrules] + n + 1,
-			   sizeof(*g->body)) ||
+		      (size_t)g->first[g->nrules] + n + 1, sizeof(*g->body)) ||
 	    util_grow(&p->hash, &p->caphash, (size_t)g->nrules + 1,
-			   sizeof(*p->hash)))
+		      sizeof(*p->hash)))
 		return RONDO_E_NOMEM;
 	memcpy(g->body + g->first[g->nrules], b, sizeof(*b) * n);
 	g->first[g->nrules + 1] = g->first[g->nrules] + n;
@@ -177,8 +176,8 @@ static void body_push(rondo_sym *b, uint32_t *n, uint32_t sym)
 		b[(*n)++] = (rondo_sym){sym, 0, 1};
 }
 
-int reshape_cut(const struct fmt_grammar *g, uint32_t nterminals,
-		uint64_t max, struct fmt_grammar *out)
+int reshape_cut(const struct fmt_grammar *g, uint32_t nterminals, uint64_t max,
+		struct fmt_grammar *out)
 {
 	uint64_t *len = NULL, *freq = NULL;
 	uint32_t *seq = NULL, cut = 0, nroot = 0;
@@ -238,11 +237,11 @@ int reshape_cut(const struct fmt_grammar *g, uint32_t nterminals,
 		start = end;
 	}
 	/* the root last, as rules refer only to earlier ones */
-	if (!rc && (util_grow(&out->first, &p.capfirst,
-				   (size_t)out->nrules + 2, sizeof(*out->first)) ||
+	if (!rc && (util_grow(&out->first, &p.capfirst, (size_t)out->nrules + 2,
+			      sizeof(*out->first)) ||
 		    util_grow(&out->body, &p.capbody,
-				   (size_t)out->first[out->nrules] + nroot + 1,
-				   sizeof(*out->body))))
+			      (size_t)out->first[out->nrules] + nroot + 1,
+			      sizeof(*out->body))))
 		rc = RONDO_E_NOMEM;
 	if (!rc) {
 		memcpy(out->body + out->first[out->nrules], root,

@@ -19,7 +19,7 @@
  * is longer than max calls or repeats no call (nothing is done), or
  * RONDO_E_NOMEM.  The sequence is expanded: it costs 4 bytes a call.
  */
-int reshape_cut(const struct fmt_grammar *g, uint32_t nterminals,
-		uint64_t max, struct fmt_grammar *out);
+int reshape_cut(const struct fmt_grammar *g, uint32_t nterminals, uint64_t max,
+		struct fmt_grammar *out);
 
 #endif /* RONDO_RESHAPE_H */

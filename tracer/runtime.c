@@ -17,12 +17,11 @@
 #include "runtime.h"
 #include "util.h"
 
-
 struct rt rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .track_pointers = 1};
 
 static const char *const init_params[] = {"argc", "argv"};
 static const char *const init_thread_params[] = {"argc", "argv", "required",
-						  "provided"};
+						 "provided"};
 static const char *const pcontrol_params[] = {"level"};
 static const unsigned char init_out[] = {0, 0};
 static const unsigned char init_thread_out[] = {0, 0, 0, 1};
@@ -56,7 +55,7 @@ uint64_t rt_now(void)
  * step across CPUs); its rate is measured against clock_gettime once, over
  * 200 microseconds, to well under 0.1 %. */
 
-int rt_clock_tsc = -1;     /* -1: not chosen yet */
+int rt_clock_tsc = -1; /* -1: not chosen yet */
 /* ns per tick in 32.32 fixed point: a duration converts with one
  * multiply. */
 static uint64_t clock_mult;
@@ -87,7 +86,8 @@ static void clock_choose(void)
 {
 	char src[32] = "";
 	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
-			"current_clocksource", "r");
+			"current_clocksource",
+			"r");
 	uint64_t t0, n0, n1, t1;
 
 	rt_clock_tsc = 0;
@@ -104,7 +104,8 @@ static void clock_choose(void)
 	while (n1 - n0 < 200000);
 	if (t1 > t0) {
 		clock_mult = (uint64_t)((double)(n1 - n0) / (double)(t1 - t0) *
-					4294967296.0 + 0.5);
+						4294967296.0 +
+					0.5);
 		rt_clock_tsc = 1;
 	}
 }
@@ -144,7 +145,8 @@ uint64_t rt_clock_ns(uint64_t d)
 	if (rt_clock_tsc <= 0)
 		return d;
 #ifdef __SIZEOF_INT128__
-	return (uint64_t)(((unsigned __int128)d * clock_mult + (1u << 31)) >> 32);
+	return (uint64_t)(((unsigned __int128)d * clock_mult + (1u << 31)) >>
+			  32);
 #else
 	return (uint64_t)((double)d * (double)clock_mult / 4294967296.0 + 0.5);
 #endif
@@ -205,7 +207,8 @@ static void timing_settings(void)
 		rt.timing = 1;
 	else if (mode && *mode && strcmp(mode, "aggregated"))
 		rt_warn("RONDO_TIMING='%s' is not 'aggregated' or 'percall'; "
-			"using aggregated", mode);
+			"using aggregated",
+			mode);
 	if (base) {
 		double b = strtod(base, &end);
 
@@ -213,8 +216,9 @@ static void timing_settings(void)
 			rt.time_base = b;
 		else
 			rt_warn("RONDO_TIME_BASE='%s' is not a number from %g "
-				"to %g; using %g", base, FMT_TBASE_MIN,
-				FMT_TBASE_MAX, RT_TIME_BASE_DEFAULT);
+				"to %g; using %g",
+				base, FMT_TBASE_MIN, FMT_TBASE_MAX,
+				RT_TIME_BASE_DEFAULT);
 	}
 	if (limit) {
 		unsigned long long v = strtoull(limit, &end, 10);
@@ -230,8 +234,8 @@ static void timing_settings(void)
 			rt.timing_limit = (size_t)(v << shift);
 		else
 			rt_warn("RONDO_TIMING_LIMIT='%s' is not a size (bytes, "
-				"or with K, M or G); using %zuM", limit,
-				RT_TIMING_LIMIT_DEFAULT >> 20);
+				"or with K, M or G); using %zuM",
+				limit, RT_TIMING_LIMIT_DEFAULT >> 20);
 	}
 }
 
@@ -256,7 +260,8 @@ void rt_settings(void)
 	}
 	if (out && strlen(out) >= sizeof(rt.out))
 		rt_warn("RONDO_OUT is longer than %zu bytes; using the "
-			"working directory", sizeof(rt.out) - 1);
+			"working directory",
+			sizeof(rt.out) - 1);
 	else if (out)
 		strcpy(rt.out, out);
 }
@@ -273,7 +278,8 @@ static void agree_disabled(void)
 	    MPI_SUCCESS)
 		return;
 	if (any[0] && any[1]) {
-		rt_warn("RONDO_DISABLE is set on some ranks only: tracing none");
+		rt_warn("RONDO_DISABLE is set on some ranks only: tracing "
+			"none");
 		rt.disabled = 1;
 	}
 }
@@ -353,11 +359,9 @@ static void session_exit(void)
 
 	if (rt.state == RT_ON) {
 		rt.state = RT_DONE;
-		if (PMPI_Comm_create_from_group(rt.world_group,
-						"org.rondo.trace",
-						MPI_INFO_NULL,
-						MPI_ERRORS_RETURN,
-						&c) == MPI_SUCCESS) {
+		if (PMPI_Comm_create_from_group(
+			    rt.world_group, "org.rondo.trace", MPI_INFO_NULL,
+			    MPI_ERRORS_RETURN, &c) == MPI_SUCCESS) {
 			rt.world = c;
 			output_write();
 			PMPI_Comm_free(&c);
@@ -376,8 +380,8 @@ static void session_start(void)
 {
 	MPI_Group g = MPI_GROUP_NULL;
 
-	if (PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN,
-			      &rt.session) != MPI_SUCCESS)
+	if (PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &rt.session) !=
+	    MPI_SUCCESS)
 		return;
 	if (PMPI_Group_from_session_pset(rt.session, "mpi://WORLD", &g) ||
 	    PMPI_Group_rank(g, &rt.rank) || PMPI_Group_size(g, &rt.size) ||
@@ -500,7 +504,8 @@ REC_API int MPI_Init(int *argc, char ***argv)
 	return rec_end(&r, ret);
 }
 
-REC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+REC_API int MPI_Init_thread(int *argc, char ***argv, int required,
+			    int *provided)
 {
 	uint64_t t0 = rt_clock();
 	struct rec r;
@@ -644,11 +649,11 @@ static void fort_pcontrol(MPI_Fint level, uint32_t binding, const void *caller)
 }
 
 #define FORT_ENTRY(fn, sym)                                                    \
-	extern __typeof__(fn) fn##_##sym __asm__(#sym)                        \
+	extern __typeof__(fn) fn##_##sym __asm__(#sym)                         \
 		__attribute__((alias(#fn), visibility("default")));
 #define FORT_MPIF(fn, lower, upper)                                            \
-	FORT_ENTRY(fn, lower##_) FORT_ENTRY(fn, lower##__)                    \
-	FORT_ENTRY(fn, lower) FORT_ENTRY(fn, upper)
+	FORT_ENTRY(fn, lower##_)                                               \
+	FORT_ENTRY(fn, lower##__) FORT_ENTRY(fn, lower) FORT_ENTRY(fn, upper)
 
 static void fort_init_f(MPI_Fint *ierr)
 {

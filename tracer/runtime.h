@@ -54,24 +54,24 @@ enum req_base { REQ_BASE_WORLD, REQ_BASE_COMM, REQ_BASE_ABSOLUTE };
 
 /* One call's scratch space, one per nesting level and thread. */
 struct rt_level {
-	struct fmt_buf args;    /* the encoded argument values */
-	MPI_Request *saved;     /* rec_save_requests */
+	struct fmt_buf args; /* the encoded argument values */
+	MPI_Request *saved;  /* rec_save_requests */
 	size_t nsaved;
-	struct req_info *ctx;   /* the requests the call named, in order */
+	struct req_info *ctx; /* the requests the call named, in order */
 	uint32_t nctx;
 	size_t capctx;
-	struct rt_dup {         /* values shared by several requests: */
-		uint64_t key;   /* how many of their occurrences kept */
-		uint32_t kept;  /* their request */
+	struct rt_dup {	       /* values shared by several requests: */
+		uint64_t key;  /* how many of their occurrences kept */
+		uint32_t kept; /* their request */
 	} dup[RT_MAX_DUP];
 	uint32_t ndup;
-	uint32_t pool;          /* the id pool of the request it created */
-	uint32_t nonheap;       /* buffers recorded outside the heap */
+	uint32_t pool;	  /* the id pool of the request it created */
+	uint32_t nonheap; /* buffers recorded outside the heap */
 	/* a Fortran call's values converted to C (fortran.c), kept from
 	 * call to call and grown as needed */
 	void *tmp[RT_FORT_TMP];
 	size_t tmpcap[RT_FORT_TMP];
-	uint32_t ntmp;          /* used by this call */
+	uint32_t ntmp; /* used by this call */
 };
 
 struct rec_thread {
@@ -84,7 +84,7 @@ struct rt_sig {
 	uint32_t func;
 	uint32_t nargs;
 	uint32_t len;
-	uint32_t off; /* of the argument bytes in rt.sig_bytes */
+	uint32_t off;  /* of the argument bytes in rt.sig_bytes */
 	uint32_t pool; /* its request's id pool (requests.c), or UINT32_MAX */
 	uint64_t hash;
 	rondo_stat st;
@@ -96,12 +96,12 @@ struct rt {
 	enum rt_state state;
 	int paused;   /* MPI_Pcontrol(0) */
 	int disabled; /* RONDO_DISABLE */
-	int failed; /* out of memory once: stop recording, say so at the end */
-	int locking;  /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
+	int failed;  /* out of memory once: stop recording, say so at the end */
+	int locking; /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
 	int track_pointers; /* RONDO_TRACK_POINTERS */
-	int memo;     /* RONDO_MEMO: reuse the bytes of repeated values */
+	int memo;	    /* RONDO_MEMO: reuse the bytes of repeated values */
 	int rank, size;
-	uint32_t expect;    /* grammar_expected(g) since the last append */
+	uint32_t expect; /* grammar_expected(g) since the last append */
 	uint32_t nsig;
 	struct grammar *g;
 	struct rt_sig *sig; /* local call signatures */
@@ -111,35 +111,35 @@ struct rt {
 	uint32_t index_cap;
 	size_t capsig;
 	/* the rest */
-	int verbose;  /* RONDO_VERBOSE */
+	int verbose;	    /* RONDO_VERBOSE */
 	uint64_t memo_hits; /* calls whose leading values' bytes were kept */
 	uint64_t bind_calls[REC_NBIND]; /* calls traced, by binding */
-	int initializing; /* inside MPI_Init or MPI_Init_thread */
-	int lazy;     /* started without seeing MPI_Init (rt_lazy_start) */
-	int sessions; /* started by MPI_Session_init: no MPI_COMM_WORLD */
-	MPI_Comm world;        /* the processes of the job, to gather over */
+	int initializing;		/* inside MPI_Init or MPI_Init_thread */
+	int lazy;	/* started without seeing MPI_Init (rt_lazy_start) */
+	int sessions;	/* started by MPI_Session_init: no MPI_COMM_WORLD */
+	MPI_Comm world; /* the processes of the job, to gather over */
 	MPI_Group world_group; /* theirs, kept to the end: world ranks */
 #if MPI_VERSION >= 4
-	MPI_Session session;   /* sessions: the tracer's own */
+	MPI_Session session; /* sessions: the tracer's own */
 #endif
 	/* per-call timing (timing.c) */
-	int timing;          /* RONDO_TIMING: 1 per call */
+	int timing;	     /* RONDO_TIMING: 1 per call */
 	double time_base;    /* RONDO_TIME_BASE */
 	size_t timing_limit; /* RONDO_TIMING_LIMIT, bytes */
-	int tstate;          /* enum rt_timing */
+	int tstate;	     /* enum rt_timing */
 	struct fmt_tscale tscale;
 	struct fmt_tenc tenc;
-	struct grammar *gd, *gi; /* durations, intervals */
-	uint64_t origin_tick; /* rt_clock() when the times start */
-	uint64_t origin_ns;   /* and rt_now() */
+	struct grammar *gd, *gi;	 /* durations, intervals */
+	uint64_t origin_tick;		 /* rt_clock() when the times start */
+	uint64_t origin_ns;		 /* and rt_now() */
 	uint64_t anchor_tick, anchor_ns; /* the latest such pair */
-	uint64_t anchor_due;  /* the tick a new pair is taken after */
-	double tick_ns;       /* ns per tick, from origin to anchor */
+	uint64_t anchor_due; /* the tick a new pair is taken after */
+	double tick_ns;	     /* ns per tick, from origin to anchor */
 	pthread_mutex_t lock;
 	char out[PATH_MAX]; /* RONDO_OUT, or "" */
-	char start[32];     /* ISO 8601 time of MPI_Init */
+	char start[32];	    /* ISO 8601 time of MPI_Init */
 	uint64_t start_ns;  /* and on the monotonic clock (rt_now) */
-	char stamp[32];     /* the same as YYYYMMDD-HHMMSS for file names */
+	char stamp[32];	    /* the same as YYYYMMDD-HHMMSS for file names */
 };
 
 extern struct rt rt;
@@ -342,12 +342,12 @@ void alloc_stop(void);
 
 /* ---- timing.c ------------------------------------------------------------ */
 enum rt_timing {
-	RT_TIMING_OFF,   /* statistics only */
-	RT_TIMING_ON,    /* per call */
+	RT_TIMING_OFF,	 /* statistics only */
+	RT_TIMING_ON,	 /* per call */
 	RT_TIMING_LIMIT, /* per call up to the limit, then statistics */
-	RT_TIMING_LOST,  /* out of memory: no per-call time kept */
+	RT_TIMING_LOST,	 /* out of memory: no per-call time kept */
 };
-#define RT_TIME_BASE_DEFAULT 1.1
+#define RT_TIME_BASE_DEFAULT	1.1
 #define RT_TIMING_LIMIT_DEFAULT ((size_t)256 << 20)
 /* The scale, grammars and origin: 0, or -1 when out of memory. */
 int timing_start(void);
@@ -364,8 +364,8 @@ int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);
 /* Collective over comm: on rank 0, *skew (size entries, or NULL) is each
  * rank's clock minus rank 0's, and `how` says how it was found; nothing
  * when no rank keeps per-call times. */
-int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew,
-		 char *how, size_t howlen);
+int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
+		 size_t howlen);
 void timing_free(void);
 
 /* ---- merge_tree.c -------------------------------------------------------- */

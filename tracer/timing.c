@@ -72,8 +72,9 @@ static void timing_stop(int why)
 {
 	rt.tstate = why;
 	if (rt.verbose)
-		fprintf(stderr, "rondo: rank %d: per-call times %s after %llu "
-				"calls; statistics only from here on\n",
+		fprintf(stderr,
+			"rondo: rank %d: per-call times %s after %llu "
+			"calls; statistics only from here on\n",
 			rt.rank,
 			why == RT_TIMING_LOST ? "lost (out of memory)"
 					      : "stopped at RONDO_TIMING_LIMIT",
@@ -184,8 +185,8 @@ static void pong(MPI_Comm comm)
 	}
 }
 
-int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew,
-		 char *how, size_t howlen)
+int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
+		 size_t howlen)
 {
 	int mine = rt.tstate != RT_TIMING_OFF, any = 0, far, ok, *all = NULL;
 	uint64_t boot = boot_hash(), boot0 = boot, worst = 0;
@@ -233,12 +234,15 @@ int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew,
 	}
 	free(all);
 	if (!nfar)
-		snprintf(how, howlen, "one machine: every rank reads the same "
-				      "monotonic clock");
+		snprintf(how, howlen,
+			 "one machine: every rank reads the same "
+			 "monotonic clock");
 	else
-		snprintf(how, howlen, "%d of %d ranks on other machines, "
+		snprintf(how, howlen,
+			 "%d of %d ranks on other machines, "
 			 "aligned by ping-pong at MPI_Finalize (round trip at "
-			 "most %.1f us)", nfar, size, (double)worst / 1e3);
+			 "most %.1f us)",
+			 nfar, size, (double)worst / 1e3);
 	return 0;
 }
 

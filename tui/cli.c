@@ -43,8 +43,10 @@ FILE *cli_csv_open(const char *path)
 
 	if (!strcmp(path, "-"))
 		return stdout;
-	if (csv_out.fd >= 0 || fileio_create(&csv_out, path, why, sizeof(why))) {
-		cli_error("cannot write %s: %s", fileio_short(name, sizeof(name), path),
+	if (csv_out.fd >= 0 ||
+	    fileio_create(&csv_out, path, why, sizeof(why))) {
+		cli_error("cannot write %s: %s",
+			  fileio_short(name, sizeof(name), path),
 			  csv_out.fd >= 0 ? "another report is open" : why);
 		return NULL;
 	}
@@ -123,17 +125,18 @@ rondo_trace *cli_open_timed(const char *path, const char *cmd)
 	rondo_trace *t = cli_open(path);
 
 	if (t && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL) {
-		cli_error("%s: %s has no per-call times (trace with "
-			  "RONDO_TIMING=percall, or rondo run --timing percall)",
-			  cmd, path);
+		cli_error(
+			"%s: %s has no per-call times (trace with "
+			"RONDO_TIMING=percall, or rondo run --timing percall)",
+			cmd, path);
 		rondo_trace_free(t);
 		return NULL;
 	}
 	return t;
 }
 
-int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f),
-		   uint32_t *top, int64_t *comm, const char **csv)
+int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f), uint32_t *top,
+		   int64_t *comm, const char **csv)
 {
 	static const struct option opts[] = {
 		{"top", required_argument, 0, 'n'},
@@ -150,17 +153,22 @@ int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f),
 		switch (c) {
 		case 'n':
 			if (cli_parse_u32(optarg, UINT32_MAX, top) < 0 || !*top)
-				return cli_usage_error(cmd, "--top '%s' is not a "
+				return cli_usage_error(cmd,
+						       "--top '%s' is not a "
 						       "number of rows (1 or "
-						       "more)", optarg);
+						       "more)",
+						       optarg);
 			break;
 		case 'm':
 			if (comm && cli_parse_comm(optarg, comm) < 0)
-				return cli_usage_error(cmd, "--comm: '%s' is not "
+				return cli_usage_error(cmd,
+						       "--comm: '%s' is not "
 						       "world, self or a "
-						       "communicator id", optarg);
+						       "communicator id",
+						       optarg);
 			if (!comm)
-				return cli_usage_error(cmd, "bad option '--comm'");
+				return cli_usage_error(cmd,
+						       "bad option '--comm'");
 			break;
 		case 'c': *csv = optarg; break;
 		case 'h': return usage(stdout), CLI_EXIT_OK;
@@ -184,8 +192,10 @@ uint32_t cli_rows(uint32_t top, uint32_t n, int csv)
 void cli_untimed(uint64_t calls)
 {
 	if (calls)
-		cli_error("%" PRIu64 " calls past ranks' per-call times (timing "
-			  "limit reached) not counted", calls);
+		cli_error("%" PRIu64
+			  " calls past ranks' per-call times (timing "
+			  "limit reached) not counted",
+			  calls);
 }
 
 void cli_timing_bound(double b)
@@ -193,7 +203,8 @@ void cli_timing_bound(double b)
 	printf("per-call times of base %g: never early, and late by less than "
 	       "%g%% of the time from their reference (the previous start of "
 	       "the same signature, or the end of the rank's previous call); "
-	       "+- bounds the error of a figure\n", b, (b - 1) * 100);
+	       "+- bounds the error of a figure\n",
+	       b, (b - 1) * 100);
 }
 
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)
@@ -248,8 +259,8 @@ void cli_saturated(int csv)
 {
 	if (saturated)
 		cli_error("totals marked %s passed 2^64 - 1 and stopped there: "
-			  "they are lower bounds", csv ? "18446744073709551615"
-						     : ">=1.8E19");
+			  "they are lower bounds",
+			  csv ? "18446744073709551615" : ">=1.8E19");
 	saturated = 0;
 }
 
@@ -273,7 +284,10 @@ void cli_scaled(char *buf, size_t size, const char *prefix, double v,
 		u++;
 	}
 	snprintf(buf, size, "%s%.*f%s", prefix,
-		 u == 0 || v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2, v, name[u]);
+		 u == 0 || v >= 99.95 ? 0
+		 : v >= 9.995	      ? 1
+				      : 2,
+		 v, name[u]);
 }
 
 void cli_duration(char *buf, size_t size, double ns, int utf8)
@@ -281,6 +295,9 @@ void cli_duration(char *buf, size_t size, double ns, int utf8)
 	/* a total of ns at SAT_MAX is 2^64 as a double */
 	int sat = cli_sat(ns >= 0x1p64 ? SAT_MAX : 0);
 
-	cli_scaled(buf, size, !sat ? "" : utf8 ? "\xe2\x89\xa5" : ">=", ns,
-		   utf8 ? CLI_UNIT_NS_UTF8 : CLI_UNIT_NS);
+	cli_scaled(buf, size,
+		   !sat	  ? ""
+		   : utf8 ? "\xe2\x89\xa5"
+			  : ">=",
+		   ns, utf8 ? CLI_UNIT_NS_UTF8 : CLI_UNIT_NS);
 }

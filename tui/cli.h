@@ -15,8 +15,8 @@
 #include "fileio.h"
 #include "rondo.h"
 
-#define CLI_EXIT_OK 0
-#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_OK    0
+#define CLI_EXIT_FAIL  1
 #define CLI_EXIT_USAGE 2
 
 int cmd_info(int argc, char **argv);
@@ -107,8 +107,8 @@ void cli_timing_bound(double b);
  * waits, argv[0]): --top N, --csv PATH, and --comm C when comm is not
  * NULL; --help prints usage().  Returns -1 to go on (the FILE is
  * argv[optind]), or the exit status. */
-int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f),
-		   uint32_t *top, int64_t *comm, const char **csv);
+int cli_timed_args(int argc, char **argv, void (*usage)(FILE *f), uint32_t *top,
+		   int64_t *comm, const char **csv);
 
 /* How many of a report's n rows to show: --top's N (top, 0 when not
  * given), else every row in CSV and the first 10 in text. */

@@ -22,7 +22,8 @@ static void cont_usage(FILE *f)
 	fprintf(f,
 		"usage: rondo contention [--top N] [--csv PATH|-] FILE\n\n"
 		"Per signature, the time its calls lost against its fastest\n"
-		"call (total - calls x fastest, over all ranks), that over the\n"
+		"call (total - calls x fastest, over all ranks), that over "
+		"the\n"
 		"run time (the contention score) and over the aggregate run\n"
 		"time, and the imbalance of its time across the ranks calling\n"
 		"it: max/mean, the rank with the most and the rank with the\n"
@@ -35,11 +36,10 @@ static void cont_usage(FILE *f)
 /* Returns -1 to go on, or the exit status. */
 static int cont_args(int argc, char **argv, uint32_t *top, const char **csv)
 {
-	static const struct option opts[] = {
-		{"top", required_argument, 0, 'n'},
-		{"csv", required_argument, 0, 'c'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option opts[] = {{"top", required_argument, 0, 'n'},
+					     {"csv", required_argument, 0, 'c'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -47,8 +47,11 @@ static int cont_args(int argc, char **argv, uint32_t *top, const char **csv)
 		case 'n':
 			if (cli_parse_u32(optarg, UINT32_MAX, top) < 0 ||
 			    *top == 0)
-				return cli_usage_error("contention ", "--top '%s' "
-					"is not a number of rows (1 or more)", optarg);
+				return cli_usage_error(
+					"contention ",
+					"--top '%s' "
+					"is not a number of rows (1 or more)",
+					optarg);
 			break;
 		case 'c': *csv = optarg; break;
 		case 'h': return cont_usage(stdout), CLI_EXIT_OK;
@@ -56,7 +59,8 @@ static int cont_args(int argc, char **argv, uint32_t *top, const char **csv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("contention ", "contention takes one FILE");
+		return cli_usage_error("contention ",
+				       "contention takes one FILE");
 	return -1;
 }
 
@@ -78,9 +82,11 @@ static void cont_header(const rondo_trace *t, const struct an_totals *tot,
 		printf("run time unknown");
 	}
 	printf("; %s of the %s in MPI lost against each signature's fastest "
-	       "call\n", in, mpi);
+	       "call\n",
+	       in, mpi);
 	if (!have_ranks)
-		printf("(no per-rank times in this trace: imbalance unknown)\n");
+		printf("(no per-rank times in this trace: imbalance "
+		       "unknown)\n");
 	putchar('\n');
 }
 
@@ -121,9 +127,10 @@ static void cont_row(const rondo_trace *t, const struct an_contention *c,
 	cli_duration(fast, sizeof(fast), (double)c->min_ns, 0);
 	cont_ratio(score, sizeof(score),
 		   an_share((double)c->lost_ns, tot->run_ns), 0);
-	cont_ratio(share, sizeof(share),
-		   an_share((double)c->lost_ns, sat_mul(tot->run_ns, tot->ranks)),
-		   1);
+	cont_ratio(
+		share, sizeof(share),
+		an_share((double)c->lost_ns, sat_mul(tot->run_ns, tot->ranks)),
+		1);
 	if (c->ranks)
 		snprintf(imb, sizeof(imb), "%.2f", c->imbalance);
 	else
@@ -175,7 +182,8 @@ int cmd_contention(int argc, char **argv)
 	if (rc < 0) {
 		if (rc == RONDO_E_MISSING)
 			cli_error("%s has no call statistics (no 'stats' "
-				  "section)", argv[optind]);
+				  "section)",
+				  argv[optind]);
 		else
 			cli_error("%s: %s", argv[optind], rondo_strerror(rc));
 		rondo_trace_free(t);

@@ -12,32 +12,34 @@
 
 static void dump_usage(FILE *f)
 {
-	fprintf(f, "usage: rondo dump [OPTIONS] FILE\n\n"
-		   "Without options, prints every rank's calls in order, one\n"
-		   "per line: rank, index, the call with its inputs, then\n"
-		   "after \"->\" its outputs; ranks are absolute.\n\n"
-		   "  -r, --rank R        only rank R\n"
-		   "      --ranks LIST    only these ranks: 0-3,7,10-20:2\n"
-		   "  -f, --function NAME only calls of this function\n"
-		   "                      (MPI_Send, or Send)\n"
-		   "  -n, --limit N       at most N calls in all\n"
-		   "  -t, --times         each call's start and end, in seconds\n"
-		   "                      since the job's time origin, after the\n"
-		   "                      index (traces made with per-call\n"
-		   "                      timing; the header states the error\n"
-		   "                      bound); \"-\" for a call without times\n"
-		   "  -g, --grammar       print the compressed form instead: the\n"
-		   "                      signature table, the rules (symbols with\n"
-		   "                      repeat counts) and the rank groups\n"
-		   "  -h, --help          this text\n");
+	fprintf(f,
+		"usage: rondo dump [OPTIONS] FILE\n\n"
+		"Without options, prints every rank's calls in order, one\n"
+		"per line: rank, index, the call with its inputs, then\n"
+		"after \"->\" its outputs; ranks are absolute.\n\n"
+		"  -r, --rank R        only rank R\n"
+		"      --ranks LIST    only these ranks: 0-3,7,10-20:2\n"
+		"  -f, --function NAME only calls of this function\n"
+		"                      (MPI_Send, or Send)\n"
+		"  -n, --limit N       at most N calls in all\n"
+		"  -t, --times         each call's start and end, in seconds\n"
+		"                      since the job's time origin, after the\n"
+		"                      index (traces made with per-call\n"
+		"                      timing; the header states the error\n"
+		"                      bound); \"-\" for a call without times\n"
+		"  -g, --grammar       print the compressed form instead: the\n"
+		"                      signature table, the rules (symbols "
+		"with\n"
+		"                      repeat counts) and the rank groups\n"
+		"  -h, --help          this text\n");
 }
 
 /* What to print. */
 struct dump_sel {
-	uint8_t *rank;   /* ranks to print, one flag each */
-	uint8_t *sig;    /* signatures to print, NULL: all */
-	uint64_t left;   /* calls still to print */
-	int times;       /* --times */
+	uint8_t *rank; /* ranks to print, one flag each */
+	uint8_t *sig;  /* signatures to print, NULL: all */
+	uint64_t left; /* calls still to print */
+	int times;     /* --times */
 };
 
 /* One item of a rank list: first to last by step. */
@@ -148,7 +150,8 @@ static void dump_times_header(const rondo_trace *t)
 	       "d' < %g*d + 1 ns; a start is never early, and late by less "
 	       "than %g%% of the time from its reference (the previous start "
 	       "of the same signature, or for its first call the previous "
-	       "call's end, as read back): no drift\n", b, b, (b - 1) * 100);
+	       "call's end, as read back): no drift\n",
+	       b, b, (b - 1) * 100);
 	if (sync)
 		printf("# clocks: %s\n", sync);
 }
@@ -161,14 +164,15 @@ static void dump_time(const rondo_iter *it)
 		printf("- - ");
 	else
 		printf("%s%" PRId64 ".%09" PRId64 " %s%" PRId64 ".%09" PRId64
-		       " ", s < 0 ? "-" : "", (s < 0 ? -s : s) / 1000000000,
+		       " ",
+		       s < 0 ? "-" : "", (s < 0 ? -s : s) / 1000000000,
 		       (s < 0 ? -s : s) % 1000000000, e < 0 ? "-" : "",
 		       (e < 0 ? -e : e) / 1000000000,
 		       (e < 0 ? -e : e) % 1000000000);
 }
 
-static int dump_rank(const rondo_trace *t, uint32_t rank,
-		     struct dump_sel *sel, char **buf, size_t *size)
+static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
+		     char **buf, size_t *size)
 {
 	rondo_iter *it = sel->times ? rondo_iter_create_timed(t, rank)
 				    : rondo_iter_create(t, rank);
@@ -240,8 +244,8 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 /* Applies the options that need the trace; CLI_EXIT_OK or a failure
  * already reported. */
 static int dump_select(const rondo_trace *t, const char *file,
-		       const struct rank_run *runs, int nruns,
-		       const char *func, struct dump_sel *sel)
+		       const struct rank_run *runs, int nruns, const char *func,
+		       struct dump_sel *sel)
 {
 	uint32_t n = rondo_rank_count(t);
 
@@ -254,7 +258,8 @@ static int dump_select(const rondo_trace *t, const char *file,
 		memset(sel->rank, 1, n); /* no list: every rank */
 	for (int i = 0; i < nruns; i++) {
 		if (runs[i].last >= n) {
-			cli_error("rank %" PRIu32 ": %s has ranks 0 to %" PRIu32,
+			cli_error("rank %" PRIu32
+				  ": %s has ranks 0 to %" PRIu32,
 				  runs[i].last, file, n - 1);
 			return CLI_EXIT_FAIL;
 		}
@@ -266,11 +271,11 @@ static int dump_select(const rondo_trace *t, const char *file,
 		cli_error("--function %s: %s has no calls of it", func, file);
 		return CLI_EXIT_FAIL;
 	}
-	if (sel->times &&
-	    rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL) {
+	if (sel->times && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL) {
 		cli_error("--times: %s has no per-call times (trace with "
 			  "RONDO_TIMING=percall, or rondo run --timing "
-			  "percall)", file);
+			  "percall)",
+			  file);
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
@@ -307,14 +312,17 @@ int cmd_dump(int argc, char **argv)
 				return cli_usage_error(
 					"dump ", "--%s: '%s' is not a rank%s",
 					c == 'r' ? "rank" : "ranks", optarg,
-					c == 'r' ? "" : " list (0-3,7,10-20:2)");
+					c == 'r' ? ""
+						 : " list (0-3,7,10-20:2)");
 			}
 			break;
 		case 'f': func = optarg; break;
 		case 'n':
 			if (cli_parse_u32(optarg, UINT32_MAX, &limit) < 0)
-				return cli_usage_error("dump ", "--limit: '%s' is "
-						       "not a number", optarg);
+				return cli_usage_error("dump ",
+						       "--limit: '%s' is "
+						       "not a number",
+						       optarg);
 			sel.left = limit;
 			break;
 		case 'g': grammar = 1; break;

@@ -11,11 +11,12 @@
 
 static void info_usage(FILE *f)
 {
-	fprintf(f, "usage: rondo info FILE\n\n"
-		   "Prints the job's metadata, the size of the trace and of its\n"
-		   "sections, the grammar's size, the spread of the time ranks\n"
-		   "spent in MPI and the rank groups (ranks whose whole call\n"
-		   "sequence is the same).\n");
+	fprintf(f,
+		"usage: rondo info FILE\n\n"
+		"Prints the job's metadata, the size of the trace and of its\n"
+		"sections, the grammar's size, the spread of the time ranks\n"
+		"spent in MPI and the rank groups (ranks whose whole call\n"
+		"sequence is the same).\n");
 }
 
 static void info_sections(const rondo_trace *t)
@@ -56,8 +57,8 @@ static void info_rank_times(const rondo_trace *t)
 	cli_duration(smean, sizeof(smean), sum / n, 0);
 	cli_duration(smax, sizeof(smax), (double)max, 0);
 	printf("mpi time     mean %s/rank, min %s (rank %" PRIu32 "), max %s "
-	       "(rank %" PRIu32 "), max/mean %.2f\n", smean, smin, lo, smax, hi,
-	       sum > 0 ? max / (sum / n) : 1.0);
+	       "(rank %" PRIu32 "), max/mean %.2f\n",
+	       smean, smin, lo, smax, hi, sum > 0 ? max / (sum / n) : 1.0);
 }
 
 struct func_use {
@@ -130,8 +131,8 @@ static void info_groups(const rondo_trace *t)
 		uint32_t root = rondo_group_root(t, g);
 		int n = rondo_group_format(t, g, ranks, sizeof(ranks));
 
-		printf("  %-6" PRIu32 " R%-7" PRIu32 " %-12" PRIu64
-		       " %6" PRIu32 "  %s%s\n",
+		printf("  %-6" PRIu32 " R%-7" PRIu32 " %-12" PRIu64 " %6" PRIu32
+		       "  %s%s\n",
 		       g, root, rondo_rule_calls(t, root),
 		       rondo_group_size(t, g), ranks,
 		       n >= (int)sizeof(ranks) ? "..." : "");
@@ -151,14 +152,15 @@ static void info_timing(const rondo_trace *t)
 	}
 	printf("timing       per call, base %g: durations read back up to "
 	       "%g%% long, starts up to %g%% of their interval late, never "
-	       "early (rondo dump --times)\n", b, (b - 1) * 100,
-	       (b - 1) * 100);
+	       "early (rondo dump --times)\n",
+	       b, (b - 1) * 100, (b - 1) * 100);
 	for (uint32_t r = 0; r < n; r++)
 		if (rondo_rank_timed_calls(t, r) < rondo_rank_calls(t, r) &&
 		    !short_ranks++)
 			first = r;
 	if (short_ranks)
-		printf("             %" PRIu32 " rank%s kept per-call times for "
+		printf("             %" PRIu32
+		       " rank%s kept per-call times for "
 		       "part of the run only (timing limit reached), e.g. "
 		       "rank %" PRIu32 ": %" PRIu64 " of %" PRIu64 " calls\n",
 		       short_ranks, short_ranks == 1 ? "" : "s", first,

@@ -20,12 +20,16 @@ static void matrix_usage(FILE *f)
 		"usage: rondo matrix [OPTIONS] FILE\n\n"
 		"The communication matrix: for every pair of MPI_COMM_WORLD\n"
 		"ranks, the messages and bytes the first sent to the second.\n"
-		"Point-to-point sends are counted at the sender, bytes as count\n"
-		"times the datatype's size; computed from the compressed trace.\n\n"
+		"Point-to-point sends are counted at the sender, bytes as "
+		"count\n"
+		"times the datatype's size; computed from the compressed "
+		"trace.\n\n"
 		"  -c, --count         show messages (the default)\n"
 		"  -b, --bytes         show bytes\n"
-		"      --csv PATH      write CSV to PATH (- for standard output):\n"
-		"                      src,dst,messages,bytes, one row per pair\n"
+		"      --csv PATH      write CSV to PATH (- for standard "
+		"output):\n"
+		"                      src,dst,messages,bytes, one row per "
+		"pair\n"
 		"                      that communicated\n"
 		"      --wide          with --csv, the square form instead: a\n"
 		"                      row per sender, a column per receiver\n"
@@ -33,14 +37,21 @@ static void matrix_usage(FILE *f)
 		"                      contributes to each other member\n"
 		"      --only-collectives  collectives without point-to-point\n"
 		"      --comm C        only calls on communicator C: world,\n"
-		"                      self, or an id as rondo dump prints it (c3)\n"
-		"  -f, --function NAME only calls of this function (MPI_Isend)\n"
-		"      --tag T         only point-to-point messages with tag T\n"
-		"      --method M      grammar (the default: rule multiplicities)\n"
-		"                      or walk (every call decoded, for checking)\n"
+		"                      self, or an id as rondo dump prints it "
+		"(c3)\n"
+		"  -f, --function NAME only calls of this function "
+		"(MPI_Isend)\n"
+		"      --tag T         only point-to-point messages with tag "
+		"T\n"
+		"      --method M      grammar (the default: rule "
+		"multiplicities)\n"
+		"                      or walk (every call decoded, for "
+		"checking)\n"
 		"      --from T1       only calls starting at T1 or later, in\n"
-		"      --to T2         seconds since the job's time origin, and\n"
-		"                      before T2 (a trace with per-call times;\n"
+		"      --to T2         seconds since the job's time origin, "
+		"and\n"
+		"                      before T2 (a trace with per-call "
+		"times;\n"
 		"                      every call decoded)\n"
 		"  -h, --help          this text\n");
 }
@@ -59,7 +70,8 @@ static void human(char *buf, size_t size, uint64_t v)
 static const uint64_t *sort_key;
 static int by_key(const void *a, const void *b)
 {
-	uint64_t x = sort_key[*(const size_t *)a], y = sort_key[*(const size_t *)b];
+	uint64_t x = sort_key[*(const size_t *)a],
+		 y = sort_key[*(const size_t *)b];
 
 	return x < y ? 1 : x > y ? -1 : 0;
 }
@@ -78,8 +90,8 @@ static int print_table(const struct an_matrix *m, int bytes)
 	}
 	human(a, sizeof(a), msgs);
 	human(b, sizeof(b), nbytes);
-	printf("%zu ranks, %s messages, %s bytes, %zu pairs communicating\n",
-	       n, a, b, cells);
+	printf("%zu ranks, %s messages, %s bytes, %zu pairs communicating\n", n,
+	       a, b, cells);
 	if (n <= 16) {
 		printf("\n%s sent (row: sender, column: receiver)\n",
 		       bytes ? "bytes" : "messages");
@@ -110,12 +122,13 @@ static int print_table(const struct an_matrix *m, int bytes)
 		top = cells < 20 ? cells : 20;
 		printf("\nthe %zu pairs with the most %s (--csv for all)\n",
 		       top, bytes ? "bytes" : "messages");
-		printf("%8s %8s %10s %10s\n", "src", "dst", "messages", "bytes");
+		printf("%8s %8s %10s %10s\n", "src", "dst", "messages",
+		       "bytes");
 		for (k = 0; k < top; k++) {
 			human(a, sizeof(a), m->msgs[idx[k]]);
 			human(b, sizeof(b), m->bytes[idx[k]]);
-			printf("%8zu %8zu %10s %10s\n", idx[k] / n, idx[k] % n, a,
-			       b);
+			printf("%8zu %8zu %10s %10s\n", idx[k] / n, idx[k] % n,
+			       a, b);
 		}
 		free(idx);
 	}
@@ -133,11 +146,12 @@ static void notes(const struct an_matrix *m, int csv)
 			  cli_count(num, sizeof(num), m->proc_null));
 	if (m->unresolved)
 		cli_error("%s messages whose peer the trace does not resolve "
-			  "not counted", cli_count(num, sizeof(num),
-						   m->unresolved));
+			  "not counted",
+			  cli_count(num, sizeof(num), m->unresolved));
 	if (m->nosize)
 		cli_error("%s messages of a datatype of unknown size counted "
-			  "with 0 bytes", cli_count(num, sizeof(num), m->nosize));
+			  "with 0 bytes",
+			  cli_count(num, sizeof(num), m->nosize));
 	cli_untimed(m->untimed);
 	for (size_t i = 0; csv && i < (size_t)m->n * m->n; i++)
 		if (cli_sat(m->msgs[i]) || cli_sat(m->bytes[i]))
@@ -147,8 +161,17 @@ static void notes(const struct an_matrix *m, int csv)
 
 int cmd_matrix(int argc, char **argv)
 {
-	enum { O_CSV = 256, O_WIDE, O_COLL, O_ONLY, O_COMM, O_TAG, O_METHOD,
-	       O_FROM, O_TO };
+	enum {
+		O_CSV = 256,
+		O_WIDE,
+		O_COLL,
+		O_ONLY,
+		O_COMM,
+		O_TAG,
+		O_METHOD,
+		O_FROM,
+		O_TO
+	};
 	static const struct option opts[] = {
 		{"count", no_argument, 0, 'c'},
 		{"bytes", no_argument, 0, 'b'},
@@ -182,27 +205,36 @@ int cmd_matrix(int argc, char **argv)
 		case O_CSV: csv = optarg; break;
 		case O_WIDE: wide = 1; break;
 		case O_COLL: f.collectives = 1; break;
-		case O_ONLY: f.collectives = 1; f.p2p = 0; break;
+		case O_ONLY:
+			f.collectives = 1;
+			f.p2p = 0;
+			break;
 		case O_COMM:
 			if (cli_parse_comm(optarg, &f.comm) < 0)
-				return cli_usage_error("matrix ", "--comm: '%s' is "
+				return cli_usage_error("matrix ",
+						       "--comm: '%s' is "
 						       "not world, self or a "
-						       "communicator id", optarg);
+						       "communicator id",
+						       optarg);
 			break;
 		case 'f':
 			snprintf(func, sizeof(func), "%s%s",
-				 strncmp(optarg, "MPI_", 4) ? "MPI_" : "", optarg);
+				 strncmp(optarg, "MPI_", 4) ? "MPI_" : "",
+				 optarg);
 			f.func = func;
 			break;
 		case O_TAG:
 			if (cli_parse_u32(optarg, INT32_MAX, &tag) < 0)
-				return cli_usage_error("matrix ", "--tag: '%s' is "
-						       "not a tag", optarg);
+				return cli_usage_error("matrix ",
+						       "--tag: '%s' is "
+						       "not a tag",
+						       optarg);
 			f.tag = tag;
 			break;
 		case O_METHOD:
 			if (strcmp(optarg, "grammar") && strcmp(optarg, "walk"))
-				return cli_usage_error("matrix ", "--method: '%s' "
+				return cli_usage_error("matrix ",
+						       "--method: '%s' "
 						       "is not grammar or walk",
 						       optarg);
 			walk = !strcmp(optarg, "walk");
@@ -210,10 +242,11 @@ int cmd_matrix(int argc, char **argv)
 		case O_FROM:
 		case O_TO:
 			if (cli_parse_seconds(optarg, &win[c == O_TO]) < 0)
-				return cli_usage_error("matrix ", "--%s: '%s' is "
-						       "not a time in seconds",
-						       c == O_TO ? "to" : "from",
-						       optarg);
+				return cli_usage_error(
+					"matrix ",
+					"--%s: '%s' is "
+					"not a time in seconds",
+					c == O_TO ? "to" : "from", optarg);
 			wtext[c == O_TO] = optarg;
 			window = 1;
 			break;
@@ -228,7 +261,8 @@ int cmd_matrix(int argc, char **argv)
 	if (wide && !csv)
 		return cli_usage_error("matrix ", "--wide goes with --csv");
 	if (win[0] >= win[1])
-		return cli_usage_error("matrix ", "--from must come before --to");
+		return cli_usage_error("matrix ",
+				       "--from must come before --to");
 	t = window ? cli_open_timed(argv[optind], "matrix --from/--to")
 		   : cli_open(argv[optind]);
 	if (!t)
@@ -244,15 +278,17 @@ int cmd_matrix(int argc, char **argv)
 	}
 	if (!csv) {
 		if (window)
-			printf("calls that started from %s to before %s (seconds "
-			       "since the job's time origin)\n", wtext[0],
-			       wtext[1]);
+			printf("calls that started from %s to before %s "
+			       "(seconds "
+			       "since the job's time origin)\n",
+			       wtext[0], wtext[1]);
 		rc = print_table(&m, bytes);
 	} else {
 		FILE *out = cli_csv_open(csv);
 
 		rc = out ? cli_csv_close(out, csv,
-					 an_matrix_csv(&m, out, wide, bytes) < 0)
+					 an_matrix_csv(&m, out, wide, bytes) <
+						 0)
 			 : CLI_EXIT_FAIL;
 	}
 	if (rc == CLI_EXIT_OK)

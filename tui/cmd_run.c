@@ -31,20 +31,27 @@ static void run_usage(FILE *f)
 		"usage: rondo run [OPTIONS] -- COMMAND [ARGS...]\n\n"
 		"Runs COMMAND with the tracer in every MPI rank, e.g.\n"
 		"  rondo run -- mpirun -np 8 ./app input\n"
-		"The trace is written at MPI_Finalize as PROGRAM-DATE-TIME.rondo\n"
+		"The trace is written at MPI_Finalize as "
+		"PROGRAM-DATE-TIME.rondo\n"
 		"in the working directory.\n\n"
 		"  -o, --output PATH   the trace file, or a directory for it\n"
 		"                      (RONDO_OUT)\n"
-		"      --no-pointers   record buffers without tracking addresses\n"
+		"      --no-pointers   record buffers without tracking "
+		"addresses\n"
 		"                      (RONDO_TRACK_POINTERS=0)\n"
 		"      --timing MODE   aggregated (statistics per signature,\n"
 		"                      the default) or percall (also every\n"
-		"                      call's start and duration; RONDO_TIMING)\n"
-		"      --time-base B   percall's log scale: times read back are\n"
-		"                      off by a factor of at most B, 1.001 to 16\n"
+		"                      call's start and duration; "
+		"RONDO_TIMING)\n"
+		"      --time-base B   percall's log scale: times read back "
+		"are\n"
+		"                      off by a factor of at most B, 1.001 to "
+		"16\n"
 		"                      (RONDO_TIME_BASE, default 1.1)\n"
-		"      --timing-limit SIZE  bytes of per-call timing a rank keeps\n"
-		"                      before it falls back to statistics, with\n"
+		"      --timing-limit SIZE  bytes of per-call timing a rank "
+		"keeps\n"
+		"                      before it falls back to statistics, "
+		"with\n"
 		"                      K, M or G (RONDO_TIMING_LIMIT, 256M)\n"
 		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
 		"  -h, --help          this text\n\n"
@@ -121,8 +128,8 @@ static void resolve(const char *cmd, char *out, size_t size)
 		if (end == path) /* an empty entry is the working directory */
 			snprintf(try, sizeof(try), "./%s", cmd);
 		else
-			snprintf(try, sizeof(try), "%.*s/%s",
-				 (int)(end - path), path, cmd);
+			snprintf(try, sizeof(try), "%.*s/%s", (int)(end - path),
+				 path, cmd);
 		if (access(try, X_OK) == 0 && realpath(try, real)) {
 			snprintf(out, size, "%s", real);
 			return;
@@ -132,10 +139,10 @@ static void resolve(const char *cmd, char *out, size_t size)
 
 static enum launcher launcher_of(const char *cmd)
 {
-	static const char *const names[] = {
-		"mpirun", "mpiexec", "orterun", "mpirun.openmpi",
-		"mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich",
-		"mpiexec.hydra"};
+	static const char *const names[] = {"mpirun",	       "mpiexec",
+					    "orterun",	       "mpirun.openmpi",
+					    "mpiexec.openmpi", "mpirun.mpich",
+					    "mpiexec.mpich",   "mpiexec.hydra"};
 	char real[PATH_MAX];
 	size_t i;
 
@@ -145,7 +152,8 @@ static enum launcher launcher_of(const char *cmd)
 	if (i == COUNTOF(names))
 		return NOT_LAUNCHER;
 	resolve(cmd, real, sizeof(real));
-	return strstr(base_name(real), "hydra") || strstr(base_name(real), "mpich")
+	return strstr(base_name(real), "hydra") ||
+			       strstr(base_name(real), "mpich")
 		       ? HYDRA
 		       : OPEN_MPI;
 }
@@ -153,9 +161,9 @@ static enum launcher launcher_of(const char *cmd)
 /* The settings passed on when the caller set them; execvp takes
  * char *const[]: writable copies of the words. */
 static char vars[][24] = {"RONDO_OUT",	     "RONDO_DISABLE",
-			  "RONDO_VERBOSE",	     "RONDO_TRACK_POINTERS",
-			  "RONDO_MEMO",		     "RONDO_TIMING",
-			  "RONDO_TIME_BASE",	     "RONDO_TIMING_LIMIT"};
+			  "RONDO_VERBOSE",   "RONDO_TRACK_POINTERS",
+			  "RONDO_MEMO",	     "RONDO_TIMING",
+			  "RONDO_TIME_BASE", "RONDO_TIMING_LIMIT"};
 #define NVARS COUNTOF(vars)
 
 /* The -x options: the preload, and the settings the caller set. */
@@ -261,28 +269,33 @@ int cmd_run(int argc, char **argv)
 			if (strcmp(optarg, "percall") &&
 			    strcmp(optarg, "aggregated"))
 				return cli_usage_error(
-					"run ", "--timing: '%s' is not "
-					"'aggregated' or 'percall'", optarg);
+					"run ",
+					"--timing: '%s' is not "
+					"'aggregated' or 'percall'",
+					optarg);
 			setenv("RONDO_TIMING", optarg, 1);
 			break;
 		case 'B':
 			b = strtod(optarg, &end);
-			if (!*optarg || *end || !(b >= RONDO_TIME_BASE_MIN &&
-						  b <= RONDO_TIME_BASE_MAX))
+			if (!*optarg || *end ||
+			    !(b >= RONDO_TIME_BASE_MIN &&
+			      b <= RONDO_TIME_BASE_MAX))
 				return cli_usage_error(
-					"run ", "--time-base: '%s' is not a "
-					"number from %g to %g", optarg,
-					RONDO_TIME_BASE_MIN,
+					"run ",
+					"--time-base: '%s' is not a "
+					"number from %g to %g",
+					optarg, RONDO_TIME_BASE_MIN,
 					RONDO_TIME_BASE_MAX);
 			setenv("RONDO_TIME_BASE", optarg, 1);
 			break;
 		case 'L':
 			strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' ||
-			    (*end && (strchr("KkMmGg", *end) == NULL ||
-				      end[1])))
+			    (*end &&
+			     (strchr("KkMmGg", *end) == NULL || end[1])))
 				return cli_usage_error(
-					"run ", "--timing-limit: '%s' is not a "
+					"run ",
+					"--timing-limit: '%s' is not a "
 					"size (bytes, or with K, M or G)",
 					optarg);
 			setenv("RONDO_TIMING_LIMIT", optarg, 1);
@@ -295,7 +308,8 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error("run ", "run needs a command to run");
 	if (find_library(lib, sizeof(lib)) < 0) {
 		cli_error("cannot find the tracer library %s (set "
-			  "RONDO_TRACE_LIB, or install rondo)", TRACE_LIB);
+			  "RONDO_TRACE_LIB, or install rondo)",
+			  TRACE_LIB);
 		return CLI_EXIT_FAIL;
 	}
 	/* Libraries already preloaded stay first (a sanitizer runtime must). */

@@ -22,8 +22,10 @@ static void skew_usage(FILE *f)
 		"communicator of each of its members is one occurrence, and\n"
 		"its spread is the last member's start minus the first's.\n"
 		"A row per function and communicator: occurrences, mean and\n"
-		"largest spread (+- its error bound), the rank last most often,\n"
-		"and the waiting they imply (every member's wait for the last,\n"
+		"largest spread (+- its error bound), the rank last most "
+		"often,\n"
+		"and the waiting they imply (every member's wait for the "
+		"last,\n"
 		"summed), the most waiting first.\n\n"
 		"  --top N      the first N rows (text: 10 by default)\n"
 		"  --comm C     only communicator C: world, or an id as rondo\n"
@@ -41,8 +43,8 @@ static void skew_row(const rondo_trace *t, const struct an_skew *s)
 		snprintf(comm, sizeof(comm), "world");
 	else
 		snprintf(comm, sizeof(comm), "c%" PRId64, s->comm);
-	cli_duration(mean, sizeof(mean), (double)s->spread_ns / (double)s->count,
-		     0);
+	cli_duration(mean, sizeof(mean),
+		     (double)s->spread_ns / (double)s->count, 0);
 	cli_duration(max, sizeof(max), (double)s->max_spread_ns, 0);
 	cli_duration(err, sizeof(err), (double)s->err_ns, 0);
 	cli_duration(wait, sizeof(wait), (double)s->wait_ns, 0);
@@ -60,10 +62,12 @@ static void skew_notes(const struct an_skew_result *r)
 	if (r->unmatched)
 		cli_error("%" PRIu64 " collective calls whose occurrence some "
 			  "member never reached (in its timed calls) not "
-			  "counted", r->unmatched);
+			  "counted",
+			  r->unmatched);
 	if (r->mismatched)
 		cli_error("%" PRIu64 " occurrences whose members called "
-			  "different collectives not counted", r->mismatched);
+			  "different collectives not counted",
+			  r->mismatched);
 	if (r->unresolved)
 		cli_error("%" PRIu64 " collective calls on communicators whose "
 			  "members the trace does not give not counted",

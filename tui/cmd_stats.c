@@ -33,11 +33,13 @@ static void stats_usage(FILE *f)
 		"Where the time in MPI goes, from the trace's statistics:\n"
 		"calls, total, mean, min, max and standard deviation of the\n"
 		"durations per function (default) or signature, with their\n"
-		"share of the MPI time and of the run time (the run's duration\n"
+		"share of the MPI time and of the run time (the run's "
+		"duration\n"
 		"times the ranks); or each rank's time in MPI (--by rank).\n"
 		"Rows come by total time, ranks by rank, unless --sort says;\n"
 		"--top N keeps the first N.  --csv writes CSV (times in\n"
-		"nanoseconds) to PATH, or to stdout with -, instead of text.\n");
+		"nanoseconds) to PATH, or to stdout with -, instead of "
+		"text.\n");
 }
 
 /* The index of s among names[0..n-1], a unique prefix being enough
@@ -74,22 +76,31 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 		switch (c) {
 		case 'b':
 			if ((i = stats_word(optarg, by, 3)) < 0)
-				return cli_usage_error("stats ", "--by '%s': "
-					"function, signature or rank", optarg);
+				return cli_usage_error(
+					"stats ",
+					"--by '%s': "
+					"function, signature or rank",
+					optarg);
 			o->by = (enum an_by)i;
 			break;
 		case 's':
 			if ((i = stats_word(optarg, key, 4)) < 0)
-				return cli_usage_error("stats ", "--sort '%s': "
-					"total, count, mean or max", optarg);
+				return cli_usage_error(
+					"stats ",
+					"--sort '%s': "
+					"total, count, mean or max",
+					optarg);
 			o->key = (enum an_key)i;
 			o->sorted = 1;
 			break;
 		case 'n':
 			if (cli_parse_u32(optarg, UINT32_MAX, &o->top) < 0 ||
 			    o->top == 0)
-				return cli_usage_error("stats ", "--top '%s' is "
-					"not a number of rows (1 or more)", optarg);
+				return cli_usage_error(
+					"stats ",
+					"--top '%s' is "
+					"not a number of rows (1 or more)",
+					optarg);
 			break;
 		case 'c': o->csv = optarg; break;
 		case 'h': return stats_usage(stdout), CLI_EXIT_OK;
@@ -98,7 +109,7 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 	}
 	if (o->by == AN_BY_RANK && o->sorted && o->key == AN_KEY_MAX)
 		return cli_usage_error("stats ", "--sort max: the trace keeps "
-				       "no longest call per rank");
+						 "no longest call per rank");
 	if (optind != argc - 1)
 		return cli_usage_error("stats ", "stats takes one FILE");
 	return -1;
@@ -179,7 +190,8 @@ static void stats_text_calls(const rondo_trace *t, enum an_by by,
 			     const struct an_row *rows, uint32_t n,
 			     const struct an_totals *tot)
 {
-	int fn = by == AN_BY_FUNCTION, w = fn ? stats_name_width(t, rows, n) : 0;
+	int fn = by == AN_BY_FUNCTION,
+	    w = fn ? stats_name_width(t, rows, n) : 0;
 	char sig[STATS_SIG_WIDTH + 1];
 
 	if (fn)
@@ -218,9 +230,9 @@ static void stats_text_ranks(const struct an_row *rows, uint32_t n,
 		cli_duration(mpi, sizeof(mpi), (double)rows[i].total_ns, 0);
 		stats_percent(pc[0], sizeof(pc[0]),
 			      an_share((double)rows[i].total_ns, tot->run_ns));
-		stats_percent(pc[1], sizeof(pc[1]),
-			      an_share((double)rows[i].total_ns,
-				       tot->rank_mpi_ns));
+		stats_percent(
+			pc[1], sizeof(pc[1]),
+			an_share((double)rows[i].total_ns, tot->rank_mpi_ns));
 		printf("%6" PRIu32 " %12s %10s %10s %7s %7s\n", rows[i].id,
 		       cli_count(calls, sizeof(calls), rows[i].count), mpi,
 		       tot->run_ns ? run : "-", pc[0], pc[1]);
@@ -255,7 +267,8 @@ static void stats_missing(const char *path, enum an_by by, int rc)
 		cli_error("%s: %s", path, rondo_strerror(rc));
 	else if (by == AN_BY_RANK)
 		cli_error("%s has no per-rank times (written by a tracer from "
-			  "before they were recorded)", path);
+			  "before they were recorded)",
+			  path);
 	else
 		cli_error("%s has no call statistics (no 'stats' section)",
 			  path);
@@ -282,8 +295,8 @@ int cmd_stats(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	an_totals(t, &tot);
-	an_stats_sort(rows, n, o.by == AN_BY_RANK && !o.sorted ? AN_KEY_ID
-							       : o.key);
+	an_stats_sort(rows, n,
+		      o.by == AN_BY_RANK && !o.sorted ? AN_KEY_ID : o.key);
 	if (o.top && o.top < n)
 		n = o.top;
 	rc = CLI_EXIT_OK;

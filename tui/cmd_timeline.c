@@ -14,7 +14,7 @@
 
 /* Without a width: as many buckets as a wide terminal shows. */
 #define DEFAULT_BUCKETS 64
-#define MAX_BUCKETS 100000
+#define MAX_BUCKETS	100000
 
 /* The text's levels, the explorer's characters without colour. */
 static const char ramp[] = " .:-=+*#%@";
@@ -25,12 +25,17 @@ static void timeline_usage(FILE *f)
 	fprintf(f,
 		"usage: rondo timeline [--buckets N] [--from T1] [--to T2]\n"
 		"                      [--csv PATH|-] FILE\n\n"
-		"From per-call times (a trace made with RONDO_TIMING=percall):\n"
-		"for each rank, the share of each bucket of time it spent inside\n"
-		"MPI calls, as a row of characters of rising density (\" .:-=+*#%%@\",\n"
-		"blank: no MPI at all), the explorer's timeline (key T) as text.\n\n"
+		"From per-call times (a trace made with "
+		"RONDO_TIMING=percall):\n"
+		"for each rank, the share of each bucket of time it spent "
+		"inside\n"
+		"MPI calls, as a row of characters of rising density (\" "
+		".:-=+*#%%@\",\n"
+		"blank: no MPI at all), the explorer's timeline (key T) as "
+		"text.\n\n"
 		"  --buckets N  buckets across the window (default %d)\n"
-		"  --from T1    the window starts at T1 seconds since the job's\n"
+		"  --from T1    the window starts at T1 seconds since the "
+		"job's\n"
 		"               origin (default: the first call's start)\n"
 		"  --to T2      and ends at T2 (default: the last call's end)\n"
 		"  --csv PATH   CSV to PATH, or to standard output with -:\n"
@@ -39,11 +44,10 @@ static void timeline_usage(FILE *f)
 }
 
 /* The run's span over every rank's timed calls: [*first, *last]. */
-static int timeline_extent(const rondo_trace *t, int64_t *first,
-			   int64_t *last)
+static int timeline_extent(const rondo_trace *t, int64_t *first, int64_t *last)
 {
-	struct an_buckets b = {0, 1, 0, NULL, NULL, NULL, NULL, 0, INT64_MAX,
-			       INT64_MIN};
+	struct an_buckets b = {0,    1,	   0, NULL,	 NULL,
+			       NULL, NULL, 0, INT64_MAX, INT64_MIN};
 	int rc = 0;
 
 	for (uint32_t r = 0; r < rondo_rank_count(t) && rc == 0; r++)
@@ -79,7 +83,8 @@ static int timeline_row(FILE *out, uint32_t r, const struct an_buckets *b,
 		double share = b->busy[k] / b->w;
 
 		if (csv)
-			fprintf(out, "%" PRIu32 ",%" PRIu32 ",%.0f,%.0f,%.0f,%.6f\n",
+			fprintf(out,
+				"%" PRIu32 ",%" PRIu32 ",%.0f,%.0f,%.0f,%.6f\n",
 				r, k, b->t0 + b->w * k, b->t0 + b->w * (k + 1),
 				b->busy[k], share > 1 ? 1 : share);
 		else
@@ -90,17 +95,18 @@ static int timeline_row(FILE *out, uint32_t r, const struct an_buckets *b,
 	return ferror(out) ? -1 : 0;
 }
 
-static int timeline_write(const rondo_trace *t, FILE *out, double t0,
-			  double w, uint32_t nb, int csv)
+static int timeline_write(const rondo_trace *t, FILE *out, double t0, double w,
+			  uint32_t nb, int csv)
 {
 	double *busy = calloc(nb, sizeof(*busy));
 	int rc = busy ? 0 : RONDO_E_NOMEM;
 
-	if (csv && fprintf(out, "rank,bucket,start_ns,end_ns,mpi_ns,share\n") < 0)
+	if (csv &&
+	    fprintf(out, "rank,bucket,start_ns,end_ns,mpi_ns,share\n") < 0)
 		rc = RONDO_E_IO;
 	for (uint32_t r = 0; r < rondo_rank_count(t) && rc == 0; r++) {
-		struct an_buckets b = {t0, w, nb, busy, NULL, NULL, NULL, 0,
-				       INT64_MAX, INT64_MIN};
+		struct an_buckets b = {t0,   w,	   nb, busy,	  NULL,
+				       NULL, NULL, 0,  INT64_MAX, INT64_MIN};
 
 		memset(busy, 0, sizeof(*busy) * nb);
 		rc = an_timeline_rank(t, r, &b);
@@ -121,8 +127,8 @@ static void timeline_cut(const rondo_trace *t)
 	if (n)
 		cli_error("%" PRIu32 " rank%s kept per-call times for part of "
 			  "the run only (RONDO_TIMING_LIMIT): %s later calls "
-			  "are not drawn", n, n == 1 ? "" : "s",
-			  n == 1 ? "its" : "their");
+			  "are not drawn",
+			  n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
 }
 
 enum { O_FROM = 256, O_TO, O_CSV };
@@ -149,17 +155,19 @@ int cmd_timeline(int argc, char **argv)
 			if (cli_parse_u32(optarg, MAX_BUCKETS + 1, &nb) < 0 ||
 			    nb == 0)
 				return cli_usage_error(
-					"timeline ", "--buckets: '%s' is not a "
-					"number from 1 to %d", optarg,
-					MAX_BUCKETS);
+					"timeline ",
+					"--buckets: '%s' is not a "
+					"number from 1 to %d",
+					optarg, MAX_BUCKETS);
 			break;
 		case O_FROM:
 		case O_TO:
 			if (cli_parse_seconds(optarg, &win[c == O_TO]) < 0)
 				return cli_usage_error(
-					"timeline ", "--%s: '%s' is not a time "
-					"in seconds", c == O_TO ? "to" : "from",
-					optarg);
+					"timeline ",
+					"--%s: '%s' is not a time "
+					"in seconds",
+					c == O_TO ? "to" : "from", optarg);
 			have[c == O_TO] = 1;
 			break;
 		case O_CSV: csv = optarg; break;
@@ -170,7 +178,8 @@ int cmd_timeline(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("timeline ", "timeline takes one FILE");
 	if (have[0] && have[1] && win[0] >= win[1])
-		return cli_usage_error("timeline ", "--from must come before --to");
+		return cli_usage_error("timeline ",
+				       "--from must come before --to");
 	t = cli_open_timed(argv[optind], "timeline");
 	if (!t)
 		return CLI_EXIT_FAIL;

@@ -32,7 +32,7 @@
 /* The shipped themes (theme.h, THEME_SHIPPED) are the order the theme key
  * cycles through. */
 
-/* ---- the terminal's life ----------------------------------------------------- */
+/* ---- the terminal's life ------------------------------------------------- */
 
 static volatile sig_atomic_t curses_on;
 
@@ -55,8 +55,8 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-				   SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGPIPE};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP,  SIGQUIT, SIGSEGV,
+				   SIGBUS, SIGFPE,  SIGABRT, SIGPIPE};
 
 	for (size_t i = 0; i < COUNTOF(sigs); i++)
 		signal(sigs[i], on_signal);
@@ -87,11 +87,10 @@ static void start_curses(struct view *v, int want_color)
 
 /* Loads theme spec; "default" found nowhere is the built-in one, which
  * is the same.  0, or -1 with the reason in err. */
-static int load_theme(struct view *v, const char *spec, char *err,
-		      size_t size)
+static int load_theme(struct view *v, const char *spec, char *err, size_t size)
 {
-	int rc = theme_load(&v->theme, spec, v->theme_dirs, v->ntheme_dirs,
-			    err, size);
+	int rc = theme_load(&v->theme, spec, v->theme_dirs, v->ntheme_dirs, err,
+			    size);
 
 	if (rc == 0)
 		return 0;
@@ -119,20 +118,23 @@ int view_theme_next(struct view *v)
 	return VIEW_REDRAW;
 }
 
-/* ---- the command ----------------------------------------------------------------- */
+/* ---- the command --------------------------------------------------------- */
 
 static void view_usage(FILE *f)
 {
-	fprintf(f, "usage: rondo view [--theme NAME|FILE] [--color=WHEN] [--ascii] FILE\n\n"
-		   "Explores a trace: the rank groups and their calls as a tree\n"
-		   "whose loops open to their body once, statistics of the\n"
-		   "selected call, a table of signatures, search.  Keys: ? in\n"
-		   "the explorer.\n\n"
-		   "  --theme NAME|FILE  a theme: default, light, mono, or a\n"
-		   "                     YAML file (rondo-theme(5))\n"
-		   "  --color=WHEN       auto (default), always or never; NO_COLOR\n"
-		   "                     set in the environment means never\n"
-		   "  --ascii            no UTF-8 marks, whatever the locale\n");
+	fprintf(f,
+		"usage: rondo view [--theme NAME|FILE] [--color=WHEN] "
+		"[--ascii] FILE\n\n"
+		"Explores a trace: the rank groups and their calls as a tree\n"
+		"whose loops open to their body once, statistics of the\n"
+		"selected call, a table of signatures, search.  Keys: ? in\n"
+		"the explorer.\n\n"
+		"  --theme NAME|FILE  a theme: default, light, mono, or a\n"
+		"                     YAML file (rondo-theme(5))\n"
+		"  --color=WHEN       auto (default), always or never; "
+		"NO_COLOR\n"
+		"                     set in the environment means never\n"
+		"  --ascii            no UTF-8 marks, whatever the locale\n");
 }
 
 /* Where themes are looked for: the user's, RONDO_THEMES_DIR (a source
@@ -162,12 +164,12 @@ struct options {
 static int parse(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
-	    {"theme", required_argument, 0, 'T'},
-	    {"color", required_argument, 0, 'C'},
-	    {"colour", required_argument, 0, 'C'},
-	    {"ascii", no_argument, 0, 'A'},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0}};
+		{"theme", required_argument, 0, 'T'},
+		{"color", required_argument, 0, 'C'},
+		{"colour", required_argument, 0, 'C'},
+		{"ascii", no_argument, 0, 'A'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
 	int c;
 
 	*o = (struct options){NULL, -1, 0};
@@ -183,7 +185,8 @@ static int parse(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "auto"))
 				o->color = -1;
 			else
-				return cli_usage_error("view ", "--color takes "
+				return cli_usage_error("view ",
+						       "--color takes "
 						       "auto, always or never");
 			break;
 		case 'h': view_usage(stdout); return -CLI_EXIT_OK - 100;
@@ -209,8 +212,8 @@ static int view_setup(struct view *v, const struct options *o,
 	v->ntheme_dirs = ndirs;
 	v->theme_index = 0;
 	v->ranks_sig = TREE_NONE;
-	if (load_theme(v, o->theme ? o->theme : "default", err,
-		       sizeof(err)) < 0) {
+	if (load_theme(v, o->theme ? o->theme : "default", err, sizeof(err)) <
+	    0) {
 		/* the default theme then; the reason on the status line */
 		view_message(v, 1, "default theme used: %s", err);
 		theme_default(&v->theme);
@@ -269,7 +272,8 @@ int cmd_view(int argc, char **argv)
 		free(v.sig_order);
 		return CLI_EXIT_FAIL;
 	}
-	want_color = o.color == 1 || (o.color == -1 && !(no_color && *no_color));
+	want_color =
+		o.color == 1 || (o.color == -1 && !(no_color && *no_color));
 	catch_signals();
 	start_curses(&v, want_color);
 	view_loop(&v);

@@ -16,14 +16,17 @@ static void waits_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rondo waits [--top N] [--csv PATH|-] FILE\n\n"
-		"Late senders and late receivers, from per-call times (a trace\n"
+		"Late senders and late receivers, from per-call times (a "
+		"trace\n"
 		"made with RONDO_TIMING=percall).  Messages are matched in\n"
 		"order per sender, receiver, communicator and tag (a wildcard\n"
-		"receive by the source and tag of its status).  Late sender: a\n"
+		"receive by the source and tag of its status).  Late sender: "
+		"a\n"
 		"blocking receive (MPI_Recv, Sendrecv, or MPI_Wait... on an\n"
 		"Irecv) entered before its send started waited min(send start\n"
 		"- its start, its duration).  Late receiver: an MPI_Send or\n"
-		"Ssend started before its receive was posted waited min(post -\n"
+		"Ssend started before its receive was posted waited min(post "
+		"-\n"
 		"its start, its duration).  A row per pair of ranks that\n"
 		"exchanged messages, the most waiting first.\n\n"
 		"  --top N      the first N rows (text: 10 by default)\n"
@@ -75,8 +78,8 @@ static void waits_text(const rondo_trace *t, const struct an_waits *w,
 		cli_duration(err, sizeof(err), (double)p->err_ns, 0);
 		printf("%6" PRIu32 " %6" PRIu32 " %10" PRIu64 " %12" PRIu64
 		       " %10s %14" PRIu64 " %10s %10s\n",
-		       p->src, p->dst, p->msgs, p->ls_count, ls, p->lr_count, lr,
-		       err);
+		       p->src, p->dst, p->msgs, p->ls_count, ls, p->lr_count,
+		       lr, err);
 	}
 }
 

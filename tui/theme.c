@@ -55,13 +55,13 @@ static const char *const theme_style_keys[] = {"fg", "bg", "attrs", "mono"};
 #define THEME_RGB(x)                                                           \
 	{                                                                      \
 		1, (uint8_t)((x) >> 16 & 0xff), (uint8_t)((x) >> 8 & 0xff),    \
-		    (uint8_t)((x) & 0xff)                                      \
+			(uint8_t)((x)&0xff)                                    \
 	}
 #define THEME_BG THEME_RGB(0x1a1b26)
-#define B THEME_A_BOLD
-#define D THEME_A_DIM
-#define U THEME_A_UNDERLINE
-#define R THEME_A_REVERSE
+#define B	 THEME_A_BOLD
+#define D	 THEME_A_DIM
+#define U	 THEME_A_UNDERLINE
+#define R	 THEME_A_REVERSE
 
 /* Keep in step with themes/default.yaml (test_theme compares them). */
 static const struct theme_style theme_dark[THEME_NROLES] = {
@@ -84,8 +84,11 @@ static const struct theme_style theme_dark[THEME_NROLES] = {
 };
 
 static const struct theme_color theme_dark_gradient[] = {
-	THEME_BG,	      THEME_RGB(0x3d59a1), THEME_RGB(0x7aa2f7),
-	THEME_RGB(0xe0af68), THEME_RGB(0xf7768e),
+	THEME_BG,
+	THEME_RGB(0x3d59a1),
+	THEME_RGB(0x7aa2f7),
+	THEME_RGB(0xe0af68),
+	THEME_RGB(0xf7768e),
 };
 
 #undef B
@@ -114,8 +117,7 @@ const char *theme_shipped(int i)
 
 void theme_default(struct theme *t)
 {
-	int n =
-	    (int)COUNTOF(theme_dark_gradient);
+	int n = (int)COUNTOF(theme_dark_gradient);
 
 	/* Zeroed whole, so that two equal themes are equal bytes too. */
 	memset(t, 0, sizeof(*t));
@@ -129,7 +131,7 @@ void theme_default(struct theme *t)
 
 /* Formats into err, when the caller gave room for a message. */
 static void theme_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void theme_error(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -191,7 +193,7 @@ struct theme_parser {
 
 static int theme_fail(const struct theme_parser *p, const yaml_node_t *n,
 		      const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 /* Sets the error "path:line:col: what" at node n; returns -1. */
 static int theme_fail(const struct theme_parser *p, const yaml_node_t *n,
@@ -327,8 +329,8 @@ static int theme_parse_hex(const unsigned char *s, size_t len,
 static int theme_parse_color(const struct theme_parser *p, const yaml_node_t *n,
 			     int allow_default, struct theme_color *c)
 {
-	const char *names =
-	    allow_default ? ", a colour name or default" : " or a colour name";
+	const char *names = allow_default ? ", a colour name or default"
+					  : " or a colour name";
 	char q[THEME_QUOTE_MAX + 4];
 	size_t len;
 	int i;
@@ -421,7 +423,7 @@ static int theme_parse_style(const struct theme_parser *p, const yaml_node_t *n,
 					       i == 0 ? &st->fg : &st->bg);
 		else
 			rc = theme_parse_attrs(
-			    p, v, i == 2 ? &st->attrs : &st->mono_attrs);
+				p, v, i == 2 ? &st->attrs : &st->mono_attrs);
 		if (rc < 0)
 			return -1;
 	}
@@ -565,7 +567,7 @@ static void theme_name_from_path(struct theme *t, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const unsigned char *base =
-	    (const unsigned char *)(slash ? slash + 1 : path);
+		(const unsigned char *)(slash ? slash + 1 : path);
 	size_t len = strlen((const char *)base), i = 0, j = 0;
 
 	if (len > 5 && strcmp((const char *)base + len - 5, ".yaml") == 0)
@@ -824,11 +826,11 @@ void theme_apply(const struct theme *t, int colors, int use_color)
 		    init_pair(pair, theme_curses_color(s->fg, colors),
 			      theme_curses_color(s->bg, colors)) == OK)
 			theme_curses_attr[r] =
-			    (int)(COLOR_PAIR(pair) |
-				  theme_curses_attrs(s->attrs));
+				(int)(COLOR_PAIR(pair) |
+				      theme_curses_attrs(s->attrs));
 		else
 			theme_curses_attr[r] =
-			    (int)theme_curses_attrs(s->mono_attrs);
+				(int)theme_curses_attrs(s->mono_attrs);
 	}
 }
 

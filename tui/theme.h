@@ -21,6 +21,7 @@
 
 /* The roles: X(THEME_ suffix, name in a theme file), one list for the
  * enum and the names (theme_role_name). */
+/* clang-format off */
 #define THEME_ROLES(X)                                                         \
 	/* text of the panes, and the screen's background */                   \
 	X(NORMAL, normal)                                                      \
@@ -40,6 +41,7 @@
 	X(MATCH, match)         /* search matches */                           \
 	X(BAR, bar)             /* histogram bars */                           \
 	X(ERROR, error)         /* error messages */
+/* clang-format on */
 
 #define THEME_ROLE_ENUM(id, name) THEME_##id,
 enum theme_role { THEME_ROLES(THEME_ROLE_ENUM) THEME_NROLES };

@@ -17,9 +17,9 @@
 #include "util.h"
 
 struct node {
-	uint8_t kind;  /* enum tree_kind */
-	uint8_t open;  /* children shown when the node is */
-	uint8_t made;  /* children made */
+	uint8_t kind; /* enum tree_kind */
+	uint8_t open; /* children shown when the node is */
+	uint8_t made; /* children made */
 	uint32_t depth;
 	uint32_t id;
 	uint64_t count;
@@ -44,17 +44,17 @@ struct tree {
 	uint32_t nrows;
 	size_t caprows;
 	uint32_t nrules, nsigs;
-	double *sig_mean;   /* ns */
-	double *rule_time;  /* ns, one expansion */
-	double *group_time; /* ns per rank */
+	double *sig_mean;		/* ns */
+	double *rule_time;		/* ns, one expansion */
+	double *group_time;		/* ns per rank */
 	uint32_t *first_sig, *last_sig; /* of each rule, TREE_NONE if empty */
 	double total;
-	struct pred search;	/* the current search (sig NULL: none) */
-	uint32_t *stack;	/* scratch for walks */
+	struct pred search; /* the current search (sig NULL: none) */
+	uint32_t *stack;    /* scratch for walks */
 	size_t capstack;
 };
 
-/* ---- set-up --------------------------------------------------------------- */
+/* ---- set-up -------------------------------------------------------------- */
 
 /* Each rule's first and last call and time, in rule order: a rule refers
  * only to smaller ones. */
@@ -97,7 +97,8 @@ static double group_time(const struct tree *tr, uint32_t g)
 	double sum = 0, estimate = tr->rule_time[rondo_group_root(tr->t, g)];
 	uint64_t ns;
 
-	if (!ranks || !n || rondo_group_ranks(tr->t, g, ranks, n) != (int64_t)n) {
+	if (!ranks || !n ||
+	    rondo_group_ranks(tr->t, g, ranks, n) != (int64_t)n) {
 		free(ranks);
 		return estimate;
 	}
@@ -132,14 +133,15 @@ static int tree_setup(struct tree *tr)
 	tr->capnodes = tr->caprows = (size_t)tr->ngroups + 1;
 	for (uint32_t s = 0; s < tr->nsigs; s++)
 		if (rondo_sig_stat(tr->t, s, &st) == 0 && st.count) {
-			tr->sig_mean[s] = (double)st.total_ns / (double)st.count;
+			tr->sig_mean[s] =
+				(double)st.total_ns / (double)st.count;
 			tr->total += (double)st.total_ns;
 		}
 	rules_summary(tr);
 	for (uint32_t g = 0; g < tr->ngroups; g++) {
 		tr->group_time[g] = group_time(tr, g);
 		tr->node[g] = (struct node){TREE_GROUP, 0, 0, 0, g, 1,
-					    TREE_NONE, g, 0, 0, g};
+					    TREE_NONE,	g, 0, 0, g};
 		tr->row[g] = g;
 	}
 	tr->nnodes = tr->nrows = tr->ngroups;
@@ -182,7 +184,7 @@ double tree_total_time(const struct tree *tr)
 	return tr->total;
 }
 
-/* ---- nodes ---------------------------------------------------------------- */
+/* ---- nodes --------------------------------------------------------------- */
 
 /* The rule whose body a node's children are, TREE_NONE for a call. */
 static uint32_t node_rule(const struct tree *tr, uint32_t n)
@@ -207,14 +209,22 @@ static int node_make(struct tree *tr, uint32_t n)
 		len = 0;
 	if (len > UINT32_MAX - 1 - tr->nnodes ||
 	    util_grow(&tr->node, &tr->capnodes, (size_t)at + len,
-		 sizeof(*tr->node)) < 0)
+		      sizeof(*tr->node)) < 0)
 		return RONDO_E_NOMEM;
 	kids = tr->node + at;
 	for (uint32_t k = 0; k < len; k++)
-		kids[k] = (struct node){
-		    RONDO_SYM_IS_RULE(b[k].sym) ? TREE_RULE : TREE_CALL,
-		    0, 0, tr->node[n].depth + 1, RONDO_SYM_ID(b[k].sym),
-		    b[k].count, n, tr->node[n].group, 0, 0, TREE_NONE};
+		kids[k] = (struct node){RONDO_SYM_IS_RULE(b[k].sym) ? TREE_RULE
+								    : TREE_CALL,
+					0,
+					0,
+					tr->node[n].depth + 1,
+					RONDO_SYM_ID(b[k].sym),
+					b[k].count,
+					n,
+					tr->node[n].group,
+					0,
+					0,
+					TREE_NONE};
 	tr->node[n].first = at;
 	tr->node[n].nchild = len;
 	tr->node[n].made = 1;
@@ -231,12 +241,20 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out)
 		return RONDO_E_RANGE;
 	d = &tr->node[n];
 	g = d->group;
-	*out = (struct tree_info){(enum tree_kind)d->kind, d->id, d->count,
-				  d->depth, d->parent, g, d->open, 0, 0,
+	*out = (struct tree_info){(enum tree_kind)d->kind,
+				  d->id,
+				  d->count,
+				  d->depth,
+				  d->parent,
+				  g,
+				  d->open,
+				  0,
+				  0,
 				  rondo_group_size(tr->t, g)};
 	switch (d->kind) {
 	case TREE_GROUP:
-		out->calls = rondo_rule_calls(tr->t, rondo_group_root(tr->t, g));
+		out->calls =
+			rondo_rule_calls(tr->t, rondo_group_root(tr->t, g));
 		out->time_ns = tr->group_time[g];
 		break;
 	case TREE_RULE:
@@ -250,7 +268,7 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out)
 	return 0;
 }
 
-/* ---- rows ----------------------------------------------------------------- */
+/* ---- rows ---------------------------------------------------------------- */
 
 uint32_t tree_rows(const struct tree *tr)
 {
@@ -289,7 +307,7 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 		const struct node *d = &tr->node[c];
 
 		if (util_grow(&tr->stack, &tr->capstack, *len + 1,
-			 sizeof(*tr->stack)) < 0) {
+			      sizeof(*tr->stack)) < 0) {
 			rc = RONDO_E_NOMEM;
 			break;
 		}
@@ -297,7 +315,8 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 		if (!d->open || !d->made)
 			continue;
 		for (uint32_t k = d->nchild; k-- > 0 && !rc;) {
-			if (util_grow(&todo, &captodo, ntodo + 1, sizeof(*todo)) < 0)
+			if (util_grow(&todo, &captodo, ntodo + 1,
+				      sizeof(*todo)) < 0)
 				rc = RONDO_E_NOMEM;
 			else
 				todo[ntodo++] = tr->node[c].first + k;
@@ -324,7 +343,8 @@ static int rows_insert(struct tree *tr, uint32_t n)
 	if (rc)
 		return rc;
 	if (k > UINT32_MAX - tr->nrows ||
-	    util_grow(&tr->row, &tr->caprows, tr->nrows + k, sizeof(*tr->row)) < 0)
+	    util_grow(&tr->row, &tr->caprows, tr->nrows + k, sizeof(*tr->row)) <
+		    0)
 		return RONDO_E_NOMEM;
 	memmove(tr->row + at + k, tr->row + at,
 		sizeof(*tr->row) * (tr->nrows - at));
@@ -339,14 +359,16 @@ static void rows_remove(struct tree *tr, uint32_t n)
 {
 	uint32_t at = tr->node[n].row + 1, end = at;
 
-	while (end < tr->nrows && tr->node[tr->row[end]].depth > tr->node[n].depth)
+	while (end < tr->nrows &&
+	       tr->node[tr->row[end]].depth > tr->node[n].depth)
 		tr->node[tr->row[end++]].row = TREE_NONE;
-	memmove(tr->row + at, tr->row + end, sizeof(*tr->row) * (tr->nrows - end));
+	memmove(tr->row + at, tr->row + end,
+		sizeof(*tr->row) * (tr->nrows - end));
 	tr->nrows -= end - at;
 	rows_renumber(tr, at);
 }
 
-/* ---- folding -------------------------------------------------------------- */
+/* ---- folding ------------------------------------------------------------- */
 
 int tree_open(struct tree *tr, uint32_t n)
 {
@@ -410,7 +432,7 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
 		tr->node[c].open = 1;
 		shown += tr->node[c].nchild;
 		if (util_grow(&todo, &captodo, ntodo + tr->node[c].nchild,
-			 sizeof(*todo)) < 0) {
+			      sizeof(*todo)) < 0) {
 			rc = RONDO_E_NOMEM;
 			break;
 		}
@@ -418,13 +440,12 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
 			todo[ntodo++] = tr->node[c].first + k;
 	}
 	free(todo);
-	if (was_visible && tr->node[n].open &&
-	    (rc = rows_insert(tr, n)) != 0)
+	if (was_visible && tr->node[n].open && (rc = rows_insert(tr, n)) != 0)
 		tr->node[n].open = 0;
 	return rc;
 }
 
-/* ---- labels --------------------------------------------------------------- */
+/* ---- labels -------------------------------------------------------------- */
 
 /* snprintf's return, as an int whatever happens. */
 static int put(char *buf, size_t size, size_t at, const char *fmt, ...)
@@ -446,8 +467,9 @@ int tree_sig_text(const struct tree *tr, uint32_t sig, uint32_t rank,
 		  int inputs_only, char *buf, size_t size)
 {
 	char *text, *arrow;
-	int n = rank == TREE_NONE ? rondo_sig_format(tr->t, sig, NULL, 0)
-				  : rondo_sig_format_rank(tr->t, sig, rank, NULL, 0);
+	int n = rank == TREE_NONE
+			? rondo_sig_format(tr->t, sig, NULL, 0)
+			: rondo_sig_format_rank(tr->t, sig, rank, NULL, 0);
 
 	if (n < 0)
 		return n;
@@ -481,15 +503,17 @@ static int call_text(const struct tree *tr, const struct node *d, char *buf,
 		rank = one;
 	n = tree_sig_text(tr, d->id, rank, 1, buf, size);
 	if (n == RONDO_E_NOMEM)
-		return put(buf, size, 0, "%s(...)",
-			   rondo_func_name(tr->t, rondo_sig_func(tr->t, d->id)));
+		return put(
+			buf, size, 0, "%s(...)",
+			rondo_func_name(tr->t, rondo_sig_func(tr->t, d->id)));
 	return n;
 }
 
 static const char *func_of(const struct tree *tr, uint32_t sig)
 {
-	return sig == TREE_NONE ? "?"
-				: rondo_func_name(tr->t, rondo_sig_func(tr->t, sig));
+	return sig == TREE_NONE
+		       ? "?"
+		       : rondo_func_name(tr->t, rondo_sig_func(tr->t, sig));
 }
 
 int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
@@ -509,11 +533,12 @@ int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	d = &tr->node[n];
 	if (d->kind == TREE_GROUP) {
 		uint32_t size_g = rondo_group_size(tr->t, d->id);
-		int k = put(buf, size, 0, "%s ", size_g == 1 ? "rank" : "ranks");
+		int k = put(buf, size, 0, "%s ",
+			    size_g == 1 ? "rank" : "ranks");
 
-		k += rondo_group_format(tr->t, d->id,
-					(size_t)k < size ? buf + k : NULL,
-					(size_t)k < size ? size - (size_t)k : 0);
+		k += rondo_group_format(
+			tr->t, d->id, (size_t)k < size ? buf + k : NULL,
+			(size_t)k < size ? size - (size_t)k : 0);
 		if (size_g > 1)
 			k += put(buf, size, (size_t)k, " (%u)", size_g);
 		return k;
@@ -522,8 +547,9 @@ int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 		at = put(buf, size, 0, "%s%llu ", times,
 			 (unsigned long long)d->count);
 	if (d->kind == TREE_CALL)
-		return at + call_text(tr, d, (size_t)at < size ? buf + at : NULL,
-				      (size_t)at < size ? size - (size_t)at : 0);
+		return at +
+		       call_text(tr, d, (size_t)at < size ? buf + at : NULL,
+				 (size_t)at < size ? size - (size_t)at : 0);
 	calls = rondo_rule_calls(tr->t, d->id);
 	if (calls == 0)
 		return at + put(buf, size, (size_t)at, "[ ]");
@@ -537,7 +563,7 @@ int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 			func_of(tr, tr->last_sig[d->id]));
 }
 
-/* ---- search --------------------------------------------------------------- */
+/* ---- search -------------------------------------------------------------- */
 
 /* Whether node n holds or is a call p looks for. */
 static int holds(const struct tree *tr, const struct pred *p, uint32_t n)
@@ -567,7 +593,7 @@ static uint64_t pred_rules(const struct tree *tr, struct pred *p)
 			uint32_t id = RONDO_SYM_ID(b[k].sym);
 
 			p->rule[r] = RONDO_SYM_IS_RULE(b[k].sym) ? p->rule[id]
-								  : p->sig[id];
+								 : p->sig[id];
 		}
 	}
 	for (uint32_t g = 0; g < tr->ngroups; g++)
@@ -732,8 +758,8 @@ static void reveal(struct tree *tr, uint32_t n)
 static uint32_t find(struct tree *tr, const struct pred *p, uint32_t from,
 		     int dir)
 {
-	uint32_t n = from < tr->nnodes ? step_from(tr, p, from, dir)
-				       : TREE_NONE;
+	uint32_t n =
+		from < tr->nnodes ? step_from(tr, p, from, dir) : TREE_NONE;
 
 	if (n == TREE_NONE)
 		n = edge_of_tree(tr, p, dir); /* wrap around */

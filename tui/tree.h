@@ -38,15 +38,15 @@ struct tree;
 /* What one node is and holds. */
 struct tree_info {
 	enum tree_kind kind;
-	uint32_t id;	   /* the group, rule or signature */
-	uint64_t count;	   /* times in a row (1: once) */
-	uint32_t depth;	   /* 0 for a group */
-	uint32_t parent;   /* TREE_NONE for a group */
-	uint32_t group;	   /* the group it belongs to */
-	int open;	   /* its children are shown (a call has none) */
-	uint64_t calls;	   /* calls inside, per rank, count included */
-	double time_ns;	   /* time inside, per rank (see tree_create) */
-	uint32_t ranks;	   /* how many ranks run it: its group's size */
+	uint32_t id;	 /* the group, rule or signature */
+	uint64_t count;	 /* times in a row (1: once) */
+	uint32_t depth;	 /* 0 for a group */
+	uint32_t parent; /* TREE_NONE for a group */
+	uint32_t group;	 /* the group it belongs to */
+	int open;	 /* its children are shown (a call has none) */
+	uint64_t calls;	 /* calls inside, per rank, count included */
+	double time_ns;	 /* time inside, per rank (see tree_create) */
+	uint32_t ranks;	 /* how many ranks run it: its group's size */
 };
 
 /*

@@ -26,7 +26,7 @@
 #include "tree.h"
 
 /* The smallest screen the explorer draws on; below it, a notice. */
-#define VIEW_MIN_COLS 60
+#define VIEW_MIN_COLS  60
 #define VIEW_MIN_LINES 16
 
 /* Lines of the detail pane, its title included. */
@@ -36,6 +36,7 @@
  * key table, and its row of the table of operations, view_name_ops,
  * defined in its file.  Tab cycles through those with `tab` set, in this
  * order. */
+/* clang-format off */
 #define VIEW_PANES(X)                                                          \
 	X(TREE, tree)                                                          \
 	X(SIGS, sigs)                                                          \
@@ -43,13 +44,14 @@
 	X(CONT, cont)                                                          \
 	X(TIMELINE, timeline)                                                  \
 	X(HELP, help)
+/* clang-format on */
 
 #define VIEW_PANE_KIND(kind, name) VIEW_##kind,
 enum view_pane { VIEW_PANES(VIEW_PANE_KIND) VIEW_NPANES };
 #undef VIEW_PANE_KIND
 
-struct view_matrix; /* view_matrix.c */
-struct view_cont;   /* view_contention.c */
+struct view_matrix;   /* view_matrix.c */
+struct view_cont;     /* view_contention.c */
 struct view_timeline; /* view_timeline.c */
 
 /* How the signature table is sorted. */
@@ -63,21 +65,21 @@ struct view {
 	int utf8;		   /* the terminal shows UTF-8 */
 	int color;		   /* colours in use */
 	struct theme theme;
-	int theme_index;	   /* in the cycle of shipped themes, or -1 */
+	int theme_index; /* in the cycle of shipped themes, or -1 */
 	const char *const *theme_dirs;
 	int ntheme_dirs;
-	int lines, cols;	   /* of the screen, at the last draw */
+	int lines, cols; /* of the screen, at the last draw */
 
 	/* the tree pane */
-	uint32_t cur;		   /* the selected row */
-	uint32_t top;		   /* the first row shown */
+	uint32_t cur; /* the selected row */
+	uint32_t top; /* the first row shown */
 
 	/* the signature table */
-	uint32_t *sig_order;	   /* signatures shown, sorted, filtered */
+	uint32_t *sig_order; /* signatures shown, sorted, filtered */
 	uint32_t nsig_order;
 	uint32_t sig_cur, sig_top;
 	enum view_sort sort;
-	char filter[64];	   /* function names containing it */
+	char filter[64]; /* function names containing it */
 
 	/* search, and messages on the status line */
 	char search[128];
@@ -95,8 +97,8 @@ struct view {
 	struct view_timeline *timeline;
 
 	/* the header's figures */
-	double total_ns;	   /* MPI time, all ranks */
-	double run_s;		   /* the run's duration, 0 if unknown */
+	double total_ns; /* MPI time, all ranks */
+	double run_s;	 /* the run's duration, 0 if unknown */
 	uint64_t calls;
 };
 

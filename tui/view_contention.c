@@ -15,9 +15,9 @@
 #include "sat.h"
 #include "view.h"
 
-#define COL_NUM 10
+#define COL_NUM	  10
 #define COL_SHARE 8
-#define COL_IMB 8
+#define COL_IMB	  8
 
 struct view_cont {
 	struct an_contention *rows;
@@ -141,8 +141,8 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 {
 	const struct view_cont *ct = v->cont;
 	const struct an_contention *c = &ct->rows[i];
-	int attr =
-	    selected ? theme_attr(THEME_SELECTED) : theme_attr(THEME_NORMAL);
+	int attr = selected ? theme_attr(THEME_SELECTED)
+			    : theme_attr(THEME_NORMAL);
 	double share = cont_share(ct, c->lost_ns);
 	char num[6][24], text[512];
 	int x = 0;
@@ -166,8 +166,8 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 			       selected ? attr
 					: theme_attr(k == 2 ? THEME_COUNT
 						     : k == 1 || k == 5
-							 ? THEME_DIM
-							 : THEME_TIME),
+							     ? THEME_DIM
+							     : THEME_TIME),
 			       num[k]);
 		x += w;
 	}
@@ -179,8 +179,8 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 static void draw_table(struct view *v, int top, int height)
 {
 	struct view_cont *ct = v->cont;
-	static const char *const head[] = {"lost", "of run", "calls",
-					   "fastest", "mean", "imbal."};
+	static const char *const head[] = {"lost",    "of run", "calls",
+					   "fastest", "mean",	"imbal."};
 	const char *mark = v->utf8 ? "\xe2\x96\xbc" : "v";
 	int title = theme_attr(THEME_TITLE), x = 0;
 	char text[64];
@@ -226,7 +226,8 @@ static void draw_detail(struct view *v, int top, int height)
 	for (int k = 0; k < height; k++)
 		view_fill(top + k, 0, v->cols,
 			  k ? theme_attr(THEME_NORMAL) : title);
-	view_put(v, top, 0, v->cols, title, " detail (Enter: to its first call "
+	view_put(v, top, 0, v->cols, title,
+		 " detail (Enter: to its first call "
 		 "in the tree)");
 	if (ct->cur >= ct->n)
 		return;
@@ -246,8 +247,10 @@ static void draw_detail(struct view *v, int top, int height)
 		      c->count ? (double)c->total_ns / (double)c->count : 0,
 		      v->utf8);
 	view_duration(a[4], sizeof(a[4]), (double)c->lost_ns, v->utf8);
-	snprintf(line, sizeof(line), "calls %s   total %s   fastest %s   "
-		 "mean %s   lost %s", a[0], a[1], a[2], a[3], a[4]);
+	snprintf(line, sizeof(line),
+		 "calls %s   total %s   fastest %s   "
+		 "mean %s   lost %s",
+		 a[0], a[1], a[2], a[3], a[4]);
 	view_put(v, top + 3, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
 	if (c->ranks) {
 		view_duration(a[0], sizeof(a[0]), (double)c->max_rank_ns,
@@ -256,12 +259,14 @@ static void draw_detail(struct view *v, int top, int height)
 			      v->utf8);
 		view_duration(a[2], sizeof(a[2]), c->mean_rank_ns, v->utf8);
 		cont_imbalance(a[3], sizeof(a[3]), c);
-		snprintf(line, sizeof(line), "on %u rank%s: most time rank %u "
+		snprintf(line, sizeof(line),
+			 "on %u rank%s: most time rank %u "
 			 "(%s), least rank %u (%s), mean %s; imbalance %s",
 			 c->ranks, c->ranks == 1 ? "" : "s", c->max_rank, a[0],
 			 c->min_rank, a[1], a[2], a[3]);
 	} else {
-		snprintf(line, sizeof(line), "no per-rank times in this trace: "
+		snprintf(line, sizeof(line),
+			 "no per-rank times in this trace: "
 			 "no imbalance");
 	}
 	view_put(v, top + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
@@ -270,10 +275,10 @@ static void draw_detail(struct view *v, int top, int height)
 	view_put(v, top + 6, 1, v->cols - 2, theme_attr(THEME_DIM),
 		 "imbalance: the most time a rank spent in it over the mean of "
 		 "the ranks that call it");
-	view_put(
-	    v, top + 7, 1, v->cols - 2, theme_attr(THEME_DIM),
-	    "in a collective, the rank with the least time in it is the one "
-	    "the others waited for");
+	view_put(v, top + 7, 1, v->cols - 2, theme_attr(THEME_DIM),
+		 "in a collective, the rank with the least time in it is the "
+		 "one "
+		 "the others waited for");
 }
 
 static void view_draw_cont(struct view *v, int top, int height)
@@ -291,7 +296,8 @@ static void view_draw_cont(struct view *v, int top, int height)
 static void cont_status(const struct view *v, char *buf, size_t size)
 {
 	(void)v;
-	snprintf(buf, size, "Enter go to  s sort  Tab tree  "
+	snprintf(buf, size,
+		 "Enter go to  s sort  Tab tree  "
 		 "? help  q back");
 }
 

@@ -18,7 +18,7 @@
 /* Rows added at most by expanding everything under a node. */
 #define EXPAND_ALL_ROWS 20000
 
-#define CTRL(c) ((c) & 0x1f)
+#define CTRL(c) ((c)&0x1f)
 
 /* ---- the panes ----------------------------------------------------------- */
 
@@ -60,12 +60,36 @@ static int page(const struct view *v)
 	return h > 1 ? h - 1 : 1;
 }
 
-static int k_up(struct view *v) { pane_move(v, -1); return VIEW_REDRAW; }
-static int k_down(struct view *v) { pane_move(v, 1); return VIEW_REDRAW; }
-static int k_pgup(struct view *v) { pane_move(v, -page(v)); return VIEW_REDRAW; }
-static int k_pgdn(struct view *v) { pane_move(v, page(v)); return VIEW_REDRAW; }
-static int k_top(struct view *v) { pane_move(v, -(int64_t)UINT32_MAX); return VIEW_REDRAW; }
-static int k_bottom(struct view *v) { pane_move(v, UINT32_MAX); return VIEW_REDRAW; }
+static int k_up(struct view *v)
+{
+	pane_move(v, -1);
+	return VIEW_REDRAW;
+}
+static int k_down(struct view *v)
+{
+	pane_move(v, 1);
+	return VIEW_REDRAW;
+}
+static int k_pgup(struct view *v)
+{
+	pane_move(v, -page(v));
+	return VIEW_REDRAW;
+}
+static int k_pgdn(struct view *v)
+{
+	pane_move(v, page(v));
+	return VIEW_REDRAW;
+}
+static int k_top(struct view *v)
+{
+	pane_move(v, -(int64_t)UINT32_MAX);
+	return VIEW_REDRAW;
+}
+static int k_bottom(struct view *v)
+{
+	pane_move(v, UINT32_MAX);
+	return VIEW_REDRAW;
+}
 
 static void nomem(struct view *v)
 {
@@ -127,7 +151,8 @@ static int k_collapse(struct view *v)
 static int k_expand_all(struct view *v)
 {
 	if (tree_open_all(v->tree, cur_node(v),
-			  tree_rows(v->tree) + EXPAND_ALL_ROWS) == RONDO_E_NOMEM)
+			  tree_rows(v->tree) + EXPAND_ALL_ROWS) ==
+	    RONDO_E_NOMEM)
 		nomem(v);
 	return VIEW_REDRAW;
 }
@@ -165,7 +190,8 @@ static int k_search(struct view *v)
 	}
 	if (v->search[0]) {
 		view_message(v, 0, "%lld signature%s match \"%s\"",
-			     (long long)found, found == 1 ? "" : "s", v->search);
+			     (long long)found, found == 1 ? "" : "s",
+			     v->search);
 		go_match(v, 1);
 	}
 	return VIEW_REDRAW;
@@ -180,8 +206,14 @@ static int step_match(struct view *v, int dir)
 	return VIEW_REDRAW;
 }
 
-static int k_next(struct view *v) { return step_match(v, 1); }
-static int k_prev(struct view *v) { return step_match(v, -1); }
+static int k_next(struct view *v)
+{
+	return step_match(v, 1);
+}
+static int k_prev(struct view *v)
+{
+	return step_match(v, -1);
+}
 
 /* Tab: the next pane of the Tab cycle (the tree, the signatures, the
  * matrix, contention), round again to the tree (a pane that cannot be
@@ -203,8 +235,16 @@ static int k_pane(struct view *v)
 	return VIEW_REDRAW;
 }
 
-static int k_left(struct view *v) { view_matrix_move(v, -1, 0); return VIEW_REDRAW; }
-static int k_right(struct view *v) { view_matrix_move(v, 1, 0); return VIEW_REDRAW; }
+static int k_left(struct view *v)
+{
+	view_matrix_move(v, -1, 0);
+	return VIEW_REDRAW;
+}
+static int k_right(struct view *v)
+{
+	view_matrix_move(v, 1, 0);
+	return VIEW_REDRAW;
+}
 
 /* Out of a block of ranks zoomed into, in the matrix or the timeline;
  * 0 when not in one. */
@@ -231,10 +271,24 @@ static int k_esc(struct view *v)
 	return VIEW_REDRAW;
 }
 
-static int k_tl_left(struct view *v) { view_timeline_move(v, -1, 0); return VIEW_REDRAW; }
-static int k_tl_right(struct view *v) { view_timeline_move(v, 1, 0); return VIEW_REDRAW; }
-static int k_tl_back(struct view *v) { return view_timeline_pan(v, -1); }
-static int k_tl_on(struct view *v) { return view_timeline_pan(v, 1); }
+static int k_tl_left(struct view *v)
+{
+	view_timeline_move(v, -1, 0);
+	return VIEW_REDRAW;
+}
+static int k_tl_right(struct view *v)
+{
+	view_timeline_move(v, 1, 0);
+	return VIEW_REDRAW;
+}
+static int k_tl_back(struct view *v)
+{
+	return view_timeline_pan(v, -1);
+}
+static int k_tl_on(struct view *v)
+{
+	return view_timeline_pan(v, 1);
+}
 
 static int k_matrix_function(struct view *v)
 {
@@ -327,73 +381,140 @@ static const struct binding {
 	unsigned panes;
 	int (*run)(struct view *v);
 } bindings[] = {
-    {{KEY_UP, 'k'}, "Up k", "move up", ALL, k_up},
-    {{KEY_DOWN, 'j'}, "Down j", "move down", ALL, k_down},
-    {{KEY_PPAGE, CTRL('b')}, "PgUp", "a page up", ALL, k_pgup},
-    {{KEY_NPAGE, CTRL('f')}, "PgDn", "a page down", ALL, k_pgdn},
-    {{'g', KEY_HOME}, "g Home", "to the top", ALL, k_top},
-    {{'G', KEY_END}, "G End", "to the bottom", ALL, k_bottom},
-    {{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT}, "Enter l Right", "open", TREE,
-     k_open},
-    {{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT}, "Enter l Right",
-     "go to the signature's first call in the tree", SIGS | CONT, k_go_to},
-    {{'h', KEY_LEFT, KEY_BACKSPACE, 127}, "h Left Backspace",
-     "close, or go to the parent", TREE, k_parent},
-    {{' '}, "Space", "open or close", TREE, k_toggle},
-    {{'+'}, "+", "open one level", TREE, k_open},
-    {{'-'}, "-", "close", TREE, k_collapse},
-    {{'*'}, "*", "open everything under the selection", TREE, k_expand_all},
-    {{'/'}, "/", "search calls: function names and parameters", TREE | SIGS,
-     k_search},
-    {{'n'}, "n", "next match, in tree order", TREE | SIGS, k_next},
-    {{'N'}, "N", "previous match", TREE | SIGS, k_prev},
-    {{'\t'}, "Tab", "next pane: tree, signatures, matrix, contention", MAIN,
-     k_pane},
-    {{'m'}, "m", "the communication matrix, a heat map", TREE | SIGS | CONT,
-     view_matrix_show},
-    {{'w'}, "w", "contention: time lost against the fastest call",
-     TREE | SIGS | MATRIX, view_cont_show},
-    {{'s'}, "s", "sort the signatures: total, count, mean, max", SIGS, k_sort},
-    {{'f'}, "f", "filter the signatures by function name", SIGS, k_filter},
-    {{'s'}, "s", "sort by time lost or by imbalance", CONT, view_cont_sort},
-    {{KEY_LEFT, 'h'}, "Left h", "move left", MATRIX, k_left},
-    {{KEY_RIGHT, 'l'}, "Right l", "move right", MATRIX, k_right},
-    {{KEY_ENTER, '\r', '\n', '+'}, "Enter +",
-     "zoom into the block of ranks under the cursor", MATRIX,
-     view_matrix_zoom_in},
-    {{KEY_BACKSPACE, 127, CTRL('h'), '-'}, "Backspace -", "zoom out", MATRIX,
-     k_zoom_out},
-    {{27}, "Esc", "zoom out; when not zoomed in, back to the tree", MATRIX,
-     k_esc},
-    {{'b'}, "b", "messages or bytes", MATRIX, view_matrix_bytes},
-    {{'c'}, "c", "collectives counted or not", MATRIX, view_matrix_collectives},
-    {{'f'}, "f", "count one function alone", MATRIX, k_matrix_function},
-    {{'x'}, "x", "export the matrix, as filtered, to CSV", MATRIX, k_export},
-    {{'T'}, "T", "the timeline: each rank's share of time in MPI over the "
-     "run; the selected call highlighted", TREE | SIGS | MATRIX | CONT,
-     view_timeline_show},
-    {{KEY_LEFT, 'h'}, "Left h", "move left; past the edge, the window "
-     "follows", TIMELINE, k_tl_left},
-    {{KEY_RIGHT, 'l'}, "Right l", "move right; past the edge, the window "
-     "follows", TIMELINE, k_tl_right},
-    {{'+', 'i'}, "+ i", "zoom in: buckets about halved, at the cursor",
-     TIMELINE, view_timeline_zoom_in},
-    {{'-', 'o'}, "- o", "zoom out: buckets about doubled", TIMELINE,
-     view_timeline_zoom_out},
-    {{'<', ','}, "< ,", "pan back half a window", TIMELINE, k_tl_back},
-    {{'>', '.'}, "> .", "pan on half a window", TIMELINE, k_tl_on},
-    {{'0'}, "0", "the whole run", TIMELINE, view_timeline_whole},
-    {{KEY_ENTER, '\r', '\n'}, "Enter",
-     "into the block of ranks under the cursor", TIMELINE,
-     view_timeline_ranks_in},
-    {{KEY_BACKSPACE, 127, CTRL('h')}, "Backspace", "out of the block of "
-     "ranks", TIMELINE, k_zoom_out},
-    {{27}, "Esc", "out of a block of ranks; when in none, back to the tree",
-     TIMELINE, k_esc},
-    {{'t'}, "t", "next theme: default, light, mono", ALL, view_theme_next},
-    {{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
-    {{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},
-    {{CTRL('l')}, "Ctrl-L", "redraw the screen", ALL, k_redraw},
+	{{KEY_UP, 'k'}, "Up k", "move up", ALL, k_up},
+	{{KEY_DOWN, 'j'}, "Down j", "move down", ALL, k_down},
+	{{KEY_PPAGE, CTRL('b')}, "PgUp", "a page up", ALL, k_pgup},
+	{{KEY_NPAGE, CTRL('f')}, "PgDn", "a page down", ALL, k_pgdn},
+	{{'g', KEY_HOME}, "g Home", "to the top", ALL, k_top},
+	{{'G', KEY_END}, "G End", "to the bottom", ALL, k_bottom},
+	{{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT},
+	 "Enter l Right",
+	 "open",
+	 TREE,
+	 k_open},
+	{{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT},
+	 "Enter l Right",
+	 "go to the signature's first call in the tree",
+	 SIGS | CONT,
+	 k_go_to},
+	{{'h', KEY_LEFT, KEY_BACKSPACE, 127},
+	 "h Left Backspace",
+	 "close, or go to the parent",
+	 TREE,
+	 k_parent},
+	{{' '}, "Space", "open or close", TREE, k_toggle},
+	{{'+'}, "+", "open one level", TREE, k_open},
+	{{'-'}, "-", "close", TREE, k_collapse},
+	{{'*'}, "*", "open everything under the selection", TREE, k_expand_all},
+	{{'/'},
+	 "/",
+	 "search calls: function names and parameters",
+	 TREE | SIGS,
+	 k_search},
+	{{'n'}, "n", "next match, in tree order", TREE | SIGS, k_next},
+	{{'N'}, "N", "previous match", TREE | SIGS, k_prev},
+	{{'\t'},
+	 "Tab",
+	 "next pane: tree, signatures, matrix, contention",
+	 MAIN,
+	 k_pane},
+	{{'m'},
+	 "m",
+	 "the communication matrix, a heat map",
+	 TREE | SIGS | CONT,
+	 view_matrix_show},
+	{{'w'},
+	 "w",
+	 "contention: time lost against the fastest call",
+	 TREE | SIGS | MATRIX,
+	 view_cont_show},
+	{{'s'},
+	 "s",
+	 "sort the signatures: total, count, mean, max",
+	 SIGS,
+	 k_sort},
+	{{'f'}, "f", "filter the signatures by function name", SIGS, k_filter},
+	{{'s'}, "s", "sort by time lost or by imbalance", CONT, view_cont_sort},
+	{{KEY_LEFT, 'h'}, "Left h", "move left", MATRIX, k_left},
+	{{KEY_RIGHT, 'l'}, "Right l", "move right", MATRIX, k_right},
+	{{KEY_ENTER, '\r', '\n', '+'},
+	 "Enter +",
+	 "zoom into the block of ranks under the cursor",
+	 MATRIX,
+	 view_matrix_zoom_in},
+	{{KEY_BACKSPACE, 127, CTRL('h'), '-'},
+	 "Backspace -",
+	 "zoom out",
+	 MATRIX,
+	 k_zoom_out},
+	{{27},
+	 "Esc",
+	 "zoom out; when not zoomed in, back to the tree",
+	 MATRIX,
+	 k_esc},
+	{{'b'}, "b", "messages or bytes", MATRIX, view_matrix_bytes},
+	{{'c'},
+	 "c",
+	 "collectives counted or not",
+	 MATRIX,
+	 view_matrix_collectives},
+	{{'f'}, "f", "count one function alone", MATRIX, k_matrix_function},
+	{{'x'},
+	 "x",
+	 "export the matrix, as filtered, to CSV",
+	 MATRIX,
+	 k_export},
+	{{'T'},
+	 "T",
+	 "the timeline: each rank's share of time in MPI over the "
+	 "run; the selected call highlighted",
+	 TREE | SIGS | MATRIX | CONT,
+	 view_timeline_show},
+	{{KEY_LEFT, 'h'},
+	 "Left h",
+	 "move left; past the edge, the window "
+	 "follows",
+	 TIMELINE,
+	 k_tl_left},
+	{{KEY_RIGHT, 'l'},
+	 "Right l",
+	 "move right; past the edge, the window "
+	 "follows",
+	 TIMELINE,
+	 k_tl_right},
+	{{'+', 'i'},
+	 "+ i",
+	 "zoom in: buckets about halved, at the cursor",
+	 TIMELINE,
+	 view_timeline_zoom_in},
+	{{'-', 'o'},
+	 "- o",
+	 "zoom out: buckets about doubled",
+	 TIMELINE,
+	 view_timeline_zoom_out},
+	{{'<', ','}, "< ,", "pan back half a window", TIMELINE, k_tl_back},
+	{{'>', '.'}, "> .", "pan on half a window", TIMELINE, k_tl_on},
+	{{'0'}, "0", "the whole run", TIMELINE, view_timeline_whole},
+	{{KEY_ENTER, '\r', '\n'},
+	 "Enter",
+	 "into the block of ranks under the cursor",
+	 TIMELINE,
+	 view_timeline_ranks_in},
+	{{KEY_BACKSPACE, 127, CTRL('h')},
+	 "Backspace",
+	 "out of the block of "
+	 "ranks",
+	 TIMELINE,
+	 k_zoom_out},
+	{{27},
+	 "Esc",
+	 "out of a block of ranks; when in none, back to the tree",
+	 TIMELINE,
+	 k_esc},
+	{{'t'}, "t", "next theme: default, light, mono", ALL, view_theme_next},
+	{{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
+	{{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},
+	{{CTRL('l')}, "Ctrl-L", "redraw the screen", ALL, k_redraw},
 };
 
 #define NBINDINGS COUNTOF(bindings)
@@ -446,7 +567,8 @@ static void help_draw(struct view *v, int top, int height)
 		snprintf(line, sizeof(line), "%s%s",
 			 pane_names(bindings[i].panes, names, sizeof(names)),
 			 bindings[i].what);
-		view_put(v, y, 21, v->cols - 22, theme_attr(THEME_NORMAL), line);
+		view_put(v, y, 21, v->cols - 22, theme_attr(THEME_NORMAL),
+			 line);
 	}
 	while (++y < top + height)
 		view_fill(y, 0, v->cols, theme_attr(THEME_NORMAL));
@@ -502,8 +624,10 @@ static void draw_too_small(struct view *v)
 	char line[128];
 
 	erase();
-	snprintf(line, sizeof(line), "terminal too small: %dx%d, rondo view "
-		 "needs %dx%d", v->cols, v->lines, VIEW_MIN_COLS, VIEW_MIN_LINES);
+	snprintf(line, sizeof(line),
+		 "terminal too small: %dx%d, rondo view "
+		 "needs %dx%d",
+		 v->cols, v->lines, VIEW_MIN_COLS, VIEW_MIN_LINES);
 	view_put(v, v->lines / 2, 0, v->cols, theme_attr(THEME_ERROR), line);
 	refresh();
 }

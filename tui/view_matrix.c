@@ -32,7 +32,7 @@ static const char mx_ramp[MX_LEVELS + 1] = " .:-=+*#%@";
 #define MX_PAIR0 (THEME_NROLES + 1)
 /* Columns of a cell, at the smallest; a few ranks get larger cells
  * (MX_CELL * s columns and s lines, s up to MX_SCALE). */
-#define MX_CELL 2
+#define MX_CELL	 2
 #define MX_SCALE 3
 /* Zoom levels at most: each divides the ranks by a block of 2 or more. */
 #define MX_DEPTH 40
@@ -48,14 +48,14 @@ struct mx_window {
 
 struct view_matrix {
 	struct an_matrix m;
-	int bytes;		/* show bytes, not messages */
-	int coll;		/* collectives counted */
-	char func[64];		/* the function counted alone, "" all */
-	char typed[64];		/* as the user typed it */
+	int bytes;	/* show bytes, not messages */
+	int coll;	/* collectives counted */
+	char func[64];	/* the function counted alone, "" all */
+	char typed[64]; /* as the user typed it */
 	struct mx_window zoom[MX_DEPTH];
-	int depth;		/* zoom[depth] is on screen */
-	uint32_t block;		/* ranks a cell side, at the last draw */
-	int scale;		/* a cell's lines, at the last draw */
+	int depth;	/* zoom[depth] is on screen */
+	uint32_t block; /* ranks a cell side, at the last draw */
+	int scale;	/* a cell's lines, at the last draw */
 	/* the window's block sums, and what they were summed for */
 	uint64_t *gm, *gb;
 	uint32_t grows, gcols;
@@ -68,7 +68,7 @@ struct view_matrix {
  * module-wide too). */
 static int mx_pairs;
 
-/* ---- colours ------------------------------------------------------------------ */
+/* ---- colours ------------------------------------------------------------- */
 
 /* The colour of a level: the gradient's first for an empty cell, then
  * its other stops evenly spread over the levels of the values. */
@@ -148,7 +148,7 @@ static void mx_cell(int y, int x, int level, int cursor, int scale)
 	attrset(A_NORMAL);
 }
 
-/* ---- numbers ------------------------------------------------------------------ */
+/* ---- numbers ------------------------------------------------------------- */
 
 /* n exactly, thousands apart: "1 234 567". */
 static void mx_exact(char *buf, size_t size, uint64_t n)
@@ -191,7 +191,7 @@ static void mx_range(char *buf, size_t size, uint32_t a, uint32_t b)
 		snprintf(buf, size, "%u-%u", a, b - 1);
 }
 
-/* ---- the matrix ---------------------------------------------------------------- */
+/* ---- the matrix ---------------------------------------------------------- */
 
 /* Computes the matrix for the filter given; on success it replaces the
  * one shown and the filter is kept, on failure nothing changes and the
@@ -332,8 +332,8 @@ static uint32_t mx_layout(const struct view_matrix *mx, int rows, int cols,
 			  int *label, int *scale)
 {
 	const struct mx_window *w = &mx->zoom[mx->depth];
-	uint32_t side = w->r1 - w->r0 > w->c1 - w->c0 ? w->r1 - w->r0
-						      : w->c1 - w->c0;
+	uint32_t side =
+		w->r1 - w->r0 > w->c1 - w->c0 ? w->r1 - w->r0 : w->c1 - w->c0;
 	uint32_t b = 1, cells;
 	uint64_t fit;
 	int across = 1;
@@ -344,8 +344,8 @@ static uint32_t mx_layout(const struct view_matrix *mx, int rows, int cols,
 		*label = mx_label_width(mx->m.n, b);
 		across = (cols - *label - 2) / MX_CELL;
 		across = across < 1 ? 1 : across;
-		fit = mx_round(
-		    mx_cells(side, (uint32_t)(rows < across ? rows : across)));
+		fit = mx_round(mx_cells(
+			side, (uint32_t)(rows < across ? rows : across)));
 		/* a block no larger than the window */
 		b = fit > side ? side : (uint32_t)fit;
 		if (b == 1)
@@ -370,12 +370,12 @@ static int mx_level(uint64_t x, uint64_t lo, uint64_t hi)
 		return 0;
 	if (span <= 0)
 		return MX_LEVELS - 1;
-	l = 1 + (int)((log((double)x) - log((double)lo)) / span *
-		      (MX_LEVELS - 1));
+	l = 1 +
+	    (int)((log((double)x) - log((double)lo)) / span * (MX_LEVELS - 1));
 	return l > MX_LEVELS - 1 ? MX_LEVELS - 1 : l < 1 ? 1 : l;
 }
 
-/* ---- moving, zooming ---------------------------------------------------------- */
+/* ---- moving, zooming ----------------------------------------------------- */
 
 static int64_t mx_clamp(int64_t x, int64_t lo, int64_t hi)
 {
@@ -422,7 +422,8 @@ int view_matrix_zoom_in(struct view *v)
 	if (!mx || mx->m.n == 0)
 		return 0;
 	if (mx->block <= 1 || mx->depth + 1 >= MX_DEPTH) {
-		view_message(v, 0, "a cell is one rank to one rank: nothing to "
+		view_message(v, 0,
+			     "a cell is one rank to one rank: nothing to "
 			     "zoom into");
 		return VIEW_REDRAW;
 	}
@@ -442,7 +443,7 @@ static int view_matrix_zoom_out(struct view *v)
 	return VIEW_REDRAW;
 }
 
-/* ---- filters, export ---------------------------------------------------------- */
+/* ---- filters, export ----------------------------------------------------- */
 
 int view_matrix_bytes(struct view *v)
 {
@@ -456,8 +457,8 @@ int view_matrix_collectives(struct view *v)
 	struct view_matrix *mx = v->matrix;
 
 	if (mx && mx_compute(v, !mx->coll, mx->func) == 0)
-		view_message(v, 0, "collectives %s", mx->coll ? "counted"
-							     : "left out");
+		view_message(v, 0, "collectives %s",
+			     mx->coll ? "counted" : "left out");
 	return VIEW_REDRAW;
 }
 
@@ -482,8 +483,10 @@ static const char *mx_find_function(const rondo_trace *t, const char *text,
 	if (hits == 1)
 		return found;
 	if (hits)
-		snprintf(why, size, "%u functions have \"%s\": type more of "
-			 "the name", hits, text);
+		snprintf(why, size,
+			 "%u functions have \"%s\": type more of "
+			 "the name",
+			 hits, text);
 	else
 		snprintf(why, size, "no function has \"%s\"", text);
 	return NULL;
@@ -520,9 +523,10 @@ const char *view_matrix_function_text(const struct view *v)
 /* The filters in words: "point-to-point, MPI_Isend". */
 static void mx_filters(const struct view_matrix *mx, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s, %s%s", mx->coll ? "point-to-point and "
-						   "collectives"
-						 : "point-to-point",
+	snprintf(buf, size, "%s, %s%s",
+		 mx->coll ? "point-to-point and "
+			    "collectives"
+			  : "point-to-point",
 		 mx->func[0] ? mx->func : "all functions",
 		 mx->func[0] ? " alone" : "");
 }
@@ -558,7 +562,7 @@ int view_matrix_export(struct view *v, const char *path)
 	return VIEW_REDRAW;
 }
 
-/* ---- drawing ------------------------------------------------------------------- */
+/* ---- drawing ------------------------------------------------------------- */
 
 static void mx_draw_title(struct view *v, int y)
 {
@@ -569,8 +573,10 @@ static void mx_draw_title(struct view *v, int y)
 	char line[256], rows[32], cols[32];
 
 	view_fill(y, 0, v->cols, title);
-	snprintf(line, sizeof(line), " %s sent, sender (row) to receiver "
-		 "(column)", mx->bytes ? "bytes" : "messages");
+	snprintf(line, sizeof(line),
+		 " %s sent, sender (row) to receiver "
+		 "(column)",
+		 mx->bytes ? "bytes" : "messages");
 	view_put(v, y, 0, v->cols, title, line);
 	mx_range(rows, sizeof(rows), w->r0, w->r1);
 	mx_range(cols, sizeof(cols), w->c0, w->c1);
@@ -671,8 +677,8 @@ static void mx_draw_cell(struct view *v, int y)
 	const struct mx_window *w = &mx->zoom[mx->depth];
 	const char *to = v->utf8 ? "\xe2\x86\x92" : "->";
 	uint32_t r0, r1, c0, c1,
-	    cell = (w->sr - w->r0) / mx->block * mx->gcols +
-		   (w->dr - w->c0) / mx->block;
+		cell = (w->sr - w->r0) / mx->block * mx->gcols +
+		       (w->dr - w->c0) / mx->block;
 	char src[32], dst[32], msgs[32], bytes[32], size[32], line[256];
 	char what[128];
 	int at;
@@ -683,10 +689,11 @@ static void mx_draw_cell(struct view *v, int y)
 	mx_exact(msgs, sizeof(msgs), mx->gm[cell]);
 	mx_exact(bytes, sizeof(bytes), mx->gb[cell]);
 	mx_size(size, sizeof(size), mx->gb[cell]);
-	snprintf(line, sizeof(line), "rank%s %s %s rank%s %s: %s message%s, "
-		 "%s bytes (%s)", r1 - r0 > 1 ? "s" : "", src, to,
-		 c1 - c0 > 1 ? "s" : "", dst, msgs,
-		 mx->gm[cell] == 1 ? "" : "s", bytes, size);
+	snprintf(line, sizeof(line),
+		 "rank%s %s %s rank%s %s: %s message%s, "
+		 "%s bytes (%s)",
+		 r1 - r0 > 1 ? "s" : "", src, to, c1 - c0 > 1 ? "s" : "", dst,
+		 msgs, mx->gm[cell] == 1 ? "" : "s", bytes, size);
 	view_fill(y, 0, v->cols, theme_attr(THEME_NORMAL));
 	view_put(v, y, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
 	mx_filters(mx, what, sizeof(what));
@@ -765,7 +772,8 @@ static void mx_move_rows(struct view *v, int64_t delta)
 static void mx_status(const struct view *v, char *buf, size_t size)
 {
 	(void)v;
-	snprintf(buf, size, "Enter zoom in  Backspace out  "
+	snprintf(buf, size,
+		 "Enter zoom in  Backspace out  "
 		 "b bytes  c collectives  f function  x export  ? help  "
 		 "q back");
 }

@@ -14,7 +14,7 @@
 #define COL_NUM 10
 
 static const char *const sort_name[SORT_NKEYS] = {"total", "count", "mean",
-						   "max"};
+						  "max"};
 
 /* The sort key of a signature: larger first. */
 static double key_of(const struct view *v, uint32_t sig)
@@ -61,8 +61,9 @@ int view_sigs_update(struct view *v)
 		return -1;
 	v->sig_order = order;
 	for (uint32_t s = 0; s < n; s++)
-		if (tree_text_has(rondo_func_name(v->t, rondo_sig_func(v->t, s)),
-				  v->filter))
+		if (tree_text_has(
+			    rondo_func_name(v->t, rondo_sig_func(v->t, s)),
+			    v->filter))
 			order[k++] = s;
 	v->nsig_order = k;
 	sorting = v;
@@ -81,7 +82,7 @@ static void view_sigs_move(struct view *v, int64_t delta)
 
 	if (v->nsig_order == 0)
 		return;
-	v->sig_cur = (uint32_t)(at < 0 ? 0
+	v->sig_cur = (uint32_t)(at < 0		      ? 0
 				: at >= v->nsig_order ? v->nsig_order - 1
 						      : at);
 }
@@ -89,18 +90,21 @@ static void view_sigs_move(struct view *v, int64_t delta)
 static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 {
 	uint32_t sig = v->sig_order[i];
-	int attr = selected ? theme_attr(THEME_SELECTED) : theme_attr(THEME_NORMAL);
+	int attr = selected ? theme_attr(THEME_SELECTED)
+			    : theme_attr(THEME_NORMAL);
 	char text[512], num[4][24];
 	rondo_stat st;
 	int x = 0;
 
 	view_fill(y, 0, v->cols, attr);
 	if (rondo_sig_stat(v->t, sig, &st) == 0 && st.count) {
-		view_duration(num[0], sizeof(num[0]), (double)st.total_ns, v->utf8);
+		view_duration(num[0], sizeof(num[0]), (double)st.total_ns,
+			      v->utf8);
 		view_count(num[1], sizeof(num[1]), st.count);
 		view_duration(num[2], sizeof(num[2]),
 			      (double)st.total_ns / (double)st.count, v->utf8);
-		view_duration(num[3], sizeof(num[3]), (double)st.max_ns, v->utf8);
+		view_duration(num[3], sizeof(num[3]), (double)st.max_ns,
+			      v->utf8);
 	} else {
 		for (int k = 0; k < 4; k++)
 			snprintf(num[k], sizeof(num[k]), "-");
@@ -108,13 +112,15 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 	for (int k = 0; k < 4; k++, x += COL_NUM)
 		view_put_right(v, y, x, COL_NUM - 1,
 			       selected ? attr
-					: theme_attr(k == 1 ? THEME_COUNT : THEME_TIME),
+					: theme_attr(k == 1 ? THEME_COUNT
+							    : THEME_TIME),
 			       num[k]);
 	tree_sig_text(v->tree, sig, TREE_NONE, 1, text, sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
 		 selected ? attr
-			  : theme_attr(tree_sig_matches(v->tree, sig) ? THEME_MATCH
-								      : THEME_CALL),
+			  : theme_attr(tree_sig_matches(v->tree, sig)
+					       ? THEME_MATCH
+					       : THEME_CALL),
 		 text);
 }
 
@@ -126,12 +132,15 @@ static void view_draw_sigs(struct view *v, int top, int height)
 	view_fill(top, 0, v->cols, title);
 	for (int k = 0; k < SORT_NKEYS; k++, x += COL_NUM) {
 		snprintf(head, sizeof(head), "%s%s", sort_name[k],
-			 (int)v->sort != k ? " " : v->utf8 ? "\xe2\x96\xbc" : "v");
+			 (int)v->sort != k ? " "
+			 : v->utf8	   ? "\xe2\x96\xbc"
+					   : "v");
 		view_put_right(v, top, x, COL_NUM - 1, title, head);
 	}
-	snprintf(head, sizeof(head), "signature (%u of %u%s%s%s)", v->nsig_order,
-		 rondo_sig_count(v->t), v->filter[0] ? ", function has \"" : "",
-		 v->filter, v->filter[0] ? "\"" : "");
+	snprintf(head, sizeof(head), "signature (%u of %u%s%s%s)",
+		 v->nsig_order, rondo_sig_count(v->t),
+		 v->filter[0] ? ", function has \"" : "", v->filter,
+		 v->filter[0] ? "\"" : "");
 	view_put(v, top, x + 1, v->cols - x - 2, title, head);
 	if (v->sig_cur < v->sig_top)
 		v->sig_top = v->sig_cur;
@@ -141,7 +150,8 @@ static void view_draw_sigs(struct view *v, int top, int height)
 		uint32_t i = v->sig_top + (uint32_t)k;
 
 		if (i >= v->nsig_order)
-			view_fill(top + 1 + k, 0, v->cols, theme_attr(THEME_NORMAL));
+			view_fill(top + 1 + k, 0, v->cols,
+				  theme_attr(THEME_NORMAL));
 		else
 			draw_sig(v, top + 1 + k, i, i == v->sig_cur);
 	}
@@ -157,7 +167,8 @@ static void sigs_draw(struct view *v, int top, int height)
 
 static void sigs_status(const struct view *v, char *buf, size_t size)
 {
-	snprintf(buf, size, "%u/%u  Enter go to  s sort  f filter  "
+	snprintf(buf, size,
+		 "%u/%u  Enter go to  s sort  f filter  "
 		 "Tab matrix  ? help  q back",
 		 v->nsig_order ? v->sig_cur + 1 : 0, v->nsig_order);
 }

@@ -167,8 +167,9 @@ static int tl_walk(const struct view *v, uint32_t r, double t0, double w,
 		   uint32_t nb, struct tl_sums *out)
 {
 	const struct view_timeline *tl = v->timeline;
-	struct an_buckets b = {t0, w, nb, out->busy, out->lit, tl->hl,
-			       out->fn, tl->nfunc, out->first, out->last};
+	struct an_buckets b = {t0,	   w,	     nb,      out->busy,
+			       out->lit,   tl->hl,   out->fn, tl->nfunc,
+			       out->first, out->last};
 	int rc = an_timeline_rank(v->t, r, &b);
 
 	out->first = b.first;
@@ -595,8 +596,9 @@ static void tl_layout(struct view *v, int rows, int cols, int *label)
 	uint32_t n = z->r1 - z->r0, was = tl->nb;
 
 	rows = rows < 1 ? 1 : rows;
-	tl->block =
-	    n > (uint32_t)rows ? (n + (uint32_t)rows - 1) / (uint32_t)rows : 1;
+	tl->block = n > (uint32_t)rows
+			    ? (n + (uint32_t)rows - 1) / (uint32_t)rows
+			    : 1;
 	for (tl->scale = TL_SCALE; tl->scale > 1; tl->scale--)
 		if (n * (uint32_t)tl->scale <= (uint32_t)rows)
 			break;
@@ -669,7 +671,7 @@ static void tl_draw_axis(struct view *v, int y, int label)
 		/* no round step fits: the window's start alone */
 		if (m >= tl->nb ? k > 0
 				: tl_floor_div(tl->i0 + k, m) * (int64_t)m !=
-				      tl->i0 + k)
+					  tl->i0 + k)
 			continue;
 		tl_seconds(text, sizeof(text), (double)(tl->i0 + k) * tl->w, d);
 		len = (int)strlen(text);
@@ -698,8 +700,9 @@ static void tl_draw_grid(struct view *v, int y, int height, int label,
 			break;
 		tl_ranks_text(text, sizeof(text), a, b);
 		view_put_right(
-		    v, y + k * tl->scale, 0, label,
-		    theme_attr(row == cy ? THEME_SELECTED : THEME_DIM), text);
+			v, y + k * tl->scale, 0, label,
+			theme_attr(row == cy ? THEME_SELECTED : THEME_DIM),
+			text);
 		for (int s = 0; s < tl->scale; s++)
 			for (uint32_t c = 0; c < tl->nb; c++)
 				tl_cell(v, y + k * tl->scale + s,
@@ -721,8 +724,8 @@ static void tl_draw_foot(struct view *v, int y)
 
 	for (int k = 0; k < TL_FOOT; k++)
 		view_fill(y + k, 0, v->cols, theme_attr(THEME_NORMAL));
-	x +=
-	    view_put(v, y, x, v->cols - x, dim, "share of a bucket in MPI: 0 ");
+	x += view_put(v, y, x, v->cols - x, dim,
+		      "share of a bucket in MPI: 0 ");
 	tl_cell(v, y, x++, 0, 0, 0);
 	for (int k = 1; k < TL_LEVELS && x + 1 < v->cols; k++)
 		tl_cell(v, y, ++x, k, 0, 0);
@@ -822,8 +825,7 @@ static void tl_top_functions(const struct view *v, double whole, char *buf,
 /* The status line: the cursor's ranks, its bucket's times in seconds,
  * the share in MPI and the functions with most of it ("" before the
  * first draw). */
-static void view_timeline_status(const struct view *v, char *buf,
-				 size_t size)
+static void view_timeline_status(const struct view *v, char *buf, size_t size)
 {
 	const struct view_timeline *tl = v->timeline;
 	const char *dot = v->utf8 ? " \xc2\xb7 " : " | ";

@@ -11,12 +11,12 @@
 #include "view.h"
 
 /* Columns of the tree pane's figures: calls, time, share. */
-#define COL_CALLS 11
-#define COL_TIME 10
-#define COL_SHARE 7
+#define COL_CALLS   11
+#define COL_TIME    10
+#define COL_SHARE   7
 #define COL_FIGURES (COL_CALLS + COL_TIME + COL_SHARE + 1)
 
-/* ---- the header ------------------------------------------------------------- */
+/* ---- the header ---------------------------------------------------------- */
 
 void view_draw_header(struct view *v)
 {
@@ -30,42 +30,49 @@ void view_draw_header(struct view *v)
 
 	view_count(calls, sizeof(calls), v->calls);
 	if (bytes < 10000)
-		snprintf(size, sizeof(size), "%llu B", (unsigned long long)bytes);
+		snprintf(size, sizeof(size), "%llu B",
+			 (unsigned long long)bytes);
 	else
 		snprintf(size, sizeof(size), "%.1f %s",
 			 bytes < 10000000 ? bytes / 1e3 : bytes / 1e6,
 			 bytes < 10000000 ? "KB" : "MB");
-	snprintf(line, sizeof(line), " rondo%s%s%s%u rank%s%s%s MPI calls%s%u "
-		 "signatures%s%u rank group%s%s%s", dot,
-		 program ? program : "?", dot, ranks, ranks == 1 ? "" : "s",
-		 dot, calls, dot, rondo_sig_count(v->t), dot,
-		 rondo_group_count(v->t),
+	snprintf(line, sizeof(line),
+		 " rondo%s%s%s%u rank%s%s%s MPI calls%s%u "
+		 "signatures%s%u rank group%s%s%s",
+		 dot, program ? program : "?", dot, ranks,
+		 ranks == 1 ? "" : "s", dot, calls, dot, rondo_sig_count(v->t),
+		 dot, rondo_group_count(v->t),
 		 rondo_group_count(v->t) == 1 ? "" : "s", dot, size);
 	view_fill(0, 0, v->cols, theme_attr(THEME_HEADER));
 	view_put(v, 0, 0, v->cols, theme_attr(THEME_HEADER), line);
 	view_duration(mpi, sizeof(mpi), v->total_ns, v->utf8);
 	/* the timing mode, and for per-call times their bound */
 	if (rondo_timing_mode(v->t, &b) == RONDO_TIMING_PERCALL)
-		snprintf(timing, sizeof(timing), "%stimes per call, %s %g%% late",
-			 dot, v->utf8 ? "\xe2\x89\xa4" : "<=", (b - 1) * 100);
+		snprintf(timing, sizeof(timing),
+			 "%stimes per call, %s %g%% late", dot,
+			 v->utf8 ? "\xe2\x89\xa4" : "<=", (b - 1) * 100);
 	else
 		snprintf(timing, sizeof(timing), "%sstatistics only", dot);
 	if (v->run_s > 0) {
 		view_duration(run, sizeof(run), v->run_s * 1e9, v->utf8);
 		view_percent(share, sizeof(share),
-			     v->total_ns / (v->run_s * 1e9 * (ranks ? ranks : 1)));
-		snprintf(line, sizeof(line), " run %s%sMPI %s of the run time "
-			 "(%s over all ranks)%s%s%s", run, dot, share, mpi,
-			 timing, dot, v->path);
+			     v->total_ns /
+				     (v->run_s * 1e9 * (ranks ? ranks : 1)));
+		snprintf(line, sizeof(line),
+			 " run %s%sMPI %s of the run time "
+			 "(%s over all ranks)%s%s%s",
+			 run, dot, share, mpi, timing, dot, v->path);
 	} else {
-		snprintf(line, sizeof(line), " run time not recorded%sMPI %s "
-			 "over all ranks%s%s%s", dot, mpi, timing, dot, v->path);
+		snprintf(line, sizeof(line),
+			 " run time not recorded%sMPI %s "
+			 "over all ranks%s%s%s",
+			 dot, mpi, timing, dot, v->path);
 	}
 	view_fill(1, 0, v->cols, theme_attr(THEME_HEADER));
 	view_put(v, 1, 0, v->cols, theme_attr(THEME_HEADER), line);
 }
 
-/* ---- the tree pane ----------------------------------------------------------- */
+/* ---- the tree pane ------------------------------------------------------- */
 
 int view_main_height(const struct view *v)
 {
@@ -146,8 +153,8 @@ static void draw_row(struct view *v, int y, uint32_t row, int selected)
 	if (indent > width / 2)
 		indent = width / 2;
 	x = indent;
-	x += view_put(v, y, x, width - x, selected ? attr : theme_attr(THEME_DIM),
-		      mark(v, &in));
+	x += view_put(v, y, x, width - x,
+		      selected ? attr : theme_attr(THEME_DIM), mark(v, &in));
 	tree_label(v->tree, node, v->utf8, label, sizeof(label));
 	view_put(v, y, x, width - x, attr, label);
 	view_count(calls, sizeof(calls), in.calls);
@@ -168,7 +175,8 @@ static void view_draw_tree(struct view *v, int top, int height)
 
 	view_fill(top, 0, v->cols, title);
 	view_put(v, top, 0, x, title,
-		 " structure (calls and time per rank; in a loop, per iteration)");
+		 " structure (calls and time per rank; in a loop, per "
+		 "iteration)");
 	view_put_right(v, top, x, COL_CALLS, title, "calls");
 	view_put_right(v, top, x + COL_CALLS, COL_TIME, title, "time");
 	view_put_right(v, top, x + COL_CALLS + COL_TIME, COL_SHARE, title,
@@ -178,14 +186,16 @@ static void view_draw_tree(struct view *v, int top, int height)
 		uint32_t row = v->top + (uint32_t)k;
 
 		if (row >= tree_rows(v->tree)) {
-			view_fill(top + 1 + k, 0, v->cols, theme_attr(THEME_NORMAL));
+			view_fill(top + 1 + k, 0, v->cols,
+				  theme_attr(THEME_NORMAL));
 			continue;
 		}
-		draw_row(v, top + 1 + k, row, row == v->cur && v->pane == VIEW_TREE);
+		draw_row(v, top + 1 + k, row,
+			 row == v->cur && v->pane == VIEW_TREE);
 	}
 }
 
-/* ---- the detail pane ----------------------------------------------------------- */
+/* ---- the detail pane ----------------------------------------------------- */
 
 /* The signature the detail pane describes: the selected call, or the
  * table's row; TREE_NONE for a group or a rule. */
@@ -224,8 +234,9 @@ static void sig_ranks(struct view *v, uint32_t sig)
 		n += rondo_group_size(v->t, g);
 		rondo_group_format(v->t, g, one, sizeof(one));
 		if (at < size - 24)
-			at += (size_t)snprintf(v->ranks_text + at, size - 24 - at,
-					       "%s%s", at ? "," : "", one);
+			at += (size_t)snprintf(v->ranks_text + at,
+					       size - 24 - at, "%s%s",
+					       at ? "," : "", one);
 		at = at < size - 24 ? at : size - 24;
 	}
 	free(in);
@@ -238,10 +249,15 @@ static void sig_ranks(struct view *v, uint32_t sig)
  * crowded one. */
 static void draw_histogram(struct view *v, int y, const rondo_stat *st)
 {
-	static const char *const bars[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82",
-					   "\xe2\x96\x83", "\xe2\x96\x84",
-					   "\xe2\x96\x85", "\xe2\x96\x86",
-					   "\xe2\x96\x87", "\xe2\x96\x88"};
+	static const char *const bars[] = {" ",
+					   "\xe2\x96\x81",
+					   "\xe2\x96\x82",
+					   "\xe2\x96\x83",
+					   "\xe2\x96\x84",
+					   "\xe2\x96\x85",
+					   "\xe2\x96\x86",
+					   "\xe2\x96\x87",
+					   "\xe2\x96\x88"};
 	static const char ascii[] = " .:-=+*#@";
 	int lo = -1, hi = -1, x;
 	uint64_t most = 0;
@@ -258,11 +274,13 @@ static void draw_histogram(struct view *v, int y, const rondo_stat *st)
 	view_duration(from, sizeof(from), (double)(1ull << lo), v->utf8);
 	view_duration(to, sizeof(to), (double)(1ull << (hi + 1)), v->utf8);
 	x = view_put(v, y, 1, v->cols - 2, theme_attr(THEME_DIM), "durations ");
-	x += 1 + view_put(v, y, 1 + x, v->cols - 2 - x, theme_attr(THEME_DIM), from);
+	x += 1 + view_put(v, y, 1 + x, v->cols - 2 - x, theme_attr(THEME_DIM),
+			  from);
 	for (int k = lo; k <= hi && x < v->cols - 12; k++) {
-		int level = st->hist[k]
-				    ? 1 + (int)((st->hist[k] * 7 + most - 1) / most)
-				    : 0;
+		int level =
+			st->hist[k]
+				? 1 + (int)((st->hist[k] * 7 + most - 1) / most)
+				: 0;
 		char cell[8];
 
 		if (level > 8)
@@ -320,13 +338,15 @@ static void detail_sig(struct view *v, int y, int height, uint32_t sig)
 		view_duration(a[3], sizeof(a[3]), (double)st.min_ns, v->utf8);
 		view_duration(a[4], sizeof(a[4]), (double)st.max_ns, v->utf8);
 		view_duration(a[5], sizeof(a[5]), sd, v->utf8);
-		snprintf(line, sizeof(line), "calls %s   total %s   mean %s   "
-			 "min %s   max %s   sd %s   ", a[0], a[1], a[2], a[3],
-			 a[4], a[5]);
-		used = view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_COUNT),
-				line);
+		snprintf(line, sizeof(line),
+			 "calls %s   total %s   mean %s   "
+			 "min %s   max %s   sd %s   ",
+			 a[0], a[1], a[2], a[3], a[4], a[5]);
+		used = view_put(v, y + 2, 1, v->cols - 2,
+				theme_attr(THEME_COUNT), line);
 		view_percent(a[0], sizeof(a[0]),
-			     v->total_ns > 0 ? (double)st.total_ns / v->total_ns : 0);
+			     v->total_ns > 0 ? (double)st.total_ns / v->total_ns
+					     : 0);
 		snprintf(line, sizeof(line), "%s of MPI time", a[0]);
 		view_put(v, y + 2, 1 + used, v->cols - 2 - used,
 			 theme_attr(THEME_DIM), line);
@@ -355,18 +375,21 @@ static void detail_node(struct view *v, int y, uint32_t node)
 	view_duration(time, sizeof(time), in.time_ns, v->utf8);
 	view_percent(share, sizeof(share),
 		     v->total_ns > 0 ? in.time_ns * in.ranks / v->total_ns : 0);
-	snprintf(line, sizeof(line), "calls inside %s   time inside %s per "
-		 "rank, on %u rank%s   %s of all MPI time", calls, time,
-		 in.ranks, in.ranks == 1 ? "" : "s", share);
+	snprintf(line, sizeof(line),
+		 "calls inside %s   time inside %s per "
+		 "rank, on %u rank%s   %s of all MPI time",
+		 calls, time, in.ranks, in.ranks == 1 ? "" : "s", share);
 	view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
 	if (in.kind == TREE_GROUP)
-		snprintf(line, sizeof(line), "the whole call sequence of these "
+		snprintf(line, sizeof(line),
+			 "the whole call sequence of these "
 			 "ranks: rule R%u; time: their mean time in MPI",
 			 rondo_group_root(v->t, in.id));
 	else
-		snprintf(line, sizeof(line), "%s of rule R%u%s",
-			 in.count > 1 ? "a loop" : "a sequence run once", in.id,
-			 " (time: calls times their signatures' mean duration)");
+		snprintf(
+			line, sizeof(line), "%s of rule R%u%s",
+			in.count > 1 ? "a loop" : "a sequence run once", in.id,
+			" (time: calls times their signatures' mean duration)");
 	view_put(v, y + 3, 1, v->cols - 2, theme_attr(THEME_DIM), line);
 }
 
@@ -376,7 +399,8 @@ static void view_draw_detail(struct view *v, int top, int height)
 	uint32_t sig = view_selected_sig(v), node;
 
 	for (int k = 0; k < height; k++)
-		view_fill(top + k, 0, v->cols, k ? theme_attr(THEME_NORMAL) : title);
+		view_fill(top + k, 0, v->cols,
+			  k ? theme_attr(THEME_NORMAL) : title);
 	view_put(v, top, 0, v->cols, title, " detail");
 	if (sig != TREE_NONE) {
 		detail_sig(v, top + 1, height - 1, sig);
@@ -406,9 +430,10 @@ static void tree_draw(struct view *v, int top, int height)
 
 static void tree_status(const struct view *v, char *buf, size_t size)
 {
-	snprintf(buf, size, "%u/%u  Enter open  / search  n next  "
-		 "Tab signatures  ? help  q quit", v->cur + 1,
-		 tree_rows(v->tree));
+	snprintf(buf, size,
+		 "%u/%u  Enter open  / search  n next  "
+		 "Tab signatures  ? help  q quit",
+		 v->cur + 1, tree_rows(v->tree));
 }
 
 const struct view_pane_ops view_tree_ops = {

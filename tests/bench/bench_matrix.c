@@ -46,9 +46,8 @@ int main(int argc, char **argv)
 	rondo_trace *t;
 	uint64_t total = 0, sent = 0;
 	int c, bad = 0;
-	static const struct option opts[] = {{"ranks", 1, 0, 'r'},
-					     {"calls", 1, 0, 'n'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+		{"ranks", 1, 0, 'r'}, {"calls", 1, 0, 'n'}, {0, 0, 0, 0}};
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'r')
@@ -59,7 +58,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (ranks < 2 || calls < ranks * 7.0) {
-		fprintf(stderr, "bench_matrix: at least 2 ranks and 7 calls each\n");
+		fprintf(stderr,
+			"bench_matrix: at least 2 ranks and 7 calls each\n");
 		return 2;
 	}
 	/* the demo's iteration: 7 calls on the middle ranks, 5 at the ends */

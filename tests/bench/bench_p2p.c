@@ -89,8 +89,8 @@ static void sweep(struct grid *g)
 
 	for (int i = 1; i <= n; i++)
 		for (int j = 1; j <= n; j++) {
-			double x =
-			    0.25 * (g->u[AT(i - 1, j)] + g->u[AT(i + 1, j)] +
+			double x = 0.25 *
+				   (g->u[AT(i - 1, j)] + g->u[AT(i + 1, j)] +
 				    g->u[AT(i, j - 1)] + g->u[AT(i, j + 1)]);
 
 			local += x > g->u[AT(i, j)] ? x - g->u[AT(i, j)]
@@ -196,7 +196,8 @@ int main(int argc, char **argv)
 	MPI_Finalize();
 	if (rank == 0) {
 		printf("bench_p2p mode=%s ranks=%d iters=%ld calls=%.0f "
-		       "wall=%.6f rss_kb=%.0f rss0_final_kb=%ld first_us=%.1f\n",
+		       "wall=%.6f rss_kb=%.0f rss0_final_kb=%ld "
+		       "first_us=%.1f\n",
 		       argv[1], size, iters, all[1], all[0], all[2],
 		       peak_rss_kb(), all[3] * 1e6);
 		fflush(stdout);

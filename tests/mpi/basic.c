@@ -42,15 +42,18 @@ static void ring(int rank, int size, int iters)
 	for (int i = 0; i < iters; i++) {
 		MPI_Irecv(in, 4, MPI_DOUBLE, left, 5, MPI_COMM_WORLD, &req[0]);
 		EXPECT("MPI_Irecv\\(count=4, datatype=MPI_DOUBLE, source=%d, "
-		       "tag=5, comm=MPI_COMM_WORLD -> buf=" BUF ", request=r0\\)",
+		       "tag=5, comm=MPI_COMM_WORLD -> buf=" BUF
+		       ", request=r0\\)",
 		       left);
-		MPI_Isend(out, 4, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, &req[1]);
+		MPI_Isend(out, 4, MPI_DOUBLE, right, 5, MPI_COMM_WORLD,
+			  &req[1]);
 		EXPECT("MPI_Isend\\(buf=" BUF ", count=4, datatype=MPI_DOUBLE, "
 		       "dest=%d, tag=5, comm=MPI_COMM_WORLD -> request=r1\\)",
 		       right);
 		MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
 		/* Freed ids are reused lowest first: the same every time. */
-		EXPECT("MPI_Waitall\\(count=2 -> array_of_requests=\\[r0, r1\\], "
+		EXPECT("MPI_Waitall\\(count=2 -> array_of_requests=\\[r0, "
+		       "r1\\], "
 		       "array_of_statuses=MPI_STATUSES_IGNORE\\)");
 	}
 	if (in[0] != left)
@@ -122,7 +125,8 @@ int main(int argc, char **argv)
 	 * the lowest world rank of the members, so rank 0's half is c0 and
 	 * rank 1's half c1, on every member. */
 	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d -> "
-	       "newcomm=c%d\\)", rank % 2, rank, rank % 2);
+	       "newcomm=c%d\\)",
+	       rank % 2, rank, rank % 2);
 	MPI_Barrier(half);
 	EXPECT("MPI_Barrier\\(comm=c%d\\)", rank % 2);
 	MPI_Comm_free(&half);
@@ -147,11 +151,12 @@ int main(int argc, char **argv)
 	if (size > 1) {
 		if (rank == 0) {
 			MPI_Send(&rank, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
-			EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, "
+			EXPECT("MPI_Send\\(buf=" BUF
+			       ", count=1, datatype=MPI_INT, "
 			       "dest=1, tag=9, comm=MPI_COMM_WORLD\\)");
 		} else if (rank == 1) {
-			MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
-				 MPI_COMM_WORLD, &st);
+			MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE,
+				 MPI_ANY_TAG, MPI_COMM_WORLD, &st);
 			EXPECT("MPI_Recv\\(count=1, datatype=MPI_INT, "
 			       "source=MPI_ANY_SOURCE, tag=MPI_ANY_TAG, "
 			       "comm=MPI_COMM_WORLD -> buf=" BUF ", "

@@ -56,8 +56,8 @@ static const char *B(const void *p, int id, long off)
 
 /* Sends n ints from s to the peer while receiving n into r: s is
  * segment sid at offset soff, r segment rid at roff. */
-static void xfer(const void *s, int sid, long soff, void *r, int rid,
-		 long roff, int n)
+static void xfer(const void *s, int sid, long soff, void *r, int rid, long roff,
+		 int n)
 {
 	const char *sb = B(s, sid, soff), *rb = B(r, rid, roff);
 
@@ -65,9 +65,9 @@ static void xfer(const void *s, int sid, long soff, void *r, int rid,
 		     MPI_STATUS_IGNORE);
 	EXPECT("MPI_Sendrecv\\(sendbuf=%s, sendcount=%d, sendtype=MPI_INT, "
 	       "dest=%s, sendtag=0, " OUT "recvbuf=%s, recvcount=%d, "
-	       "recvtype=MPI_INT, source=%s, recvtag=0, comm=MPI_COMM_WORLD, "
-	       OUT "status=MPI_STATUS_IGNORE\\)", sb, n, rx_rank(peer, WORLD),
-	       rb, n, rx_rank(peer, WORLD));
+	       "recvtype=MPI_INT, source=%s, recvtag=0, "
+	       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       sb, n, rx_rank(peer, WORLD), rb, n, rx_rank(peer, WORLD));
 }
 
 /* ---- a thread that allocates while MPI runs ------------------------------ */
@@ -92,9 +92,7 @@ static void *churn(void *arg)
 			free(*h);
 			*h = calloc(i % 64 + 1, 16);
 			break;
-		case 2:
-			*h = realloc(*h, i % 4096 + 1);
-			break;
+		case 2: *h = realloc(*h, i % 4096 + 1); break;
 		default:
 			free(*h);
 			*h = NULL;
@@ -134,8 +132,9 @@ int main(int argc, char **argv)
 	expect_open();
 	CHECK(a && size % 2 == 0 && provided >= MPI_THREAD_FUNNELED);
 	peer = rank ^ 1;
-	EXPECT("MPI_Init_thread\\(argc=[0-9]+, argv=NULL, required=%d, "
-	       OUT "provided=%d\\)", MPI_THREAD_FUNNELED, provided);
+	EXPECT("MPI_Init_thread\\(argc=[0-9]+, argv=NULL, required=%d, " OUT
+	       "provided=%d\\)",
+	       MPI_THREAD_FUNNELED, provided);
 	EXPECT("MPI_Comm_rank\\(comm=MPI_COMM_WORLD, " OUT "rank=%d\\)", rank);
 	EXPECT("MPI_Comm_size\\(comm=MPI_COMM_WORLD, " OUT "size=%d\\)", size);
 	CHECK(pthread_create(&th, NULL, churn, &churned) == 0);
@@ -185,22 +184,23 @@ int main(int argc, char **argv)
 	/* an absolute address as a displacement is a buffer too */
 	EXPECT("MPI_Type_create_hindexed\\(count=1, "
 	       "array_of_blocklengths=\\[1\\], "
-	       "array_of_displacements=\\[%s\\], oldtype=MPI_INT, "
-	       OUT "newtype=t[0-9]+:4B\\)", B(st, 4, 0));
+	       "array_of_displacements=\\[%s\\], oldtype=MPI_INT, " OUT
+	       "newtype=t[0-9]+:4B\\)",
+	       B(st, 4, 0));
 	MPI_Type_commit(&abs_type);
 	EXPECT("MPI_Type_commit\\(" OUT "datatype=t[0-9]+:4B\\)");
-	MPI_Sendrecv(MPI_BOTTOM, 1, abs_type, peer, 1, st + 8, 1, MPI_INT,
-		     peer, 1, WORLD, MPI_STATUS_IGNORE);
+	MPI_Sendrecv(MPI_BOTTOM, 1, abs_type, peer, 1, st + 8, 1, MPI_INT, peer,
+		     1, WORLD, MPI_STATUS_IGNORE);
 	/* MPI_BOTTOM is (void *)0 in Open MPI and MPICH: one value with
 	 * NULL, and no constant of the trace names it yet. */
 	expect_pending("buffers: MPI_BOTTOM is recorded as NULL",
 		       rx_printf("MPI_Sendrecv\\(sendbuf=MPI_BOTTOM, .*"),
 		       rx_printf("MPI_Sendrecv\\(sendbuf=NULL, sendcount=1, "
-				 "sendtype=t[0-9]+:4B, dest=%s, sendtag=1, "
-				 OUT "recvbuf=%s, recvcount=1, "
+				 "sendtype=t[0-9]+:4B, dest=%s, sendtag=1, " OUT
+				 "recvbuf=%s, recvcount=1, "
 				 "recvtype=MPI_INT, source=%s, recvtag=1, "
-				 "comm=MPI_COMM_WORLD, "
-				 OUT "status=MPI_STATUS_IGNORE\\)",
+				 "comm=MPI_COMM_WORLD, " OUT
+				 "status=MPI_STATUS_IGNORE\\)",
 				 rx_rank(peer, WORLD), B(st + 8, 5, 0),
 				 rx_rank(peer, WORLD)));
 	MPI_Type_free(&abs_type);
@@ -209,7 +209,8 @@ int main(int argc, char **argv)
 	/* Allocate, use, free: the same two segments every iteration, in
 	 * whatever order they are freed (the lowest free id first). */
 	for (long it = 0; it < iters; it++) {
-		int *p = malloc(64 * sizeof(int)), *q = malloc(32 * sizeof(int));
+		int *p = malloc(64 * sizeof(int)),
+		    *q = malloc(32 * sizeof(int));
 
 		CHECK(p && q);
 		xfer(p, 7, 0, p + 32, 7, 128, 32);
@@ -230,7 +231,8 @@ int main(int argc, char **argv)
 	 * it recorded for the same values only while no named block was
 	 * freed).  A sanitizer's allocator places it elsewhere. */
 	{
-		int *u = malloc(64 * sizeof(int)), *v = malloc(64 * sizeof(int));
+		int *u = malloc(64 * sizeof(int)),
+		    *v = malloc(64 * sizeof(int));
 		int *w;
 
 		CHECK(u && v);

@@ -18,10 +18,10 @@
 #include "expect.h"
 
 #define WORLD MPI_COMM_WORLD
-#define MAXP 8
+#define MAXP  8
 
 static int rank, size, root;
-static int nb;		 /* 1: the non-blocking form, completed by MPI_Wait */
+static int nb;		/* 1: the non-blocking form, completed by MPI_Wait */
 static MPI_Request req; /* of the non-blocking form */
 
 /* Expects collective `name` with arguments `args` (without the request),
@@ -46,8 +46,8 @@ static void expect_coll(const char *name, const char *fmt, ...)
 	       name + 1, args);
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	CHECK(req == MPI_REQUEST_NULL);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 }
 
 /* The form of the collective this round tests. */
@@ -60,9 +60,9 @@ static void rooted(void)
 {
 	int s[64], r[64], is_root = rank == root;
 	const char *root_recv = is_root ? OUT "recvbuf=" BUF ", recvcount=2, "
-					  "recvtype=MPI_INT"
+					      "recvtype=MPI_INT"
 					: OUT "recvbuf=NULL, recvcount=NULL, "
-					  "recvtype=NULL";
+					      "recvtype=NULL";
 	const char *root_send = is_root ? "sendbuf=" BUF ", sendcount=2, "
 					  "sendtype=MPI_INT"
 					: "sendbuf=NULL, sendcount=NULL, "
@@ -73,22 +73,26 @@ static void rooted(void)
 		s[i] = rank * 100 + i;
 	COLL(MPI_Bcast(s, 4, MPI_INT, root, WORLD),
 	     MPI_Ibcast(s, 4, MPI_INT, root, WORLD, &req));
-	expect_coll("Bcast", "buffer=" BUF ", count=4, datatype=MPI_INT, "
-		    "root=%s, comm=MPI_COMM_WORLD", rt);
+	expect_coll("Bcast",
+		    "buffer=" BUF ", count=4, datatype=MPI_INT, "
+		    "root=%s, comm=MPI_COMM_WORLD",
+		    rt);
 	CHECK(s[3] == root * 100 + 3);
 
 	COLL(MPI_Gather(s, 2, MPI_INT, r, 2, MPI_INT, root, WORLD),
 	     MPI_Igather(s, 2, MPI_INT, r, 2, MPI_INT, root, WORLD, &req));
-	expect_coll("Gather", "sendbuf=" BUF ", sendcount=2, "
+	expect_coll("Gather",
+		    "sendbuf=" BUF ", sendcount=2, "
 		    "sendtype=MPI_INT, %s, root=%s, comm=MPI_COMM_WORLD",
 		    root_recv, rt);
 	CHECK(!is_root || r[2 * size - 1] == root * 100 + 1);
 
-	COLL(MPI_Gatherv(s, rank + 1, MPI_INT, r, counts, displs, MPI_INT,
-			 root, WORLD),
+	COLL(MPI_Gatherv(s, rank + 1, MPI_INT, r, counts, displs, MPI_INT, root,
+			 WORLD),
 	     MPI_Igatherv(s, rank + 1, MPI_INT, r, counts, displs, MPI_INT,
 			  root, WORLD, &req));
-	expect_coll("Gatherv", "sendbuf=" BUF ", sendcount=%d, "
+	expect_coll("Gatherv",
+		    "sendbuf=" BUF ", sendcount=%d, "
 		    "sendtype=MPI_INT, " OUT "recvbuf=%s, recvcounts=%s, "
 		    "displs=%s, recvtype=%s, root=%s, comm=MPI_COMM_WORLD",
 		    rank + 1, is_root ? BUF : "NULL",
@@ -98,15 +102,17 @@ static void rooted(void)
 
 	COLL(MPI_Scatter(s, 2, MPI_INT, r, 2, MPI_INT, root, WORLD),
 	     MPI_Iscatter(s, 2, MPI_INT, r, 2, MPI_INT, root, WORLD, &req));
-	expect_coll("Scatter", "%s, " OUT "recvbuf=" BUF ", recvcount=2, "
-		    "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD", root_send,
-		    rt);
+	expect_coll("Scatter",
+		    "%s, " OUT "recvbuf=" BUF ", recvcount=2, "
+		    "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD",
+		    root_send, rt);
 
 	COLL(MPI_Scatterv(s, counts, displs, MPI_INT, r, rank + 1, MPI_INT,
 			  root, WORLD),
 	     MPI_Iscatterv(s, counts, displs, MPI_INT, r, rank + 1, MPI_INT,
 			   root, WORLD, &req));
-	expect_coll("Scatterv", "sendbuf=%s, sendcounts=%s, displs=%s, "
+	expect_coll("Scatterv",
+		    "sendbuf=%s, sendcounts=%s, displs=%s, "
 		    "sendtype=%s, " OUT "recvbuf=" BUF ", recvcount=%d, "
 		    "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD",
 		    is_root ? BUF : "NULL",
@@ -116,9 +122,11 @@ static void rooted(void)
 
 	COLL(MPI_Reduce(s, r, 2, MPI_INT, MPI_SUM, root, WORLD),
 	     MPI_Ireduce(s, r, 2, MPI_INT, MPI_SUM, root, WORLD, &req));
-	expect_coll("Reduce", "sendbuf=" BUF ", " OUT "recvbuf=%s, count=2, "
+	expect_coll("Reduce",
+		    "sendbuf=" BUF ", " OUT "recvbuf=%s, count=2, "
 		    "datatype=MPI_INT, op=MPI_SUM, root=%s, "
-		    "comm=MPI_COMM_WORLD", is_root ? BUF : "NULL", rt);
+		    "comm=MPI_COMM_WORLD",
+		    is_root ? BUF : "NULL", rt);
 	CHECK(!is_root || r[1] == size * (root * 100 + 1));
 }
 
@@ -145,7 +153,8 @@ static void all_to_all(void)
 
 	COLL(MPI_Allgather(s, 2, MPI_INT, r, 2, MPI_INT, WORLD),
 	     MPI_Iallgather(s, 2, MPI_INT, r, 2, MPI_INT, WORLD, &req));
-	expect_coll("Allgather", "sendbuf=" BUF ", sendcount=2, "
+	expect_coll("Allgather",
+		    "sendbuf=" BUF ", sendcount=2, "
 		    "sendtype=MPI_INT, " OUT "recvbuf=" BUF ", recvcount=2, "
 		    "recvtype=MPI_INT, comm=MPI_COMM_WORLD");
 	CHECK(r[2 * size - 2] == (size - 1) * 100);
@@ -154,16 +163,18 @@ static void all_to_all(void)
 			    WORLD),
 	     MPI_Iallgatherv(s, rank + 1, MPI_INT, r, counts, displs, MPI_INT,
 			     WORLD, &req));
-	expect_coll("Allgatherv", "sendbuf=" BUF ", sendcount=%d, "
+	expect_coll("Allgatherv",
+		    "sendbuf=" BUF ", sendcount=%d, "
 		    "sendtype=MPI_INT, " OUT "recvbuf=" BUF ", "
 		    "recvcounts=%s, displs=%s, recvtype=MPI_INT, "
-		    "comm=MPI_COMM_WORLD", rank + 1, rx_ints(size, counts),
-		    rx_ints(size, displs));
+		    "comm=MPI_COMM_WORLD",
+		    rank + 1, rx_ints(size, counts), rx_ints(size, displs));
 	CHECK(r[total - 1] == (size - 1) * 100 + size - 1);
 
 	COLL(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, WORLD),
 	     MPI_Ialltoall(s, 1, MPI_INT, r, 1, MPI_INT, WORLD, &req));
-	expect_coll("Alltoall", "sendbuf=" BUF ", sendcount=1, "
+	expect_coll("Alltoall",
+		    "sendbuf=" BUF ", sendcount=1, "
 		    "sendtype=MPI_INT, " OUT "recvbuf=" BUF ", recvcount=1, "
 		    "recvtype=MPI_INT, comm=MPI_COMM_WORLD");
 	CHECK(r[size - 1] == (size - 1) * 100 + rank);
@@ -171,22 +182,24 @@ static void all_to_all(void)
 	COLL(MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, WORLD),
 	     MPI_Ialltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, WORLD,
 			    &req));
-	expect_coll("Alltoallv", "sendbuf=" BUF ", sendcounts=%s, "
+	expect_coll("Alltoallv",
+		    "sendbuf=" BUF ", sendcounts=%s, "
 		    "sdispls=%s, sendtype=MPI_INT, " OUT "recvbuf=" BUF ", "
 		    "recvcounts=%s, rdispls=%s, recvtype=MPI_INT, "
-		    "comm=MPI_COMM_WORLD", rx_ints(size, sc), rx_ints(size, sd),
-		    rx_ints(size, rc), rx_ints(size, rd));
+		    "comm=MPI_COMM_WORLD",
+		    rx_ints(size, sc), rx_ints(size, sd), rx_ints(size, rc),
+		    rx_ints(size, rd));
 	CHECK(r[rd[size - 1]] == (size - 1) * 100 + sd[rank]);
 
 	COLL(MPI_Alltoallw(s, sc, sdb, types, r, rc, rdb, types, WORLD),
-	     MPI_Ialltoallw(s, sc, sdb, types, r, rc, rdb, types, WORLD,
-			    &req));
-	expect_coll("Alltoallw", "sendbuf=" BUF ", sendcounts=%s, "
+	     MPI_Ialltoallw(s, sc, sdb, types, r, rc, rdb, types, WORLD, &req));
+	expect_coll("Alltoallw",
+		    "sendbuf=" BUF ", sendcounts=%s, "
 		    "sdispls=%s, sendtypes=%s, " OUT "recvbuf=" BUF ", "
 		    "recvcounts=%s, rdispls=%s, recvtypes=%s, "
-		    "comm=MPI_COMM_WORLD", rx_ints(size, sc),
-		    rx_ints(size, sdb), ints, rx_ints(size, rc),
-		    rx_ints(size, rdb), ints);
+		    "comm=MPI_COMM_WORLD",
+		    rx_ints(size, sc), rx_ints(size, sdb), ints,
+		    rx_ints(size, rc), rx_ints(size, rdb), ints);
 	CHECK(r[rd[size - 1]] == (size - 1) * 100 + sd[rank]);
 }
 
@@ -199,37 +212,40 @@ static void reductions(void)
 	COLL(MPI_Allreduce(s, r, 2, MPI_INT, MPI_MAX, WORLD),
 	     MPI_Iallreduce(s, r, 2, MPI_INT, MPI_MAX, WORLD, &req));
 	expect_coll("Allreduce", "sendbuf=" BUF ", " OUT "recvbuf=" BUF ", "
-		    "count=2, datatype=MPI_INT, op=MPI_MAX, "
-		    "comm=MPI_COMM_WORLD");
+				 "count=2, datatype=MPI_INT, op=MPI_MAX, "
+				 "comm=MPI_COMM_WORLD");
 	CHECK(r[1] == size);
 
 	COLL(MPI_Reduce_scatter(s, r, counts, MPI_INT, MPI_SUM, WORLD),
 	     MPI_Ireduce_scatter(s, r, counts, MPI_INT, MPI_SUM, WORLD, &req));
-	expect_coll("Reduce_scatter", "sendbuf=" BUF ", " OUT "recvbuf=" BUF
+	expect_coll("Reduce_scatter",
+		    "sendbuf=" BUF ", " OUT "recvbuf=" BUF
 		    ", recvcounts=%s, datatype=MPI_INT, op=MPI_SUM, "
-		    "comm=MPI_COMM_WORLD", rx_ints(size, counts));
+		    "comm=MPI_COMM_WORLD",
+		    rx_ints(size, counts));
 	for (int i = 0; i < size; i++)
 		n += i + displs[rank];
 	CHECK(r[0] == n);
 
 	COLL(MPI_Reduce_scatter_block(s, r, 2, MPI_INT, MPI_SUM, WORLD),
 	     MPI_Ireduce_scatter_block(s, r, 2, MPI_INT, MPI_SUM, WORLD, &req));
-	expect_coll("Reduce_scatter_block", "sendbuf=" BUF ", " OUT "recvbuf="
-		    BUF ", recvcount=2, datatype=MPI_INT, op=MPI_SUM, "
+	expect_coll("Reduce_scatter_block",
+		    "sendbuf=" BUF ", " OUT "recvbuf=" BUF
+		    ", recvcount=2, datatype=MPI_INT, op=MPI_SUM, "
 		    "comm=MPI_COMM_WORLD");
 
 	COLL(MPI_Scan(s, r, 1, MPI_INT, MPI_SUM, WORLD),
 	     MPI_Iscan(s, r, 1, MPI_INT, MPI_SUM, WORLD, &req));
 	expect_coll("Scan", "sendbuf=" BUF ", " OUT "recvbuf=" BUF ", "
-		    "count=1, datatype=MPI_INT, op=MPI_SUM, "
-		    "comm=MPI_COMM_WORLD");
+			    "count=1, datatype=MPI_INT, op=MPI_SUM, "
+			    "comm=MPI_COMM_WORLD");
 	CHECK(r[0] == rank * (rank + 1) / 2);
 
 	COLL(MPI_Exscan(s, r, 1, MPI_INT, MPI_PROD, WORLD),
 	     MPI_Iexscan(s, r, 1, MPI_INT, MPI_PROD, WORLD, &req));
 	expect_coll("Exscan", "sendbuf=" BUF ", " OUT "recvbuf=" BUF ", "
-		    "count=1, datatype=MPI_INT, op=MPI_PROD, "
-		    "comm=MPI_COMM_WORLD");
+			      "count=1, datatype=MPI_INT, op=MPI_PROD, "
+			      "comm=MPI_COMM_WORLD");
 }
 
 static void round_of_all(void)
@@ -263,25 +279,29 @@ static void in_place(void)
 			   WORLD);
 		EXPECT("MPI_Gather\\(sendbuf=MPI_IN_PLACE, sendcount=NULL, "
 		       "sendtype=NULL, " OUT "recvbuf=" BUF ", recvcount=1, "
-		       "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD\\)", rt);
+		       "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD\\)",
+		       rt);
 		MPI_Scatter(r, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, root,
 			    WORLD);
 		EXPECT("MPI_Scatter\\(sendbuf=" BUF ", sendcount=1, "
 		       "sendtype=MPI_INT, " OUT "recvbuf=MPI_IN_PLACE, "
 		       "recvcount=NULL, recvtype=NULL, root=%s, "
-		       "comm=MPI_COMM_WORLD\\)", rt);
+		       "comm=MPI_COMM_WORLD\\)",
+		       rt);
 	} else {
 		MPI_Gather(r, 1, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root,
 			   WORLD);
 		EXPECT("MPI_Gather\\(sendbuf=" BUF ", sendcount=1, "
 		       "sendtype=MPI_INT, " OUT "recvbuf=NULL, "
 		       "recvcount=NULL, recvtype=NULL, root=%s, "
-		       "comm=MPI_COMM_WORLD\\)", rt);
+		       "comm=MPI_COMM_WORLD\\)",
+		       rt);
 		MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, r, 1, MPI_INT, root,
 			    WORLD);
 		EXPECT("MPI_Scatter\\(sendbuf=NULL, sendcount=NULL, "
 		       "sendtype=NULL, " OUT "recvbuf=" BUF ", recvcount=1, "
-		       "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD\\)", rt);
+		       "recvtype=MPI_INT, root=%s, comm=MPI_COMM_WORLD\\)",
+		       rt);
 	}
 }
 
@@ -291,7 +311,7 @@ static void in_place(void)
 	"MPI_Ibcast\\(buffer=" BUF ", count=1, datatype=MPI_INT, root=%s, "    \
 	"comm=MPI_COMM_WORLD, " OUT "request=%s\\)"
 #define WAITALL2                                                               \
-	"MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ ", " REQ   \
+	"MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ ", " REQ     \
 	"\\], " OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)"
 
 /* Two requests in flight: alone, both complete at once, and Open MPI
@@ -304,8 +324,8 @@ static void overlapping(void)
 
 	MPI_Iallreduce(&a, &b, 1, MPI_INT, MPI_MIN, WORLD, &rq[0]);
 	EXPECT("MPI_Iallreduce\\(sendbuf=" BUF ", " OUT "recvbuf=" BUF ", "
-	       "count=1, datatype=MPI_INT, op=MPI_MIN, comm=MPI_COMM_WORLD, "
-	       OUT "request=" REQ "\\)");
+	       "count=1, datatype=MPI_INT, op=MPI_MIN, "
+	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)");
 	MPI_Ibcast(&c, 1, MPI_INT, root, WORLD, &rq[1]);
 	EXPECT(IBCAST, rx_rank(root, WORLD), REQ);
 	MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
@@ -315,9 +335,9 @@ static void overlapping(void)
 	EXPECT("MPI_Ibarrier\\(comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)");
 	do {
 		MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE);
-		EXPECT("MPI_Test\\(" OUT "request=" REQ ", " OUT "flag=%d, "
-		       OUT "status=%s\\)", flag,
-		       flag ? "MPI_STATUS_IGNORE" : "NULL");
+		EXPECT("MPI_Test\\(" OUT "request=" REQ ", " OUT "flag=%d, " OUT
+		       "status=%s\\)",
+		       flag, flag ? "MPI_STATUS_IGNORE" : "NULL");
 	} while (!flag);
 }
 
@@ -383,8 +403,8 @@ static void persistent(void)
 		MPI_Start(&pr);
 		EXPECT("MPI_Start\\(" OUT "request=" REQ "\\)");
 		MPI_Wait(&pr, MPI_STATUS_IGNORE);
-		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-		       OUT "status=MPI_STATUS_IGNORE\\)");
+		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+		       "status=MPI_STATUS_IGNORE\\)");
 		CHECK(b == size * (size - 1) / 2);
 	}
 	MPI_Request_free(&pr);

@@ -62,29 +62,33 @@ static void dup_and_attributes(void)
 	       "\\)");
 	MPI_Comm_compare(WORLD, dup, &result);
 	CHECK(result == MPI_CONGRUENT);
-	EXPECT("MPI_Comm_compare\\(comm1=MPI_COMM_WORLD, comm2=" COMM ", "
-	       OUT "result=%d\\)", MPI_CONGRUENT);
+	EXPECT("MPI_Comm_compare\\(comm1=MPI_COMM_WORLD, comm2=" COMM ", " OUT
+	       "result=%d\\)",
+	       MPI_CONGRUENT);
 	MPI_Comm_set_name(dup, "dup of world");
 	EXPECT("MPI_Comm_set_name\\(comm=" COMM ", "
 	       "comm_name=\"dup of world\"\\)");
 	MPI_Comm_get_name(dup, name, &len);
 	CHECK(len == 12);
-	EXPECT("MPI_Comm_get_name\\(comm=" COMM ", "
-	       OUT "comm_name=\"dup of world\", " OUT "resultlen=12\\)");
+	EXPECT("MPI_Comm_get_name\\(comm=" COMM ", " OUT
+	       "comm_name=\"dup of world\", " OUT "resultlen=12\\)");
 	/* A keyval is recorded as the int the library gave: any value (a
 	 * small index in Open MPI, an encoded handle, negative as an int, in
 	 * MPICH), the same in every call that names it. */
 	MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_delete, &key, NULL);
 	EXPECT("MPI_Comm_create_keyval\\(comm_copy_attr_fn=(fn[0-9]+|NULL), "
 	       "comm_delete_attr_fn=fn[0-9]+, " OUT "comm_keyval=%d, "
-	       "extra_state=NULL\\)", key);
+	       "extra_state=NULL\\)",
+	       key);
 	MPI_Comm_set_attr(dup, key, &value);
 	EXPECT("MPI_Comm_set_attr\\(comm=" COMM ", comm_keyval=%d, "
-	       "attribute_val=" BUF "\\)", key);
+	       "attribute_val=" BUF "\\)",
+	       key);
 	MPI_Comm_get_attr(dup, key, &got, &flag);
 	CHECK(flag && got == &value);
-	EXPECT("MPI_Comm_get_attr\\(comm=" COMM ", comm_keyval=%d, "
-	       OUT "attribute_val=" BUF ", " OUT "flag=1\\)", key);
+	EXPECT("MPI_Comm_get_attr\\(comm=" COMM ", comm_keyval=%d, " OUT
+	       "attribute_val=" BUF ", " OUT "flag=1\\)",
+	       key);
 	ring_on(dup, 1);
 	MPI_Comm_free(&dup);
 	CHECK(deleted == 1 && dup == MPI_COMM_NULL);
@@ -111,11 +115,13 @@ static void from_group(void)
 	EXPECT("MPI_Comm_group\\(comm=MPI_COMM_WORLD, " OUT "group=" GROUP
 	       "\\)");
 	MPI_Group_incl(world, m, ranks, &first);
-	EXPECT("MPI_Group_incl\\(group=" GROUP ", n=%d, ranks=%s, "
-	       OUT "newgroup=" GROUP "\\)", m, rx_ints(m, ranks));
+	EXPECT("MPI_Group_incl\\(group=" GROUP ", n=%d, ranks=%s, " OUT
+	       "newgroup=" GROUP "\\)",
+	       m, rx_ints(m, ranks));
 	MPI_Group_excl(world, m, ranks, &rest);
-	EXPECT("MPI_Group_excl\\(group=" GROUP ", n=%d, ranks=%s, "
-	       OUT "newgroup=" GROUP "\\)", m, rx_ints(m, ranks));
+	EXPECT("MPI_Group_excl\\(group=" GROUP ", n=%d, ranks=%s, " OUT
+	       "newgroup=" GROUP "\\)",
+	       m, rx_ints(m, ranks));
 	MPI_Group_size(first, &n);
 	CHECK(n == m);
 	EXPECT("MPI_Group_size\\(group=" GROUP ", " OUT "size=%d\\)", m);
@@ -125,17 +131,18 @@ static void from_group(void)
 		       rank);
 	} else {
 		CHECK(r == MPI_UNDEFINED);
-		EXPECT("%s", "MPI_Group_rank\\(group=" GROUP
-			       ", " OUT "rank=MPI_UNDEFINED\\)");
+		EXPECT("%s", "MPI_Group_rank\\(group=" GROUP ", " OUT
+			     "rank=MPI_UNDEFINED\\)");
 	}
 	MPI_Group_translate_ranks(first, m, ranks, world, out);
 	CHECK(out[m - 1] == m - 1);
 	EXPECT("MPI_Group_translate_ranks\\(group1=" GROUP ", n=%d, "
-	       "ranks1=%s, group2=" GROUP ", " OUT "ranks2=%s\\)", m,
-	       rx_ints(m, ranks), rx_ints(m, out));
+	       "ranks1=%s, group2=" GROUP ", " OUT "ranks2=%s\\)",
+	       m, rx_ints(m, ranks), rx_ints(m, out));
 	MPI_Group_compare(first, world, &cmp);
-	EXPECT("MPI_Group_compare\\(group1=" GROUP ", group2=" GROUP ", "
-	       OUT "result=%d\\)", cmp);
+	EXPECT("MPI_Group_compare\\(group1=" GROUP ", group2=" GROUP ", " OUT
+	       "result=%d\\)",
+	       cmp);
 	MPI_Comm_create(WORLD, first, &sub);
 	if (rank < m) {
 		EXPECT("MPI_Comm_create\\(comm=MPI_COMM_WORLD, group=" GROUP
@@ -165,8 +172,8 @@ static void idup(void)
 	EXPECT("MPI_Comm_idup\\(comm=MPI_COMM_WORLD, " OUT "newcomm=" COMM
 	       ", " OUT "request=" REQ "\\)");
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	MPI_Barrier(c);
 	EXPECT("MPI_Barrier\\(comm=" COMM "\\)");
 	MPI_Comm_free(&c);
@@ -202,8 +209,8 @@ static void inter_gatherv(MPI_Comm inter, int color, int root)
 		EXPECT("MPI_Gatherv\\(sendbuf=NULL, sendcount=0, "
 		       "sendtype=MPI_DATATYPE_NULL, " OUT "recvbuf=" BUF ", "
 		       "recvcounts=%s, displs=%s, recvtype=MPI_INT, "
-		       "root=MPI_ROOT, comm=" COMM "\\)", rx_ints(n, counts),
-		       rx_ints(n, displs));
+		       "root=MPI_ROOT, comm=" COMM "\\)",
+		       rx_ints(n, counts), rx_ints(n, displs));
 	else if (color)
 		EXPECT("MPI_Gatherv\\(sendbuf=NULL, sendcount=0, "
 		       "sendtype=MPI_DATATYPE_NULL, " OUT "recvbuf=NULL, "
@@ -213,13 +220,14 @@ static void inter_gatherv(MPI_Comm inter, int color, int root)
 		EXPECT("MPI_Gatherv\\(sendbuf=" BUF ", sendcount=%d, "
 		       "sendtype=MPI_INT, " OUT "recvbuf=NULL, "
 		       "recvcounts=NULL, displs=NULL, recvtype=NULL, root=0, "
-		       "comm=" COMM "\\)", hrank + 1);
+		       "comm=" COMM "\\)",
+		       hrank + 1);
 }
 
 #define INTERCOMM_CREATE                                                       \
-	"MPI_Intercomm_create\\(local_comm=" COMM ", local_leader=%s, "       \
-	"peer_comm=MPI_COMM_WORLD, remote_leader=%s, tag=77, "                 \
-	OUT "newintercomm=" COMM "\\)"
+	"MPI_Intercomm_create\\(local_comm=" COMM ", local_leader=%s, "        \
+	"peer_comm=MPI_COMM_WORLD, remote_leader=%s, tag=77, " OUT             \
+	"newintercomm=" COMM "\\)"
 
 /* Even and odd ranks (in reverse order: key -rank), an intercommunicator
  * between them, merged back into one. */
@@ -230,8 +238,9 @@ static void halves(void)
 	MPI_Status st;
 
 	MPI_Comm_split(WORLD, color, -rank, &half);
-	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, "
-	       OUT "newcomm=" COMM "\\)", color, -rank);
+	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, " OUT
+	       "newcomm=" COMM "\\)",
+	       color, -rank);
 	MPI_Comm_rank(half, &hrank);
 	EXPECT("MPI_Comm_rank\\(comm=" COMM ", " OUT "rank=%d\\)", hrank);
 	MPI_Comm_size(half, &hsize);
@@ -244,7 +253,7 @@ static void halves(void)
 	MPI_Intercomm_create(half, 0, WORLD, remote, 77, &inter);
 	/* remote_leader is a rank of peer_comm, not of local_comm */
 	EXPECT("%s", rx_printf(INTERCOMM_CREATE, rx_rank(0, half),
-				 rx_rank(remote, WORLD)));
+			       rx_rank(remote, WORLD)));
 	MPI_Comm_test_inter(inter, &flag);
 	CHECK(flag);
 	EXPECT("MPI_Comm_test_inter\\(comm=" COMM ", " OUT "flag=1\\)");
@@ -258,7 +267,8 @@ static void halves(void)
 	MPI_Bcast(&v, 1, MPI_INT, root, inter);
 	CHECK(color || v == 5);
 	EXPECT("MPI_Bcast\\(buffer=" BUF ", count=1, datatype=MPI_INT, "
-	       "root=%s, comm=" COMM "\\)", rx_rank(root, inter));
+	       "root=%s, comm=" COMM "\\)",
+	       rx_rank(root, inter));
 	/* The leaders talk: any source in the other group. */
 	if (hrank == 0) {
 		v = rank;
@@ -270,19 +280,21 @@ static void halves(void)
 		if (color) {
 			EXPECT("MPI_Send\\(buf=" BUF ", count=1, "
 			       "datatype=MPI_INT, dest=%s, tag=78, comm=" COMM
-			       "\\)", rx_rank(0, inter));
+			       "\\)",
+			       rx_rank(0, inter));
 		} else {
 			CHECK(v == remote && st.MPI_SOURCE == 0);
 			EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=%d, "
 			       "datatype=MPI_INT, source=MPI_ANY_SOURCE, "
-			       "tag=78, comm=" COMM ", " OUT "status=%s\\)", 1,
-			       rx_st(st.MPI_SOURCE, NO, NO));
+			       "tag=78, comm=" COMM ", " OUT "status=%s\\)",
+			       1, rx_st(st.MPI_SOURCE, NO, NO));
 		}
 	}
 	inter_gatherv(inter, color, root);
 	MPI_Intercomm_merge(inter, color, &merged);
-	EXPECT("MPI_Intercomm_merge\\(intercomm=" COMM ", high=%d, "
-	       OUT "newintracomm=" COMM "\\)", color);
+	EXPECT("MPI_Intercomm_merge\\(intercomm=" COMM ", high=%d, " OUT
+	       "newintracomm=" COMM "\\)",
+	       color);
 	MPI_Comm_size(merged, &n);
 	CHECK(n == size);
 	EXPECT("MPI_Comm_size\\(comm=" COMM ", " OUT "size=%d\\)", size);
@@ -311,15 +323,16 @@ static void reuse(void)
 
 	for (int i = 0; i < 3; i++) {
 		MPI_Comm_dup(WORLD, &d[i]);
-		EXPECT("MPI_Comm_dup\\(comm=MPI_COMM_WORLD, " OUT "newcomm="
-		       COMM "\\)");
+		EXPECT("MPI_Comm_dup\\(comm=MPI_COMM_WORLD, " OUT
+		       "newcomm=" COMM "\\)");
 		MPI_Bcast(&v, 1, MPI_INT, 0, d[i]);
 		EXPECT("MPI_Bcast\\(buffer=" BUF ", count=1, datatype=MPI_INT, "
 		       "root=0, comm=" COMM "\\)");
 		if (i == 1) {
 			for (int k = 0; k < 2; k++) {
 				MPI_Comm_free(&d[k]);
-				EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
+				EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM
+				       "\\)");
 			}
 		}
 	}
@@ -335,14 +348,15 @@ static void reuse(void)
 	} else {
 		CHECK(c == MPI_COMM_NULL);
 		EXPECT("%s", "MPI_Comm_split\\(comm=MPI_COMM_WORLD, "
-			       "color=MPI_UNDEFINED, key=0, "
-			       OUT "newcomm=MPI_COMM_NULL\\)");
+			     "color=MPI_UNDEFINED, key=0, " OUT
+			     "newcomm=MPI_COMM_NULL\\)");
 	}
 
 	for (int i = 0; i < 3; i++) {
 		MPI_Comm_split(WORLD, 0, rank, &c);
 		EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=0, "
-		       "key=%d, " OUT "newcomm=c0\\)", rank);
+		       "key=%d, " OUT "newcomm=c0\\)",
+		       rank);
 		MPI_Comm_free(&c);
 		EXPECT("MPI_Comm_free\\(" OUT "comm=c0\\)");
 	}
@@ -361,8 +375,9 @@ static void rank_derived(void)
 	MPI_Comm c;
 
 	MPI_Comm_split(WORLD, rank % 2, rank, &c);
-	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, "
-	       OUT "newcomm=" COMM "\\)", rank % 2, rank);
+	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, " OUT
+	       "newcomm=" COMM "\\)",
+	       rank % 2, rank);
 	/* A wildcard receive in the half, completed by a Wait: its status's
 	 * source is a rank of the half, which the status names. */
 	MPI_Comm_rank(c, &hr);
@@ -371,19 +386,21 @@ static void rank_derived(void)
 	EXPECT("MPI_Comm_size\\(comm=" COMM ", " OUT "size=%d\\)", hs);
 	MPI_Irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 9, c, &rq);
 	EXPECT("MPI_Irecv\\(" OUT "buf=" BUF ", count=1, datatype=MPI_INT, "
-	       "source=MPI_ANY_SOURCE, tag=9, comm=" COMM ", " OUT "request="
-	       REQ "\\)");
+	       "source=MPI_ANY_SOURCE, tag=9, comm=" COMM ", " OUT
+	       "request=" REQ "\\)");
 	MPI_Send(&out, 1, MPI_INT, (hr + 1) % hs, 9, c);
 	EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, dest=%d, "
-	       "tag=9, comm=" COMM "\\)", (hr + 1) % hs);
+	       "tag=9, comm=" COMM "\\)",
+	       (hr + 1) % hs);
 	MPI_Wait(&rq, &st);
 	CHECK(st.MPI_SOURCE == (hr + hs - 1) % hs);
 	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT "status=status\\{"
-	       "source=%d, comm=" COMM "\\}\\)", st.MPI_SOURCE);
+	       "source=%d, comm=" COMM "\\}\\)",
+	       st.MPI_SOURCE);
 	MPI_Comm_free(&c);
 	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
-	MPI_Sendrecv(&out, 1, MPI_INT, right, rank, &in, 1, MPI_INT, left,
-		     left, WORLD, MPI_STATUS_IGNORE);
+	MPI_Sendrecv(&out, 1, MPI_INT, right, rank, &in, 1, MPI_INT, left, left,
+		     WORLD, MPI_STATUS_IGNORE);
 	CHECK(in == left);
 	EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
 	       "sendtype=MPI_INT, dest=%s, sendtag=%d, " OUT "recvbuf=" BUF

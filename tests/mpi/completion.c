@@ -24,7 +24,7 @@
 #include "expect.h"
 
 #define WORLD MPI_COMM_WORLD
-#define MAXK 8
+#define MAXK  8
 
 static int rank, size, k; /* k: receives per phase, one per other rank */
 static MPI_Request rq[MAXK];
@@ -73,7 +73,8 @@ static void send_to_hub(int tag)
 		usleep((useconds_t)(rand_r(&seed) % 400));
 	MPI_Send(&v, 1, MPI_INT, 0, tag, WORLD);
 	EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, dest=%s, "
-	       "tag=%d, comm=MPI_COMM_WORLD\\)", rx_rank(0, WORLD), tag);
+	       "tag=%d, comm=MPI_COMM_WORLD\\)",
+	       rx_rank(0, WORLD), tag);
 }
 
 /* The value and status of receive i are right. */
@@ -93,9 +94,10 @@ static void wait_any(void)
 		before = rx_reqs();
 		MPI_Waitany(k, rq, &idx, &st);
 		check_received(idx, &st, 1);
-		EXPECT("MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, "
-		       OUT "index=%d, " OUT "status=%s\\)", k, before, idx,
-		       ST_NONE);
+		EXPECT("MPI_Waitany\\(count=%d, " OUT
+		       "array_of_requests=%s, " OUT "index=%d, " OUT
+		       "status=%s\\)",
+		       k, before, idx, ST_NONE);
 	}
 }
 
@@ -117,9 +119,9 @@ static void some(int test, int tag)
 			check_received(idx[i], &sts[i], tag);
 			st[i] = ST_NONE;
 		}
-		EXPECT("MPI_%s\\(incount=%d, " OUT "array_of_requests=%s, "
-		       OUT "outcount=%d, " OUT "array_of_indices=%s, "
-		       OUT "array_of_statuses=%s\\)",
+		EXPECT("MPI_%s\\(incount=%d, " OUT "array_of_requests=%s, " OUT
+		       "outcount=%d, " OUT "array_of_indices=%s, " OUT
+		       "array_of_statuses=%s\\)",
 		       test ? "Testsome" : "Waitsome", k, before, out,
 		       rx_ints(out, idx), rx_list(out, st));
 		done += out;
@@ -136,27 +138,29 @@ static void test_any(void)
 		before = rx_reqs();
 		MPI_Testany(k, rq, &idx, &flag, &st);
 		if (!flag) {
-			EXPECT("MPI_Testany\\(count=%d, "
-			       OUT "array_of_requests=%s, " OUT "index=NULL, "
-			       OUT "flag=0, " OUT "status=NULL\\)", k, before);
+			EXPECT("MPI_Testany\\(count=%d, " OUT
+			       "array_of_requests=%s, " OUT "index=NULL, " OUT
+			       "flag=0, " OUT "status=NULL\\)",
+			       k, before);
 			continue;
 		}
 		check_received(idx, &st, 3);
-		EXPECT("MPI_Testany\\(count=%d, " OUT "array_of_requests=%s, "
-		       OUT "index=%d, " OUT "flag=1, " OUT "status=%s\\)", k,
-		       before, idx, ST_NONE);
+		EXPECT("MPI_Testany\\(count=%d, " OUT
+		       "array_of_requests=%s, " OUT "index=%d, " OUT
+		       "flag=1, " OUT "status=%s\\)",
+		       k, before, idx, ST_NONE);
 		done++;
 	}
 }
 
 /* Nothing left to complete: MPI_UNDEFINED, and no entries. */
 #define WAITANY_NULL                                                           \
-	"MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, "               \
-	OUT "index=%s, " OUT "status=" ST_NONE "\\)"
+	"MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, " OUT            \
+	"index=%s, " OUT "status=" ST_NONE "\\)"
 #define WAITSOME_NULL                                                          \
-	"MPI_Waitsome\\(incount=%d, " OUT "array_of_requests=%s, "            \
-	OUT "outcount=%s, " OUT "array_of_indices=NULL, "                      \
-	OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)"
+	"MPI_Waitsome\\(incount=%d, " OUT "array_of_requests=%s, " OUT         \
+	"outcount=%s, " OUT "array_of_indices=NULL, " OUT                      \
+	"array_of_statuses=MPI_STATUSES_IGNORE\\)"
 
 static void all_null(void)
 {
@@ -193,9 +197,10 @@ static void hub(int rounds)
 		before = rx_reqs();
 		MPI_Waitany(k, rq, &idx, &st);
 		CHECK(idx >= 0 && idx < k && in[idx] == (idx + 1) * 10 + 5);
-		EXPECT("MPI_Waitany\\(count=%d, " OUT "array_of_requests=%s, "
-		       OUT "index=%d, " OUT "status=" ST_NONE "\\)", k, before,
-		       idx);
+		EXPECT("MPI_Waitany\\(count=%d, " OUT
+		       "array_of_requests=%s, " OUT "index=%d, " OUT
+		       "status=" ST_NONE "\\)",
+		       k, before, idx);
 		todo--;
 		if (sq[idx] != MPI_REQUEST_NULL) {
 			MPI_Wait(&sq[idx], &st);
@@ -204,14 +209,16 @@ static void hub(int rounds)
 		}
 		MPI_Isend(&ack[idx], 1, MPI_INT, idx + 1, 6, WORLD, &sq[idx]);
 		EXPECT("MPI_Isend\\(buf=" BUF ", count=1, datatype=MPI_INT, "
-		       "dest=%s, tag=6, comm=MPI_COMM_WORLD, " OUT "request="
-		       REQ "\\)", rx_rank(idx + 1, WORLD));
+		       "dest=%s, tag=6, comm=MPI_COMM_WORLD, " OUT
+		       "request=" REQ "\\)",
+		       rx_rank(idx + 1, WORLD));
 		if (--left[idx] > 0)
 			post_one(idx, 5);
 	}
 	MPI_Waitall(k, sq, MPI_STATUSES_IGNORE);
-	EXPECT("MPI_Waitall\\(count=%d, " OUT "array_of_requests=%s, "
-	       OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)", k,
+	EXPECT("MPI_Waitall\\(count=%d, " OUT "array_of_requests=%s, " OUT
+	       "array_of_statuses=MPI_STATUSES_IGNORE\\)",
+	       k,
 	       rx_list(k, (const char *[MAXK]){REQ, REQ, REQ, REQ, REQ, REQ,
 					       REQ, REQ}));
 }
@@ -225,7 +232,8 @@ static void worker(int rounds)
 		MPI_Recv(&ack, 1, MPI_INT, 0, 6, WORLD, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=1, "
 		       "datatype=MPI_INT, source=%s, tag=6, "
-		       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+		       "comm=MPI_COMM_WORLD, " OUT
+		       "status=MPI_STATUS_IGNORE\\)",
 		       rx_rank(0, WORLD));
 	}
 }

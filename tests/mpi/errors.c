@@ -38,25 +38,27 @@ int main(int argc, char **argv)
 	err = MPI_Send(&x, 1, MPI_INT, size, 0, WORLD);
 	CHECK(err != MPI_SUCCESS);
 	EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, dest=%d, "
-	       "tag=0, comm=MPI_COMM_WORLD\\)", size);
+	       "tag=0, comm=MPI_COMM_WORLD\\)",
+	       size);
 	MPI_Error_class(err, &cls);
 	CHECK(cls == MPI_ERR_RANK);
 	EXPECT("MPI_Error_class\\(errorcode=%d, " OUT "errorclass=%d\\)", err,
 	       cls);
 	MPI_Error_string(err, msg, &len);
-	EXPECT("MPI_Error_string\\(errorcode=%d, " OUT "string=\"%s\", "
-	       OUT "resultlen=%d\\)", err, rx_quote(msg), len);
+	EXPECT("MPI_Error_string\\(errorcode=%d, " OUT "string=\"%s\", " OUT
+	       "resultlen=%d\\)",
+	       err, rx_quote(msg), len);
 
 	MPI_Comm_create_errhandler(on_error, &eh);
-	EXPECT("MPI_Comm_create_errhandler\\(comm_errhandler_fn=fn[0-9]+, "
-	       OUT "errhandler=eh0\\)");
+	EXPECT("MPI_Comm_create_errhandler\\(comm_errhandler_fn=fn[0-9]+, " OUT
+	       "errhandler=eh0\\)");
 	MPI_Comm_set_errhandler(WORLD, eh);
 	EXPECT("MPI_Comm_set_errhandler\\(comm=MPI_COMM_WORLD, "
 	       "errhandler=eh0\\)");
 	MPI_Comm_get_errhandler(WORLD, &got);
 	CHECK(got == eh);
-	EXPECT("MPI_Comm_get_errhandler\\(comm=MPI_COMM_WORLD, "
-	       OUT "errhandler=eh0\\)");
+	EXPECT("MPI_Comm_get_errhandler\\(comm=MPI_COMM_WORLD, " OUT
+	       "errhandler=eh0\\)");
 	MPI_Errhandler_free(&got);
 	EXPECT("MPI_Errhandler_free\\(" OUT "errhandler=eh0\\)");
 
@@ -73,7 +75,8 @@ int main(int argc, char **argv)
 	EXPECT("MPI_Error_class\\(errorcode=%d, " OUT "errorclass=%d\\)",
 	       MPI_ERR_OTHER, MPI_ERR_OTHER);
 	EXPECT("MPI_Comm_call_errhandler\\(comm=MPI_COMM_WORLD, "
-	       "errorcode=%d\\)", MPI_ERR_OTHER);
+	       "errorcode=%d\\)",
+	       MPI_ERR_OTHER);
 
 	MPI_Comm_set_errhandler(WORLD, MPI_ERRORS_ARE_FATAL);
 	EXPECT("MPI_Comm_set_errhandler\\(comm=MPI_COMM_WORLD, "

@@ -35,8 +35,8 @@
 /* A buffer: its id and offset are not the point of these tests. */
 #define BUF "m[0-9]+\\+[0-9]+"
 /* Symbolic ids whose exact value is not the point. */
-#define COMM "c[0-9]+"
-#define REQ "r[0-9]+"
+#define COMM  "c[0-9]+"
+#define REQ   "r[0-9]+"
 #define GROUP "g[0-9]+"
 
 static FILE *expect_file;
@@ -242,7 +242,7 @@ static inline const char *rx_tag(int tag)
  * the count received when it is not the count posted (a probe's: in
  * bytes).  ST_NONE: nothing to add (an empty status, a send's, a
  * receive that got what it posted from whom it named). */
-#define NO INT_MIN
+#define NO	INT_MIN
 #define ST_NONE "status\\{\\}"
 
 static inline const char *rx_st(int source, int tag, int count)

@@ -171,7 +171,8 @@ int main(void)
 	MPI_Info_create(&info);
 	MPI_Info_set(info, "rondo_key", "a value");
 	MPI_Info_free(&info);
-	MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+	MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag,
+		   MPI_STATUS_IGNORE);
 	if (flag)
 		no("iprobe found a message never sent");
 

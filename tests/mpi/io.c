@@ -9,7 +9,7 @@
 #include "expect.h"
 
 #define WORLD MPI_COMM_WORLD
-#define N 16
+#define N     16
 
 static int rank, size;
 
@@ -39,8 +39,8 @@ int main(int argc, char **argv)
 	       "value=\"write_once,read_once\"\\)");
 	MPI_Info_get(info, "access_style", sizeof(value) - 1, value, &flag);
 	CHECK(flag);
-	EXPECT("MPI_Info_get\\(info=i0, key=\"access_style\", valuelen=%d, "
-	       OUT "value=\"write_once,read_once\", " OUT "flag=1\\)",
+	EXPECT("MPI_Info_get\\(info=i0, key=\"access_style\", valuelen=%d, " OUT
+	       "value=\"write_once,read_once\", " OUT "flag=1\\)",
 	       (int)sizeof(value) - 1);
 	MPI_Info_get_nkeys(info, &nkeys);
 	EXPECT("MPI_Info_get_nkeys\\(info=i0, " OUT "nkeys=1\\)");
@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 	amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
 	MPI_File_open(WORLD, path, amode, info, &fh);
 	EXPECT("MPI_File_open\\(comm=MPI_COMM_WORLD, filename=\"%s\", "
-	       "amode=%d, info=i0, " OUT "fh=f0\\)", rx_quote(path), amode);
+	       "amode=%d, info=i0, " OUT "fh=f0\\)",
+	       rx_quote(path), amode);
 	MPI_Info_free(&info);
 	EXPECT("MPI_Info_free\\(" OUT "info=i0\\)");
 	MPI_File_get_amode(fh, &n);
@@ -57,8 +58,8 @@ int main(int argc, char **argv)
 	MPI_File_write_at_all(fh, rank * bytes, out, N, MPI_INT,
 			      MPI_STATUS_IGNORE);
 	EXPECT("MPI_File_write_at_all\\(fh=f0, offset=%lld, buf=" BUF ", "
-	       "count=%d, datatype=MPI_INT, "
-	       OUT "status=MPI_STATUS_IGNORE\\)", (long long)(rank * bytes), N);
+	       "count=%d, datatype=MPI_INT, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       (long long)(rank * bytes), N);
 	MPI_File_sync(fh);
 	EXPECT("MPI_File_sync\\(fh=f0\\)");
 	MPI_File_get_size(fh, &fsize);
@@ -78,11 +79,13 @@ int main(int argc, char **argv)
 	/* An I/O status carries no source or tag: what the runtime writes
 	 * for them is not the point. */
 	EXPECT("MPI_File_read_all\\(fh=f0, " OUT "buf=" BUF ", count=%d, "
-	       "datatype=MPI_INT, " OUT "status=status\\{[^}]*\\}\\)", N);
+	       "datatype=MPI_INT, " OUT "status=status\\{[^}]*\\}\\)",
+	       N);
 	MPI_Get_count(&st, MPI_INT, &n);
 	CHECK(n == N);
-	EXPECT("MPI_Get_count\\(status=status\\{[^}]*\\}, datatype=MPI_INT, "
-	       OUT "count=%d\\)", N);
+	EXPECT("MPI_Get_count\\(status=status\\{[^}]*\\}, "
+	       "datatype=MPI_INT, " OUT "count=%d\\)",
+	       N);
 	MPI_File_get_position(fh, &fsize);
 	EXPECT("MPI_File_get_position\\(fh=f0, " OUT "offset=%d\\)", N);
 
@@ -94,7 +97,8 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		MPI_File_delete(path, MPI_INFO_NULL);
 		EXPECT("MPI_File_delete\\(filename=\"%s\", "
-		       "info=MPI_INFO_NULL\\)", rx_quote(path));
+		       "info=MPI_INFO_NULL\\)",
+		       rx_quote(path));
 	}
 	expect_finalize();
 	return 0;

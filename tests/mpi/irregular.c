@@ -26,14 +26,16 @@ int main(int argc, char **argv)
 
 	MPI_Comm_split(WORLD, rank % 3, rank, &sub);
 	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=%d, " OUT
-	       "newcomm=" COMM "\\)", rank % 3, rank);
+	       "newcomm=" COMM "\\)",
+	       rank % 3, rank);
 	MPI_Comm_rank(sub, &me);
 	EXPECT("MPI_Comm_rank\\(comm=" COMM ", " OUT "rank=%d\\)", me);
 	MPI_Comm_size(sub, &n);
 	EXPECT("MPI_Comm_size\\(comm=" COMM ", " OUT "size=%d\\)", n);
 	MPI_Comm_split(WORLD, rank % 2, 0, &sub2);
 	EXPECT("MPI_Comm_split\\(comm=MPI_COMM_WORLD, color=%d, key=0, " OUT
-	       "newcomm=" COMM "\\)", rank % 2);
+	       "newcomm=" COMM "\\)",
+	       rank % 2);
 	MPI_Comm_rank(sub2, &sub2me);
 	EXPECT("MPI_Comm_rank\\(comm=" COMM ", " OUT "rank=%d\\)", sub2me);
 
@@ -45,20 +47,24 @@ int main(int argc, char **argv)
 		MPI_Sendrecv(&out, 1, MPI_INT, (me + 1) % n, it, &in, 1,
 			     MPI_INT, (me + n - 1) % n, it, sub, &st);
 		EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
-		       "sendtype=MPI_INT, dest=%s, sendtag=%d, " OUT "recvbuf="
-		       BUF ", recvcount=1, recvtype=MPI_INT, source=%s, "
-		       "recvtag=%d, comm=" COMM ", " OUT "status=" ST_NONE "\\)",
+		       "sendtype=MPI_INT, dest=%s, sendtag=%d, " OUT
+		       "recvbuf=" BUF
+		       ", recvcount=1, recvtype=MPI_INT, source=%s, "
+		       "recvtag=%d, comm=" COMM ", " OUT "status=" ST_NONE
+		       "\\)",
 		       rx_rank((me + 1) % n, sub), it,
 		       rx_rank((me + n - 1) % n, sub), it);
 		if (it < iters) {
 			MPI_Comm_rank(sub, &v);
 			EXPECT("MPI_Comm_rank\\(comm=" COMM ", " OUT
-			       "rank=%d\\)", me);
+			       "rank=%d\\)",
+			       me);
 		}
 		if (it < iters && rank == 0) {
 			MPI_Comm_size(WORLD, &v);
 			EXPECT("MPI_Comm_size\\(comm=MPI_COMM_WORLD, " OUT
-			       "size=%d\\)", size);
+			       "size=%d\\)",
+			       size);
 		}
 		MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, sub2);
 		EXPECT("MPI_Allreduce\\(sendbuf=" BUF ", " OUT "recvbuf=" BUF
@@ -66,8 +72,9 @@ int main(int argc, char **argv)
 		       "\\)");
 		if (rank % 3 != 1) {
 			MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_MAX, sub);
-			EXPECT("MPI_Allreduce\\(sendbuf=" BUF ", " OUT "recvbuf="
-			       BUF ", count=1, datatype=MPI_INT, op=MPI_MAX, "
+			EXPECT("MPI_Allreduce\\(sendbuf=" BUF ", " OUT
+			       "recvbuf=" BUF
+			       ", count=1, datatype=MPI_INT, op=MPI_MAX, "
 			       "comm=" COMM "\\)");
 		}
 	}
@@ -81,13 +88,16 @@ int main(int argc, char **argv)
 	if (size > 1 && rank == size - 1) {
 		MPI_Send(&rank, 1, MPI_INT, 0, rank, WORLD);
 		EXPECT("MPI_Send\\(buf=" BUF ", count=1, datatype=MPI_INT, "
-		       "dest=0, tag=%d, comm=MPI_COMM_WORLD\\)", rank);
+		       "dest=0, tag=%d, comm=MPI_COMM_WORLD\\)",
+		       rank);
 	} else if (size > 1 && rank == 0) {
 		MPI_Recv(&v, 1, MPI_INT, size - 1, MPI_ANY_TAG, WORLD, &st);
 		CHECK(v == size - 1 && st.MPI_TAG == size - 1);
-		EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=1, datatype=MPI_INT, "
+		EXPECT("MPI_Recv\\(" OUT "buf=" BUF
+		       ", count=1, datatype=MPI_INT, "
 		       "source=%d, tag=MPI_ANY_TAG, comm=MPI_COMM_WORLD, " OUT
-		       "status=%s\\)", size - 1, rx_st(NO, size - 1, NO));
+		       "status=%s\\)",
+		       size - 1, rx_st(NO, size - 1, NO));
 	}
 	MPI_Comm_free(&sub2);
 	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");

@@ -368,8 +368,8 @@ static int plan_type(int src, int dst, int it)
 }
 
 static const char *const send_funcs[] = {
-    "MPI_Send",	 "MPI_Ssend",  "MPI_Bsend",  "MPI_Rsend",
-    "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend",
+	"MPI_Send",  "MPI_Ssend",  "MPI_Bsend",	 "MPI_Rsend",
+	"MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend",
 };
 
 /* One send of plan's function; a request for the nonblocking ones. */
@@ -377,30 +377,14 @@ static void plan_send(int f, void *buf, int n, MPI_Datatype t, int dst, int tag,
 		      MPI_Request *req)
 {
 	switch (f) {
-	case 0:
-		MPI_Send(buf, n, t, dst, tag, WORLD);
-		break;
-	case 1:
-		MPI_Ssend(buf, n, t, dst, tag, WORLD);
-		break;
-	case 2:
-		MPI_Bsend(buf, n, t, dst, tag, WORLD);
-		break;
-	case 3:
-		MPI_Rsend(buf, n, t, dst, tag, WORLD);
-		break;
-	case 4:
-		MPI_Isend(buf, n, t, dst, tag, WORLD, req);
-		break;
-	case 5:
-		MPI_Issend(buf, n, t, dst, tag, WORLD, req);
-		break;
-	case 6:
-		MPI_Ibsend(buf, n, t, dst, tag, WORLD, req);
-		break;
-	case 7:
-		MPI_Irsend(buf, n, t, dst, tag, WORLD, req);
-		break;
+	case 0: MPI_Send(buf, n, t, dst, tag, WORLD); break;
+	case 1: MPI_Ssend(buf, n, t, dst, tag, WORLD); break;
+	case 2: MPI_Bsend(buf, n, t, dst, tag, WORLD); break;
+	case 3: MPI_Rsend(buf, n, t, dst, tag, WORLD); break;
+	case 4: MPI_Isend(buf, n, t, dst, tag, WORLD, req); break;
+	case 5: MPI_Issend(buf, n, t, dst, tag, WORLD, req); break;
+	case 6: MPI_Ibsend(buf, n, t, dst, tag, WORLD, req); break;
+	case 7: MPI_Irsend(buf, n, t, dst, tag, WORLD, req); break;
 	}
 }
 
@@ -727,9 +711,9 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*run)(int);
 	} modes[] = {
-	    {"ring", ring},	      {"alltoall", alltoall},
-	    {"irregular", irregular}, {"split", split},
-	    {"wildcard", wildcard},   {"persistent", persistent},
+		{"ring", ring},		  {"alltoall", alltoall},
+		{"irregular", irregular}, {"split", split},
+		{"wildcard", wildcard},	  {"persistent", persistent},
 	};
 	int iters = argc > 3 ? atoi(argv[3]) : 20, status = 0, found = 0;
 

@@ -29,13 +29,16 @@ static void modes(void)
 	if (rank == 0) {
 		MPI_Send(a, 4, MPI_INT, 1, 10, WORLD);
 		EXPECT("MPI_Send\\(" INTS(4) ", dest=%s, tag=10, "
-		       "comm=MPI_COMM_WORLD\\)", rx_rank(1, WORLD));
+					     "comm=MPI_COMM_WORLD\\)",
+		       rx_rank(1, WORLD));
 		MPI_Ssend(a, 2, MPI_INT, 1, 11, WORLD);
 		EXPECT("MPI_Ssend\\(" INTS(2) ", dest=%s, tag=11, "
-		       "comm=MPI_COMM_WORLD\\)", rx_rank(1, WORLD));
+					      "comm=MPI_COMM_WORLD\\)",
+		       rx_rank(1, WORLD));
 		MPI_Pack_size(4, MPI_INT, WORLD, &bsize);
 		EXPECT("MPI_Pack_size\\(incount=4, datatype=MPI_INT, "
-		       "comm=MPI_COMM_WORLD, " OUT "size=%d\\)", bsize);
+		       "comm=MPI_COMM_WORLD, " OUT "size=%d\\)",
+		       bsize);
 		bsize += MPI_BSEND_OVERHEAD;
 		bbuf = malloc((size_t)bsize);
 		CHECK(bbuf);
@@ -43,30 +46,36 @@ static void modes(void)
 		EXPECT("MPI_Buffer_attach\\(buffer=" BUF ", size=%d\\)", bsize);
 		MPI_Bsend(a, 4, MPI_INT, 1, 12, WORLD);
 		EXPECT("MPI_Bsend\\(" INTS(4) ", dest=%s, tag=12, "
-		       "comm=MPI_COMM_WORLD\\)", rx_rank(1, WORLD));
+					      "comm=MPI_COMM_WORLD\\)",
+		       rx_rank(1, WORLD));
 		MPI_Buffer_detach(&det, &dsize);
 		CHECK(det == bbuf && dsize == bsize);
-		EXPECT("MPI_Buffer_detach\\(" OUT "buffer_addr=" BUF ", "
-		       OUT "size=%d\\)", bsize);
+		EXPECT("MPI_Buffer_detach\\(" OUT "buffer_addr=" BUF ", " OUT
+		       "size=%d\\)",
+		       bsize);
 		free(bbuf);
 	} else if (rank == 1) {
 		MPI_Recv(b, 4, MPI_INT, 0, 10, WORLD, &st);
 		CHECK(b[3] == 4 && st.MPI_SOURCE == 0 && st.MPI_TAG == 10);
 		EXPECT("MPI_Recv\\(" RINTS(4) ", source=%s, tag=10, "
-		       "comm=MPI_COMM_WORLD, " OUT "status=%s\\)",
+					      "comm=MPI_COMM_WORLD, " OUT
+					      "status=%s\\)",
 		       rx_rank(0, WORLD), ST_NONE);
 		MPI_Recv(b, 4, MPI_INT, 0, 11, WORLD, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Recv\\(" RINTS(4) ", source=%s, tag=11, "
-		       "comm=MPI_COMM_WORLD, "
-		       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(0, WORLD));
+					      "comm=MPI_COMM_WORLD, " OUT
+					      "status=MPI_STATUS_IGNORE\\)",
+		       rx_rank(0, WORLD));
 		MPI_Recv(b, 4, MPI_INT, 0, 12, WORLD, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Recv\\(" RINTS(4) ", source=%s, tag=12, "
-		       "comm=MPI_COMM_WORLD, "
-		       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(0, WORLD));
+					      "comm=MPI_COMM_WORLD, " OUT
+					      "status=MPI_STATUS_IGNORE\\)",
+		       rx_rank(0, WORLD));
 		/* Ready mode: the receive is posted before the barrier. */
 		MPI_Irecv(b, 4, MPI_INT, 0, 13, WORLD, &req);
 		EXPECT("MPI_Irecv\\(" RINTS(4) ", source=%s, tag=13, "
-		       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+					       "comm=MPI_COMM_WORLD, " OUT
+					       "request=" REQ "\\)",
 		       rx_rank(0, WORLD));
 	}
 	MPI_Barrier(WORLD);
@@ -74,12 +83,13 @@ static void modes(void)
 	if (rank == 0) {
 		MPI_Rsend(a, 4, MPI_INT, 1, 13, WORLD);
 		EXPECT("MPI_Rsend\\(" INTS(4) ", dest=%s, tag=13, "
-		       "comm=MPI_COMM_WORLD\\)", rx_rank(1, WORLD));
+					      "comm=MPI_COMM_WORLD\\)",
+		       rx_rank(1, WORLD));
 	} else if (rank == 1) {
 		MPI_Wait(&req, &st);
 		CHECK(req == MPI_REQUEST_NULL && b[0] == 1);
-		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-		       OUT "status=%s\\)", ST_NONE);
+		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT "status=%s\\)",
+		       ST_NONE);
 	}
 }
 
@@ -98,64 +108,70 @@ static void ring(void)
 	       "sendtype=MPI_INT, dest=%s, sendtag=20, " OUT "recvbuf=" BUF
 	       ", recvcount=1, recvtype=MPI_INT, source=%s, recvtag=20, "
 	       "comm=MPI_COMM_WORLD, " OUT "status=%s\\)",
-	       rx_rank(right, WORLD), rx_rank(left, WORLD),
-	       ST_NONE);
+	       rx_rank(right, WORLD), rx_rank(left, WORLD), ST_NONE);
 	MPI_Sendrecv_replace(&x, 1, MPI_INT, left, 21, right, 21, WORLD, &st);
 	CHECK(x == right);
-	EXPECT("MPI_Sendrecv_replace\\(" INTS(1) ", dest=%s, sendtag=21, "
-	       "source=%s, recvtag=21, comm=MPI_COMM_WORLD, "
-	       OUT "status=%s\\)", rx_rank(left, WORLD), rx_rank(right, WORLD),
-	       ST_NONE);
+	EXPECT("MPI_Sendrecv_replace\\(" INTS(
+		       1) ", dest=%s, sendtag=21, "
+			  "source=%s, recvtag=21, comm=MPI_COMM_WORLD, " OUT
+			  "status=%s\\)",
+	       rx_rank(left, WORLD), rx_rank(right, WORLD), ST_NONE);
 
 	MPI_Irecv(&in, 1, MPI_INT, left, 30, WORLD, &rq[0]);
 	EXPECT("MPI_Irecv\\(" RINTS(1) ", source=%s, tag=30, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				       "comm=MPI_COMM_WORLD, " OUT
+				       "request=" REQ "\\)",
 	       rx_rank(left, WORLD));
 	MPI_Isend(&out, 1, MPI_INT, right, 30, WORLD, &rq[1]);
 	EXPECT("MPI_Isend\\(" INTS(1) ", dest=%s, tag=30, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				      "comm=MPI_COMM_WORLD, " OUT "request=" REQ
+				      "\\)",
 	       rx_rank(right, WORLD));
 	do {
 		MPI_Test(&rq[0], &flag, &st);
 		if (flag)
-			EXPECT("MPI_Test\\(" OUT "request=" REQ ", "
-			       OUT "flag=1, " OUT "status=%s\\)",
+			EXPECT("MPI_Test\\(" OUT "request=" REQ ", " OUT
+			       "flag=1, " OUT "status=%s\\)",
 			       ST_NONE);
 		else
-			EXPECT("MPI_Test\\(" OUT "request=" REQ ", "
-			       OUT "flag=0, " OUT "status=NULL\\)");
+			EXPECT("MPI_Test\\(" OUT "request=" REQ ", " OUT
+			       "flag=0, " OUT "status=NULL\\)");
 		tests++;
 	} while (!flag);
 	CHECK(rq[0] == MPI_REQUEST_NULL && tests > 0);
 	MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 
 	/* Two receives completed together: their statuses, in order. */
 	MPI_Irecv(&two[0], 1, MPI_INT, left, 31, WORLD, &rq[0]);
 	EXPECT("MPI_Irecv\\(" RINTS(1) ", source=%s, tag=31, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				       "comm=MPI_COMM_WORLD, " OUT
+				       "request=" REQ "\\)",
 	       rx_rank(left, WORLD));
 	MPI_Irecv(&two[1], 1, MPI_INT, right, 32, WORLD, &rq[1]);
 	EXPECT("MPI_Irecv\\(" RINTS(1) ", source=%s, tag=32, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				       "comm=MPI_COMM_WORLD, " OUT
+				       "request=" REQ "\\)",
 	       rx_rank(right, WORLD));
 	MPI_Issend(&out, 1, MPI_INT, right, 31, WORLD, &rq[2]);
 	EXPECT("MPI_Issend\\(" INTS(1) ", dest=%s, tag=31, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				       "comm=MPI_COMM_WORLD, " OUT
+				       "request=" REQ "\\)",
 	       rx_rank(right, WORLD));
 	MPI_Isend(&out, 1, MPI_INT, left, 32, WORLD, &rq[3]);
 	EXPECT("MPI_Isend\\(" INTS(1) ", dest=%s, tag=32, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				      "comm=MPI_COMM_WORLD, " OUT "request=" REQ
+				      "\\)",
 	       rx_rank(left, WORLD));
 	MPI_Waitall(2, rq, sts);
 	CHECK(two[0] == left && two[1] == right);
-	EXPECT("MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ ", "
-	       REQ "\\], " OUT "array_of_statuses=\\[%s, %s\\]\\)",
+	EXPECT("MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ
+	       ", " REQ "\\], " OUT "array_of_statuses=\\[%s, %s\\]\\)",
 	       ST_NONE, ST_NONE);
 	MPI_Waitall(2, rq + 2, MPI_STATUSES_IGNORE);
-	EXPECT("MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ ", "
-	       REQ "\\], " OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)");
+	EXPECT("MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ
+	       ", " REQ "\\], " OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)");
 }
 
 /* Persistent requests: started three times, completed, started again,
@@ -167,20 +183,22 @@ static void persistent(void)
 
 	MPI_Recv_init(&in, 1, MPI_INT, left, 50, WORLD, &rq[0]);
 	EXPECT("MPI_Recv_init\\(" RINTS(1) ", source=%s, tag=50, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+					   "comm=MPI_COMM_WORLD, " OUT
+					   "request=" REQ "\\)",
 	       rx_rank(left, WORLD));
 	MPI_Send_init(&out, 1, MPI_INT, right, 50, WORLD, &rq[1]);
 	EXPECT("MPI_Send_init\\(" INTS(1) ", dest=%s, tag=50, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+					  "comm=MPI_COMM_WORLD, " OUT
+					  "request=" REQ "\\)",
 	       rx_rank(right, WORLD));
 	for (int i = 0; i < 3; i++) {
 		MPI_Startall(2, rq);
-		EXPECT("MPI_Startall\\(count=2, "
-		       OUT "array_of_requests=\\[" REQ ", " REQ "\\]\\)");
+		EXPECT("MPI_Startall\\(count=2, " OUT
+		       "array_of_requests=\\[" REQ ", " REQ "\\]\\)");
 		MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-		EXPECT("MPI_Waitall\\(count=2, "
-		       OUT "array_of_requests=\\[" REQ ", " REQ "\\], "
-		       OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)");
+		EXPECT("MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ
+		       ", " REQ "\\], " OUT
+		       "array_of_statuses=MPI_STATUSES_IGNORE\\)");
 		CHECK(in == left && rq[0] != MPI_REQUEST_NULL);
 	}
 	MPI_Start(&rq[0]);
@@ -188,11 +206,11 @@ static void persistent(void)
 	MPI_Start(&rq[1]);
 	EXPECT("MPI_Start\\(" OUT "request=" REQ "\\)");
 	MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	MPI_Request_free(&rq[0]);
 	EXPECT("MPI_Request_free\\(" OUT "request=" REQ "\\)");
 	MPI_Request_free(&rq[1]);
@@ -216,8 +234,8 @@ static void wildcards(void)
 			MPI_Send(buf, rank + 1, MPI_INT, 1, 40 + k, WORLD);
 			EXPECT("MPI_Send\\(buf=" BUF ", count=%d, "
 			       "datatype=MPI_INT, dest=%s, tag=%d, "
-			       "comm=MPI_COMM_WORLD\\)", rank + 1,
-			       rx_rank(1, WORLD), 40 + k);
+			       "comm=MPI_COMM_WORLD\\)",
+			       rank + 1, rx_rank(1, WORLD), 40 + k);
 		}
 		return;
 	}
@@ -225,30 +243,34 @@ static void wildcards(void)
 		MPI_Probe(MPI_ANY_SOURCE, 40, WORLD, &st);
 		EXPECT("MPI_Probe\\(source=MPI_ANY_SOURCE, tag=40, "
 		       "comm=MPI_COMM_WORLD, " OUT "status=%s\\)",
-		       rx_st(st.MPI_SOURCE, NO, (int)sizeof(int) * (st.MPI_SOURCE + 1)));
+		       rx_st(st.MPI_SOURCE, NO,
+			     (int)sizeof(int) * (st.MPI_SOURCE + 1)));
 		MPI_Get_count(&st, MPI_INT, &n);
 		CHECK(n == st.MPI_SOURCE + 1);
-		EXPECT("MPI_Get_count\\(status=%s, datatype=MPI_INT, "
-		       OUT "count=%d\\)", ST_NONE, n);
+		EXPECT("MPI_Get_count\\(status=%s, datatype=MPI_INT, " OUT
+		       "count=%d\\)",
+		       ST_NONE, n);
 		MPI_Recv(buf, n, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, WORLD,
 			 &st);
 		CHECK(buf[0] == st.MPI_SOURCE);
 		EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=%d, "
 		       "datatype=MPI_INT, source=%s, tag=40, "
-		       "comm=MPI_COMM_WORLD, " OUT "status=%s\\)", n,
-		       rx_rank(st.MPI_SOURCE, WORLD), ST_NONE);
+		       "comm=MPI_COMM_WORLD, " OUT "status=%s\\)",
+		       n, rx_rank(st.MPI_SOURCE, WORLD), ST_NONE);
 	}
 	while (got < size - 1) {
 		MPI_Iprobe(MPI_ANY_SOURCE, 41, WORLD, &flag, &st);
 		if (!flag) {
 			EXPECT("MPI_Iprobe\\(source=MPI_ANY_SOURCE, tag=41, "
-			       "comm=MPI_COMM_WORLD, " OUT "flag=0, "
-			       OUT "status=NULL\\)");
+			       "comm=MPI_COMM_WORLD, " OUT "flag=0, " OUT
+			       "status=NULL\\)");
 			continue;
 		}
 		EXPECT("MPI_Iprobe\\(source=MPI_ANY_SOURCE, tag=41, "
-		       "comm=MPI_COMM_WORLD, " OUT "flag=1, "
-		       OUT "status=%s\\)", rx_st(st.MPI_SOURCE, NO, (int)sizeof(int) * (st.MPI_SOURCE + 1)));
+		       "comm=MPI_COMM_WORLD, " OUT "flag=1, " OUT
+		       "status=%s\\)",
+		       rx_st(st.MPI_SOURCE, NO,
+			     (int)sizeof(int) * (st.MPI_SOURCE + 1)));
 		MPI_Recv(buf, 16, MPI_INT, MPI_ANY_SOURCE, 41, WORLD, &st);
 		EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=16, "
 		       "datatype=MPI_INT, source=MPI_ANY_SOURCE, tag=41, "
@@ -259,12 +281,15 @@ static void wildcards(void)
 	for (int i = 0; i < size - 1; i++) {
 		MPI_Mprobe(MPI_ANY_SOURCE, 42, WORLD, &msg, &st);
 		EXPECT("MPI_Mprobe\\(source=MPI_ANY_SOURCE, tag=42, "
-		       "comm=MPI_COMM_WORLD, " OUT "message=msg0, "
-		       OUT "status=%s\\)", rx_st(st.MPI_SOURCE, NO, (int)sizeof(int) * (st.MPI_SOURCE + 1)));
+		       "comm=MPI_COMM_WORLD, " OUT "message=msg0, " OUT
+		       "status=%s\\)",
+		       rx_st(st.MPI_SOURCE, NO,
+			     (int)sizeof(int) * (st.MPI_SOURCE + 1)));
 		MPI_Mrecv(buf, 16, MPI_INT, &msg, &st);
 		CHECK(msg == MPI_MESSAGE_NULL);
-		EXPECT("MPI_Mrecv\\(" RINTS(16) ", " OUT "message=msg0, "
-		       OUT "status=%s\\)", rx_st(st.MPI_SOURCE, 42, st.MPI_SOURCE + 1));
+		EXPECT("MPI_Mrecv\\(" RINTS(16) ", " OUT "message=msg0, " OUT
+						"status=%s\\)",
+		       rx_st(st.MPI_SOURCE, 42, st.MPI_SOURCE + 1));
 	}
 	/* Only tag 43 is left: any tag will do. */
 	for (got = 0; got < size - 1;) {
@@ -272,22 +297,23 @@ static void wildcards(void)
 			    &st);
 		if (!flag) {
 			EXPECT("MPI_Improbe\\(source=MPI_ANY_SOURCE, "
-			       "tag=MPI_ANY_TAG, comm=MPI_COMM_WORLD, "
-			       OUT "flag=0, " OUT "message=NULL, "
-			       OUT "status=NULL\\)");
+			       "tag=MPI_ANY_TAG, comm=MPI_COMM_WORLD, " OUT
+			       "flag=0, " OUT "message=NULL, " OUT
+			       "status=NULL\\)");
 			continue;
 		}
 		EXPECT("MPI_Improbe\\(source=MPI_ANY_SOURCE, "
-		       "tag=MPI_ANY_TAG, comm=MPI_COMM_WORLD, " OUT "flag=1, "
-		       OUT "message=msg0, " OUT "status=%s\\)",
-		       rx_st(st.MPI_SOURCE, 43, (int)sizeof(int) * (st.MPI_SOURCE + 1)));
+		       "tag=MPI_ANY_TAG, comm=MPI_COMM_WORLD, " OUT
+		       "flag=1, " OUT "message=msg0, " OUT "status=%s\\)",
+		       rx_st(st.MPI_SOURCE, 43,
+			     (int)sizeof(int) * (st.MPI_SOURCE + 1)));
 		MPI_Imrecv(buf, 16, MPI_INT, &msg, &req);
-		EXPECT("MPI_Imrecv\\(" RINTS(16) ", " OUT "message=msg0, "
-		       OUT "request=" REQ "\\)");
+		EXPECT("MPI_Imrecv\\(" RINTS(16) ", " OUT "message=msg0, " OUT
+						 "request=" REQ "\\)");
 		MPI_Wait(&req, &st);
 		CHECK(buf[0] == st.MPI_SOURCE && st.MPI_TAG == 43);
-		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-		       OUT "status=%s\\)", rx_st(st.MPI_SOURCE, 43, st.MPI_SOURCE + 1));
+		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT "status=%s\\)",
+		       rx_st(st.MPI_SOURCE, 43, st.MPI_SOURCE + 1));
 		got++;
 	}
 }
@@ -296,7 +322,8 @@ static void wildcards(void)
  * request. */
 #define RECV_PROC_NULL                                                         \
 	"MPI_Recv\\(" RINTS(1) ", source=MPI_PROC_NULL, "                      \
-	"tag=60, comm=MPI_COMM_WORLD, " OUT "status=%s\\)"
+			       "tag=60, comm=MPI_COMM_WORLD, " OUT             \
+			       "status=%s\\)"
 #define WAIT_NULL                                                              \
 	"MPI_Wait\\(" OUT "request=MPI_REQUEST_NULL, " OUT "status=%s\\)"
 
@@ -308,14 +335,15 @@ static void special(void)
 
 	MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 60, WORLD);
 	EXPECT("MPI_Send\\(" INTS(1) ", dest=MPI_PROC_NULL, tag=60, "
-	       "comm=MPI_COMM_WORLD\\)");
+				     "comm=MPI_COMM_WORLD\\)");
 	MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 60, WORLD, &st);
 	CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG);
 	EXPECT("%s", rx_printf(RECV_PROC_NULL, ST_NONE));
 
 	MPI_Irecv(&x, 1, MPI_INT, right, 61, WORLD, &req);
 	EXPECT("MPI_Irecv\\(" RINTS(1) ", source=%s, tag=61, "
-	       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
+				       "comm=MPI_COMM_WORLD, " OUT
+				       "request=" REQ "\\)",
 	       rx_rank(right, WORLD));
 	MPI_Cancel(&req);
 	EXPECT("MPI_Cancel\\(request=" REQ "\\)");

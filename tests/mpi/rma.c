@@ -18,8 +18,9 @@
 static int rank, size, left, right;
 
 /* The origin buffer, n MPI_INTs, read by the call. */
-#define ORIGIN(n) "origin_addr=" BUF ", origin_count=" #n ", "             \
-		  "origin_datatype=MPI_INT"
+#define ORIGIN(n)                                                              \
+	"origin_addr=" BUF ", origin_count=" #n ", "                           \
+	"origin_datatype=MPI_INT"
 /* The same for MPI_Get, which writes the origin buffer. */
 #define RORIGIN(n) OUT ORIGIN(n)
 
@@ -32,20 +33,24 @@ static void active(MPI_Win win, int *mem)
 	EXPECT("MPI_Win_fence\\(assert=%d, win=w0\\)", MPI_MODE_NOPRECEDE);
 	/* slot [rank] of the right neighbour's window gets my rank */
 	MPI_Put(&rank, 1, MPI_INT, right, rank, 1, MPI_INT, win);
-	EXPECT("MPI_Put\\(" ORIGIN(1) ", target_rank=%d, target_disp=%d, "
-	       "target_count=1, target_datatype=MPI_INT, win=w0\\)", right,
-	       rank);
+	EXPECT("MPI_Put\\(" ORIGIN(
+		       1) ", target_rank=%d, target_disp=%d, "
+			  "target_count=1, target_datatype=MPI_INT, win=w0\\)",
+	       right, rank);
 	MPI_Accumulate(&one, 1, MPI_INT, 0, size, 1, MPI_INT, MPI_SUM, win);
 	EXPECT("MPI_Accumulate\\(" ORIGIN(1) ", target_rank=0, "
-	       "target_disp=%d, target_count=1, target_datatype=MPI_INT, "
-	       "op=MPI_SUM, win=w0\\)", size);
+					     "target_disp=%d, target_count=1, "
+					     "target_datatype=MPI_INT, "
+					     "op=MPI_SUM, win=w0\\)",
+	       size);
 	MPI_Win_fence(0, win);
 	EXPECT("MPI_Win_fence\\(assert=0, win=w0\\)");
 	CHECK(mem[left] == left && (rank != 0 || mem[size] == size));
 	MPI_Get(&got, 1, MPI_INT, right, rank, 1, MPI_INT, win);
-	EXPECT("MPI_Get\\(" RORIGIN(1) ", target_rank=%d, target_disp=%d, "
-	       "target_count=1, target_datatype=MPI_INT, win=w0\\)", right,
-	       rank);
+	EXPECT("MPI_Get\\(" RORIGIN(
+		       1) ", target_rank=%d, target_disp=%d, "
+			  "target_count=1, target_datatype=MPI_INT, win=w0\\)",
+	       right, rank);
 	MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
 	EXPECT("MPI_Win_fence\\(assert=%d, win=w0\\)", MPI_MODE_NOSUCCEED);
 	CHECK(got == rank);
@@ -59,9 +64,10 @@ static void active(MPI_Win win, int *mem)
 	EXPECT("MPI_Win_start\\(group=g0, assert=0, win=w0\\)");
 	got = -rank;
 	MPI_Put(&got, 1, MPI_INT, left, size + 1, 1, MPI_INT, win);
-	EXPECT("MPI_Put\\(" ORIGIN(1) ", target_rank=%d, target_disp=%d, "
-	       "target_count=1, target_datatype=MPI_INT, win=w0\\)", left,
-	       size + 1);
+	EXPECT("MPI_Put\\(" ORIGIN(
+		       1) ", target_rank=%d, target_disp=%d, "
+			  "target_count=1, target_datatype=MPI_INT, win=w0\\)",
+	       left, size + 1);
 	MPI_Win_complete(win);
 	EXPECT("MPI_Win_complete\\(win=w0\\)");
 	MPI_Win_wait(win);
@@ -80,9 +86,10 @@ static void passive(MPI_Win win, int *mem)
 	EXPECT("MPI_Win_lock\\(lock_type=%d, rank=0, assert=0, win=w0\\)",
 	       MPI_LOCK_SHARED);
 	MPI_Fetch_and_op(&one, &old, MPI_INT, 0, size, MPI_SUM, win);
-	EXPECT("MPI_Fetch_and_op\\(origin_addr=" BUF ", " OUT "result_addr="
-	       BUF ", datatype=MPI_INT, target_rank=0, target_disp=%d, "
-	       "op=MPI_SUM, win=w0\\)", size);
+	EXPECT("MPI_Fetch_and_op\\(origin_addr=" BUF ", " OUT "result_addr=" BUF
+	       ", datatype=MPI_INT, target_rank=0, target_disp=%d, "
+	       "op=MPI_SUM, win=w0\\)",
+	       size);
 	MPI_Win_unlock(0, win);
 	EXPECT("MPI_Win_unlock\\(rank=0, win=w0\\)");
 	CHECK(old >= size && old < 2 * size);
@@ -93,7 +100,8 @@ static void passive(MPI_Win win, int *mem)
 	MPI_Compare_and_swap(&rank, &cmp, &res, MPI_INT, right, size + 2, win);
 	EXPECT("MPI_Compare_and_swap\\(origin_addr=" BUF ", compare_addr=" BUF
 	       ", " OUT "result_addr=" BUF ", datatype=MPI_INT, "
-	       "target_rank=%d, target_disp=%d, win=w0\\)", right, size + 2);
+	       "target_rank=%d, target_disp=%d, win=w0\\)",
+	       right, size + 2);
 	MPI_Win_flush(right, win);
 	EXPECT("MPI_Win_flush\\(rank=%d, win=w0\\)", right);
 	MPI_Win_unlock(right, win);
@@ -103,19 +111,25 @@ static void passive(MPI_Win win, int *mem)
 	EXPECT("MPI_Win_lock_all\\(assert=0, win=w0\\)");
 	MPI_Get_accumulate(vals, 2, MPI_INT, got, 2, MPI_INT, left, 0, 2,
 			   MPI_INT, MPI_NO_OP, win);
-	EXPECT("MPI_Get_accumulate\\(" ORIGIN(2) ", " OUT "result_addr=" BUF
-	       ", result_count=2, result_datatype=MPI_INT, target_rank=%d, "
-	       "target_disp=0, target_count=2, target_datatype=MPI_INT, "
-	       "op=MPI_NO_OP, win=w0\\)", left);
+	EXPECT("MPI_Get_accumulate\\(" ORIGIN(
+		       2) ", " OUT "result_addr=" BUF
+			  ", result_count=2, result_datatype=MPI_INT, "
+			  "target_rank=%d, "
+			  "target_disp=0, target_count=2, "
+			  "target_datatype=MPI_INT, "
+			  "op=MPI_NO_OP, win=w0\\)",
+	       left);
 	MPI_Win_flush_all(win);
 	EXPECT("MPI_Win_flush_all\\(win=w0\\)");
 	MPI_Rput(vals, 1, MPI_INT, rank, size + 3, 1, MPI_INT, win, &req);
 	EXPECT("MPI_Rput\\(" ORIGIN(1) ", target_rank=%d, target_disp=%d, "
-	       "target_count=1, target_datatype=MPI_INT, win=w0, "
-	       OUT "request=" REQ "\\)", rank, size + 3);
+				       "target_count=1, "
+				       "target_datatype=MPI_INT, win=w0, " OUT
+				       "request=" REQ "\\)",
+	       rank, size + 3);
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	MPI_Win_unlock_all(win);
 	EXPECT("MPI_Win_unlock_all\\(win=w0\\)");
 	MPI_Barrier(WORLD);
@@ -134,14 +148,15 @@ int main(int argc, char **argv)
 	right = (rank + 1) % size;
 	n = (size + 4) * (int)sizeof(int);
 	MPI_Alloc_mem(n, MPI_INFO_NULL, &mem);
-	EXPECT("MPI_Alloc_mem\\(size=%d, info=MPI_INFO_NULL, " OUT "baseptr="
-	       BUF "\\)", n);
+	EXPECT("MPI_Alloc_mem\\(size=%d, info=MPI_INFO_NULL, " OUT
+	       "baseptr=" BUF "\\)",
+	       n);
 	for (int i = 0; i < size + 4; i++)
 		mem[i] = 0;
 	MPI_Win_create(mem, n, sizeof(int), MPI_INFO_NULL, WORLD, &win);
 	EXPECT("MPI_Win_create\\(base=" BUF ", size=%d, disp_unit=%d, "
-	       "info=MPI_INFO_NULL, comm=MPI_COMM_WORLD, " OUT "win=w0\\)", n,
-	       (int)sizeof(int));
+	       "info=MPI_INFO_NULL, comm=MPI_COMM_WORLD, " OUT "win=w0\\)",
+	       n, (int)sizeof(int));
 	active(win, mem);
 	passive(win, mem);
 	MPI_Win_free(&win);
@@ -160,12 +175,15 @@ int main(int argc, char **argv)
 	MPI_Win_allocate(n, sizeof(int), MPI_INFO_NULL, WORLD, &amem, &win);
 	EXPECT("MPI_Win_allocate\\(size=%d, disp_unit=%d, "
 	       "info=MPI_INFO_NULL, comm=MPI_COMM_WORLD, " OUT "baseptr=" BUF
-	       ", " OUT "win=w0\\)", n, (int)sizeof(int));
+	       ", " OUT "win=w0\\)",
+	       n, (int)sizeof(int));
 	MPI_Win_fence(0, win);
 	EXPECT("MPI_Win_fence\\(assert=0, win=w0\\)");
 	MPI_Put(&rank, 1, MPI_INT, right, 0, 1, MPI_INT, win);
-	EXPECT("MPI_Put\\(" ORIGIN(1) ", target_rank=%d, target_disp=0, "
-	       "target_count=1, target_datatype=MPI_INT, win=w0\\)", right);
+	EXPECT("MPI_Put\\(" ORIGIN(
+		       1) ", target_rank=%d, target_disp=0, "
+			  "target_count=1, target_datatype=MPI_INT, win=w0\\)",
+	       right);
 	MPI_Win_fence(0, win);
 	EXPECT("MPI_Win_fence\\(assert=0, win=w0\\)");
 	CHECK(amem[0] == left);

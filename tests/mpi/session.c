@@ -37,23 +37,26 @@ static MPI_Session run(const char *tag, int id, int iters)
 	if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != 0 ||
 	    MPI_Group_from_session_pset(s, "mpi://WORLD", &g) != 0 ||
 	    MPI_Group_rank(g, &rank) != 0 ||
-	    MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL,
-				       MPI_ERRORS_RETURN, &c) != 0) {
+	    MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN,
+				       &c) != 0) {
 		fprintf(stderr, "session: cannot start\n");
 		exit(1);
 	}
 	if (id == 0)
 		expect_open_rank(rank);
 	EXPECT("MPI_Session_init\\(info=MPI_INFO_NULL, "
-	       "errhandler=MPI_ERRORS_RETURN -> session=s%d\\)", id);
+	       "errhandler=MPI_ERRORS_RETURN -> session=s%d\\)",
+	       id);
 	EXPECT("MPI_Group_from_session_pset\\(session=s%d, "
-	       "pset_name=\"mpi://WORLD\" -> newgroup=g0\\)", id);
+	       "pset_name=\"mpi://WORLD\" -> newgroup=g0\\)",
+	       id);
 	EXPECT("MPI_Group_rank\\(group=g0 -> rank=%d\\)", rank);
 	/* freed ids are taken again, and a communicator of the same
 	 * processes made again is the same one */
 	EXPECT("MPI_Comm_create_from_group\\(group=g0, stringtag=\"%s\", "
 	       "info=MPI_INFO_NULL, errhandler=MPI_ERRORS_RETURN -> "
-	       "newcomm=c0\\)", tag);
+	       "newcomm=c0\\)",
+	       tag);
 	MPI_Comm_size(c, &size);
 	EXPECT("MPI_Comm_size\\(comm=c0 -> size=%d\\)", size);
 	right = (rank + 1) % size;
@@ -62,10 +65,11 @@ static MPI_Session run(const char *tag, int id, int iters)
 		MPI_Sendrecv(&rank, 1, MPI_INT, right, 7, &token, 1, MPI_INT,
 			     left, 7, c, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Sendrecv\\(sendbuf=m[0-9]+\\+0, sendcount=1, "
-		       "sendtype=MPI_INT, dest=%d, sendtag=7, "
-		       OUT "recvbuf=m[0-9]+\\+0, recvcount=1, "
-		       "recvtype=MPI_INT, source=%d, recvtag=7, comm=c0, "
-		       OUT "status=MPI_STATUS_IGNORE\\)", right, left);
+		       "sendtype=MPI_INT, dest=%d, sendtag=7, " OUT
+		       "recvbuf=m[0-9]+\\+0, recvcount=1, "
+		       "recvtype=MPI_INT, source=%d, recvtag=7, comm=c0, " OUT
+		       "status=MPI_STATUS_IGNORE\\)",
+		       right, left);
 	}
 	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
 	EXPECT("MPI_Allreduce\\(sendbuf=m[0-9]+\\+0, count=1, "

@@ -36,14 +36,16 @@ int main(int argc, char **argv)
 		int order[3] = {0, 1, 2}, done[3] = {0, 0, 0};
 
 		for (int k = 0; k < 3; k++) {
-			MPI_Irecv(&in[k], 1, MPI_DOUBLE, rank, k, WORLD, &recv[k]);
+			MPI_Irecv(&in[k], 1, MPI_DOUBLE, rank, k, WORLD,
+				  &recv[k]);
 			EXPECT("MPI_Irecv\\(" OUT "buf=" BUF ", count=1, "
 			       "datatype=MPI_DOUBLE, source=%d, tag=%d, "
 			       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",
 			       rank, k);
 		}
 		for (int k = 2; k > 0; k--) { /* a drawn permutation */
-			int j = (int)(draw(&x) % (unsigned)(k + 1)), t = order[k];
+			int j = (int)(draw(&x) % (unsigned)(k + 1)),
+			    t = order[k];
 
 			order[k] = order[j];
 			order[j] = t;
@@ -54,10 +56,12 @@ int main(int argc, char **argv)
 
 			for (int p = 0; p < polls; p++) {
 				MPI_Comm_rank(WORLD, &v);
-				EXPECT("MPI_Comm_rank\\(comm=MPI_COMM_WORLD, " OUT
-				       "rank=%d\\)", rank);
+				EXPECT("MPI_Comm_rank\\(comm=MPI_COMM_WORLD,"
+				       " " OUT "rank=%d\\)",
+				       rank);
 			}
-			MPI_Isend(&out, 1, MPI_DOUBLE, rank, order[k], WORLD, &send);
+			MPI_Isend(&out, 1, MPI_DOUBLE, rank, order[k], WORLD,
+				  &send);
 			EXPECT("MPI_Isend\\(buf=" BUF ", count=1, "
 			       "datatype=MPI_DOUBLE, dest=%d, tag=%d, "
 			       "comm=MPI_COMM_WORLD, " OUT "request=" REQ "\\)",

@@ -49,9 +49,9 @@ int main(int argc, char **argv)
 	FILE *f = NULL;
 	char path[4096];
 
-	MPI_Init(&argc, &argv);                 /* call 0 */
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);   /* call 1 */
-	MPI_Comm_size(MPI_COMM_WORLD, &size);   /* call 2 */
+	MPI_Init(&argc, &argv);		      /* call 0 */
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* call 1 */
+	MPI_Comm_size(MPI_COMM_WORLD, &size); /* call 2 */
 	t = malloc(sizeof(*t) * (size_t)(n > 0 ? n : 1));
 	if (!t)
 		MPI_Abort(MPI_COMM_WORLD, 1);

@@ -15,7 +15,7 @@
 struct grid {
 	MPI_Comm cart;
 	int n;
-	int nb[4];	    /* up, down, left, right (MPI_PROC_NULL at edges) */
+	int nb[4];	  /* up, down, left, right (MPI_PROC_NULL at edges) */
 	MPI_Datatype col; /* one column of the local block */
 	double *u, *v;
 };
@@ -27,7 +27,8 @@ static void exchange(struct grid *g)
 	double *u = g->u;
 
 	MPI_Irecv(&u[AT(0, 1)], n, MPI_DOUBLE, g->nb[0], 0, g->cart, &req[0]);
-	MPI_Irecv(&u[AT(n + 1, 1)], n, MPI_DOUBLE, g->nb[1], 1, g->cart, &req[1]);
+	MPI_Irecv(&u[AT(n + 1, 1)], n, MPI_DOUBLE, g->nb[1], 1, g->cart,
+		  &req[1]);
 	MPI_Irecv(&u[AT(1, 0)], 1, g->col, g->nb[2], 2, g->cart, &req[2]);
 	MPI_Irecv(&u[AT(1, n + 1)], 1, g->col, g->nb[3], 3, g->cart, &req[3]);
 	MPI_Isend(&u[AT(1, 1)], n, MPI_DOUBLE, g->nb[0], 1, g->cart, &req[4]);
@@ -44,10 +45,10 @@ static double sweep(struct grid *g)
 
 	for (int i = 1; i <= n; i++)
 		for (int j = 1; j <= n; j++) {
-			g->v[AT(i, j)] = 0.25 * (g->u[AT(i - 1, j)] +
-						 g->u[AT(i + 1, j)] +
-						 g->u[AT(i, j - 1)] +
-						 g->u[AT(i, j + 1)]);
+			g->v[AT(i, j)] =
+				0.25 *
+				(g->u[AT(i - 1, j)] + g->u[AT(i + 1, j)] +
+				 g->u[AT(i, j - 1)] + g->u[AT(i, j + 1)]);
 			local += fabs(g->v[AT(i, j)] - g->u[AT(i, j)]);
 		}
 	t = g->u;
@@ -84,7 +85,8 @@ int main(int argc, char **argv)
 		res = sweep(&g);
 	}
 	if (rank == 0)
-		printf("stencil: %d ranks (%d x %d), %d iterations, residual %g\n",
+		printf("stencil: %d ranks (%d x %d), %d iterations, residual "
+		       "%g\n",
 		       size, dims[0], dims[1], iters, res);
 	MPI_Type_free(&g.col);
 	MPI_Comm_free(&g.cart);

@@ -44,7 +44,8 @@ int main(int argc, char **argv)
 				out[f][i] = u[(f & 1) ? cells - 1 - i : i];
 		/* a message from the neighbour on side f arrives with tag f */
 		for (int f = 0; f < nf; f++)
-			MPI_Irecv(in[f], n * n, MPI_DOUBLE, nb[f], f, cart, &req[f]);
+			MPI_Irecv(in[f], n * n, MPI_DOUBLE, nb[f], f, cart,
+				  &req[f]);
 		for (int f = 0; f < nf; f++)
 			MPI_Isend(out[f], n * n, MPI_DOUBLE, nb[f], f ^ 1, cart,
 				  &req[nf + f]);
@@ -55,8 +56,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < cells; i++)
 		sum += u[i];
 	if (rank == 0)
-		printf("stencil3d: %d ranks (%d x %d x %d), %d iterations, %g\n",
-		       size, dims[0], dims[1], nd == 3 ? dims[2] : 1, iters, sum);
+		printf("stencil3d: %d ranks (%d x %d x %d), %d iterations, "
+		       "%g\n",
+		       size, dims[0], dims[1], nd == 3 ? dims[2] : 1, iters,
+		       sum);
 	for (int f = 0; f < 6; f++) {
 		free(out[f]);
 		free(in[f]);

@@ -27,8 +27,8 @@ int main(int argc, char **argv)
 	from[1] = to[0] = (rank + 1) % size;
 	for (int it = 0; it < iters; it++) {
 		for (int k = 0; k < 2; k++)
-			MPI_Irecv(in[k], 8, MPI_DOUBLE, from[k], k, MPI_COMM_WORLD,
-				  &recv[k]);
+			MPI_Irecv(in[k], 8, MPI_DOUBLE, from[k], k,
+				  MPI_COMM_WORLD, &recv[k]);
 		out[0] = rank + it;
 		for (int k = 0; k < 2; k++)
 			MPI_Isend(out, 8, MPI_DOUBLE, to[k], k, MPI_COMM_WORLD,
@@ -41,7 +41,8 @@ int main(int argc, char **argv)
 		MPI_Waitall(2, send, MPI_STATUSES_IGNORE);
 	}
 	if (rank == 0)
-		printf("testsome: %d ranks, %d iterations, %g\n", size, iters, sum);
+		printf("testsome: %d ranks, %d iterations, %g\n", size, iters,
+		       sum);
 	MPI_Finalize();
 	return 0;
 }

@@ -63,8 +63,9 @@ int main(int argc, char **argv)
 	MPI_Comm_size(WORLD, &size);
 	expect_open();
 	CHECK(provided >= MPI_THREAD_FUNNELED);
-	EXPECT("MPI_Init_thread\\(argc=[0-9]+, argv=NULL, required=%d, "
-	       OUT "provided=%d\\)", MPI_THREAD_FUNNELED, provided);
+	EXPECT("MPI_Init_thread\\(argc=[0-9]+, argv=NULL, required=%d, " OUT
+	       "provided=%d\\)",
+	       MPI_THREAD_FUNNELED, provided);
 	EXPECT("MPI_Comm_rank\\(comm=MPI_COMM_WORLD, " OUT "rank=%d\\)", rank);
 	EXPECT("MPI_Comm_size\\(comm=MPI_COMM_WORLD, " OUT "size=%d\\)", size);
 
@@ -80,8 +81,9 @@ int main(int argc, char **argv)
 	EXPECT("MPI_Get_version\\(" OUT "version=%d, " OUT "subversion=%d\\)",
 	       MPI_VERSION, MPI_SUBVERSION);
 	MPI_Get_processor_name(host, &len);
-	EXPECT("MPI_Get_processor_name\\(" OUT "name=\"%s\", "
-	       OUT "resultlen=%d\\)", rx_quote(host), len);
+	EXPECT("MPI_Get_processor_name\\(" OUT "name=\"%s\", " OUT
+	       "resultlen=%d\\)",
+	       rx_quote(host), len);
 
 	CHECK(pthread_create(&th, NULL, churn, &churned) == 0);
 	for (int i = 0; i < 20; i++) {

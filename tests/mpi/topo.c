@@ -36,12 +36,13 @@ static void cartesian(void)
 	EXPECT("MPI_Comm_rank\\(comm=" COMM ", " OUT "rank=%d\\)", me);
 	MPI_Cart_coords(cart, me, 2, coords);
 	CHECK(coords[0] * dims[1] + coords[1] == me);
-	EXPECT("MPI_Cart_coords\\(comm=" COMM ", rank=%d, maxdims=2, "
-	       OUT "coords=%s\\)", me, rx_ints(2, coords));
+	EXPECT("MPI_Cart_coords\\(comm=" COMM ", rank=%d, maxdims=2, " OUT
+	       "coords=%s\\)",
+	       me, rx_ints(2, coords));
 	MPI_Cart_get(cart, 2, d2, p2, c2);
-	EXPECT("MPI_Cart_get\\(comm=" COMM ", maxdims=2, " OUT "dims=%s, "
-	       OUT "periods=\\[1, 0\\], " OUT "coords=%s\\)", rx_ints(2, dims),
-	       rx_ints(2, coords));
+	EXPECT("MPI_Cart_get\\(comm=" COMM ", maxdims=2, " OUT "dims=%s, " OUT
+	       "periods=\\[1, 0\\], " OUT "coords=%s\\)",
+	       rx_ints(2, dims), rx_ints(2, coords));
 	MPI_Cart_rank(cart, coords, &n);
 	CHECK(n == me);
 	EXPECT("MPI_Cart_rank\\(comm=" COMM ", coords=%s, " OUT "rank=%d\\)",
@@ -63,8 +64,8 @@ static void cartesian(void)
 	       "sendtype=MPI_INT, " OUT "recvbuf=" BUF ", recvcount=1, "
 	       "recvtype=MPI_INT, comm=" COMM ", " OUT "request=" REQ "\\)");
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	/* Arrays as long as the in-degree: 2 * ndims */
 	MPI_Neighbor_alltoallv(s, ones, displs, MPI_INT, r, ones, displs,
 			       MPI_INT, cart);
@@ -74,8 +75,8 @@ static void cartesian(void)
 	       rx_ints(4, ones), rx_ints(4, displs), rx_ints(4, ones),
 	       rx_ints(4, displs));
 	MPI_Cart_sub(cart, remain, &col);
-	EXPECT("MPI_Cart_sub\\(comm=" COMM ", remain_dims=\\[1, 0\\], "
-	       OUT "newcomm=" COMM "\\)");
+	EXPECT("MPI_Cart_sub\\(comm=" COMM ", remain_dims=\\[1, 0\\], " OUT
+	       "newcomm=" COMM "\\)");
 	MPI_Comm_size(col, &n);
 	CHECK(n == dims[0]);
 	EXPECT("MPI_Comm_size\\(comm=" COMM ", " OUT "size=%d\\)", dims[0]);
@@ -103,21 +104,23 @@ static void graph(void)
 	       size, rx_ints(size, index), rx_ints(2 * size, edges));
 	MPI_Graphdims_get(g, &nn, &ne);
 	CHECK(nn == size && ne == 2 * size);
-	EXPECT("MPI_Graphdims_get\\(comm=" COMM ", " OUT "nnodes=%d, "
-	       OUT "nedges=%d\\)", size, 2 * size);
+	EXPECT("MPI_Graphdims_get\\(comm=" COMM ", " OUT "nnodes=%d, " OUT
+	       "nedges=%d\\)",
+	       size, 2 * size);
 	MPI_Graph_get(g, size, 2 * size, idx2, edg2);
-	EXPECT("MPI_Graph_get\\(comm=" COMM ", maxindex=%d, maxedges=%d, "
-	       OUT "index=%s, " OUT "edges=%s\\)", size, 2 * size,
-	       rx_ints(size, index), rx_ints(2 * size, edges));
+	EXPECT("MPI_Graph_get\\(comm=" COMM ", maxindex=%d, maxedges=%d, " OUT
+	       "index=%s, " OUT "edges=%s\\)",
+	       size, 2 * size, rx_ints(size, index), rx_ints(2 * size, edges));
 	MPI_Graph_neighbors_count(g, rank, &k);
 	CHECK(k == 2);
-	EXPECT("MPI_Graph_neighbors_count\\(comm=" COMM ", rank=%d, "
-	       OUT "nneighbors=2\\)", rank);
+	EXPECT("MPI_Graph_neighbors_count\\(comm=" COMM ", rank=%d, " OUT
+	       "nneighbors=2\\)",
+	       rank);
 	MPI_Graph_neighbors(g, rank, 2, nb);
 	CHECK(nb[0] == left && nb[1] == right);
 	EXPECT("MPI_Graph_neighbors\\(comm=" COMM ", rank=%d, "
-	       "maxneighbors=2, " OUT "neighbors=%s\\)", rank,
-	       rx_ranks(2, nb, g));
+	       "maxneighbors=2, " OUT "neighbors=%s\\)",
+	       rank, rx_ranks(2, nb, g));
 	MPI_Neighbor_allgatherv(s, 1, MPI_INT, r, rc, rd, MPI_INT, g);
 	CHECK(r[0] == left && r[1] == right);
 	EXPECT("MPI_Neighbor_allgatherv\\(sendbuf=" BUF ", sendcount=1, "
@@ -126,8 +129,9 @@ static void graph(void)
 	       "comm=" COMM "\\)");
 	MPI_Neighbor_alltoallv(s, rc, rd, MPI_INT, r, rc, rd, MPI_INT, g);
 	EXPECT("MPI_Neighbor_alltoallv\\(sendbuf=" BUF ", "
-	       "sendcounts=\\[1, 1\\], sdispls=\\[0, 1\\], sendtype=MPI_INT, "
-	       OUT "recvbuf=" BUF ", recvcounts=\\[1, 1\\], "
+	       "sendcounts=\\[1, 1\\], sdispls=\\[0, 1\\], "
+	       "sendtype=MPI_INT, " OUT "recvbuf=" BUF
+	       ", recvcounts=\\[1, 1\\], "
 	       "rdispls=\\[0, 1\\], recvtype=MPI_INT, comm=" COMM "\\)");
 	MPI_Comm_free(&g);
 	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
@@ -136,9 +140,9 @@ static void graph(void)
 /* The same ring as distributed graphs: each rank gives its own edges. */
 #define DIST_GRAPH                                                             \
 	"MPI_Dist_graph_create\\(comm_old=MPI_COMM_WORLD, n=1, "               \
-	"sources=\\[%d\\], degrees=\\[1\\], destinations=\\[%s\\], "          \
-	"weights=%s, info=MPI_INFO_NULL, reorder=0, "                          \
-	OUT "comm_dist_graph=" COMM "\\)"
+	"sources=\\[%d\\], degrees=\\[1\\], destinations=\\[%s\\], "           \
+	"weights=%s, info=MPI_INFO_NULL, reorder=0, " OUT                      \
+	"comm_dist_graph=" COMM "\\)"
 
 static void dist_graph(void)
 {
@@ -157,18 +161,19 @@ static void dist_graph(void)
 	       "indegree=2, sources=%s, sourceweights=\\[3, 4\\], "
 	       "outdegree=2, destinations=%s, destweights=\\[3, 4\\], "
 	       "info=MPI_INFO_NULL, reorder=0, " OUT "comm_dist_graph=" COMM
-	       "\\)", rx_ranks(2, nbrs, WORLD), rx_ranks(2, nbrs, WORLD));
+	       "\\)",
+	       rx_ranks(2, nbrs, WORLD), rx_ranks(2, nbrs, WORLD));
 	MPI_Dist_graph_neighbors_count(dg, &in, &out, &weighted);
 	CHECK(in == 2 && out == 2 && weighted);
-	EXPECT("MPI_Dist_graph_neighbors_count\\(comm=" COMM ", "
-	       OUT "indegree=2, " OUT "outdegree=2, " OUT "weighted=1\\)");
+	EXPECT("MPI_Dist_graph_neighbors_count\\(comm=" COMM ", " OUT
+	       "indegree=2, " OUT "outdegree=2, " OUT "weighted=1\\)");
 	MPI_Dist_graph_neighbors(dg, 2, src, sw, 2, dst, dw);
 	CHECK(src[1] == right && dw[1] == 4);
-	EXPECT("MPI_Dist_graph_neighbors\\(comm=" COMM ", maxindegree=2, "
-	       OUT "sources=%s, " OUT "sourceweights=\\[3, 4\\], "
-	       "maxoutdegree=2, " OUT "destinations=%s, "
-	       OUT "destweights=\\[3, 4\\]\\)", rx_ranks(2, nbrs, dg),
-	       rx_ranks(2, nbrs, dg));
+	EXPECT("MPI_Dist_graph_neighbors\\(comm=" COMM ", maxindegree=2, " OUT
+	       "sources=%s, " OUT "sourceweights=\\[3, 4\\], "
+	       "maxoutdegree=2, " OUT "destinations=%s, " OUT
+	       "destweights=\\[3, 4\\]\\)",
+	       rx_ranks(2, nbrs, dg), rx_ranks(2, nbrs, dg));
 	MPI_Neighbor_alltoallw(s, rc, db, types, r, rc, db, types, dg);
 	CHECK(r[0] == left && r[1] == right);
 	EXPECT("MPI_Neighbor_alltoallw\\(sendbuf=" BUF ", "
@@ -183,8 +188,8 @@ static void dist_graph(void)
 	       "recvtype=MPI_INT, comm=" COMM ", " OUT "request=" REQ "\\)");
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	CHECK(r[0] == left && r[1] == right);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	MPI_Comm_free(&dg);
 	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
 
@@ -195,11 +200,11 @@ static void dist_graph(void)
 	MPI_Dist_graph_create(WORLD, 1, &rank, &one, &right, unweighted,
 			      MPI_INFO_NULL, 0, &dg);
 	EXPECT("%s", rx_printf(DIST_GRAPH, rank, rx_rank(right, WORLD),
-				 "MPI_UNWEIGHTED"));
+			       "MPI_UNWEIGHTED"));
 	MPI_Dist_graph_neighbors_count(dg, &in, &out, &weighted);
 	CHECK(in == 1 && out == 1 && !weighted);
-	EXPECT("MPI_Dist_graph_neighbors_count\\(comm=" COMM ", "
-	       OUT "indegree=1, " OUT "outdegree=1, " OUT "weighted=0\\)");
+	EXPECT("MPI_Dist_graph_neighbors_count\\(comm=" COMM ", " OUT
+	       "indegree=1, " OUT "outdegree=1, " OUT "weighted=0\\)");
 	MPI_Comm_free(&dg);
 	EXPECT("MPI_Comm_free\\(" OUT "comm=" COMM "\\)");
 }

@@ -31,9 +31,9 @@ static void loop(long iters)
 		EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
 		       "sendtype=t0:8B, dest=%s, sendtag=0, " OUT "recvbuf=" BUF
 		       ", recvcount=1, recvtype=t0:8B, source=%s, recvtag=0, "
-		       "comm=MPI_COMM_WORLD, "
-		       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(right, WORLD),
-		       rx_rank(left, WORLD));
+		       "comm=MPI_COMM_WORLD, " OUT
+		       "status=MPI_STATUS_IGNORE\\)",
+		       rx_rank(right, WORLD), rx_rank(left, WORLD));
 		MPI_Type_free(&every_other);
 		CHECK(every_other == MPI_DATATYPE_NULL);
 		EXPECT("MPI_Type_free\\(" OUT "datatype=t0:8B\\)");
@@ -67,29 +67,32 @@ static void constructors(void)
 	EXPECT("MPI_Type_create_struct\\(count=2, "
 	       "array_of_blocklengths=\\[1, 1\\], "
 	       "array_of_displacements=\\[0, %ld\\], "
-	       "array_of_types=\\[MPI_INT, MPI_DOUBLE\\], "
-	       OUT "newtype=t0:12B\\)", (long)ad[1]);
+	       "array_of_types=\\[MPI_INT, MPI_DOUBLE\\], " OUT
+	       "newtype=t0:12B\\)",
+	       (long)ad[1]);
 	MPI_Type_indexed(2, bl, disp, MPI_INT, &ix);
 	EXPECT("MPI_Type_indexed\\(count=2, "
 	       "array_of_blocklengths=\\[1, 1\\], "
-	       "array_of_displacements=\\[0, 3\\], oldtype=MPI_INT, "
-	       OUT "newtype=t1:8B\\)");
+	       "array_of_displacements=\\[0, 3\\], oldtype=MPI_INT, " OUT
+	       "newtype=t1:8B\\)");
 	MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C,
 				 MPI_INT, &sub);
 	EXPECT("MPI_Type_create_subarray\\(ndims=2, "
 	       "array_of_sizes=\\[4, 4\\], array_of_subsizes=\\[2, 2\\], "
-	       "array_of_starts=\\[1, 1\\], order=%d, oldtype=MPI_INT, "
-	       OUT "newtype=t2:16B\\)", MPI_ORDER_C);
+	       "array_of_starts=\\[1, 1\\], order=%d, oldtype=MPI_INT, " OUT
+	       "newtype=t2:16B\\)",
+	       MPI_ORDER_C);
 	MPI_Type_create_resized(st, 0, (MPI_Aint)sizeof(rec[0]), &rs);
-	EXPECT("MPI_Type_create_resized\\(oldtype=t0:12B, lb=0, extent=%d, "
-	       OUT "newtype=t3:12B\\)", (int)sizeof(rec[0]));
+	EXPECT("MPI_Type_create_resized\\(oldtype=t0:12B, lb=0, extent=%d, " OUT
+	       "newtype=t3:12B\\)",
+	       (int)sizeof(rec[0]));
 	MPI_Type_dup(sub, &dp);
 	EXPECT("MPI_Type_dup\\(oldtype=t2:16B, " OUT "newtype=t4:16B\\)");
 	MPI_Type_set_name(dp, "centre");
 	EXPECT("MPI_Type_set_name\\(datatype=t4:16B, type_name=\"centre\"\\)");
 	MPI_Type_get_name(dp, name, &len);
-	EXPECT("MPI_Type_get_name\\(datatype=t4:16B, "
-	       OUT "type_name=\"centre\", " OUT "resultlen=6\\)");
+	EXPECT("MPI_Type_get_name\\(datatype=t4:16B, " OUT
+	       "type_name=\"centre\", " OUT "resultlen=6\\)");
 	MPI_Type_commit(&rs);
 	EXPECT("MPI_Type_commit\\(" OUT "datatype=t3:12B\\)");
 	MPI_Type_commit(&dp);
@@ -97,29 +100,32 @@ static void constructors(void)
 	MPI_Type_size(rs, &sz);
 	EXPECT("MPI_Type_size\\(datatype=t3:12B, " OUT "size=%d\\)", sz);
 	MPI_Type_get_extent(rs, &lb, &extent);
-	EXPECT("MPI_Type_get_extent\\(datatype=t3:12B, " OUT "lb=0, "
-	       OUT "extent=%d\\)", (int)sizeof(rec[0]));
+	EXPECT("MPI_Type_get_extent\\(datatype=t3:12B, " OUT "lb=0, " OUT
+	       "extent=%d\\)",
+	       (int)sizeof(rec[0]));
 	/* The centre of a 4 x 4 grid, packed and unpacked elsewhere. */
 	for (int i = 0; i < 16; i++)
 		grid[i] = i;
 	MPI_Pack(grid, 1, dp, packed, sizeof(packed), &pos, WORLD);
 	CHECK(pos == 4 * (int)sizeof(int));
-	EXPECT("MPI_Pack\\(inbuf=" BUF ", incount=1, datatype=t4:16B, "
-	       OUT "outbuf=" BUF ", outsize=%d, position=0, "
-	       "comm=MPI_COMM_WORLD\\)", (int)sizeof(packed));
+	EXPECT("MPI_Pack\\(inbuf=" BUF ", incount=1, datatype=t4:16B, " OUT
+	       "outbuf=" BUF ", outsize=%d, position=0, "
+	       "comm=MPI_COMM_WORLD\\)",
+	       (int)sizeof(packed));
 	pos = 0;
 	MPI_Unpack(packed, sizeof(packed), &pos, back, 1, dp, WORLD);
 	CHECK(back[5] == 5 && back[10] == 10 && back[0] == 0);
-	EXPECT("MPI_Unpack\\(inbuf=" BUF ", insize=%d, position=0, "
-	       OUT "outbuf=" BUF ", outcount=1, datatype=t4:16B, "
-	       "comm=MPI_COMM_WORLD\\)", (int)sizeof(packed));
+	EXPECT("MPI_Unpack\\(inbuf=" BUF ", insize=%d, position=0, " OUT
+	       "outbuf=" BUF ", outcount=1, datatype=t4:16B, "
+	       "comm=MPI_COMM_WORLD\\)",
+	       (int)sizeof(packed));
 	MPI_Type_free(&ix);
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t1:8B\\)");
 	MPI_Type_free(&st);
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:12B\\)");
 	MPI_Type_contiguous(3, MPI_INT, &ix);
-	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, "
-	       OUT "newtype=t0:12B\\)");
+	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, " OUT
+	       "newtype=t0:12B\\)");
 	MPI_Type_free(&ix);
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:12B\\)");
 	MPI_Type_free(&dp);
@@ -144,11 +150,11 @@ static void absolute(void)
 	for (int i = 0; i < 4; i++)
 		pair[i] = rank * 10 + i;
 	MPI_Get_address(&pair[0], &ad[0]);
-	EXPECT("MPI_Get_address\\(location=m[0-9]+\\+0, "
-	       OUT "address=m[0-9]+\\+0\\)");
+	EXPECT("MPI_Get_address\\(location=m[0-9]+\\+0, " OUT
+	       "address=m[0-9]+\\+0\\)");
 	MPI_Get_address(&pair[2], &ad[1]);
-	EXPECT("MPI_Get_address\\(location=m[0-9]+\\+8, "
-	       OUT "address=m[0-9]+\\+8\\)");
+	EXPECT("MPI_Get_address\\(location=m[0-9]+\\+8, " OUT
+	       "address=m[0-9]+\\+8\\)");
 	MPI_Type_create_hindexed(2, bl, ad, MPI_INT, &two);
 	EXPECT("MPI_Type_create_hindexed\\(count=2, "
 	       "array_of_blocklengths=\\[1, 1\\], "
@@ -164,11 +170,12 @@ static void absolute(void)
 	MPI_Recv(back, 2, MPI_INT, left, 4, WORLD, MPI_STATUS_IGNORE);
 	CHECK(back[0] == left * 10 && back[1] == left * 10 + 2);
 	EXPECT("MPI_Recv\\(" OUT "buf=" BUF ", count=2, datatype=MPI_INT, "
-	       "source=%s, tag=4, comm=MPI_COMM_WORLD, "
-	       OUT "status=MPI_STATUS_IGNORE\\)", rx_rank(left, WORLD));
+	       "source=%s, tag=4, comm=MPI_COMM_WORLD, " OUT
+	       "status=MPI_STATUS_IGNORE\\)",
+	       rx_rank(left, WORLD));
 	MPI_Wait(&rq, MPI_STATUS_IGNORE);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", "
-	       OUT "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
+	       "status=MPI_STATUS_IGNORE\\)");
 	MPI_Type_free(&two);
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:8B\\)");
 	free(pair);
@@ -180,7 +187,8 @@ static void bcast_pair(int *pair, MPI_Datatype t, int id)
 {
 	MPI_Bcast(pair, 1, t, 0, WORLD);
 	EXPECT("MPI_Bcast\\(buffer=" BUF ", count=1, datatype=t%d:8B, root=0, "
-	       "comm=MPI_COMM_WORLD\\)", id);
+	       "comm=MPI_COMM_WORLD\\)",
+	       id);
 }
 
 /* Two types made, used and freed, then a third: it takes the lowest free
@@ -192,8 +200,9 @@ static void reuse(void)
 
 	for (int i = 0; i < 2; i++) {
 		MPI_Type_contiguous(2, MPI_INT, &t[i]);
-		EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, "
-		       OUT "newtype=t%d:8B\\)", i);
+		EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, " OUT
+		       "newtype=t%d:8B\\)",
+		       i);
 		MPI_Type_commit(&t[i]);
 		EXPECT("MPI_Type_commit\\(" OUT "datatype=t%d:8B\\)", i);
 	}
@@ -204,8 +213,8 @@ static void reuse(void)
 		EXPECT("MPI_Type_free\\(" OUT "datatype=t%d:8B\\)", i);
 	}
 	MPI_Type_contiguous(2, MPI_INT, &t[2]);
-	EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, "
-	       OUT "newtype=t0:8B\\)");
+	EXPECT("MPI_Type_contiguous\\(count=2, oldtype=MPI_INT, " OUT
+	       "newtype=t0:8B\\)");
 	MPI_Type_commit(&t[2]);
 	EXPECT("MPI_Type_commit\\(" OUT "datatype=t0:8B\\)");
 	bcast_pair(pair, t[2], 0);
@@ -214,8 +223,8 @@ static void reuse(void)
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:8B\\)");
 	/* the same id for a type of another size: its size tells them apart */
 	MPI_Type_contiguous(3, MPI_INT, &t[2]);
-	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, "
-	       OUT "newtype=t0:12B\\)");
+	EXPECT("MPI_Type_contiguous\\(count=3, oldtype=MPI_INT, " OUT
+	       "newtype=t0:12B\\)");
 	MPI_Type_free(&t[2]);
 	EXPECT("MPI_Type_free\\(" OUT "datatype=t0:12B\\)");
 }

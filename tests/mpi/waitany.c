@@ -31,8 +31,8 @@ int main(int argc, char **argv)
 	}
 	for (int it = 0; it < iters; it++) {
 		for (int k = 0; k < 3; k++)
-			MPI_Irecv(in[k], 8, MPI_DOUBLE, from[k], k, MPI_COMM_WORLD,
-				  &recv[k]);
+			MPI_Irecv(in[k], 8, MPI_DOUBLE, from[k], k,
+				  MPI_COMM_WORLD, &recv[k]);
 		out[0] = rank + it;
 		for (int k = 0; k < 3; k++)
 			MPI_Isend(out, 8, MPI_DOUBLE, to[k], k, MPI_COMM_WORLD,
@@ -44,7 +44,8 @@ int main(int argc, char **argv)
 		MPI_Waitall(3, send, MPI_STATUSES_IGNORE);
 	}
 	if (rank == 0)
-		printf("waitany: %d ranks, %d iterations, %g\n", size, iters, sum);
+		printf("waitany: %d ranks, %d iterations, %g\n", size, iters,
+		       sum);
 	MPI_Finalize();
 	return 0;
 }

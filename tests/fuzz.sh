@@ -13,7 +13,7 @@ echo '#define PACKAGE_VERSION "fuzz"' >"$out/inc/config.h"
 cd "$top"
 cc="clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -D_GNU_SOURCE -I$out/inc -Iinclude -Iformat -Icommon -Ireader"
-$cc tests/fuzz_open.c reader/trace.c reader/iter.c reader/sig_format.c \
+$cc tests/fuzz_open.c reader/*.c \
 	format/*.c common/fileio.c -lzstd -lm -o "$out/fuzz_open"
 $cc tests/fuzz_payload.c format/*.c common/fileio.c -lzstd -lm \
 	-o "$out/fuzz_payload"

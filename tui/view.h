@@ -57,13 +57,18 @@ struct view_timeline; /* view_timeline.c */
 /* How the signature table is sorted. */
 enum view_sort { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_MAX, SORT_NKEYS };
 
+struct view_pane_ops;
+
 struct view {
 	const char *path;
 	rondo_trace *t;
 	struct tree *tree;
 	enum view_pane pane, back; /* back: where help returns */
-	int utf8;		   /* the terminal shows UTF-8 */
-	int color;		   /* colours in use */
+	/* every pane's operations, by kind: view_loop.c's table, reached
+	 * through here (view_ops) so that panes need nothing of the loop */
+	const struct view_pane_ops *const *panes;
+	int utf8;  /* the terminal shows UTF-8 */
+	int color; /* colours in use */
 	struct theme theme;
 	int theme_index; /* in the cycle of shipped themes, or -1 */
 	const char *const *theme_dirs;
@@ -149,7 +154,10 @@ VIEW_PANES(VIEW_PANE_OPS)
  * what it is bound to in the pane on screen, until it asks to quit. */
 void view_loop(struct view *v);
 /* The operations of the pane on screen. */
-const struct view_pane_ops *view_ops(const struct view *v);
+static inline const struct view_pane_ops *view_ops(const struct view *v)
+{
+	return v->panes[v->pane];
+}
 /* Frees what the panes made, at the end. */
 void view_free_panes(struct view *v);
 /* Reads a line on the status line after `prompt`, with the text in
@@ -165,7 +173,7 @@ void view_draw_header(struct view *v);
 /* Draws a pane in lines top .. top+height-1 with draw, and under it the
  * detail pane of the selection (the tree's, the signature table's). */
 void view_draw_over_detail(struct view *v, int top, int height,
-			   void (*draw)(struct view *v, int top, int height));
+			   void (*body)(struct view *v, int top, int height));
 /* Moves the tree's selection to a node. */
 void view_tree_select(struct view *v, uint32_t node);
 /* The main pane's height for the current screen. */

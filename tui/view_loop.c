@@ -28,11 +28,6 @@ static const struct view_pane_ops *const pane_ops[VIEW_NPANES] = {
 	VIEW_PANES(PANE_OPS)};
 #undef PANE_OPS
 
-const struct view_pane_ops *view_ops(const struct view *v)
-{
-	return pane_ops[v->pane];
-}
-
 void view_free_panes(struct view *v)
 {
 	for (int p = 0; p < VIEW_NPANES; p++)
@@ -690,6 +685,7 @@ void view_loop(struct view *v)
 {
 	int redraw = 1, quit = 0;
 
+	v->panes = pane_ops;
 	while (!quit) {
 		int c, asked, had_message;
 

@@ -412,11 +412,11 @@ static void view_draw_detail(struct view *v, int top, int height)
 }
 
 void view_draw_over_detail(struct view *v, int top, int height,
-			   void (*draw)(struct view *v, int top, int height))
+			   void (*body)(struct view *v, int top, int height))
 {
 	int main_h = height - VIEW_DETAIL_LINES;
 
-	draw(v, top, main_h);
+	body(v, top, main_h);
 	view_draw_detail(v, top + main_h, VIEW_DETAIL_LINES);
 }
 

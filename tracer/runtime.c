@@ -300,6 +300,7 @@ static void runtime_start(int provided)
 		PMPI_Comm_size(MPI_COMM_WORLD, &rt.size);
 	}
 	rt_settings();
+	tools_report();
 	if (!rt.sessions && !rt.lazy)
 		agree_disabled();
 	rt.locking = provided == MPI_THREAD_MULTIPLE;

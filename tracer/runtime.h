@@ -186,6 +186,11 @@ int rt_lazy_start(uint32_t func);
 
 /* Reads the RONDO_* environment; bad values warn and keep the default. */
 void rt_settings(void);
+
+/* ---- tools.c ------------------------------------------------------------- */
+/* Says on rank 0, once, which other file defines MPI_Send before or after
+ * rondo's (another PMPI tool), if one does. */
+void tools_report(void);
 /* A yes/no value (1/0, yes/no, true/false, on/off, case ignored; "" is
  * no): 1 or 0, -1 for NULL or anything else.  Safe before MPI_Init. */
 int rt_bool(const char *v);

@@ -5,7 +5,6 @@
  * statistics and per-rank times.  Every function is a lookup in what
  * trace.c decoded and checked at open.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "trace_int.h"

@@ -36,15 +36,15 @@ mustnot() {
 
 tracer_h="grammar.h merge.h runtime.h record.h hmap.h relative.h reshape.h fortran.h"
 reader_h="trace_int.h format.h"
-must tui "$INC_TUI" rondo.h fileio.h util.h matrix.h stats.h skew.h view.h
-mustnot tui "$INC_TUI" $tracer_h $reader_h
+must tui "$INC_TUI" rondo.h fileio.h util.h matrix.h stats.h skew.h view.h recover.h
+mustnot tui "$INC_TUI" $tracer_h $reader_h job.h spill_fmt.h spill.h
 must analyses "$INC_ANALYSES" rondo.h util.h matrix.h walk.h
 mustnot analyses "$INC_ANALYSES" $tracer_h $reader_h view.h cli.h
 must tracer "$INC_TRACER" format.h rondo.h grammar.h hmap.h
 mustnot tracer "$INC_TRACER" trace_int.h matrix.h stats.h view.h cli.h
 
 # No quoted include with a directory in it (#include "../tracer/x.h").
-for d in common format reader tracer analyses tui; do
+for d in common format reader tracer recover analyses tui; do
 	grep -n '#include "[^"]*/' "$top_srcdir/$d"/*.[ch] 2>/dev/null |
 		sed 's/^/FAIL: a path around the include rules: /' >"$tmp/paths"
 	[ -s "$tmp/paths" ] && { cat "$tmp/paths"; fails=$((fails + 1)); }

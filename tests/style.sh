@@ -14,7 +14,7 @@ cf=$(command -v clang-format-14 || command -v clang-format) ||
 	{ echo "SKIP: $("$cf" --version) is not clang-format 14, whose layout .clang-format states"; exit 77; }
 cd "$top_srcdir" || exit 1
 n=0
-for f in $(find common format reader include tracer analyses tui tests \
+for f in $(find common format reader include tracer recover analyses tui tests \
 	-name '*.[ch]' ! -name wrappers.c | sort); do
 	n=$((n + 1))
 	"$cf" --style=file "$f" | diff -u "$f" - >"$tmp/diff" && continue

@@ -20,6 +20,7 @@
 #include "hmap.h"
 #include "merge.h"
 #include "runtime.h"
+#include "spill_fmt.h"
 #include "util.h"
 
 struct ident {
@@ -392,4 +393,33 @@ int comms_merge(struct merge *m)
 			return rc;
 	}
 	return 0;
+}
+
+void comms_spill(struct spill_w *w, uint32_t *done)
+{
+	for (uint32_t i = *done; i < nidents; i++) {
+		const struct ident *d = &idents[i];
+		size_t need = (8 + 2 * COMMS_MAX_DIMS) * SPILL_UV_MAX + 8;
+		/* the members as the memory holds them: 32-bit ints */
+		size_t nw = d->world ? sizeof(int) * d->n : 0;
+		int big = spill_w_room(w, SPILL_COMMS, need + nw) < 0;
+
+		if (big)
+			spill_w_big_head(w, SPILL_COMMS);
+		spill_w_le64(w, d->key);
+		spill_w_sv(w, d->first ? -1 : d->me);
+		spill_w_uv(w, d->n);
+		spill_w_uv(w, d->first);
+		spill_w_uv(w, d->cart.ndims);
+		for (uint32_t k = 0; k < d->cart.ndims; k++) {
+			spill_w_uv(w, d->cart.dims[k]);
+			spill_w_u8(w, d->cart.periodic[k]);
+		}
+		spill_w_u8(w, d->world != NULL);
+		if (big)
+			spill_w_big_end(w, d->world, nw);
+		else
+			spill_w_bytes(w, d->world, nw);
+	}
+	*done = nidents;
 }

@@ -807,6 +807,11 @@ uint32_t merge_ranks(const struct merge *m)
 	return m->grams.nranks;
 }
 
+void merge_mark_failed(struct merge *m, uint32_t n)
+{
+	m->x.failed += n;
+}
+
 uint32_t merge_failed(const struct merge *m)
 {
 	return m->x.failed;

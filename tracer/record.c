@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "spill.h"
 #include "util.h"
 
 /* initial-exec: the module is loaded at start-up (preloaded or linked),
@@ -84,7 +85,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	if (__builtin_expect(rt.state != RT_ON, 0) &&
 	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start(func) < 0))
 		return 0;
-	if (__builtin_expect(rt.disabled | rt.failed, 0))
+	if (__builtin_expect(rt.disabled | rt.failed | rt.aborting, 0))
 		return 0;
 	/* Inside a recorded call, only the program's calls count: those
 	 * the library makes on its own, or forwards from a binding layer,
@@ -106,6 +107,7 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 
 void rec_pmpi_start(struct rec *r)
 {
+	spill_inside = (sig_atomic_t)(r->func + 1);
 	r->t0 = rt_clock();
 }
 
@@ -115,10 +117,12 @@ void rec_pmpi_start(struct rec *r)
 void rec_pmpi_done(struct rec *r)
 {
 	r->t1 = rt_clock();
+	spill_inside = 0;
 	if (rt.locking) {
 		pthread_mutex_lock(&rt.lock);
 		r->locked = 1;
 	}
+	spill_enter();
 }
 
 static void record_stat(rondo_stat *s, uint64_t d)
@@ -143,6 +147,7 @@ int rec_end(struct rec *r, int ret)
 		pthread_mutex_lock(&rt.lock);
 		r->locked = 1;
 	}
+	spill_enter();
 	if (lv->args.oom || !f) {
 		rt.failed = 1;
 	} else if (r->paused) {
@@ -163,8 +168,13 @@ int rec_end(struct rec *r, int ret)
 			timing_call(sig, r->t0, d);
 			rt.ncalls++;
 			rt.bind_calls[r->binding]++;
+			if (spill_hot.on)
+				spill_value(SPILL_CALLS, sig);
+			if (__builtin_expect(r->t1 >= spill_hot.due, 0))
+				spill_now();
 		}
 	}
+	spill_leave();
 	if (r->locked)
 		pthread_mutex_unlock(&rt.lock);
 	lv->args.len = 0;

@@ -95,6 +95,9 @@ void rec_pmpi_start(struct rec *r);
 void rec_pmpi_done(struct rec *r);
 /* Records the call (signature, grammar, timing) and returns ret. */
 int rec_end(struct rec *r, int ret);
+/* MPI_Abort(errorcode) is about to be called, and recorded already: the
+ * rank's record is saved (ending.c), and no call after it is recorded. */
+void rt_abort(int errorcode);
 
 /* ---- arguments recorded before ---------------------------------------------
  * A call made again with the same values records the same bytes, as long

@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "hmap.h"
+#include "job.h"
 #include "relative.h"
-#include "runtime.h"
 #include "util.h"
 
 /* Distinct values are kept up to REL_KEEP per form: one more means
@@ -47,6 +47,7 @@ struct relative {
 	uint32_t nslots;
 	size_t capslots;
 	int oom;
+	const struct job_names *nm;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -56,9 +57,13 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 31);
 }
 
-struct relative *relative_create(void)
+struct relative *relative_create(const struct job_names *nm)
 {
-	return calloc(1, sizeof(struct relative));
+	struct relative *R = calloc(1, sizeof(struct relative));
+
+	if (R)
+		R->nm = nm;
+	return R;
 }
 
 void relative_free(struct relative *R)
@@ -83,20 +88,23 @@ struct args {
 	int64_t me; /* the caller's rank in the call's communicator, or -1 */
 };
 
-static int is_const(const rondo_arg *a, const char *name)
+static int is_const(const struct job_names *nm, const rondo_arg *a,
+		    const char *name)
 {
 	const char *n;
 
 	if (a->kind != RONDO_ARG_CONST || a->wire != RONDO_WIRE_UINT ||
-	    a->u > UINT32_MAX)
+	    a->u >= nm->nconsts)
 		return 0;
-	n = handles_const_name((uint32_t)a->u);
+	n = nm->consts[a->u];
 	return n && !strcmp(n, name);
 }
 
-static int is_candidate(const struct fmt_sig *s, uint32_t i, const rondo_arg *a)
+static int is_candidate(const struct job_names *nm, const struct fmt_sig *s,
+			uint32_t i, const rondo_arg *a)
 {
-	const struct rec_func *f = rt_func(s->func);
+	const struct fmt_func *f =
+		s->func < nm->nfuncs ? &nm->funcs[s->func] : NULL;
 
 	if (a->wire != RONDO_WIRE_SINT)
 		return 0;
@@ -110,8 +118,8 @@ static int is_candidate(const struct fmt_sig *s, uint32_t i, const rondo_arg *a)
 /* Splits a signature into its arguments; finds the caller's rank as
  * readers will (the first communicator argument) and the group hash.
  * Returns 0, or -1 for a signature left alone. */
-static int args_split(struct args *x, const struct fmt_sig *s,
-		      relative_me_fn me, void *ctx)
+static int args_split(const struct relative *R, struct args *x,
+		      const struct fmt_sig *s, relative_me_fn me, void *ctx)
 {
 	struct fmt_cur c;
 	int found = 0;
@@ -128,10 +136,10 @@ static int args_split(struct args *x, const struct fmt_sig *s,
 		x->start[i] = c.pos;
 		if (fmt_arg_get(&c, a) < 0)
 			return -1;
-		x->candidate[i] = is_candidate(s, i, a);
+		x->candidate[i] = is_candidate(R->nm, s, i, a);
 		if (!found && (a->kind == RONDO_ARG_COMM ||
-			       is_const(a, "MPI_COMM_WORLD") ||
-			       is_const(a, "MPI_COMM_SELF"))) {
+			       is_const(R->nm, a, "MPI_COMM_WORLD") ||
+			       is_const(R->nm, a, "MPI_COMM_SELF"))) {
 			found = 1;
 			x->me = me(ctx, a->kind, a->u);
 		}
@@ -192,7 +200,7 @@ int relative_observe(struct relative *R, const struct fmt_cst *cst,
 	if (!x)
 		return R->oom = -1;
 	for (uint32_t s = 0; s < cst->n && !R->oom; s++) {
-		if (args_split(x, &cst->sig[s], me, ctx) < 0 || x->me < 0)
+		if (args_split(R, x, &cst->sig[s], me, ctx) < 0 || x->me < 0)
 			continue;
 		for (uint32_t i = 0; i < x->n; i++) {
 			uint64_t key = slot_key(x, i);
@@ -333,7 +341,7 @@ int relative_apply(struct relative *R, struct fmt_cst *cst,
 		const struct fmt_sig *sg = &cst->sig[s];
 
 		off[s] = bytes->len;
-		if (args_split(x, sg, me, ctx) < 0) {
+		if (args_split(R, x, sg, me, ctx) < 0) {
 			fmt_put_bytes(bytes, sg->args, sg->len);
 			continue;
 		}

@@ -14,7 +14,10 @@ struct relative;
  * unknown or an intercommunicator. */
 typedef int64_t (*relative_me_fn)(void *ctx, uint32_t kind, uint64_t value);
 
-struct relative *relative_create(void);
+/* A new choice over signatures whose functions and constants nm names
+ * (borrowed: it must outlive R); NULL when out of memory. */
+struct job_names;
+struct relative *relative_create(const struct job_names *nm);
 void relative_free(struct relative *R);
 
 /* First every rank observes its signatures (me: its rank in a call's

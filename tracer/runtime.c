@@ -15,6 +15,7 @@
 
 #include "fortran.h"
 #include "runtime.h"
+#include "spill.h"
 #include "util.h"
 
 struct rt rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .track_pointers = 1};
@@ -152,6 +153,15 @@ uint64_t rt_clock_ns(uint64_t d)
 #endif
 }
 
+uint64_t rt_clock_ticks(uint64_t ns)
+{
+	if (rt_clock_tsc < 0)
+		rt_clock_slow();
+	if (rt_clock_tsc <= 0 || !clock_mult)
+		return ns;
+	return (uint64_t)((double)ns * 4294967296.0 / (double)clock_mult);
+}
+
 void rt_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -269,19 +279,46 @@ void rt_settings(void)
 /* Writing the trace takes every rank, so all trace or none: a
  * RONDO_DISABLE set on some ranks only would leave the others waiting for
  * them at MPI_Finalize.  The ranks agree at MPI_Init, which is collective
- * (a lazy start may come at a call only some ranks make). */
-static void agree_disabled(void)
+ * (a lazy start may come at a call only some ranks make), and take rank
+ * 0's start time and job key, which name the trace and the spill files. */
+static void agree_job(time_t *now)
 {
-	int mine[2] = {rt.disabled, !rt.disabled}, any[2] = {0, 0};
+	uint64_t mine[4] = {(uint64_t)rt.disabled, (uint64_t)!rt.disabled,
+			    rt.rank == 0 ? rt.job_key : 0,
+			    rt.rank == 0 ? (uint64_t)*now : 0};
+	uint64_t any[4] = {0, 0, 0, 0};
 
-	if (PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS)
+	if (PMPI_Allreduce(mine, any, 4, MPI_UINT64_T, MPI_MAX,
+			   MPI_COMM_WORLD) != MPI_SUCCESS)
 		return;
 	if (any[0] && any[1]) {
 		rt_warn("RONDO_DISABLE is set on some ranks only: tracing "
 			"none");
 		rt.disabled = 1;
 	}
+	rt.job_key = any[2];
+	*now = (time_t)any[3];
+}
+
+/* A key for the job without talking to the other ranks (a lazy start):
+ * what `rondo run` or the batch system says, else this node's. */
+static uint64_t job_key_local(void)
+{
+	static const char *const vars[] = {"RONDO_JOB", "SLURM_JOB_ID",
+					   "PMIX_NAMESPACE", "PMI_KVSNAME",
+					   "OMPI_MCA_ess_base_jobid"};
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < COUNTOF(vars); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v) {
+			for (; *v; v++)
+				h = (h ^ (unsigned char)*v) * 0x100000001b3ull;
+			return h;
+		}
+	}
+	return h ^ (uint64_t)getppid() << 20 ^ rt_now();
 }
 
 /* Everything that needs MPI up: called once PMPI_Init succeeded. */
@@ -301,8 +338,17 @@ static void runtime_start(int provided)
 	}
 	rt_settings();
 	tools_report();
-	if (!rt.sessions && !rt.lazy)
-		agree_disabled();
+	rt.job_key = job_key_local();
+	if (!rt.sessions && !rt.lazy) {
+		/* rank 0's, unique unless `rondo run` named the job */
+		if (!getenv("RONDO_JOB"))
+			rt.job_key ^= (uint64_t)getpid() << 32 ^ rt_now();
+		agree_job(&now);
+	}
+	/* `rondo run` names the job for every rank, lazy ones included */
+	if (getenv("RONDO_STAMP") && strlen(getenv("RONDO_STAMP")) == 15)
+		snprintf(rt.stamp, sizeof(rt.stamp), "%s",
+			 getenv("RONDO_STAMP"));
 	rt.locking = provided == MPI_THREAD_MULTIPLE;
 	/* the kept records are the wrappers' own: one thread at a time */
 	if (rt.locking)
@@ -310,15 +356,20 @@ static void runtime_start(int provided)
 	/* Rank 0's clock names the file: every rank uses it at the end. */
 	localtime_r(&now, &tm);
 	strftime(rt.start, sizeof(rt.start), "%Y-%m-%dT%H:%M:%S%z", &tm);
-	strftime(rt.stamp, sizeof(rt.stamp), "%Y%m%d-%H%M%S", &tm);
+	if (!rt.stamp[0])
+		strftime(rt.stamp, sizeof(rt.stamp), "%Y%m%d-%H%M%S", &tm);
 	rt.start_ns = rt_now();
 	if (rt.disabled || !rt.track_pointers)
 		alloc_stop(); /* no buffer will be looked up */
 	if (rt.disabled)
 		return;
 	handles_init();
-	if (record_start() < 0)
+	if (record_start() < 0) {
 		rt_warn("out of memory at MPI_Init: not tracing");
+	} else {
+		spill_start();
+		ending_start();
+	}
 	alloc_settle();
 }
 
@@ -546,7 +597,10 @@ static void finalize(uint32_t binding, const void *caller)
 		return;
 	if (rt.state == RT_ON) {
 		rt.state = RT_DONE;
+		/* a signal meanwhile: the rank was in MPI_Finalize */
+		spill_inside = (sig_atomic_t)(rec_nfuncs + RT_FINALIZE + 1);
 		output_write();
+		spill_inside = 0;
 	}
 	rt.state = RT_DONE;
 	alloc_stop(); /* spare the rest of the program the tracking */

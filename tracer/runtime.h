@@ -115,9 +115,11 @@ struct rt {
 	uint64_t memo_hits; /* calls whose leading values' bytes were kept */
 	uint64_t bind_calls[REC_NBIND]; /* calls traced, by binding */
 	int initializing;		/* inside MPI_Init or MPI_Init_thread */
-	int lazy;	/* started without seeing MPI_Init (rt_lazy_start) */
-	int sessions;	/* started by MPI_Session_init: no MPI_COMM_WORLD */
-	MPI_Comm world; /* the processes of the job, to gather over */
+	int lazy;	  /* started without seeing MPI_Init (rt_lazy_start) */
+	int aborting;	  /* in MPI_Abort: nothing more is recorded */
+	uint64_t job_key; /* the same on every rank of the job (spill files) */
+	int sessions;	  /* started by MPI_Session_init: no MPI_COMM_WORLD */
+	MPI_Comm world;	  /* the processes of the job, to gather over */
 	MPI_Group world_group; /* theirs, kept to the end: world ranks */
 #if MPI_VERSION >= 4
 	MPI_Session session; /* sessions: the tracer's own */
@@ -174,6 +176,8 @@ static inline uint64_t rt_clock(void)
 	return rt_clock_slow();
 }
 uint64_t rt_clock_ns(uint64_t d);
+/* The number of rt_clock() ticks in ns nanoseconds. */
+uint64_t rt_clock_ticks(uint64_t ns);
 /* rt_now() and rt_clock() read together, as closely as can be. */
 void rt_clock_pair(uint64_t *ns, uint64_t *tick);
 
@@ -280,6 +284,11 @@ const char *handles_const_name(uint32_t i);
 int64_t handles_const_type_size(uint32_t c);
 void handles_init(void);
 
+/* ---- ending.c ------------------------------------------------------------ */
+/* Puts the tracer's signal handlers in front of those set so far and
+ * watches for an exit without MPI_Finalize (after spill_start). */
+void ending_start(void);
+
 /* ---- comms.c ------------------------------------------------------------- */
 /* A predefined communicator is recorded as constant `constant`. */
 void comms_name(MPI_Comm c, uint32_t constant);
@@ -313,6 +322,10 @@ int comms_key_rank(uint64_t key);
  * rank), with their members, to a merge (merge.h). */
 struct merge;
 int comms_merge(struct merge *m);
+/* Writes the communicators this rank learned of since *done to a spill
+ * (spill_fmt.h), async-signal-safe. */
+struct spill_w;
+void comms_spill(struct spill_w *w, uint32_t *done);
 
 /* ---- alloc.c ------------------------------------------------------------- */
 /* The live heap block that contains p: sets *id to its segment id (given
@@ -405,5 +418,13 @@ struct merge *merge_tree_gather(struct merge_tree *t, struct relative *R,
 /* Gathers every rank's tables and grammar on rank 0, which writes the
  * trace.  Collective over MPI_COMM_WORLD; call before PMPI_Finalize. */
 void output_write(void);
+/* The path the trace is written to first: RONDO_OUT's file, or the
+ * default name in RONDO_OUT's folder or the working directory. */
+void output_path(char *buf, size_t size);
+/* The program's name, command line and MPI library, for the file's
+ * metadata; the settings as they are written there. */
+void output_strings(char *prog, size_t nprog, char *cmd, size_t ncmd, char *mpi,
+		    size_t nmpi);
+void output_settings(char *buf, size_t size);
 
 #endif /* RONDO_RUNTIME_H */

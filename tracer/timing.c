@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "spill.h"
 
 /* How often (in timed calls) the grammars' memory is looked at. */
 #define CHECK_EVERY 1024
@@ -111,6 +112,10 @@ void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
 	    grammar_append(rt.gi, ic, 1) < 0) {
 		timing_stop(RT_TIMING_LOST);
 		return;
+	}
+	if (spill_hot.on) {
+		spill_value(SPILL_DURATIONS, dc);
+		spill_value(SPILL_INTERVALS, ic);
 	}
 	if (grammar_length(rt.gd) % CHECK_EVERY == 0 &&
 	    grammar_memory(rt.gd) + grammar_memory(rt.gi) +

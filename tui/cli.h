@@ -29,6 +29,7 @@ int cmd_contention(int argc, char **argv);
 int cmd_skew(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_waits(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

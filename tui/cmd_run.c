@@ -11,16 +11,22 @@
  * `-genvlist NAMES` instead, for every part of an MPMD command line at once.
  * Any other command is run with LD_PRELOAD set, as a singleton MPI program.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "recover.h"
 #include "util.h"
 
 #define TRACE_LIB "librondo-trace.so"
@@ -53,8 +59,22 @@ static void run_usage(FILE *f)
 		"                      before it falls back to statistics, "
 		"with\n"
 		"                      K, M or G (RONDO_TIMING_LIMIT, 256M)\n"
+		"      --flush-interval SECS  how often each rank saves what "
+		"it\n"
+		"                      recorded to its spill file (with s, m "
+		"or\n"
+		"                      h; 0: only when the job ends badly;\n"
+		"                      RONDO_FLUSH_INTERVAL, 180)\n"
+		"      --spill-dir DIR where spill files go (RONDO_SPILL_DIR;\n"
+		"                      default: beside the trace)\n"
 		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
 		"  -h, --help          this text\n\n"
+		"When the job ends badly (killed, MPI_Abort, a crash), rondo "
+		"run "
+		"makes\n"
+		"the trace from the ranks' spill files (rondo recover) and "
+		"exits\n"
+		"as the command did.\n\n"
 		"The tracer library is looked for in RONDO_TRACE_LIB, then in\n"
 		"%s, then beside the build tree of this rondo.\n",
 		PKGLIBDIR);
@@ -160,10 +180,18 @@ static enum launcher launcher_of(const char *cmd)
 
 /* The settings passed on when the caller set them; execvp takes
  * char *const[]: writable copies of the words. */
-static char vars[][24] = {"RONDO_OUT",	     "RONDO_DISABLE",
-			  "RONDO_VERBOSE",   "RONDO_TRACK_POINTERS",
-			  "RONDO_MEMO",	     "RONDO_TIMING",
-			  "RONDO_TIME_BASE", "RONDO_TIMING_LIMIT"};
+static char vars[][24] = {"RONDO_OUT",
+			  "RONDO_DISABLE",
+			  "RONDO_VERBOSE",
+			  "RONDO_TRACK_POINTERS",
+			  "RONDO_MEMO",
+			  "RONDO_TIMING",
+			  "RONDO_TIME_BASE",
+			  "RONDO_TIMING_LIMIT",
+			  "RONDO_FLUSH_INTERVAL",
+			  "RONDO_SPILL_DIR",
+			  "RONDO_STAMP",
+			  "RONDO_JOB"};
 #define NVARS COUNTOF(vars)
 
 /* The -x options: the preload, and the settings the caller set. */
@@ -241,6 +269,160 @@ static char **hydra_argv(char **cmd, int ncmd, char *preload)
 	return av;
 }
 
+/* ---- a job that ends badly ------------------------------------------------
+ * The ranks keep spill files (tracer/spill.h) in a folder named as the
+ * trace would be, with .spill: rondo run names the job (RONDO_STAMP, the
+ * time it started; RONDO_JOB, unique) so that every rank, even one that
+ * starts without MPI_Init, uses the same name, and finds the folder
+ * afterwards by that stamp. */
+
+static char stamp[32];
+static pid_t child;
+
+static void run_say(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "rondo: %s\n", line);
+}
+
+/* The spill files, then their folder, once the trace holds them. */
+static void remove_spills(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX + 512];
+		size_t n = strlen(e->d_name);
+
+		if (n > 6 && !strcmp(e->d_name + n - 6, ".spill") &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+			    (int)sizeof(path))
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* The folder(s) of this run's spills: DIR/NAME-STAMP.spill, where DIR
+ * is RONDO_SPILL_DIR, or the trace's folder. */
+static void recover_spills(int code)
+{
+	const char *out = getenv("RONDO_OUT"),
+		   *sdir = getenv("RONDO_SPILL_DIR");
+	char dir[PATH_MAX] = ".", outdir[PATH_MAX] = ".", file[PATH_MAX] = "";
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+
+	if (out && *out && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(outdir, sizeof(outdir), "%s", out);
+	} else if (out && *out) {
+		char copy[PATH_MAX];
+		size_t n;
+
+		snprintf(copy, sizeof(copy), "%s", out);
+		snprintf(outdir, sizeof(outdir), "%s", dirname(copy));
+		snprintf(file, sizeof(file), "%s", out);
+		snprintf(copy, sizeof(copy), "%s", out);
+		n = strlen(copy);
+		if (n > 6 && !strcmp(copy + n - 6, ".rondo"))
+			copy[n - 6] = '\0';
+		snprintf(dir, sizeof(dir), "%s", basename(copy));
+	}
+	if (!(d = opendir(sdir && *sdir ? sdir : outdir)))
+		return;
+	while ((e = readdir(d))) {
+		char spill[2 * PATH_MAX + 8], trace[2 * PATH_MAX + 8],
+			why[1024];
+		const char *in[1] = {spill};
+		size_t n = strlen(e->d_name);
+		int match;
+
+		if (n < 7 || strcmp(e->d_name + n - 6, ".spill"))
+			continue;
+		/* -o FILE: FILE's name; else any PROGRAM-STAMP */
+		match = file[0] ? n - 6 == strlen(dir) &&
+					  !strncmp(e->d_name, dir, n - 6)
+				: n > strlen(stamp) + 7 &&
+					  !strncmp(e->d_name + n - 6 -
+							   strlen(stamp),
+						   stamp, strlen(stamp));
+		if (!match)
+			continue;
+		snprintf(spill, sizeof(spill), "%s/%s",
+			 sdir && *sdir ? sdir : outdir, e->d_name);
+		if (file[0])
+			snprintf(trace, sizeof(trace), "%s", file);
+		else
+			snprintf(trace, sizeof(trace), "%s/%.*s.rondo", outdir,
+				 (int)(n - 6), e->d_name);
+		fprintf(stderr,
+			"rondo: the job ended badly (%s %d); its trace is "
+			"made from %s\n",
+			code < 0 ? "signal" : "exit status",
+			code < 0 ? -code : code, spill);
+		if (recover_run(in, 1, trace, run_say, NULL, why,
+				sizeof(why)) == 0)
+			remove_spills(spill);
+		else
+			cli_error("cannot recover: %s (the spill files stay in "
+				  "%s)",
+				  why, spill);
+	}
+	closedir(d);
+}
+
+/* Runs the launcher, passing on the signals a batch system sends, and
+ * ends as it did. */
+static int launch(char **av)
+{
+	static const int sigs[] = {SIGTERM, SIGINT,  SIGHUP, SIGUSR1,
+				   SIGUSR2, SIGXCPU, SIGQUIT};
+	struct sigaction sa;
+	int status;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		cli_error("cannot run '%s': %s", av[0], strerror(errno));
+		return 127;
+	}
+	if (child == 0) {
+		execvp(av[0], av);
+		cli_error("cannot run '%s': %s", av[0], strerror(errno));
+		_exit(127);
+	}
+	for (size_t i = 0; i < COUNTOF(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return 127; /* not run: nothing to recover */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		recover_spills(WIFEXITED(status) ? WEXITSTATUS(status)
+						 : -WTERMSIG(status));
+	if (WIFSIGNALED(status)) {
+		/* the same end as the launcher's, for the caller to see */
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -250,6 +432,8 @@ int cmd_run(int argc, char **argv)
 		{"timing", required_argument, 0, 'T'},
 		{"time-base", required_argument, 0, 'B'},
 		{"timing-limit", required_argument, 0, 'L'},
+		{"flush-interval", required_argument, 0, 'F'},
+		{"spill-dir", required_argument, 0, 'S'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	char lib[PATH_MAX + 64], preload[PATH_MAX + 96], *end;
@@ -300,6 +484,18 @@ int cmd_run(int argc, char **argv)
 					optarg);
 			setenv("RONDO_TIMING_LIMIT", optarg, 1);
 			break;
+		case 'F':
+			strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' ||
+			    (*end && (!strchr("smh", *end) || end[1])))
+				return cli_usage_error(
+					"run ",
+					"--flush-interval: '%s' is not a "
+					"number of seconds (or with s, m, h)",
+					optarg);
+			setenv("RONDO_FLUSH_INTERVAL", optarg, 1);
+			break;
+		case 'S': setenv("RONDO_SPILL_DIR", optarg, 1); break;
 		case 'h': run_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("run ", "bad option");
 		}
@@ -311,6 +507,18 @@ int cmd_run(int argc, char **argv)
 			  "RONDO_TRACE_LIB, or install rondo)",
 			  TRACE_LIB);
 		return CLI_EXIT_FAIL;
+	}
+	/* the job's name for every rank: its start, and who started it */
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+		char job[64];
+
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		snprintf(job, sizeof(job), "%s-%ld", stamp, (long)getpid());
+		setenv("RONDO_STAMP", stamp, 1);
+		setenv("RONDO_JOB", job, 1);
 	}
 	/* Libraries already preloaded stay first (a sanitizer runtime must). */
 	old = getenv("LD_PRELOAD");
@@ -329,7 +537,5 @@ int cmd_run(int argc, char **argv)
 		putenv(preload);
 		av = argv + optind;
 	}
-	execvp(av[0], av);
-	cli_error("cannot run '%s': %s", av[0], strerror(errno));
-	return 127;
+	return launch(av);
 }

@@ -31,6 +31,8 @@ static const struct command {
 } commands[] = {
 	{"run", cmd_run, "[OPTIONS] -- COMMAND...",
 	 "run an MPI program with the tracer in every rank"},
+	{"recover", cmd_recover, "[-o TRACE] SPILLS...",
+	 "the trace of a job that ended early, from its ranks' spill files"},
 	{"info", cmd_info, "FILE",
 	 "summary of a trace: job, sizes, rank groups"},
 	{"dump", cmd_dump, "[--rank R] [--grammar] FILE",

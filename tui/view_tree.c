@@ -68,6 +68,17 @@ void view_draw_header(struct view *v)
 			 "over all ranks%s%s%s",
 			 dot, mpi, timing, dot, v->path);
 	}
+	/* a job that did not end in MPI_Finalize: how it ended comes first */
+	if (rondo_meta_get(v->t, "ended")) {
+		char rest[512];
+
+		snprintf(rest, sizeof(rest), "%s", line);
+		if (snprintf(line, sizeof(line), " ended: %s%s%s",
+			     rondo_meta_get(v->t, "ended"), dot,
+			     rest + 1) >= (int)sizeof(line))
+			line[sizeof(line) - 1] =
+				'\0'; /* cut at the edge anyway */
+	}
 	view_fill(1, 0, v->cols, theme_attr(THEME_HEADER));
 	view_put(v, 1, 0, v->cols, theme_attr(THEME_HEADER), line);
 }

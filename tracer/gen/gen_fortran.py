@@ -22,6 +22,10 @@ conversions, finding the library's entry points) is tracer/fortran.c.
 
 import re
 
+# Functions that do not return: the call is recorded before the PMPI call,
+# then the tracer is told (the hook, and the parameter it is given).
+NO_RETURN = {"MPI_Abort": ("rt_abort", "errorcode")}
+
 # Bindings, as record.h numbers them.
 BINDINGS = {"mpif": "REC_BIND_F", "f08": "REC_BIND_F08", "f08ts": "REC_BIND_F08"}
 # Integer types a Fortran binding passes as themselves (INTEGER(KIND=...));
@@ -287,10 +291,18 @@ class FortranEntry:
                 "\t%s->binding = %s;" % (rp, BINDINGS[self.flavour])]
         out += ["\t" + s for s in self.locals + self.pre]
         out += ["\t%s%s = %s;" % sv for sv in w.saves()]
-        out += ["\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
-                "\trec_pmpi_done(%s);" % rp]
-        out += ["\t" + s for s in self.post]
-        out += ["\t%s;" % w.body_call((p.c.name for p in w.params), "*ierr"), "}"]
+        if w.f.name in NO_RETURN:
+            # recorded first: the call does not come back
+            hook, arg = NO_RETURN[w.f.name]
+            out += ["\trec_pmpi_start(%s);" % rp, "\trec_pmpi_done(%s);" % rp,
+                    "\t%s;" % w.body_call((p.c.name for p in w.params),
+                                          "MPI_SUCCESS"),
+                    "\t%s(%s);" % (hook, arg), "\t%s;" % call, "}"]
+        else:
+            out += ["\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
+                    "\trec_pmpi_done(%s);" % rp]
+            out += ["\t" + s for s in self.post]
+            out += ["\t%s;" % w.body_call((p.c.name for p in w.params), "*ierr"), "}"]
         for i, s in enumerate(self.symbols()):
             out.append('extern __typeof__(%s) %s_%d __asm__("%s")\n'
                        '\t__attribute__((alias("%s"), visibility("default")));'

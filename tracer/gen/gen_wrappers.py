@@ -28,6 +28,7 @@ import gen_fortran
 # ---- what is not wrapped (RULES.md "Exclusions") ---------------------------
 NOISE = ("MPI_Wtime", "MPI_Wtick")
 HAND_WRITTEN = ("MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol")
+NO_RETURN = gen_fortran.NO_RETURN
 TOOL_PREFIX = "MPI_T_"
 
 # ---- C declarations ---------------------------------------------------------
@@ -898,10 +899,19 @@ class Wrapper:
         call = "P%s(%s)" % (f.name, ", ".join(p.c.name for p in self.params))
         rs = self.fresh("rs")
         out = ["REC_API " + f.prototype(), "{",
-               "\tstruct rec %s, *%s = &%s;" % (rs, rp, rs),
-               "\t%s %s;" % (f.ret, ret), "",
+               "\tstruct rec %s, *%s = &%s;" % (rs, rp, rs)]
+        if f.name not in NO_RETURN:
+            out.append("\t%s %s;" % (f.ret, ret))
+        out += ["",
                "\tif (!rec_begin(%s, RF_%s))" % (rp, f.name), "\t\treturn %s;" % call]
         out += ["\t%s%s = %s;" % sv for sv in self.saves()]
+        if f.name in NO_RETURN:
+            hook, arg = NO_RETURN[f.name]
+            out += ["\trec_pmpi_start(%s);" % rp, "\trec_pmpi_done(%s);" % rp,
+                    "\t%s;" % self.body_call((p.c.name for p in self.params),
+                                             "MPI_SUCCESS"),
+                    "\t%s(%s);" % (hook, arg), "\treturn %s;" % call, "}"]
+            return "\n".join(out).replace("&" + self.r, rp)
         out += ["\trec_pmpi_start(%s);" % rp, "\t%s = %s;" % (ret, call),
                 "\trec_pmpi_done(%s);" % rp,
                 "\treturn %s;" % self.body_call(p.c.name for p in self.params), "}"]

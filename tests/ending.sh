@@ -1,0 +1,170 @@
+#!/bin/sh
+# ending.sh - a job that does not end in MPI_Finalize still leaves its
+# trace (issue 20).  tests/mpi/ending ends each way a production job
+# does: MPI_Abort on one rank, SIGTERM to the launcher and to one rank,
+# SIGINT, a segfault, SIGKILL of one rank after a spill, an exit without
+# MPI_Finalize, a deadlock killed; and a program with its own SIGTERM
+# handler.  For each: the launcher exits as it does untraced, `rondo run`
+# makes the trace from the spill files, the trace opens, says how each
+# rank ended, and every rank has every call it made (up to its last
+# spill for a rank killed with SIGKILL), checked call by call against
+# what the program wrote down.
+set -u
+. "$(dirname "$0")/lib.sh"
+test_setup
+prog="$top_builddir/tests/mpi/ending"
+mpi_setup
+cd "$tmp" || exit 1
+# mpirun itself runs without the sanitizer runtimes (mpi.sh says why)
+mkdir bin
+printf '#!/bin/sh\nunset LD_PRELOAD\nexec %s "$@"\n' "$(command -v mpirun)" >bin/mpirun
+chmod +x bin/mpirun
+M="$tmp/bin/mpirun"
+export RONDO_FLUSH_INTERVAL=1
+
+# go NAME HOW MODE ARGS...: runs the program untraced (NAME0) then traced
+# (NAME.rondo), ended by HOW: self (it ends itself), TERM or INT (to the
+# launcher after 4 s), rank-TERM or rank-KILL (to rank 1 after 4 s, then
+# TERM to the launcher after 8 s).  $want and $got: their exit statuses.
+go() {
+	name=$1 how=$2; shift 2
+	args="$*"
+	for t in 0 1; do
+		if [ $t = 0 ]; then
+			e="$tmp/${name}0.expect"
+			# shellcheck disable=SC2086
+			set -- "$M" -np 3 -x RONDO_EXPECT="$e" \
+				${san:+-x LD_PRELOAD="$san" -x ASAN_OPTIONS} "$prog" $args
+		else
+			e="$tmp/$name.expect"
+			# shellcheck disable=SC2086
+			set -- "$rondo" run -o "$tmp/$name.rondo" -- "$M" -np 3 \
+				-x RONDO_EXPECT="$e" ${san:+-x ASAN_OPTIONS} "$prog" $args
+		fi
+		case $how in
+		self) timeout 90 "$@" >"$tmp/$name$t.out" 2>&1; st=$? ;;
+		TERM | INT) timeout -s "$how" 4 "$@" >"$tmp/$name$t.out" 2>&1; st=$? ;;
+		rank-*)
+			timeout -s TERM 40 "$@" >"$tmp/$name$t.out" 2>&1 &
+			bg=$!
+			sleep 4
+			kill -s "${how#rank-}" "$(cat "$e.pid.1")" 2>/dev/null
+			wait $bg; st=$? ;;
+		esac
+		[ $t = 0 ] && want=$st || got=$st
+	done
+}
+
+# check NAME ENDED CUT: the trace NAME.rondo opens, its `ended` line
+# matches ENDED (grep -E), and each rank's calls are those it wrote down:
+# all of them, but for rank CUT (or none: -), whose calls are a
+# beginning of them, up to its last spill.
+check() {
+	name=$1 ended=$2 cut=$3
+	[ "$got" = "$want" ] || fail "$name: the launcher exits $got traced, $want untraced"
+	[ -f "$name.rondo" ] || { fail "$name: no trace: $(grep rondo "$name"1.out)"; return; }
+	"$rondo" info "$name.rondo" >"$name.info" 2>&1 || fail "$name: rondo info: $(cat "$name.info")"
+	grep -Eq "^  ended +$ended" "$name.info" ||
+		fail "$name: want ended like '$ended', got: $(grep ended "$name.info")"
+	[ ! -d "$name.spill" ] || fail "$name: the spill folder is left after the trace is made"
+	for r in 0 1 2; do
+		"$rondo" dump --rank $r "$name.rondo" | cut -d' ' -f3- >"$name.got.$r"
+		w=$(wc -l <"$name.expect.$r") g=$(wc -l <"$name.got.$r")
+		if [ "$r" = "$cut" ]; then
+			[ "$g" -le "$w" ] && [ "$g" -ge 6 ] ||
+				fail "$name rank $r: $g calls recorded, $w made (want a beginning of them)"
+		else
+			# a signal between a call's return and the line the
+			# program writes for it leaves one line unwritten
+			[ "$g" -eq "$w" ] || [ "$g" -eq $((w + 1)) ] ||
+				fail "$name rank $r: $g calls recorded, $w made"
+		fi
+		# the cut rank: the calls it kept are the first it made
+		head -n "$g" "$name.expect.$r" >"$name.want.$r"
+		paste -d '\n' "$name.want.$r" "$name.got.$r" | awk -v who="$name rank $r" '
+			NR % 2 == 1 { re = $0; next }
+			re != "" && $0 !~ ("^" re "$") && ++bad <= 5 { printf "FAIL: %s call %d:\n  want %s\n  got  %s\n", who, NR / 2 - 1, re, $0 }
+			END { exit bad > 0 }' || fails=$((fails + 1))
+	done
+}
+
+go abort self abort 20
+check abort ".*MPI_Abort\(errorcode=3\) on rank 1" -
+grep -q "MPI_Abort(errorcode=3) on rank 1" abort.info || fail "abort: ending not said"
+
+# The explorer's header says it too (second line, first).
+if command -v tmux >/dev/null 2>&1; then
+	tmux -S "$tmp/tm" new-session -d -s v -x 220 -y 30 \
+		"env LC_ALL=C.UTF-8 TERM=xterm-256color HOME=$tmp RONDO_THEMES_DIR=$top_srcdir/themes $rondo view $tmp/abort.rondo; sleep 30"
+	i=0
+	while [ $i -lt 200 ] && ! tmux -S "$tmp/tm" capture-pane -p -t v | grep -q "ended: "; do
+		sleep 0.1; i=$((i + 1))
+	done
+	tmux -S "$tmp/tm" capture-pane -p -t v | sed -n 2p |
+		grep -q "ended: .*MPI_Abort(errorcode=3) on rank 1" ||
+		fail "the explorer's header does not say how the job ended: $(tmux -S "$tmp/tm" capture-pane -p -t v | head -3)"
+	tmux -S "$tmp/tm" kill-server 2>/dev/null
+else
+	fail "no tmux to check the explorer's header (apt-get install tmux)"
+fi
+
+go hang TERM hang 20
+check hang "(signal 15 \(SIGTERM\) inside MPI_Recv|no word after its last spill)" -
+
+go int INT hang 20
+check int "(signal (2|15) \(SIG(INT|TERM)\) inside MPI_Recv|no word after its last spill)" -
+
+go segv self segv 20
+check segv ".*signal 11 \(SIGSEGV\) on rank 1" -
+
+go exit self exit 20
+check exit ".*exit\(4\) without MPI_Finalize on rank 1" -
+
+go rankterm rank-TERM hang 20
+check rankterm ".*signal 15 \(SIGTERM\) inside MPI_Recv on rank" -
+
+go rankkill rank-KILL loop 0
+check rankkill ".*no word after its last spill at [0-9:]+, [0-9]+ s before the end on rank 1" 1
+
+# By hand: the tracer preloaded with mpirun -x, a deadlock killed, then
+# rondo recover on the folder the ranks left.
+RONDO_EXPECT="$tmp/manual.expect" timeout -s TERM 5 "$M" -np 3 -x RONDO_EXPECT \
+	-x LD_PRELOAD="$pre" -x RONDO_OUT="$tmp/manual.rondo" -x RONDO_FLUSH_INTERVAL \
+	${san:+-x ASAN_OPTIONS} "$prog" hang 20 >manual.out 2>&1
+[ -d manual.spill ] || fail "manual: no spill folder: $(ls)"
+cp -r manual.spill damaged.spill
+"$rondo" recover manual.spill >recover.out 2>&1 || fail "recover: $(cat recover.out)"
+rm -rf manual.spill
+got=0 want=0
+check manual "(signal 15 \(SIGTERM\) inside MPI_Recv|no word after its last spill)" -
+# Damaged files: one cut in the middle is read up to its last good
+# record; a file that is no spill at all is left out and said; nothing
+# readable at all is one message and status 1.
+f=damaged.spill/rank-1.spill
+head -c $(($(wc -c <"$f") / 2)) "$f" >cut && mv cut "$f"
+echo "not a spill" >damaged.spill/rank-9.spill
+"$rondo" recover -o damaged.rondo damaged.spill >damaged.out 2>&1 ||
+	fail "recover of a damaged folder: $(cat damaged.out)"
+grep -q "rank-9.spill: not a rondo spill file" damaged.out || fail "the bad file is not named: $(cat damaged.out)"
+"$rondo" info damaged.rondo >/dev/null 2>&1 || fail "the damaged folder's trace does not open"
+mkdir junk.spill && echo junk >junk.spill/rank-0.spill
+expect_exit 1 "$rondo" recover junk.spill
+one_error "^rondo: cannot recover: .*junk.spill/rank-0.spill: not a rondo spill file"
+expect_exit 1 "$rondo" recover empty.spill
+one_error "^rondo: cannot recover: empty.spill: No such file"
+expect_exit 2 "$rondo" recover
+
+# The program's own SIGTERM handler, set before MPI_Init (rondo's runs
+# first and calls it) or after (it replaces rondo's): it runs, the
+# program stops its loop, finalizes and exits 3, as it chooses.
+for when in before after; do
+	go "handler$when" rank-TERM handler 0 $when
+	[ "$got" = "$want" ] || fail "handler $when: exits $got traced, $want untraced"
+	grep -q "the program's handler ran" "handler${when}1.out" ||
+		fail "handler $when: the program's handler did not run"
+	"$rondo" info "handler$when.rondo" >/dev/null 2>&1 ||
+		fail "handler $when: no trace at MPI_Finalize"
+done
+
+echo "ending.sh: $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,351 @@
+/*
+ * job.c - the trace file's sections from the merge of a job's ranks (see
+ * job.h): functions and constants numbered in order of first use,
+ * communicators renumbered from their identities, the ranks' clock
+ * origins put onto one clock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "merge.h"
+#include "reshape.h"
+#include "util.h"
+
+int job_pack_level(size_t len)
+{
+	/* the slow, small level for all but large payloads (a trace's are
+	 * mostly small) */
+	return len <= (1u << 20) ? 19 : 3;
+}
+
+/* A grammar this large is an irregular call sequence (a regular one
+ * folds into a few rules whatever its length): then the other shape
+ * (reshape.c) is tried, up to this many calls. */
+#define RESHAPE_MIN_SYMBOLS 1024
+#define RESHAPE_MAX_CALLS   (1u << 22)
+
+int job_reshape(struct fmt_grammar *g, uint32_t nsig, size_t *was, size_t *now)
+{
+	struct fmt_grammar r;
+	struct fmt_buf a = {0}, b = {0};
+	int done = 0;
+
+	*was = *now = 0;
+	if (g->nrules == 0 || g->first[g->nrules] < RESHAPE_MIN_SYMBOLS ||
+	    reshape_cut(g, nsig, RESHAPE_MAX_CALLS, &r) != 0)
+		return 0;
+	fmt_grammar_encode(&a, g);
+	fmt_grammar_encode(&b, &r);
+	*was = a.oom ? 0
+		     : fmt_packed_size(a.data, a.len, job_pack_level(a.len));
+	*now = b.oom ? 0
+		     : fmt_packed_size(b.data, b.len, job_pack_level(b.len));
+	if (*was && *now && *now < *was) {
+		fmt_grammar_free(g);
+		*g = r;
+		done = 1;
+	} else {
+		fmt_grammar_free(&r);
+	}
+	fmt_buf_free(&a);
+	fmt_buf_free(&b);
+	return done;
+}
+
+void job_bindings_text(char *buf, size_t size, const uint64_t *calls,
+		       const uint64_t *ranks)
+{
+	static const char *const names[JOB_NBIND] = {
+		"C", "Fortran mpif.h or use mpi", "Fortran use mpi_f08"};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int b = 0; b < JOB_NBIND; b++) {
+		if (!calls[b] || n >= size)
+			continue;
+		n += (size_t)snprintf(
+			buf + n, size - n, "%s%s: %llu calls on %llu ranks",
+			n ? "; " : "", names[b], (unsigned long long)calls[b],
+			(unsigned long long)ranks[b]);
+	}
+	if (!buf[0])
+		snprintf(buf, size, "none: no call was traced");
+}
+
+void job_meta_add(struct fmt_meta *m, const char *key, const char *value)
+{
+	struct fmt_kv *kv = realloc(m->kv, sizeof(*kv) * (m->n + 1));
+
+	if (!kv)
+		return;
+	m->kv = kv;
+	kv[m->n].key = strdup(key);
+	kv[m->n].value = strdup(value ? value : "");
+	if (kv[m->n].key && kv[m->n].value)
+		m->n++;
+	else {
+		free(kv[m->n].key);
+		free(kv[m->n].value);
+	}
+}
+
+static int job_funcs(const struct job_names *nm, struct fmt_funcs *f,
+		     struct fmt_cst *cst)
+{
+	uint32_t nf = nm->nfuncs, *id = malloc(sizeof(*id) * (nf + 1));
+
+	f->f = calloc(cst->n + 1, sizeof(*f->f));
+	if (!id || !f->f) {
+		free(id);
+		return -1;
+	}
+	memset(id, 0xff, sizeof(*id) * nf);
+	for (uint32_t s = 0; s < cst->n; s++) {
+		uint32_t fn = cst->sig[s].func;
+
+		if (fn >= nf) { /* a damaged spill's */
+			free(id);
+			return -1;
+		}
+		if (id[fn] == UINT32_MAX) {
+			id[fn] = f->n;
+			/* names are borrowed from the caller's tables */
+			f->f[f->n++] = nm->funcs[fn];
+		}
+		cst->sig[s].func = id[fn];
+	}
+	free(id);
+	return 0;
+}
+
+/* The small id of a communicator identity: its place in the merge's
+ * list, or a new one (members unknown: the rank that speaks for it
+ * failed) after them. */
+static uint32_t job_comm(struct job *j, uint64_t key)
+{
+	uint32_t id = hmap_lookup(&j->comm_id, key);
+
+	if (id != UINT32_MAX)
+		return id;
+	if (util_grow(&j->comms.c, &j->capcomms, (size_t)j->comms.n + 1,
+		      sizeof(*j->comms.c)) < 0 ||
+	    hmap_insert(&j->comm_id, key, j->comms.n) < 0) {
+		j->oom = 1;
+		return 0;
+	}
+	j->comms.c[j->comms.n] = (struct fmt_comm){0, 0, NULL};
+	return j->comms.n++;
+}
+
+static uint64_t job_comm_map(void *ctx, uint64_t key)
+{
+	return job_comm(ctx, key);
+}
+
+/* Rewrites every signature's argument values of kind `kind` (in lists
+ * too) by map, the arguments into *bytes.  0, or -1 when out of memory. */
+static int cst_map_kind(struct fmt_cst *cst, struct fmt_buf *bytes,
+			uint32_t kind, uint64_t (*map)(void *, uint64_t),
+			void *ctx)
+{
+	size_t *off = malloc(sizeof(size_t) * (cst->n + 1));
+
+	if (!off)
+		return -1;
+	for (uint32_t s = 0; s < cst->n; s++) {
+		struct fmt_cur in;
+
+		off[s] = bytes->len;
+		fmt_cur_init(&in, cst->sig[s].args, cst->sig[s].len, NULL,
+			     NULL);
+		for (uint32_t a = 0; a < cst->sig[s].nargs; a++)
+			if (fmt_arg_map(bytes, &in, kind, map, ctx) < 0)
+				break;
+	}
+	for (uint32_t s = 0; s < cst->n && !bytes->oom; s++) {
+		size_t end = s + 1 < cst->n ? off[s + 1] : bytes->len;
+
+		cst->sig[s].args = bytes->data + off[s];
+		cst->sig[s].len = (uint32_t)(end - off[s]);
+	}
+	free(off);
+	return bytes->oom ? -1 : 0;
+}
+
+/* The communicators in the order of the merge's list (the members are
+ * borrowed from it), and the signatures with their identities replaced
+ * by those ids. */
+static int job_rename_comms(struct job *j, struct fmt_cst *cst,
+			    struct fmt_buf *bytes)
+{
+	const uint64_t *keys;
+	const struct fmt_topo *topo;
+	const struct fmt_comms *c = merge_comms(j->m, &keys, &topo);
+
+	j->topos.t = malloc(sizeof(*j->topos.t) * (c->n + 1));
+	if (!j->topos.t)
+		return -1;
+	/* ids in the list's order, so the topologies come in order too */
+	for (uint32_t i = 0; i < c->n && !j->oom; i++) {
+		uint32_t id = job_comm(j, keys[i]);
+
+		if (j->oom)
+			break;
+		j->comms.c[id] = c->c[i];
+		if (topo[i].ndims) {
+			j->topos.t[j->topos.n] = topo[i];
+			j->topos.t[j->topos.n++].comm = id;
+		}
+	}
+	if (j->oom || cst_map_kind(cst, bytes, RONDO_ARG_COMM, job_comm_map, j))
+		return -1;
+	return j->oom ? -1 : 0;
+}
+
+/* The named constants the signatures use, numbered in order of first
+ * use: the consts section names only those. */
+struct used_consts {
+	uint32_t *id; /* the tracer's constant -> the file's, or UINT32_MAX */
+	struct fmt_consts *out;
+	const struct job_names *nm;
+};
+
+static uint64_t used_const(void *ctx, uint64_t v)
+{
+	struct used_consts *u = ctx;
+
+	if (v >= u->nm->nconsts)
+		return v; /* not one of ours: left as it is */
+	if (u->id[v] == UINT32_MAX) {
+		u->id[v] = u->out->n;
+		u->out->name[u->out->n++] = (char *)u->nm->consts[v];
+	}
+	return u->id[v];
+}
+
+/* The constants, and the sizes of those that are predefined datatypes
+ * (in increasing order of the file's ids). */
+static int job_consts(const struct job_names *nm, struct fmt_cst *cst,
+		      struct fmt_buf *bytes, struct fmt_consts *consts,
+		      struct fmt_typesizes *ts)
+{
+	uint32_t n = nm->nconsts;
+	struct used_consts u = {malloc(sizeof(uint32_t) * (n + 1)), consts, nm};
+	int rc;
+
+	consts->n = 0;
+	consts->name = malloc(sizeof(char *) * (n + 1));
+	ts->n = 0;
+	ts->konst = malloc(sizeof(*ts->konst) * (n + 1));
+	ts->size = malloc(sizeof(*ts->size) * (n + 1));
+	if (!u.id || !consts->name || !ts->konst || !ts->size) {
+		free(u.id);
+		return -1;
+	}
+	memset(u.id, 0xff, sizeof(uint32_t) * n);
+	rc = cst_map_kind(cst, bytes, RONDO_ARG_CONST, used_const, &u);
+	for (uint32_t id = 0; rc == 0 && id < consts->n; id++)
+		for (uint32_t v = 0; v < n; v++)
+			if (u.id[v] == id && nm->const_size[v] >= 0) {
+				ts->konst[ts->n] = id;
+				ts->size[ts->n++] = (uint64_t)nm->const_size[v];
+			}
+	free(u.id);
+	return rc;
+}
+
+/* The ranks' clock origins as offsets onto rank 0's clock. */
+static void job_offsets(const struct job *j, struct fmt_timing *tm)
+{
+	for (uint32_t r = 0; r < tm->nranks; r++)
+		if (tm->offset[r]) /* 0: the rank kept no time */
+			tm->offset[r] -= j->ref + (j->skew ? j->skew[r] : 0);
+}
+
+int job_sections(struct job *j, struct fmt_writer *w)
+{
+	const struct fmt_cst *all = merge_cst(j->m);
+	const rondo_stat *stat = merge_stats(j->m);
+	struct fmt_cst cst = {
+		all->n, malloc(sizeof(struct fmt_sig) * (all->n + 1)), NULL};
+	struct fmt_funcs funcs = {0};
+	struct fmt_consts consts = {0};
+	struct fmt_stats st = {0,
+			       malloc(sizeof(struct fmt_stat) * (all->n + 1))};
+	struct fmt_meta meta = {0};
+	struct fmt_grammar g = {0};
+	struct fmt_rankmap rm = {0};
+	struct fmt_ranktime times;
+	struct fmt_typesizes ts = {0};
+	struct fmt_timing tm = {0};
+	struct fmt_buf b[12] = {{0}}, bytes = {0}, cbytes = {0};
+	static const uint32_t type[12] = {
+		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
+		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
+		FMT_SEC_STATS,	  FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
+		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING};
+	int rc = -1, timed;
+
+	merge_ranktime(j->m, &times);
+	if (cst.sig && st.st && stat && merge_finish(j->m, &g, &rm) == 0) {
+		memcpy(cst.sig, all->sig, sizeof(*cst.sig) * all->n);
+		rc = job_rename_comms(j, &cst, &bytes);
+	}
+	if (rc == 0)
+		rc = job_consts(j->names, &cst, &cbytes, &consts, &ts);
+	if (rc == 0)
+		rc = job_funcs(j->names, &funcs, &cst);
+	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
+	if (timed)
+		job_offsets(j, &tm);
+	if (rc == 0) {
+		for (uint32_t s = 0; s < all->n; s++)
+			if (stat[s].count)
+				st.st[st.n++] = (struct fmt_stat){s, stat[s]};
+		j->meta(&meta, j->ctx);
+		fmt_meta_encode(&b[0], &meta);
+		fmt_funcs_encode(&b[1], &funcs);
+		fmt_consts_encode(&b[2], &consts);
+		fmt_cst_encode(&b[3], &cst);
+		fmt_grammar_encode(&b[4], &g);
+		fmt_rankmap_encode(&b[5], &rm);
+		fmt_stats_encode(&b[6], &st);
+		fmt_comms_encode(&b[7], &j->comms);
+		fmt_ranktime_encode(&b[8], &times);
+		fmt_topos_encode(&b[9], &j->topos);
+		fmt_typesizes_encode(&b[10], &ts);
+		if (timed)
+			fmt_timing_encode(&b[11], &tm);
+	}
+	/* no communicator, topology, datatype or per-call time, no section */
+	for (int i = 0; i < 12 && rc == 0; i++)
+		rc = b[i].oom ? -1
+		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
+				     (i == 10 && !ts.n) || (i == 11 && !timed)
+			     ? 0
+			     : fmt_writer_add(w, type[i], b[i].data, b[i].len,
+					      job_pack_level(b[i].len));
+	for (int i = 0; i < 12; i++)
+		fmt_buf_free(&b[i]);
+	fmt_timing_free(&tm);
+	fmt_typesizes_free(&ts);
+	fmt_buf_free(&bytes);
+	fmt_buf_free(&cbytes);
+	fmt_meta_free(&meta);
+	free(funcs.f);
+	free(consts.name);
+	free(cst.sig);
+	free(st.st);
+	fmt_grammar_free(&g);
+	fmt_rankmap_free(&rm);
+	return rc;
+}
+
+void job_free(struct job *j)
+{
+	hmap_free(&j->comm_id);
+	free(j->comms.c); /* the members belong to the merge */
+	free(j->topos.t);
+}

@@ -632,8 +632,8 @@ static void *watchdog(void *arg)
 				  NULL);
 			continue;
 		}
-		if (rt.state != RT_ON)
-			break;
+		/* on through MPI_Finalize's merge, which waits for every rank:
+		 * one that never comes leaves the others there */
 		if (rt.ncalls == sp.calls_done) { /* nothing new */
 			sp.last_ns = now;
 			continue;
@@ -650,12 +650,18 @@ static void *watchdog(void *arg)
 void spill_finish(int written)
 {
 	if (written) {
+		/* the watchdog may be writing: the file goes once it is done */
+		int locked = take_lock(5000) == 0;
+
 		spill_hot.on = 0;
 		if (sp.fd >= 0) {
 			close(sp.fd);
+			sp.fd = -1;
 			unlink(sp.path);
 			rmdir(sp.dir); /* the last rank's succeeds */
 		}
+		if (locked)
+			drop_lock();
 		return;
 	}
 	spill_end(SPILL_END_FINALIZE, 0, 1);

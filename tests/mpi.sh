@@ -93,13 +93,15 @@ ln -s mpiexec.hydra "$tmp/fake/mpirun"
 ln -s orterun "$tmp/fake/mpiexec"
 launch() {
 	env -u RONDO_DISABLE -u RONDO_VERBOSE -u RONDO_TRACK_POINTERS -u RONDO_MEMO \
-		-u RONDO_TIME_BASE -u RONDO_TIMING_LIMIT PATH="$tmp/fake:$PATH" \
+		-u RONDO_TIME_BASE -u RONDO_TIMING_LIMIT -u RONDO_FLUSH_INTERVAL \
+		-u RONDO_SPILL_DIR PATH="$tmp/fake:$PATH" \
 		RONDO_TIMING=percall "$rondo" run -o x.rondo -- "$@" 2>&1
 }
 pre='LD_PRELOAD[= ]([^ ]*:)?[^ ]*/librondo-trace\.so'
-launch mpirun -n 2 ./a : -n 1 ./b | grep -Eqx -- "-genv $pre -genvlist RONDO_OUT,RONDO_TIMING -n 2 \./a : -n 1 \./b" ||
+launch mpirun -n 2 ./a : -n 1 ./b | grep -Eqx -- "-genv $pre -genvlist RONDO_OUT,RONDO_TIMING,RONDO_STAMP,RONDO_JOB -n 2 \./a : -n 1 \./b" ||
 	fail "rondo run with Hydra: $(launch mpirun -n 2 ./a : -n 1 ./b)"
-opts="-x $pre -x RONDO_OUT -x RONDO_TIMING"
+# (and the job's name, the same for every rank: RONDO_STAMP, RONDO_JOB)
+opts="-x $pre -x RONDO_OUT -x RONDO_TIMING -x RONDO_STAMP -x RONDO_JOB"
 launch mpiexec -n 2 ./a : -n 1 ./b | grep -Eqx -- "$opts -n 2 \./a : $opts -n 1 \./b" ||
 	fail "rondo run with Open MPI's launcher: $(launch mpiexec -n 2 ./a : -n 1 ./b)"
 # and MPICH's real launcher, when the tracer is built for it

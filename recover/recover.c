@@ -23,7 +23,6 @@
 #include <time.h>
 #include <zstd.h>
 
-#include "config.h"
 #include "fileio.h"
 #include "grammar.h"
 #include "job.h"
@@ -934,6 +933,7 @@ static void recover_meta(struct fmt_meta *m, void *arg)
 	struct job_in *J = x->J;
 	const struct rank *r0 = NULL;
 	uint64_t calls[JOB_NBIND] = {0}, ranks[JOB_NBIND] = {0}, dur = 0;
+	struct job_facts f;
 	char buf[4096];
 
 	for (uint32_t k = 0; k < J->nranks; k++) {
@@ -949,37 +949,25 @@ static void recover_meta(struct fmt_meta *m, void *arg)
 			ranks[b] += r->bind[b] > 0;
 		}
 	}
-	job_meta_add(m, "program", r0->program);
-	job_meta_add(m, "command", r0->command);
-	snprintf(buf, sizeof(buf), "%u", J->nranks);
-	job_meta_add(m, "ranks", buf);
-	job_meta_add(m, "mpi", r0->mpi);
-	job_meta_add(m, "mpi_version", r0->mpi_version);
 	job_bindings_text(buf, sizeof(buf), calls, ranks);
-	job_meta_add(m, "bindings", buf);
-	job_meta_add(m, "host", r0->host);
-	job_meta_add(m, "start", r0->start);
-	snprintf(buf, sizeof(buf), "%.6f", (double)dur / 1e9);
-	job_meta_add(m, "duration", buf);
-	if (r0->flags & 2)
-		job_meta_add(m, "init",
-			     "MPI-4 sessions: the trace starts at the first "
-			     "MPI_Session_init");
-	else if (r0->flags & 1)
-		job_meta_add(m, "init",
-			     "not seen: the trace starts at the first call "
-			     "made with MPI up");
-	job_meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
-	job_meta_add(m, "settings", r0->settings);
-	snprintf(buf, sizeof(buf), "%u", merge_unique(x->m));
-	job_meta_add(m, "rank_grammars", buf);
-	if (merge_timing_base(x->m)) {
-		snprintf(buf, sizeof(buf), "per call, base %g",
-			 merge_timing_base(x->m));
-		job_meta_add(m, "timing", buf);
-		job_meta_add(m, "clock_sync",
-			     "recovered offline: each node's wall clock");
-	}
+	f = (struct job_facts){
+		r0->program,
+		r0->command,
+		r0->mpi,
+		r0->mpi_version,
+		buf,
+		r0->host,
+		r0->start,
+		r0->flags & 2 ? "MPI-4 sessions: the trace starts at the first "
+				"MPI_Session_init"
+		: r0->flags & 1 ? "not seen: the trace starts at the first "
+				  "call made with MPI up"
+				: NULL,
+		r0->settings,
+		"recovered offline: each node's wall clock",
+		J->nranks,
+		(double)dur / 1e9};
+	job_meta_facts(m, &f, x->m);
 	snprintf(buf, sizeof(buf),
 		 "recovered by rondo recover from %u spill file%s", x->files,
 		 x->files == 1 ? "" : "s");

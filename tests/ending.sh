@@ -175,6 +175,17 @@ expect_exit 1 "$rondo" recover empty.spill
 one_error "^rondo: cannot recover: empty.spill: No such file"
 expect_exit 2 "$rondo" recover
 
+# --spill-dir (RONDO_SPILL_DIR): the folder goes there, and rondo run
+# makes the trace from it.
+mkdir node
+RONDO_EXPECT="$tmp/sd.expect" timeout -s TERM 5 "$rondo" run --spill-dir "$tmp/node" \
+	-o "$tmp/sd.rondo" -- "$M" -np 3 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} \
+	"$prog" hang 20 >sd.out 2>&1
+grep -q "its trace is made from $tmp/node/sd.spill" sd.out ||
+	fail "--spill-dir: not recovered from $tmp/node/sd.spill: $(grep rondo sd.out)"
+"$rondo" info sd.rondo >/dev/null 2>&1 || fail "--spill-dir: no trace"
+[ ! -e sd.spill ] || fail "--spill-dir: a folder beside the trace too"
+
 # The program's own SIGTERM handler, set before MPI_Init (rondo's runs
 # first and calls it) or after (it replaces rondo's): it runs, the
 # program stops its loop, finalizes and exits 3, as it chooses.

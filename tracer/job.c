@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "job.h"
 #include "merge.h"
 #include "reshape.h"
@@ -18,6 +19,36 @@ int job_pack_level(size_t len)
 	/* the slow, small level for all but large payloads (a trace's are
 	 * mostly small) */
 	return len <= (1u << 20) ? 19 : 3;
+}
+
+void job_meta_facts(struct fmt_meta *m, const struct job_facts *f,
+		    const struct merge *mg)
+{
+	char buf[64];
+
+	job_meta_add(m, "program", f->program);
+	job_meta_add(m, "command", f->command);
+	snprintf(buf, sizeof(buf), "%u", f->ranks);
+	job_meta_add(m, "ranks", buf);
+	job_meta_add(m, "mpi", f->mpi);
+	job_meta_add(m, "mpi_version", f->mpi_version);
+	job_meta_add(m, "bindings", f->bindings);
+	job_meta_add(m, "host", f->host);
+	job_meta_add(m, "start", f->start);
+	snprintf(buf, sizeof(buf), "%.6f", f->duration);
+	job_meta_add(m, "duration", buf);
+	if (f->init)
+		job_meta_add(m, "init", f->init);
+	job_meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
+	job_meta_add(m, "settings", f->settings);
+	snprintf(buf, sizeof(buf), "%u", merge_unique(mg));
+	job_meta_add(m, "rank_grammars", buf);
+	if (merge_timing_base(mg)) {
+		snprintf(buf, sizeof(buf), "per call, base %g",
+			 merge_timing_base(mg));
+		job_meta_add(m, "timing", buf);
+		job_meta_add(m, "clock_sync", f->clock_sync);
+	}
 }
 
 /* A grammar this large is an irregular call sequence (a regular one

@@ -57,6 +57,22 @@ int job_reshape(struct fmt_grammar *g, uint32_t nsig, size_t *was, size_t *now);
 void job_bindings_text(char *buf, size_t size, const uint64_t *calls,
 		       const uint64_t *ranks);
 
+/* What the metadata says of every job, whoever makes the file (the
+ * tracer at MPI_Finalize, rondo recover), in this order; NULL strings
+ * (init, clock_sync) are left out. */
+struct job_facts {
+	const char *program, *command, *mpi, *mpi_version, *bindings, *host,
+		*start, *init, *settings;
+	const char *clock_sync; /* with per-call timing only */
+	uint32_t ranks;
+	double duration; /* seconds */
+};
+
+/* Adds the facts to m, with the merge's figures among them (its distinct
+ * rank grammars, its per-call timing). */
+void job_meta_facts(struct fmt_meta *m, const struct job_facts *f,
+		    const struct merge *mg);
+
 /* Adds a key and its value (NULL: "") to m; nothing when out of memory. */
 void job_meta_add(struct fmt_meta *m, const char *key, const char *value);
 

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "hmap.h"
 #include "job.h"
 #include "merge.h"
@@ -92,25 +91,25 @@ static void command_line(char *buf, size_t size)
 			buf[i] = ' ';
 }
 
-void output_strings(char *prog, size_t nprog, char *cmd, size_t ncmd, char *mpi,
-		    size_t nmpi)
+void output_facts(struct output_facts *f)
 {
 	char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-	int len = 0;
+	int len = 0, major = 0, minor = 0;
 
-	snprintf(prog, nprog, "%s", program_invocation_short_name);
-	command_line(cmd, ncmd);
+	snprintf(f->program, sizeof(f->program), "%s",
+		 program_invocation_short_name);
+	command_line(f->command, sizeof(f->command));
 	PMPI_Get_library_version(lib, &len);
 	lib[strcspn(lib, "\n")] = '\0';
 	for (char *c = lib; *c; c++) /* MPICH: "MPICH Version:\t4.0.2" */
 		if (*c == '\t')
 			*c = ' ';
-	snprintf(mpi, nmpi, "%s", lib);
-}
-
-void output_settings(char *buf, size_t size)
-{
-	snprintf(buf, size,
+	snprintf(f->mpi, sizeof(f->mpi), "%s", lib);
+	PMPI_Get_version(&major, &minor);
+	snprintf(f->mpi_version, sizeof(f->mpi_version), "%d.%d", major, minor);
+	gethostname(f->host, sizeof(f->host) - 1);
+	f->host[sizeof(f->host) - 1] = '\0';
+	snprintf(f->settings, sizeof(f->settings),
 		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d "
 		 "RONDO_TIMING=%s RONDO_TIME_BASE=%g RONDO_TIMING_LIMIT=%zu",
 		 rt.track_pointers, rt.verbose, rt.memo,
@@ -121,50 +120,32 @@ void output_settings(char *buf, size_t size)
 static void job_meta(struct fmt_meta *m, void *ctx)
 {
 	const struct gather *j = ctx;
-	char buf[4096], prog[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
-	int major = 0, minor = 0;
+	struct output_facts of;
+	char bind[1024], buf[256];
+	struct job_facts f;
 
-	output_strings(prog, sizeof(prog), buf, sizeof(buf), lib, sizeof(lib));
-	job_meta_add(m, "program", prog);
-	job_meta_add(m, "command", buf);
-	snprintf(buf, sizeof(buf), "%d", rt.size);
-	job_meta_add(m, "ranks", buf);
-	job_meta_add(m, "mpi", lib);
-	PMPI_Get_version(&major, &minor);
-	snprintf(buf, sizeof(buf), "%d.%d", major, minor);
-	job_meta_add(m, "mpi_version", buf);
+	output_facts(&of);
 	_Static_assert(JOB_NBIND == REC_NBIND, "job.h counts the bindings");
-	job_bindings_text(buf, sizeof(buf), j->bind, j->bind + REC_NBIND);
-	job_meta_add(m, "bindings", buf);
-	gethostname(buf, sizeof(buf) - 1);
-	buf[sizeof(buf) - 1] = '\0';
-	job_meta_add(m, "host", buf);
-	job_meta_add(m, "start", rt.start);
-	snprintf(buf, sizeof(buf), "%.6f", (double)j->run_ns / 1e9);
-	job_meta_add(m, "duration", buf);
-	if (rt.sessions)
-		job_meta_add(m, "init",
-			     "MPI-4 sessions: the trace starts at the "
-			     "first MPI_Session_init and is written at "
-			     "exit");
-	else if (rt.lazy)
-		job_meta_add(m, "init",
-			     "not seen: the trace starts at the first "
-			     "call made with MPI up");
-	job_meta_add(m, "tracer", "rondo " PACKAGE_VERSION);
-	output_settings(buf, sizeof(buf));
-	job_meta_add(m, "settings", buf);
-	snprintf(buf, sizeof(buf), "%u", merge_unique(j->m));
-	job_meta_add(m, "rank_grammars", buf);
-	if (merge_timing_base(j->m)) {
-		snprintf(buf, sizeof(buf), "per call, base %g",
-			 merge_timing_base(j->m));
-		job_meta_add(m, "timing", buf);
-		job_meta_add(m, "clock_sync",
-			     j->clock_how[0] ? j->clock_how
-					     : "not aligned: clocks read as "
-					       "they are");
-	}
+	job_bindings_text(bind, sizeof(bind), j->bind, j->bind + REC_NBIND);
+	f = (struct job_facts){
+		of.program,
+		of.command,
+		of.mpi,
+		of.mpi_version,
+		bind,
+		of.host,
+		rt.start,
+		rt.sessions ? "MPI-4 sessions: the trace starts at the first "
+			      "MPI_Session_init and is written at exit"
+		: rt.lazy   ? "not seen: the trace starts at the first call "
+			      "made with MPI up"
+			    : NULL,
+		of.settings,
+		j->clock_how[0] ? j->clock_how
+				: "not aligned: clocks read as they are",
+		(uint32_t)rt.size,
+		(double)j->run_ns / 1e9};
+	job_meta_facts(m, &f, j->m);
 	snprintf(buf, sizeof(buf),
 		 "%u rounds, %.3f ms on rank 0 (%.3f ms "
 		 "merging what came in), largest message %zu bytes",

@@ -147,7 +147,8 @@ int rec_end(struct rec *r, int ret)
 		pthread_mutex_lock(&rt.lock);
 		r->locked = 1;
 	}
-	spill_enter();
+	if (!spill_here) /* a hand-written call: no rec_pmpi_done */
+		spill_enter();
 	if (lv->args.oom || !f) {
 		rt.failed = 1;
 	} else if (r->paused) {

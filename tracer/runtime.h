@@ -421,10 +421,11 @@ void output_write(void);
 /* The path the trace is written to first: RONDO_OUT's file, or the
  * default name in RONDO_OUT's folder or the working directory. */
 void output_path(char *buf, size_t size);
-/* The program's name, command line and MPI library, for the file's
- * metadata; the settings as they are written there. */
-void output_strings(char *prog, size_t nprog, char *cmd, size_t ncmd, char *mpi,
-		    size_t nmpi);
-void output_settings(char *buf, size_t size);
+/* What the file's metadata says of this process, read once. */
+struct output_facts {
+	char program[256], command[4096], host[256], mpi[512], mpi_version[16],
+		settings[512];
+};
+void output_facts(struct output_facts *f);
 
 #endif /* RONDO_RUNTIME_H */

@@ -71,14 +71,12 @@ static struct {
 	size_t stat_cap;
 	ZSTD_CCtx *zc;
 	int barrier_cmd; /* membarrier's command, 0: none */
-	uint64_t spills, spill_ns, bytes;
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 } sp = {.fd = -1};
 
 /* What the file's HEAD says, made once at the start. */
 static struct {
-	char program[256], command[4096], host[256], mpi[512], mpi_version[16],
-		settings[512];
+	struct output_facts f;
 	uint64_t wall_ns; /* of the start, since the epoch */
 } head;
 
@@ -141,11 +139,6 @@ static void name_files(void)
 	snprintf(sp.path, sizeof(sp.path), "%s/rank-%d.spill", sp.dir, rt.rank);
 }
 
-const char *spill_dir(void)
-{
-	return sp.dir;
-}
-
 static void membarrier_setup(void)
 {
 	long have = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -191,17 +184,7 @@ void spill_start(void)
 	sp.zc = ZSTD_createCCtx();
 	if (!sp.funcs_done || !sp.zc)
 		goto nomem;
-	output_strings(head.program, sizeof(head.program), head.command,
-		       sizeof(head.command), head.mpi, sizeof(head.mpi));
-	gethostname(head.host, sizeof(head.host) - 1);
-	output_settings(head.settings, sizeof(head.settings));
-	{
-		int major = 0, minor = 0;
-
-		PMPI_Get_version(&major, &minor);
-		snprintf(head.mpi_version, sizeof(head.mpi_version), "%d.%d",
-			 major, minor);
-	}
+	output_facts(&head.f);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	head.wall_ns = (uint64_t)ts.tv_sec * 1000000000u +
 		       (uint64_t)ts.tv_nsec - (rt_now() - rt.start_ns);
@@ -341,12 +324,12 @@ static void put_head(void)
 	spill_w_str(w, rt.stamp, sizeof(rt.stamp));
 	spill_w_str(w, rt.start, sizeof(rt.start));
 	spill_w_uv(w, head.wall_ns);
-	spill_w_str(w, head.program, 255);
-	spill_w_str(w, head.command, 4000);
-	spill_w_str(w, head.host, 255);
-	spill_w_str(w, head.mpi, 500);
-	spill_w_str(w, head.mpi_version, 15);
-	spill_w_str(w, head.settings, 500);
+	spill_w_str(w, head.f.program, 255);
+	spill_w_str(w, head.f.command, 4000);
+	spill_w_str(w, head.f.host, 255);
+	spill_w_str(w, head.f.mpi, 500);
+	spill_w_str(w, head.f.mpi_version, 15);
+	spill_w_str(w, head.f.settings, 500);
 	spill_w_uv(w, (uint64_t)(rt.lazy | rt.sessions << 1));
 	spill_w_uv(w, (uint64_t)rt.timing);
 	spill_w_f64(w, rt.time_base);
@@ -524,8 +507,6 @@ static void put_mark(int how, int code)
  * inside.  Returns 0 or -1. */
 static int spill_write(int can_alloc, int how, int code)
 {
-	uint64_t t0 = rt_now();
-
 	if (!spill_hot.on || getpid() != sp.pid)
 		return -1;
 	if (sp.fd < 0) {
@@ -549,8 +530,6 @@ static int spill_write(int can_alloc, int how, int code)
 		fdatasync(sp.fd);
 	sp.last_ns = rt_now();
 	sp.calls_done = rt.ncalls;
-	sp.spills++;
-	sp.spill_ns += sp.last_ns - t0;
 	spill_hot.due = sp.ticks ? rt_clock() + sp.ticks : UINT64_MAX;
 	return sp.broken ? -1 : 0;
 }

@@ -104,7 +104,4 @@ void spill_end(int how, int code, int can_alloc);
  * (SPILL_END_FINALIZE) and rank 0 says how to recover. */
 void spill_finish(int written);
 
-/* The folder of the spill files, "" when none was named. */
-const char *spill_dir(void);
-
 #endif /* RONDO_SPILL_H */

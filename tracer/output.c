@@ -93,18 +93,17 @@ static void command_line(char *buf, size_t size)
 
 void output_facts(struct output_facts *f)
 {
-	char lib[MPI_MAX_LIBRARY_VERSION_STRING];
 	int len = 0, major = 0, minor = 0;
 
 	snprintf(f->program, sizeof(f->program), "%s",
 		 program_invocation_short_name);
 	command_line(f->command, sizeof(f->command));
-	PMPI_Get_library_version(lib, &len);
-	lib[strcspn(lib, "\n")] = '\0';
-	for (char *c = lib; *c; c++) /* MPICH: "MPICH Version:\t4.0.2" */
+	f->mpi[0] = '\0';
+	PMPI_Get_library_version(f->mpi, &len);
+	f->mpi[strcspn(f->mpi, "\n")] = '\0';
+	for (char *c = f->mpi; *c; c++) /* MPICH: "MPICH Version:\t4.0.2" */
 		if (*c == '\t')
 			*c = ' ';
-	snprintf(f->mpi, sizeof(f->mpi), "%s", lib);
 	PMPI_Get_version(&major, &minor);
 	snprintf(f->mpi_version, sizeof(f->mpi_version), "%d.%d", major, minor);
 	gethostname(f->host, sizeof(f->host) - 1);

@@ -423,8 +423,9 @@ void output_write(void);
 void output_path(char *buf, size_t size);
 /* What the file's metadata says of this process, read once. */
 struct output_facts {
-	char program[256], command[4096], host[256], mpi[512], mpi_version[16],
-		settings[512];
+	char program[256], command[4096], host[256];
+	char mpi[MPI_MAX_LIBRARY_VERSION_STRING]; /* MPICH's: 8192 */
+	char mpi_version[16], settings[512];
 };
 void output_facts(struct output_facts *f);
 

@@ -832,6 +832,11 @@ static void ending(const struct job_in *J, const struct rank *r, uint64_t end,
 	case SPILL_END_FINALIZE:
 		snprintf(buf, size, "in MPI_Finalize, the trace not written");
 		break;
+	case SPILL_END_KEPT:
+		snprintf(buf, size,
+			 "MPI_Finalize (the job's trace kept calls past "
+			 "RONDO_MEMORY_LIMIT as counts; here in order)");
+		break;
 	default:
 		hms(at, sizeof(at), r->wall_end);
 		snprintf(buf, size,

@@ -1065,6 +1065,18 @@ size_t grammar_memory(const struct grammar *g)
 	       g->cur.cap * sizeof(*g->cur.f);
 }
 
+size_t grammar_memory_peak(const struct grammar *g)
+{
+	size_t nodes = (size_t)g->node_cap * sizeof(*g->nodes);
+	size_t rules = (size_t)g->rule_cap * sizeof(*g->rules);
+	size_t table = g->table_cap * sizeof(*g->table);
+	size_t most = nodes > rules ? nodes : rules;
+
+	/* a growth reallocates the array at twice its size: both are held
+	 * while it copies */
+	return grammar_memory(g) + 2 * (most > table ? most : table);
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 enum { UNSEEN, OPEN, DONE };

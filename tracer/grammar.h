@@ -84,6 +84,11 @@ uint64_t grammar_symbol_count(const struct grammar *g);
 /* Returns the bytes the engine holds (nodes, rules, digram table). */
 size_t grammar_memory(const struct grammar *g);
 
+/* Returns the bytes the engine may hold at most before its next growth
+ * is done: grammar_memory() and twice its largest array, which a growth
+ * holds beside its copy. */
+size_t grammar_memory_peak(const struct grammar *g);
+
 /*
  * Exports the grammar: rules renumbered so that a rule refers only to rules
  * with smaller ids, the root last.  Terminals keep their ids.  `out` is

@@ -34,6 +34,8 @@ struct gather {
 	char clock_how[160]; /* and how that was found ("": no timing) */
 	/* calls traced by binding, then the ranks that made any, summed */
 	uint64_t bind[2 * REC_NBIND];
+	int counted;	     /* some rank kept calls as counts (memory.c) */
+	char degraded[1024]; /* and what the metadata says of it */
 };
 
 /* ---- this rank's tables -------------------------------------------------- */
@@ -62,8 +64,8 @@ static int local_tables(struct fmt_cst *cst, struct fmt_grammar *g,
 	st->st = calloc((size_t)rt.nsig + 1, sizeof(struct fmt_stat));
 	/* recording is over: the pending loop symbols go into the grammar
 	 * itself rather than into a copy made for the export */
-	if (!cst->sig || !st->st || grammar_flush(rt.g) < 0 ||
-	    grammar_export(rt.g, g) < 0)
+	if (!cst->sig || !st->st || memory_finish() < 0 ||
+	    grammar_flush(rt.g) < 0 || grammar_export(rt.g, g) < 0)
 		return -1;
 	local_reshape(g);
 	for (uint32_t s = 0; s < rt.nsig; s++) {
@@ -110,10 +112,11 @@ void output_facts(struct output_facts *f)
 	f->host[sizeof(f->host) - 1] = '\0';
 	snprintf(f->settings, sizeof(f->settings),
 		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d "
-		 "RONDO_TIMING=%s RONDO_TIME_BASE=%g RONDO_TIMING_LIMIT=%zu",
+		 "RONDO_TIMING=%s RONDO_TIME_BASE=%g RONDO_TIMING_LIMIT=%zu "
+		 "RONDO_MEMORY_LIMIT=%zu",
 		 rt.track_pointers, rt.verbose, rt.memo,
 		 rt.timing ? "percall" : "aggregated", rt.time_base,
-		 rt.timing_limit);
+		 rt.timing_limit, rt.mem_limit);
 }
 
 static void job_meta(struct fmt_meta *m, void *ctx)
@@ -150,6 +153,8 @@ static void job_meta(struct fmt_meta *m, void *ctx)
 		 "merging what came in), largest message %zu bytes",
 		 j->rounds, j->seconds * 1e3, j->busy * 1e3, j->largest);
 	job_meta_add(m, "merge", buf);
+	if (j->degraded[0])
+		job_meta_add(m, "degraded", j->degraded);
 	if (merge_failed(j->m)) {
 		snprintf(buf, sizeof(buf),
 			 "%u ranks ran out of memory or sent "
@@ -368,6 +373,8 @@ void output_write(void)
 		    t.comm);
 	timing_align(t.comm, t.rank, t.size, &j.skew, j.clock_how,
 		     sizeof(j.clock_how));
+	j.counted = memory_report(t.comm, t.rank, t.size, j.degraded,
+				  sizeof(j.degraded));
 	start = PMPI_Wtime();
 	ok = local_tables(&cst, &g, &st) == 0 && R;
 	merge_tree_relative(&t, R, ok ? &cst : NULL);
@@ -383,7 +390,7 @@ void output_write(void)
 				"traces; no trace written\n");
 	/* the ranks keep their spill files unless the trace is written */
 	PMPI_Bcast(&written, 1, MPI_INT, 0, t.comm);
-	spill_finish(written);
+	spill_finish(written && j.counted ? SPILL_FINISH_KEEP : written);
 	PMPI_Comm_free(&t.comm);
 	merge_free(j.m);
 	job_free(&j.job);

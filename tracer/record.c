@@ -156,18 +156,25 @@ int rec_end(struct rec *r, int ret)
 	} else {
 		sig = record_signature(r->func, f->nparams, lv->args.data,
 				       lv->args.len);
-		if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0) {
+		if (sig != UINT32_MAX && __builtin_expect(rt.counting, 0))
+			rt.sig[sig].tail++; /* past the memory limit */
+		else if (sig == UINT32_MAX || grammar_append(rt.g, sig, 1) < 0)
+			sig = UINT32_MAX;
+		else
+			rt.expect = grammar_expected(rt.g);
+		if (sig == UINT32_MAX) {
 			rt.failed = 1;
 		} else {
 			uint64_t d =
 				r->t1 > r->t0 ? rt_clock_ns(r->t1 - r->t0) : 0;
 
-			rt.expect = grammar_expected(rt.g);
 			if (lv->pool != UINT32_MAX)
 				rt.sig[sig].pool = lv->pool;
 			record_stat(&rt.sig[sig].st, d);
 			timing_call(sig, r->t0, d);
-			rt.ncalls++;
+			if (__builtin_expect(
+				    ++rt.ncalls % MEMORY_CHECK_EVERY == 0, 0))
+				memory_check();
 			rt.bind_calls[r->binding]++;
 			if (spill_hot.on)
 				spill_value(SPILL_CALLS, sig);
@@ -407,9 +414,12 @@ static uint32_t sig_add(uint32_t func, uint32_t nargs, const uint8_t *p,
 		return UINT32_MAX;
 	s = &rt.sig[rt.nsig];
 	memset(s, 0, sizeof(*s));
-	*s = (struct rt_sig){
-		func,	    nargs, (uint32_t)n, (uint32_t)rt.sig_bytes.len,
-		UINT32_MAX, h,	   {0}};
+	*s = (struct rt_sig){.func = func,
+			     .nargs = nargs,
+			     .len = (uint32_t)n,
+			     .off = (uint32_t)rt.sig_bytes.len,
+			     .pool = UINT32_MAX,
+			     .hash = h};
 	fmt_put_bytes(&rt.sig_bytes, p, n);
 	if (rt.sig_bytes.oom || rt.sig_bytes.len > UINT32_MAX)
 		return UINT32_MAX;

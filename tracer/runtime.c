@@ -203,16 +203,40 @@ static int setting_bool(const char *name, int def)
 	return def;
 }
 
+/* A size in bytes, or with K, M or G; def when unset, or bad (said). */
+static size_t setting_size(const char *name, size_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+	int shift;
+
+	if (!v)
+		return def;
+	n = strtoull(v, &end, 10);
+	shift = *end == 'K' || *end == 'k'   ? 10
+		: *end == 'M' || *end == 'm' ? 20
+		: *end == 'G' || *end == 'g' ? 30
+					     : 0;
+	if (shift)
+		end++;
+	if (*v >= '0' && *v <= '9' && !*end && n < (1ull << (63 - shift)))
+		return (size_t)(n << shift);
+	rt_warn("%s='%s' is not a size (bytes, or with K, M or G); using %zuM",
+		name, v, def >> 20);
+	return def;
+}
+
 /* RONDO_TIMING, RONDO_TIME_BASE and RONDO_TIMING_LIMIT. */
 static void timing_settings(void)
 {
 	const char *mode = getenv("RONDO_TIMING");
 	const char *base = getenv("RONDO_TIME_BASE");
-	const char *limit = getenv("RONDO_TIMING_LIMIT");
 	char *end;
 
 	rt.time_base = RT_TIME_BASE_DEFAULT;
-	rt.timing_limit = RT_TIMING_LIMIT_DEFAULT;
+	rt.timing_limit =
+		setting_size("RONDO_TIMING_LIMIT", RT_TIMING_LIMIT_DEFAULT);
 	if (mode && !strcmp(mode, "percall"))
 		rt.timing = 1;
 	else if (mode && *mode && strcmp(mode, "aggregated"))
@@ -230,23 +254,6 @@ static void timing_settings(void)
 				base, FMT_TBASE_MIN, FMT_TBASE_MAX,
 				RT_TIME_BASE_DEFAULT);
 	}
-	if (limit) {
-		unsigned long long v = strtoull(limit, &end, 10);
-		int shift = *end == 'K' || *end == 'k'	 ? 10
-			    : *end == 'M' || *end == 'm' ? 20
-			    : *end == 'G' || *end == 'g' ? 30
-							 : 0;
-
-		if (shift)
-			end++;
-		if (*limit >= '0' && *limit <= '9' && !*end &&
-		    v < (1ull << (63 - shift)))
-			rt.timing_limit = (size_t)(v << shift);
-		else
-			rt_warn("RONDO_TIMING_LIMIT='%s' is not a size (bytes, "
-				"or with K, M or G); using %zuM",
-				limit, RT_TIMING_LIMIT_DEFAULT >> 20);
-	}
 }
 
 void rt_settings(void)
@@ -256,6 +263,8 @@ void rt_settings(void)
 	char *end;
 
 	timing_settings();
+	rt.mem_limit =
+		setting_size("RONDO_MEMORY_LIMIT", memory_default_limit());
 	rt.disabled = setting_bool("RONDO_DISABLE", 0);
 	rt.track_pointers = setting_bool("RONDO_TRACK_POINTERS", 1);
 	rt.memo = setting_bool("RONDO_MEMO", 1);

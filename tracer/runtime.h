@@ -87,6 +87,7 @@ struct rt_sig {
 	uint32_t off;  /* of the argument bytes in rt.sig_bytes */
 	uint32_t pool; /* its request's id pool (requests.c), or UINT32_MAX */
 	uint64_t hash;
+	uint64_t tail; /* calls counted past the memory limit (memory.c) */
 	rondo_stat st;
 };
 
@@ -100,6 +101,7 @@ struct rt {
 	int locking; /* MPI_THREAD_MULTIPLE: recording takes rt.lock */
 	int track_pointers; /* RONDO_TRACK_POINTERS */
 	int memo;	    /* RONDO_MEMO: reuse the bytes of repeated values */
+	int counting; /* past RONDO_MEMORY_LIMIT: calls counted, not in order */
 	int rank, size;
 	uint32_t expect; /* grammar_expected(g) since the last append */
 	uint32_t nsig;
@@ -124,6 +126,8 @@ struct rt {
 #if MPI_VERSION >= 4
 	MPI_Session session; /* sessions: the tracer's own */
 #endif
+	size_t mem_limit;    /* RONDO_MEMORY_LIMIT, bytes (memory.c) */
+	uint64_t count_from; /* rt.ncalls when counting started */
 	/* per-call timing (timing.c) */
 	int timing;	     /* RONDO_TIMING: 1 per call */
 	double time_base;    /* RONDO_TIME_BASE */
@@ -377,6 +381,9 @@ static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t dur)
 	if (__builtin_expect(rt.tstate == RT_TIMING_ON, 0))
 		timing_call_slow(sig, t0, dur);
 }
+/* Stops per-call times for good (the memory limit): the calls so far
+ * keep theirs. */
+void timing_halt(void);
 /* The rank's two grammars (empty when it kept no time): 0, or -1. */
 int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);
 /* Collective over comm: on rank 0, *skew (size entries, or NULL) is each
@@ -385,6 +392,25 @@ int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);
 int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
 		 size_t howlen);
 void timing_free(void);
+
+/* ---- memory.c ------------------------------------------------------------ */
+/* Calls between two looks at the tracer's memory. */
+#define MEMORY_CHECK_EVERY 4096
+/* RONDO_MEMORY_LIMIT's default on this node. */
+size_t memory_default_limit(void);
+/* Bytes the tracer holds that grow with the calls, with what their next
+ * growth holds beside them while it copies. */
+size_t memory_used(void);
+/* From a recorder every MEMORY_CHECK_EVERY calls: past the limit, later
+ * calls are counted on their signatures (rt.counting). */
+void memory_check(void);
+/* At MPI_Finalize: the counted calls join the grammar, each signature's
+ * as one repeated symbol.  0, or -1 when out of memory. */
+int memory_finish(void);
+/* Collective over comm: 1 when a rank counted calls (every rank's spill
+ * file is then kept), and on rank 0 what the metadata says of it in buf;
+ * 0 and "" when none did. */
+int memory_report(MPI_Comm comm, int rank, int size, char *buf, size_t len);
 
 /* ---- merge_tree.c -------------------------------------------------------- */
 /* The ranks at MPI_Finalize, merging in ceil(log2 P) rounds: rank 0 ends

@@ -548,15 +548,50 @@ static void say_broken(void)
 	}
 }
 
+/* The file cannot be written: the stream stops, and its chunks go,
+ * rather than growing with every call until the end.  Under spill_lock,
+ * from a recorder. */
+static void spill_off(void)
+{
+	spill_hot.on = 0;
+	spill_hot.due = UINT64_MAX;
+	for (int i = 0; i < SPILL_NSTREAMS; i++) {
+		struct spill_stream *s = &spill_hot.st[i];
+
+		for (struct spill_chunk *c = s->first, *next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+		s->first = s->last = NULL;
+		s->n = 0;
+	}
+	sp.pending = 0;
+}
+
 void spill_now(void)
 {
 	if (!spill_hot.on || take_lock(0) < 0) {
 		spill_hot.due = sp.ticks ? rt_clock() + sp.ticks : UINT64_MAX;
 		return;
 	}
-	spill_write(1, 0, 0);
+	if (spill_write(1, 0, 0) < 0 && sp.broken)
+		spill_off();
 	drop_lock();
 	say_broken();
+}
+
+size_t spill_memory(void)
+{
+	size_t n = sp.pending + sp.stat_cap * sizeof(*sp.stat_done);
+
+	for (int i = 0; i < SPILL_NSTREAMS; i++)
+		n += (size_t)spill_hot.st[i].cap * sizeof(uint32_t);
+	return n;
+}
+
+int spill_order_kept(void)
+{
+	return spill_hot.on && !sp.broken;
 }
 
 void spill_end(int how, int code, int can_alloc)
@@ -628,6 +663,16 @@ static void *watchdog(void *arg)
 
 void spill_finish(int written)
 {
+	if (written == SPILL_FINISH_KEEP) {
+		spill_end(SPILL_END_KEPT, 0, 1);
+		if (rt.rank == 0)
+			fprintf(stderr,
+				"rondo: the order of the calls past "
+				"RONDO_MEMORY_LIMIT is in %s: rondo recover "
+				"%s -o FILE makes the whole trace\n",
+				sp.dir, sp.dir);
+		return;
+	}
 	if (written) {
 		/* the watchdog may be writing: the file goes once it is done */
 		int locked = take_lock(5000) == 0;

@@ -100,8 +100,17 @@ void spill_now(void);
 void spill_end(int how, int code, int can_alloc);
 
 /* After MPI_Finalize wrote the trace (written: 1) the rank's file and
- * the folder, once empty, are removed; else the rank ends its file
- * (SPILL_END_FINALIZE) and rank 0 says how to recover. */
+ * the folder, once empty, are removed; with SPILL_FINISH_KEEP (the trace
+ * is written, but some rank kept calls past the memory limit as counts)
+ * the rank ends its file (SPILL_END_KEPT) and rank 0 says where the
+ * order is; else (0) the rank ends its file (SPILL_END_FINALIZE) and
+ * rank 0 says how to recover. */
+#define SPILL_FINISH_KEEP 2
 void spill_finish(int written);
+
+/* Bytes the streams and their bookkeeping hold (memory.c). */
+size_t spill_memory(void);
+/* Whether the spill file holds every call's signature so far. */
+int spill_order_kept(void);
 
 #endif /* RONDO_SPILL_H */

@@ -60,6 +60,8 @@ enum spill_end {
 	SPILL_END_ABORT,      /* MPI_Abort: code is its errorcode */
 	SPILL_END_EXIT,	      /* exit without MPI_Finalize: code, the status */
 	SPILL_END_FINALIZE,   /* in MPI_Finalize, the trace not written */
+	SPILL_END_KEPT,	      /* MPI_Finalize wrote the trace, with some rank's
+			   calls past RONDO_MEMORY_LIMIT as counts only */
 	SPILL_NEND
 };
 

@@ -82,6 +82,12 @@ static void timing_stop(int why)
 			(unsigned long long)grammar_length(rt.gd));
 }
 
+void timing_halt(void)
+{
+	if (rt.tstate == RT_TIMING_ON)
+		rt.tstate = RT_TIMING_LIMIT;
+}
+
 /* A new anchor, and the counter's rate over the whole run so far. */
 static void timing_anchor(void)
 {

@@ -59,6 +59,15 @@ static void run_usage(FILE *f)
 		"                      before it falls back to statistics, "
 		"with\n"
 		"                      K, M or G (RONDO_TIMING_LIMIT, 256M)\n"
+		"      --memory-limit SIZE  bytes a rank's tracer may hold; "
+		"past\n"
+		"                      it, calls are kept as counts, their "
+		"order in\n"
+		"                      the spill file (RONDO_MEMORY_LIMIT; "
+		"default\n"
+		"                      5%% of the node's memory over its "
+		"ranks,\n"
+		"                      32M to 512M)\n"
 		"      --flush-interval SECS  how often each rank saves what "
 		"it\n"
 		"                      recorded to its spill file (with s, m "
@@ -180,17 +189,12 @@ static enum launcher launcher_of(const char *cmd)
 
 /* The settings passed on when the caller set them; execvp takes
  * char *const[]: writable copies of the words. */
-static char vars[][24] = {"RONDO_OUT",
-			  "RONDO_DISABLE",
-			  "RONDO_VERBOSE",
-			  "RONDO_TRACK_POINTERS",
-			  "RONDO_MEMO",
-			  "RONDO_TIMING",
-			  "RONDO_TIME_BASE",
-			  "RONDO_TIMING_LIMIT",
-			  "RONDO_FLUSH_INTERVAL",
-			  "RONDO_SPILL_DIR",
-			  "RONDO_STAMP",
+static char vars[][24] = {"RONDO_OUT",		"RONDO_DISABLE",
+			  "RONDO_VERBOSE",	"RONDO_TRACK_POINTERS",
+			  "RONDO_MEMO",		"RONDO_TIMING",
+			  "RONDO_TIME_BASE",	"RONDO_TIMING_LIMIT",
+			  "RONDO_MEMORY_LIMIT", "RONDO_FLUSH_INTERVAL",
+			  "RONDO_SPILL_DIR",	"RONDO_STAMP",
 			  "RONDO_JOB"};
 #define NVARS COUNTOF(vars)
 
@@ -423,6 +427,16 @@ static int launch(char **av)
 	return WEXITSTATUS(status);
 }
 
+/* Bytes, or with K, M or G, as the tracer reads them. */
+static int is_size(const char *v)
+{
+	char *end;
+
+	strtoull(v, &end, 10);
+	return *v >= '0' && *v <= '9' &&
+	       (!*end || (strchr("KkMmGg", *end) && !end[1]));
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -432,6 +446,7 @@ int cmd_run(int argc, char **argv)
 		{"timing", required_argument, 0, 'T'},
 		{"time-base", required_argument, 0, 'B'},
 		{"timing-limit", required_argument, 0, 'L'},
+		{"memory-limit", required_argument, 0, 'M'},
 		{"flush-interval", required_argument, 0, 'F'},
 		{"spill-dir", required_argument, 0, 'S'},
 		{"help", no_argument, 0, 'h'},
@@ -473,16 +488,16 @@ int cmd_run(int argc, char **argv)
 			setenv("RONDO_TIME_BASE", optarg, 1);
 			break;
 		case 'L':
-			strtoull(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' ||
-			    (*end &&
-			     (strchr("KkMmGg", *end) == NULL || end[1])))
+		case 'M':
+			if (!is_size(optarg))
 				return cli_usage_error(
 					"run ",
-					"--timing-limit: '%s' is not a "
+					"--%s-limit: '%s' is not a "
 					"size (bytes, or with K, M or G)",
-					optarg);
-			setenv("RONDO_TIMING_LIMIT", optarg, 1);
+					c == 'L' ? "timing" : "memory", optarg);
+			setenv(c == 'L' ? "RONDO_TIMING_LIMIT"
+					: "RONDO_MEMORY_LIMIT",
+			       optarg, 1);
 			break;
 		case 'F':
 			strtoul(optarg, &end, 10);

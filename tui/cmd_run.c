@@ -189,6 +189,7 @@ static char vars[][24] = {"RONDO_OUT",
 			  "RONDO_TIME_BASE",
 			  "RONDO_TIMING_LIMIT",
 			  "RONDO_FLUSH_INTERVAL",
+			  "RONDO_SPILL",
 			  "RONDO_SPILL_DIR",
 			  "RONDO_STAMP",
 			  "RONDO_JOB"};

@@ -186,6 +186,48 @@ grep -q "its trace is made from $tmp/node/sd.spill" sd.out ||
 "$rondo" info sd.rondo >/dev/null 2>&1 || fail "--spill-dir: no trace"
 [ ! -e sd.spill ] || fail "--spill-dir: a folder beside the trace too"
 
+# RONDO_SPILL=0 (passed on by rondo run): nothing is kept for a bad
+# ending.  A job killed with SIGTERM leaves no spill folder and no trace,
+# and its launcher exits as untraced (no handler of rondo's is in the
+# way); a job that ends well has the same calls in its trace as with the
+# spill files kept, and says what they cost with RONDO_VERBOSE.
+# (timeout --preserve-status: the launcher's status, not timeout's 124)
+RONDO_EXPECT="$tmp/nospill0.expect" timeout --preserve-status -s TERM 4 "$M" -np 3 \
+	-x RONDO_EXPECT ${san:+-x LD_PRELOAD="$san" -x ASAN_OPTIONS} "$prog" hang 20 >nospill0.out 2>&1
+want=$?
+RONDO_SPILL=0 RONDO_EXPECT="$tmp/nospill.expect" timeout --preserve-status -s TERM 4 \
+	"$rondo" run -o "$tmp/nospill.rondo" -- "$M" -np 3 -x RONDO_EXPECT \
+	${san:+-x ASAN_OPTIONS} "$prog" hang 20 >nospill1.out 2>&1
+got=$?
+[ "$got" = "$want" ] || fail "RONDO_SPILL=0: the launcher exits $got traced, $want untraced"
+[ "$want" -ne 0 ] || fail "RONDO_SPILL=0: the untraced job was not ended by SIGTERM: $(cat nospill0.out)"
+[ -s nospill.expect.2 ] || fail "RONDO_SPILL=0: the traced job did not start: $(cat nospill1.out)"
+[ ! -e nospill.spill ] || fail "RONDO_SPILL=0: a spill folder: $(ls nospill.spill)"
+[ ! -e nospill.rondo ] || fail "RONDO_SPILL=0: a trace made after SIGTERM"
+! grep -q "spill" nospill1.out || fail "RONDO_SPILL=0: said: $(grep spill nospill1.out)"
+for spill in 0 1; do
+	RONDO_SPILL=$spill RONDO_VERBOSE=1 RONDO_EXPECT="$tmp/done$spill.expect" timeout 90 \
+		"$rondo" run -o "$tmp/done$spill.rondo" -- "$M" -np 3 -x RONDO_EXPECT \
+		${san:+-x ASAN_OPTIONS} "$prog" done 20 >"done$spill.out" 2>&1 ||
+		fail "RONDO_SPILL=$spill: a job that ends well fails: $(cat "done$spill.out")"
+	for r in 0 1 2; do
+		"$rondo" dump --rank $r "done$spill.rondo" >"done$spill.$r" 2>&1 ||
+			fail "RONDO_SPILL=$spill: rank $r: $(cat "done$spill.$r")"
+	done
+	[ ! -e "done$spill.spill" ] || fail "RONDO_SPILL=$spill: the spill folder is left"
+done
+for r in 0 1 2; do
+	cmp -s done0.$r done1.$r ||
+		fail "rank $r: other calls with RONDO_SPILL=0: $(diff done1.$r done0.$r | head -5)"
+	[ "$(wc -l <done0.$r)" -eq "$(wc -l <done0.expect.$r)" ] ||
+		fail "RONDO_SPILL=0: rank $r: $(wc -l <done0.$r) calls recorded, $(wc -l <done0.expect.$r) made"
+done
+grep -q "^rondo: RONDO_SPILL=0: no spill files" done0.out ||
+	fail "RONDO_SPILL=0 with RONDO_VERBOSE: not said: $(grep rondo done0.out)"
+grep -Eq "^rondo: rank 0: [0-9]+ spills, [0-9]+ bytes written, [0-9.]+ ms in spills \([0-9.]+ in fdatasync; largest [0-9.]+ ms\), [0-9]+ calls in the spill file$" done1.out ||
+	fail "RONDO_VERBOSE: no line of what the spills cost: $(grep rondo done1.out)"
+! grep -q " spills, " done0.out || fail "RONDO_SPILL=0: spills counted: $(grep spills done0.out)"
+
 # The program's own SIGTERM handler, set before MPI_Init (rondo's runs
 # first and calls it) or after (it replaces rondo's): it runs, the
 # program stops its loop, finalizes and exits 3, as it chooses.

@@ -14,6 +14,8 @@
  *   exit     rank 1 sleeps, then exits with status 4 without
  *            MPI_Finalize; the others call MPI_Finalize
  *   loop     rounds go on with a short sleep in each until killed
+ *   done     every rank calls MPI_Finalize after the ring: the job ends
+ *            well
  *   handler  a SIGTERM handler of the program's own (installed before
  *            MPI_Init when argv[3] is "before", else after) makes the
  *            ring stop; the program then finalizes and exits with 3
@@ -184,7 +186,7 @@ int main(int argc, char **argv)
 		sleep(3);
 		exit(4);
 	}
-	if (!strcmp(mode, "exit")) {
+	if (!strcmp(mode, "exit") || !strcmp(mode, "done")) {
 		EXPECT("MPI_Finalize\\(\\)");
 		MPI_Finalize();
 		return 0;

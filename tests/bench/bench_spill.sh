@@ -16,9 +16,11 @@
 #
 # With valgrind at hand (and a build without sanitizers), the same
 # difference in instructions, the steady measure on a noisy machine: the
-# 1-rank loop under callgrind at 10^5 and 2*10^5 iterations, traced with
+# 1-rank loop under callgrind at 10^5 and 3*10^5 iterations, traced with
 # and without RONDO_SPILL=0, the difference of the two divided by the
-# calls it adds (as bench_instr.sh does).
+# calls it adds (as bench_instr.sh does), counting the program's own
+# thread only: Open MPI's threads and the watchdog work by the clock, not
+# by the call.
 #
 # Per spill: runs with RONDO_FLUSH_INTERVAL=1 over a few seconds of calls
 # with RONDO_VERBOSE=2, whose last lines say, for each rank, its spills,
@@ -27,10 +29,11 @@
 # compresses to almost nothing and whose calls come at different rates)
 # and an irregular one (the p2p loop with random tags, 4 and 64 of them:
 # a stream that does not compress away, and as many statistics that move
-# each time as there are signatures).  Prints medians over BENCH_REPS
-# runs of calls per spill, bytes and milliseconds per spill, and both per
-# call, to show that a spill costs in proportion to what changed since
-# the last one.
+# each time as there are signatures; with 4 also every 3 s, three times
+# the calls a spill).  Prints medians over BENCH_REPS runs of calls per
+# spill, bytes and milliseconds per spill (and of them fdatasync's, which
+# is the disk's), and both per call, to show that a spill costs in
+# proportion to what changed since the last one.
 # Figures, not pass/fail: the exit status is non-zero only when a run fails.
 # Builds nothing: BUILDDIR (default ../../build from here) must hold the
 # tracer and bench_p2p (`make tests/bench/bench_p2p`).
@@ -119,13 +122,13 @@ per_call() {
 		}'
 }
 
-# per_spill NAME ARGS...: reps runs spilling every second; each rank's
-# statistics line summed over the ranks, medians over the runs.
+# per_spill NAME SECONDS ARGS...: reps runs spilling every SECONDS; each
+# rank's statistics line summed over the ranks, medians over the runs.
 per_spill() {
 	name=$1
-	shift
+	xs="-x RONDO_FLUSH_INTERVAL=$2 -x RONDO_VERBOSE=2"
+	shift 2
 	: >"$tmp/p"
-	xs="-x RONDO_FLUSH_INTERVAL=1 -x RONDO_VERBOSE=2"
 	i=1
 	while [ $i -le "$reps" ]; do
 		run spill "$@"
@@ -144,7 +147,7 @@ per_spill() {
 	for k in 1 2 3 4 5 6 7 8; do
 		cut -d' ' -f$k "$tmp/p" | median
 	done | paste -sd' ' | awk -v name="$name" -v fig="$tmp/figures" '{
-		printf "%-11s %10d %9d %8.3f %8.3f %8.3f %8.3f %8.1f %6.2f\n", name, $1, $2, $3, $3 - $4, $4, $5, $6, $7, $8
+		printf "%-11s %10d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8.1f %6.2f\n", name, $1, $2, $3, $3 - $4, $4, $5, $6, $7, $8
 		printf "figure %s calls-per-spill %d\n", name, $1 >> fig
 		printf "figure %s bytes-per-spill %d\n", name, $2 >> fig
 		printf "figure %s ms-per-spill %.3f\n", name, $3 >> fig
@@ -157,9 +160,10 @@ instr() {
 	rm -f "$tmp"/cg.*
 	mpirun -np 1 -x LD_PRELOAD="$lib" -x RONDO_OUT="$tmp/t.rondo" \
 		-x RONDO_SPILL="$([ "$1" = spill ] && echo 1 || echo 0)" \
-		valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" \
-		"$prog" p2p "$2" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; die "$1 run under callgrind failed"; }
-	sed -n 's/^totals: //p' "$tmp"/cg.* | head -1
+		valgrind --tool=callgrind --separate-threads=yes \
+		--callgrind-out-file="$tmp/cg.%p" "$prog" p2p "$2" >"$tmp/out" 2>&1 ||
+		{ cat "$tmp/out" >&2; die "$1 run under callgrind failed"; }
+	sed -n 's/^totals: //p' "$tmp"/cg.*-01 | head -1
 }
 
 cores=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
@@ -185,24 +189,25 @@ if ! command -v valgrind >/dev/null 2>&1; then
 elif [ -n "$san" ]; then
 	echo "Per call in instructions: skipped, sanitizers do not run under valgrind"
 else
-	n1=$(instr nospill 100000) n2=$(instr nospill 200000)
-	s1=$(instr spill 100000) s2=$(instr spill 200000)
+	n1=$(instr nospill 100000) n2=$(instr nospill 300000)
+	s1=$(instr spill 100000) s2=$(instr spill 300000)
 	awk -v n1="$n1" -v n2="$n2" -v s1="$s1" -v s2="$s2" -v fig="$tmp/figures" 'BEGIN {
-		n = (n2 - n1) / 3e5; s = (s2 - s1) / 3e5
+		n = (n2 - n1) / 6e5; s = (s2 - s1) / 6e5
 		printf "Per call in instructions (callgrind, the loop on 1 rank): RONDO_SPILL=0 %.1f, default %.1f, spill %.1f\n", n, s, s - n
 		printf "figure p2p-1rank spill-added-instructions-per-call %.1f\n", s - n >> fig }'
 fi
 echo
-echo "Per spill: RONDO_FLUSH_INTERVAL=1, medians of $reps runs, both ranks' spills;"
-echo "random-T: the p2p loop with a tag drawn from T each iteration (irregular);"
+echo "Per spill: RONDO_FLUSH_INTERVAL=1 (random4-3s: 3), medians of $reps runs, both"
+echo "ranks' spills; random-T: the p2p loop with a tag drawn from T each iteration;"
 echo "ms = time in a spill (the mean, of it the write and the fdatasync, and the"
 echo "largest), from compressing what is raw to fdatasync's return; per call: the"
 echo "spills' bytes, and their time but fdatasync, over the calls they hold"
 echo "case       calls/spill  B/spill       ms    write    fsync   ms-max   B/call  ns/call wall-s"
-per_spill stencil8 stencil 400000 8
-per_spill stencil64 stencil 100000 64
-per_spill random4 random 1000000 4
-per_spill random64 random 1000000 64
+per_spill stencil8 1 stencil 400000 8
+per_spill stencil64 1 stencil 100000 64
+per_spill random4 1 random 1000000 4
+per_spill random4-3s 3 random 3000000 4
+per_spill random64 1 random 1000000 64
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
 cat "$tmp/figures"

@@ -205,9 +205,9 @@ echo "spills' bytes, and their time but fdatasync, over the calls they hold"
 echo "case       calls/spill  B/spill       ms    write    fsync   ms-max   B/call  ns/call wall-s"
 per_spill stencil8 1 stencil 400000 8
 per_spill stencil64 1 stencil 100000 64
-per_spill random4 1 random 1000000 4
-per_spill random4-3s 3 random 3000000 4
-per_spill random64 1 random 1000000 64
+per_spill random4 1 random 3000000 4
+per_spill random4-3s 3 random 6000000 4
+per_spill random64 1 random 2000000 64
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
 cat "$tmp/figures"

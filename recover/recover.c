@@ -868,9 +868,11 @@ static void put_ranks(char *buf, size_t size, const uint32_t *k, uint32_t n)
 }
 
 /* The job's end: each distinct ending, with the ranks it was theirs;
- * the ranks with no file after them. */
+ * the ranks with no file after them; and in cut, the same for the ranks
+ * whose record was cut short, a line each: "RANKS<tab>ENDING" (the meta
+ * key "cut", which `rondo dump` shows after a rank's last call). */
 static int endings_text(const struct job_in *J, char *out, size_t size,
-			char *missing, size_t msize)
+			char *missing, size_t msize, char *cut, size_t csize)
 {
 	char(*text)[160] = calloc(J->nranks, sizeof(*text));
 	uint32_t *ks = malloc(sizeof(uint32_t) * (J->nranks + 1)), nk;
@@ -883,7 +885,7 @@ static int endings_text(const struct job_in *J, char *out, size_t size,
 		free(done);
 		return RONDO_E_NOMEM;
 	}
-	out[0] = missing[0] = '\0';
+	out[0] = missing[0] = cut[0] = '\0';
 	for (uint32_t k = 0; k < J->nranks; k++)
 		if (J->by_rank[k] && J->by_rank[k]->wall_end > end)
 			end = J->by_rank[k]->wall_end;
@@ -916,6 +918,14 @@ static int endings_text(const struct job_in *J, char *out, size_t size,
 		snprintf(out + len, size - len, "%s%s on rank%s ",
 			 len ? "; " : "", text[k], nk > 1 ? "s" : "");
 		put_ranks(out, size, ks, nk);
+		if (J->by_rank[k]->how == SPILL_END_KEPT)
+			continue; /* it ended well */
+		len = strlen(cut);
+		if (len < csize) {
+			put_ranks(cut, csize, ks, nk);
+			len = strlen(cut);
+			snprintf(cut + len, csize - len, "\t%s\n", text[k]);
+		}
 	}
 	free(text);
 	free(ks);
@@ -928,7 +938,7 @@ static int endings_text(const struct job_in *J, char *out, size_t size,
 struct meta_ctx {
 	struct job_in *J;
 	struct merge *m;
-	const char *ended, *missing;
+	const char *ended, *missing, *cut;
 	uint32_t files;
 };
 
@@ -978,6 +988,8 @@ static void recover_meta(struct fmt_meta *m, void *arg)
 		 x->files == 1 ? "" : "s");
 	job_meta_add(m, "merge", buf);
 	job_meta_add(m, "ended", x->ended);
+	if (x->cut[0])
+		job_meta_add(m, "cut", x->cut);
 	if (x->missing[0] || merge_failed(x->m)) {
 		snprintf(buf, sizeof(buf), "%s%s", x->missing,
 			 merge_failed(x->m) && !x->missing[0]
@@ -1051,7 +1063,7 @@ static int write_trace(struct job_in *J, const char *out)
 {
 	struct merge *m = merge_create();
 	struct meta_ctx x = {J, m, NULL, NULL, 0};
-	char ended[4096], missing[1024], why[512];
+	char ended[4096], missing[1024], cut[4096], why[512];
 	struct job j = {0};
 	struct fmt_writer w;
 	int rc;
@@ -1060,9 +1072,11 @@ static int write_trace(struct job_in *J, const char *out)
 		return RONDO_E_NOMEM;
 	for (uint32_t k = 0; k < J->nranks; k++)
 		x.files += J->by_rank[k] != NULL;
-	rc = endings_text(J, ended, sizeof(ended), missing, sizeof(missing));
+	rc = endings_text(J, ended, sizeof(ended), missing, sizeof(missing),
+			  cut, sizeof(cut));
 	x.ended = ended;
 	x.missing = missing;
+	x.cut = cut;
 	j.m = m;
 	j.names = &J->nm;
 	j.meta = recover_meta;

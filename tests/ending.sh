@@ -43,7 +43,13 @@ go() {
 		fi
 		case $how in
 		self) timeout 90 "$@" >"$tmp/$name$t.out" 2>&1; st=$? ;;
-		TERM | INT) timeout -s "$how" 4 "$@" >"$tmp/$name$t.out" 2>&1; st=$? ;;
+		# TERM: to every process of the group, as a batch system
+		# does; INT: to the launcher, or to rondo run, alone (sent
+		# to the group, it reaches the launcher twice traced, and
+		# both launchers abort at once on a second one; rondo run
+		# passes on no Ctrl-C from the terminal)
+		TERM) timeout --preserve-status -s TERM 4 "$@" >"$tmp/$name$t.out" 2>&1; st=$? ;;
+		INT) timeout --foreground --preserve-status -s INT 4 "$@" >"$tmp/$name$t.out" 2>&1; st=$? ;;
 		rank-*)
 			timeout -k 10 -s TERM 40 "$@" >"$tmp/$name$t.out" 2>&1 &
 			bg=$!
@@ -68,7 +74,11 @@ check() {
 		fail "$name: want ended like '$ended', got: $(grep ended "$name.info")"
 	[ ! -d "$name.spill" ] || fail "$name: the spill folder is left after the trace is made"
 	for r in 0 1 2; do
-		"$rondo" dump --rank $r "$name.rondo" | cut -d' ' -f3- >"$name.got.$r"
+		"$rondo" dump --rank $r "$name.rondo" >"$name.dump.$r"
+		# after its last call, the line saying how the rank ended
+		tail -1 "$name.dump.$r" | grep -q "^# rank $r was cut short here: ." ||
+			fail "$name rank $r: its end is not marked: $(tail -1 "$name.dump.$r")"
+		grep -v '^#' "$name.dump.$r" | cut -d' ' -f3- >"$name.got.$r"
 		w=$(wc -l <"$name.expect.$r") g=$(wc -l <"$name.got.$r")
 		if [ "$r" = "$cut" ] || [ "$cut" = all ]; then
 			[ "$g" -le "$w" ] && [ "$g" -ge 6 ] ||
@@ -86,6 +96,19 @@ check() {
 			re != "" && $0 !~ ("^" re "$") && ++bad <= 5 { printf "FAIL: %s call %d:\n  want %s\n  got  %s\n", who, NR / 2 - 1, re, $0 }
 			END { exit bad > 0 }' || fails=$((fails + 1))
 	done
+}
+
+# mpich_race NAME SIG: under MPICH, mpiexec sent SIG with its whole
+# process group (a batch system's signal, a Ctrl-C) exits 0 or SIG's
+# number, traced or not, as its ranks die of the signal itself or of its
+# passing it on (untraced, by hand and in these tests: TERM gave 15, 0,
+# 15, 0; Ctrl-C 2, 0, 2): said on a KNOWN line, not compared.
+mpich_race() {
+	if [ "${MPI_FLAVOR:-openmpi}" = mpich ] && [ "$got" != "$want" ] &&
+		case "$got $want" in "0 $2" | "$2 0") true ;; *) false ;; esac; then
+		echo "KNOWN: $1 under MPICH: mpiexec exits $got traced, $want untraced"
+		got=$want
+	fi
 }
 
 go abort self abort 20
@@ -109,10 +132,48 @@ else
 fi
 
 go hang TERM hang 20
+mpich_race "SIGTERM to the job" 15
 check hang "(signal 15 \(SIGTERM\) inside MPI_Recv|no word after its last spill)" -
 
 go int INT hang 20
 check int "(signal (2|15) \(SIG(INT|TERM)\) inside MPI_Recv|no word after its last spill)" -
+# Ctrl-C at a terminal (tmux): SIGINT from the terminal to its whole
+# foreground group, the launcher with it; rondo run does not pass this
+# one on, so the launcher sees one Ctrl-C, as untraced.
+ctrlc() {
+	for t in 0 1; do
+		if [ $t = 0 ]; then
+			e="$tmp/ctrlc0.expect"
+			cmd="$M -np 3 -x RONDO_EXPECT=$e ${san:+-x LD_PRELOAD=$san -x ASAN_OPTIONS} $prog hang 20"
+		else
+			e="$tmp/ctrlc.expect"
+			cmd="$rondo run -o $tmp/ctrlc.rondo -- $M -np 3 -x RONDO_EXPECT=$e ${san:+-x ASAN_OPTIONS} $prog hang 20"
+		fi
+		rm -f "$tmp/ctrlc$t.status"
+		tmux -S "$tmp/tc" new-session -d -s c -x 200 -y 40 \
+			"$cmd >$tmp/ctrlc$t.out 2>&1; echo \$? >$tmp/ctrlc$t.status"
+		sleep 4
+		tmux -S "$tmp/tc" send-keys -t c C-c
+		i=0
+		while [ $i -lt 400 ] && [ ! -s "$tmp/ctrlc$t.status" ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		tmux -S "$tmp/tc" kill-server 2>/dev/null
+		st=$(cat "$tmp/ctrlc$t.status" 2>/dev/null)
+		[ -n "$st" ] || { fail "ctrl-c: the job did not end in 40 s"; st=none; }
+		[ $t = 0 ] && want=$st || got=$st
+	done
+}
+if command -v tmux >/dev/null 2>&1; then
+	ctrlc
+	mpich_race Ctrl-C 2
+	# Open MPI's mpirun ends the ranks (their own process group) with
+	# SIGTERM, then SIGKILL
+	check ctrlc "(signal (2|15) \(SIG(INT|TERM)\) inside MPI_Recv|no word after its last spill)" -
+else
+	fail "no tmux to press Ctrl-C (apt-get install tmux)"
+fi
 
 go segv self segv 20
 if [ "${MPI_FLAVOR:-openmpi}" = mpich ] && [ "$got" != "$want" ] &&
@@ -186,23 +247,60 @@ grep -q "its trace is made from $tmp/node/sd.spill" sd.out ||
 "$rondo" info sd.rondo >/dev/null 2>&1 || fail "--spill-dir: no trace"
 [ ! -e sd.spill ] || fail "--spill-dir: a folder beside the trace too"
 
+# RONDO_SPILL=0 (passed on by rondo run): nothing is kept for a bad
+# ending.  A job killed with SIGTERM leaves no spill folder and no trace,
+# and its launcher exits as untraced (no handler of rondo's is in the
+# way); a job that ends well has the same calls in its trace as with the
+# spill files kept, and says what they cost with RONDO_VERBOSE.
+# (timeout --preserve-status: the launcher's status, not timeout's 124)
+RONDO_EXPECT="$tmp/nospill0.expect" timeout --preserve-status -s TERM 4 "$M" -np 3 \
+	-x RONDO_EXPECT ${san:+-x LD_PRELOAD="$san" -x ASAN_OPTIONS} "$prog" hang 20 >nospill0.out 2>&1
+want=$?
+RONDO_SPILL=0 RONDO_EXPECT="$tmp/nospill.expect" timeout --preserve-status -s TERM 4 \
+	"$rondo" run -o "$tmp/nospill.rondo" -- "$M" -np 3 -x RONDO_EXPECT \
+	${san:+-x ASAN_OPTIONS} "$prog" hang 20 >nospill1.out 2>&1
+got=$?
+mpich_race "RONDO_SPILL=0, SIGTERM to the job" 15
+[ "$got" = "$want" ] || fail "RONDO_SPILL=0: the launcher exits $got traced, $want untraced"
+[ "$want" -ne 0 ] || [ "${MPI_FLAVOR:-openmpi}" = mpich ] ||
+	fail "RONDO_SPILL=0: the untraced job was not ended by SIGTERM: $(cat nospill0.out)"
+[ -s nospill.expect.2 ] || fail "RONDO_SPILL=0: the traced job did not start: $(cat nospill1.out)"
+[ ! -e nospill.spill ] || fail "RONDO_SPILL=0: a spill folder: $(ls nospill.spill)"
+[ ! -e nospill.rondo ] || fail "RONDO_SPILL=0: a trace made after SIGTERM"
+! grep -q "spill" nospill1.out || fail "RONDO_SPILL=0: said: $(grep spill nospill1.out)"
+for spill in 0 1; do
+	RONDO_SPILL=$spill RONDO_VERBOSE=1 RONDO_EXPECT="$tmp/done$spill.expect" timeout 90 \
+		"$rondo" run -o "$tmp/done$spill.rondo" -- "$M" -np 3 -x RONDO_EXPECT \
+		${san:+-x ASAN_OPTIONS} "$prog" done 20 >"done$spill.out" 2>&1 ||
+		fail "RONDO_SPILL=$spill: a job that ends well fails: $(cat "done$spill.out")"
+	for r in 0 1 2; do
+		"$rondo" dump --rank $r "done$spill.rondo" >"done$spill.$r" 2>&1 ||
+			fail "RONDO_SPILL=$spill: rank $r: $(cat "done$spill.$r")"
+	done
+	[ ! -e "done$spill.spill" ] || fail "RONDO_SPILL=$spill: the spill folder is left"
+done
+for r in 0 1 2; do
+	cmp -s done0.$r done1.$r ||
+		fail "rank $r: other calls with RONDO_SPILL=0: $(diff done1.$r done0.$r | head -5)"
+	[ "$(wc -l <done0.$r)" -eq "$(wc -l <done0.expect.$r)" ] ||
+		fail "RONDO_SPILL=0: rank $r: $(wc -l <done0.$r) calls recorded, $(wc -l <done0.expect.$r) made"
+done
+grep -q "^rondo: RONDO_SPILL=0: no spill files" done0.out ||
+	fail "RONDO_SPILL=0 with RONDO_VERBOSE: not said: $(grep rondo done0.out)"
+grep -Eq "^rondo: rank 0: [0-9]+ spills, [0-9]+ bytes written, [0-9.]+ ms in spills \([0-9.]+ in fdatasync; largest [0-9.]+ ms\), [0-9]+ calls in the spill file$" done1.out ||
+	fail "RONDO_VERBOSE: no line of what the spills cost: $(grep rondo done1.out)"
+! grep -q " spills, " done0.out || fail "RONDO_SPILL=0: spills counted: $(grep spills done0.out)"
+
 # The program's own SIGTERM handler, set before MPI_Init (rondo's runs
-# first and calls it) or after (it replaces rondo's): it runs, the
-# program stops its loop, finalizes and exits 3, as it chooses.
-# Under MPICH this scenario once hung in CI (rank 0 in MPI_Allreduce, the
-# others in the next round's MPI_Waitall, after the signal), and under
-# Open MPI once untraced: a signal inside the library's poll().  The
-# program now takes it between MPI calls only; MPICH stays out until a
-# run shows that was all, and it is said so.
-whens="before after"
-if [ "${MPI_FLAVOR:-openmpi}" = mpich ]; then
-	echo "NOT RUN under MPICH: the program's own SIGTERM handler (a hang seen once in CI, being investigated)"
-	whens=
-fi
-for when in $whens; do
+# first and calls it) or after (rondo's still runs first: the module's
+# sigaction() keeps it in front): it runs, the program stops its loop,
+# finalizes and exits 3, as it chooses.  The signal is taken by the main
+# thread between MPI calls only (tests/mpi/ending.c blocks it from before
+# MPI_Init): taken by one of Open MPI's threads, or inside the library's
+# poll(), it hung the ring now and then, traced or not.
+for when in before after; do
 	go "handler$when" rank-TERM handler 0 $when
-	# the status the program chooses; the untraced run is only said
-	# (it hung in CI when Open MPI got the signal, rondo not loaded)
+	# the status the program chooses; the untraced run's is only said
 	[ "$got" = 3 ] || fail "handler $when: exits $got traced, not the program's 3"
 	[ "$want" = 3 ] || echo "NOTE: handler $when: the untraced run exits $want"
 	grep -q "the program's handler ran" "handler${when}1.out" ||
@@ -210,6 +308,16 @@ for when in $whens; do
 	"$rondo" info "handler$when.rondo" >/dev/null 2>&1 ||
 		fail "handler $when: no trace at MPI_Finalize"
 done
+# A handler set with signal() after MPI_Init that puts the default back
+# and raises the signal again: the rank dies of it, and its record says
+# so (with the handler displacing rondo's, it would say nothing after its
+# last spill).  Under MPICH the launcher kills the other ranks with
+# SIGKILL: they keep their last spill.
+go handlerdies rank-TERM handler 0 dies
+grep -q "the program's handler ran" handlerdies1.out ||
+	fail "handler dies: the program's handler did not run"
+if [ "${MPI_FLAVOR:-openmpi}" = mpich ]; then cut=all; else cut=-; fi
+check handlerdies "(.*; )?signal 15 \(SIGTERM\) on rank 1(;|$)" "$cut"
 
 echo "ending.sh: $fails failed"
 [ "$fails" -eq 0 ]

@@ -94,7 +94,7 @@ ln -s orterun "$tmp/fake/mpiexec"
 launch() {
 	env -u RONDO_DISABLE -u RONDO_VERBOSE -u RONDO_TRACK_POINTERS -u RONDO_MEMO \
 		-u RONDO_TIME_BASE -u RONDO_TIMING_LIMIT -u RONDO_FLUSH_INTERVAL \
-		-u RONDO_SPILL_DIR PATH="$tmp/fake:$PATH" \
+		-u RONDO_SPILL -u RONDO_SPILL_DIR PATH="$tmp/fake:$PATH" \
 		RONDO_TIMING=percall "$rondo" run -o x.rondo -- "$@" 2>&1
 }
 pre='LD_PRELOAD[= ]([^ ]*:)?[^ ]*/librondo-trace\.so'

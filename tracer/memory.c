@@ -18,8 +18,8 @@
  * offline.  The metadata's "degraded" says which ranks counted, from
  * which call, and where the order is.
  *
- * Without a spill file (it could not be written) the order past the
- * limit is gone, and "degraded" says that instead.
+ * Without a spill file (RONDO_SPILL=0, or it could not be written) the
+ * order past the limit is gone, and "degraded" says that instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,12 +172,12 @@ int memory_report(MPI_Comm comm, int rank, int size, char *buf, size_t len)
 		 lim, ranks, ranks == 1 ? "" : "s",
 		 (unsigned long long)sums[0]);
 	list_ranks(buf, len, all, size);
-	snprintf(
-		buf + strlen(buf), len - strlen(buf), "); %s",
-		kept == (uint64_t)ranks ? "their order is in the spill files"
-		: kept ? "their order is in the spill files of some of them, "
-			 "the others could not write one"
-		       : "their order is lost: no spill file could be written");
+	snprintf(buf + strlen(buf), len - strlen(buf), "); %s",
+		 kept == (uint64_t)ranks ? "their order is in the spill files"
+		 : kept ? "their order is in the spill files of some of them, "
+			  "the others could not write one"
+			: "their order is not kept: no spill files "
+			  "(RONDO_SPILL=0, or they could not be written)");
 	free(all);
 	return 1;
 }

@@ -69,6 +69,9 @@ static struct {
 	uint8_t *funcs_done; /* one bit per function */
 	uint64_t *stat_done; /* each signature's count at the last spill */
 	size_t stat_cap;
+	int off; /* RONDO_SPILL=0: no stream, no file */
+	/* what the spills cost (RONDO_VERBOSE) */
+	uint64_t nspills, spill_ns, spill_max_ns, sync_ns;
 	ZSTD_CCtx *zc;
 	int barrier_cmd; /* membarrier's command, 0: none */
 	char dir[PATH_MAX], path[PATH_MAX + 32];
@@ -155,6 +158,22 @@ static void membarrier_setup(void)
 
 static void *watchdog(void *arg);
 
+/* RONDO_SPILL: 0 when the job keeps nothing recoverable, to measure what
+ * keeping it costs against (tests/bench/bench_spill.sh). */
+static int spill_wanted(void)
+{
+	const char *v = getenv("RONDO_SPILL");
+	int b = rt_bool(v);
+
+	if (b < 0 && v)
+		rt_warn("RONDO_SPILL='%s' is not a yes/no value; using yes", v);
+	if (b == 0 && rt.verbose && rt.rank == 0)
+		fprintf(stderr, "rondo: RONDO_SPILL=0: no spill files; a job "
+				"that does not end in MPI_Finalize leaves no "
+				"trace\n");
+	return b != 0;
+}
+
 void spill_start(void)
 {
 	const char *iv = getenv("RONDO_FLUSH_INTERVAL");
@@ -163,6 +182,10 @@ void spill_start(void)
 	sigset_t all, old;
 	pthread_t t;
 
+	if (!spill_wanted()) {
+		sp.off = 1;
+		return;
+	}
 	if (iv && (secs = parse_interval(iv)) < 0) {
 		rt_warn("RONDO_FLUSH_INTERVAL='%s' is not a number of seconds "
 			"(or with s, m, h); using %d",
@@ -507,6 +530,8 @@ static void put_mark(int how, int code)
  * inside.  Returns 0 or -1. */
 static int spill_write(int can_alloc, int how, int code)
 {
+	uint64_t t0 = rt_now(), d;
+
 	if (!spill_hot.on || getpid() != sp.pid)
 		return -1;
 	if (sp.fd < 0) {
@@ -526,11 +551,19 @@ static int spill_write(int can_alloc, int how, int code)
 	spill_w_done(&wr);
 	if (wr.err && !sp.broken)
 		sp.broken = wr.err;
-	if (can_alloc && !sp.broken)
+	if (can_alloc && !sp.broken) {
+		d = rt_now();
 		fdatasync(sp.fd);
+		sp.sync_ns += rt_now() - d;
+	}
 	sp.last_ns = rt_now();
 	sp.calls_done = rt.ncalls;
 	spill_hot.due = sp.ticks ? rt_clock() + sp.ticks : UINT64_MAX;
+	d = sp.last_ns - t0;
+	sp.nspills++;
+	sp.spill_ns += d;
+	if (d > sp.spill_max_ns)
+		sp.spill_max_ns = d;
 	return sp.broken ? -1 : 0;
 }
 
@@ -661,10 +694,31 @@ static void *watchdog(void *arg)
 
 /* ---- the end ----------------------------------------------------------- */
 
+/* With RONDO_VERBOSE (as output.c's line: rank 0, or every rank at 2),
+ * what the spills cost this rank: their time runs from compressing the
+ * values left raw to fdatasync; a stream's full buffers are compressed
+ * by the recorders as they go, a cost of the calls. */
+static void say_costs(void)
+{
+	if (!(rt.verbose > 1 || (rt.verbose == 1 && rt.rank == 0)))
+		return;
+	fprintf(stderr,
+		"rondo: rank %d: %llu spills, %llu bytes written, %.3f ms in "
+		"spills (%.3f in fdatasync; largest %.3f ms), %llu calls in "
+		"the spill file\n",
+		rt.rank, (unsigned long long)sp.nspills,
+		(unsigned long long)wr.bytes, (double)sp.spill_ns / 1e6,
+		(double)sp.sync_ns / 1e6, (double)sp.spill_max_ns / 1e6,
+		(unsigned long long)sp.in_file[SPILL_CALLS]);
+}
+
 void spill_finish(int written)
 {
+	if (sp.off)
+		return; /* no file, nothing to recover */
 	if (written == SPILL_FINISH_KEEP) {
 		spill_end(SPILL_END_KEPT, 0, 1);
+		say_costs();
 		if (rt.rank == 0)
 			fprintf(stderr,
 				"rondo: the order of the calls past "
@@ -684,11 +738,13 @@ void spill_finish(int written)
 			unlink(sp.path);
 			rmdir(sp.dir); /* the last rank's succeeds */
 		}
+		say_costs();
 		if (locked)
 			drop_lock();
 		return;
 	}
 	spill_end(SPILL_END_FINALIZE, 0, 1);
+	say_costs();
 	if (rt.rank == 0)
 		fprintf(stderr,
 			"rondo: the trace was not written; each rank's record "

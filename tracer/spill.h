@@ -84,9 +84,10 @@ static inline void spill_value(int stream, uint32_t v)
 		spill_full(stream);
 }
 
-/* Reads RONDO_FLUSH_INTERVAL and RONDO_SPILL_DIR, names the file, and
- * starts keeping the streams (after record_start, with MPI up); says why
- * on rank 0 when it cannot. */
+/* Reads RONDO_SPILL, RONDO_FLUSH_INTERVAL and RONDO_SPILL_DIR, names the
+ * file, and starts keeping the streams (after record_start, with MPI
+ * up); says why on rank 0 when it cannot.  RONDO_SPILL=0 keeps nothing:
+ * spill_hot.on stays 0 and no spill is ever due. */
 void spill_start(void);
 
 /* Spills what changed since the last time, from a recorder (inside
@@ -104,7 +105,8 @@ void spill_end(int how, int code, int can_alloc);
  * is written, but some rank kept calls past the memory limit as counts)
  * the rank ends its file (SPILL_END_KEPT) and rank 0 says where the
  * order is; else (0) the rank ends its file (SPILL_END_FINALIZE) and
- * rank 0 says how to recover. */
+ * rank 0 says how to recover.  With RONDO_VERBOSE, says what the spills
+ * cost (count, bytes, time). */
 #define SPILL_FINISH_KEEP 2
 void spill_finish(int written);
 

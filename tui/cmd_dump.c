@@ -171,6 +171,44 @@ static void dump_time(const rondo_iter *it)
 		       (e < 0 ? -e : e) % 1000000000);
 }
 
+/* Whether rank is in the list "0-3,7" (put_ranks' form). */
+static int in_ranks(const char *list, uint32_t rank)
+{
+	struct rank_run *runs;
+	int n = parse_ranks(list, &runs), hit = 0;
+
+	for (int i = 0; i < n && !hit; i++)
+		hit = rank >= runs[i].first && rank <= runs[i].last &&
+		      (rank - runs[i].first) % runs[i].step == 0;
+	free(runs);
+	return hit;
+}
+
+/* A recovered trace's rank whose record was cut short (the meta key
+ * "cut": lines of "RANKS<tab>ENDING"): a line after its last call. */
+static void dump_cut(const rondo_trace *t, uint32_t rank)
+{
+	const char *cut = rondo_meta_get(t, "cut");
+
+	for (const char *l = cut; l && *l;) {
+		const char *tab = strchr(l, '\t'), *nl = strchr(l, '\n');
+		char *list;
+		int hit;
+
+		if (!tab || !nl || tab > nl)
+			return; /* not the form the tracer writes */
+		list = strndup(l, (size_t)(tab - l));
+		hit = list && in_ranks(list, rank);
+		free(list);
+		if (hit) {
+			printf("# rank %" PRIu32 " was cut short here: %.*s\n",
+			       rank, (int)(nl - tab - 1), tab + 1);
+			return;
+		}
+		l = nl + 1;
+	}
+}
+
 static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
 		     char **buf, size_t *size)
 {
@@ -198,6 +236,8 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
 		cli_error("rank %" PRIu32 ": %s", rank, rondo_strerror(rc));
 		return CLI_EXIT_FAIL;
 	}
+	if (rc == 0) /* the rank's calls to the end */
+		dump_cut(t, rank);
 	return CLI_EXIT_OK;
 }
 

@@ -194,8 +194,8 @@ static char vars[][24] = {"RONDO_OUT",		"RONDO_DISABLE",
 			  "RONDO_MEMO",		"RONDO_TIMING",
 			  "RONDO_TIME_BASE",	"RONDO_TIMING_LIMIT",
 			  "RONDO_MEMORY_LIMIT", "RONDO_FLUSH_INTERVAL",
-			  "RONDO_SPILL_DIR",	"RONDO_STAMP",
-			  "RONDO_JOB"};
+			  "RONDO_SPILL",	"RONDO_SPILL_DIR",
+			  "RONDO_STAMP",	"RONDO_JOB"};
 #define NVARS COUNTOF(vars)
 
 /* The -x options: the preload, and the settings the caller set. */
@@ -309,10 +309,48 @@ static void remove_spills(const char *dir)
 	rmdir(dir);
 }
 
-static void forward(int sig)
+/* The signal rondo run was sent (the last), 0: none; and the one to
+ * pass on to the launcher if it is still running in FORWARD_MS. */
+static volatile sig_atomic_t caught, to_forward;
+#define FORWARD_MS 2000
+
+/* A signal sent to the whole process group (a batch system's, the
+ * terminal's Ctrl-C) reached the launcher too, and a second one makes
+ * MPICH's mpiexec (and, for SIGINT, Open MPI's mpirun) abort at once,
+ * without waiting for the ranks, exiting 0.  One sent to rondo run alone
+ * must reach it all the same.  So a signal is passed on only when the
+ * launcher has not ended FORWARD_MS after it (the ranks save their
+ * records in milliseconds), and the terminal's never (it went to the
+ * whole foreground group). */
+static void forward(int sig, siginfo_t *si, void *uc)
 {
-	if (child > 0)
-		kill(child, sig);
+	(void)uc;
+	caught = sig;
+	if (!(si && si->si_code == SI_KERNEL))
+		to_forward = sig;
+}
+
+/* Waits for the launcher, passing on a signal it may not have seen. */
+static int wait_launcher(int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(child, status, to_forward ? WNOHANG : 0);
+
+		if (w == child)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (to_forward) {
+			for (int ms = 0; ms < FORWARD_MS; ms += 20) {
+				nanosleep(&(struct timespec){0, 20000000},
+					  NULL);
+				if (waitpid(child, status, WNOHANG) == child)
+					return 0;
+			}
+			kill(child, to_forward);
+			to_forward = 0;
+		}
+	}
 }
 
 /* The folder(s) of this run's spills: DIR/NAME-STAMP.spill, where DIR
@@ -394,9 +432,9 @@ static int launch(char **av)
 	int status;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward;
+	sa.sa_sigaction = forward;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = SA_SIGINFO; /* waitpid returns: see wait_launcher */
 	fflush(NULL);
 	child = fork();
 	if (child < 0) {
@@ -410,14 +448,17 @@ static int launch(char **av)
 	}
 	for (size_t i = 0; i < COUNTOF(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return 127;
+	if (wait_launcher(&status) < 0)
+		return 127;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return 127; /* not run: nothing to recover */
+	/* a launcher told to stop may still exit 0 (MPICH's mpiexec after
+	 * a second Ctrl-C): the job was stopped all the same */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		recover_spills(WIFEXITED(status) ? WEXITSTATUS(status)
 						 : -WTERMSIG(status));
+	else if (caught)
+		recover_spills(-caught);
 	if (WIFSIGNALED(status)) {
 		/* the same end as the launcher's, for the caller to see */
 		signal(WTERMSIG(status), SIG_DFL);

@@ -12,6 +12,11 @@
  *	a 2-D 5-point stencil on a periodic process grid, local grid N x N
  *	(default 8, small so that MPI dominates): a non-blocking halo
  *	exchange and an MPI_Allreduce every iteration.
+ *   mpirun -np 2 bench_p2p random ITERATIONS [TAGS]
+ *	the p2p loop with each iteration's tag drawn at random from TAGS
+ *	(default 16), the same draws on both ranks: calls that never
+ *	settle into a loop, where a spill file has most to write
+ *	(tests/bench/bench_spill.sh).
  *
  * Rank 0 prints one line of key=value pairs:
  *
@@ -37,18 +42,27 @@
 /* MPI calls made in the timed loop by this rank. */
 static long calls;
 
-static void p2p(int rank, int size, long iters)
+/* tags: 0 for tag 0 always, else a tag drawn from 0..tags-1 each
+ * iteration (xorshift, seeded alike on every rank). */
+static void p2p(int rank, int size, long iters, int tags)
 {
+	static unsigned long long x = 88172645463325252ull;
 	double sbuf = 1, rbuf = 0;
-	int peer = size == 1 ? 0 : 1 - rank;
+	int peer = size == 1 ? 0 : 1 - rank, tag = 0;
 	MPI_Request req[2];
 
 	if (rank > 1)
 		return;
 	for (long it = 0; it < iters; it++) {
-		MPI_Irecv(&rbuf, 1, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
+		if (tags) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			tag = (int)(x % (unsigned)tags);
+		}
+		MPI_Irecv(&rbuf, 1, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD,
 			  &req[0]);
-		MPI_Isend(&sbuf, 1, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD,
+		MPI_Isend(&sbuf, 1, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD,
 			  &req[1]);
 		MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
 	}
@@ -146,23 +160,28 @@ static long peak_rss_kb(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench_p2p p2p ITERATIONS\n"
-			"       bench_p2p stencil ITERATIONS [N]\n");
+			"       bench_p2p stencil ITERATIONS [N]\n"
+			"       bench_p2p random ITERATIONS [TAGS]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	int rank, size, stencil;
+	int rank, size, stencil, tags = 0;
 	long iters;
 	double mine[4], all[4];
 	double t0, t1, tf = 0;
 	struct grid g = {0};
 
-	if (argc < 3 || (strcmp(argv[1], "p2p") && strcmp(argv[1], "stencil")))
+	if (argc < 3 || (strcmp(argv[1], "p2p") && strcmp(argv[1], "stencil") &&
+			 strcmp(argv[1], "random")))
 		return usage();
 	stencil = !strcmp(argv[1], "stencil");
+	if (!strcmp(argv[1], "random"))
+		tags = argc > 3 ? atoi(argv[3]) : 16;
 	iters = atol(argv[2]);
-	if (iters < 0 || (stencil && argc > 3 && atoi(argv[3]) < 1))
+	if (iters < 0 ||
+	    (argc > 3 && strcmp(argv[1], "p2p") && atoi(argv[3]) < 1))
 		return usage();
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -180,7 +199,7 @@ int main(int argc, char **argv)
 				sweep(&g);
 			}
 		else
-			p2p(rank, size, n);
+			p2p(rank, size, n, tags);
 		if (it == 0)
 			tf = MPI_Wtime() - t0; /* the first iteration alone */
 	}

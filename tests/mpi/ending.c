@@ -14,9 +14,14 @@
  *   exit     rank 1 sleeps, then exits with status 4 without
  *            MPI_Finalize; the others call MPI_Finalize
  *   loop     rounds go on with a short sleep in each until killed
+ *   done     every rank calls MPI_Finalize after the ring: the job ends
+ *            well
  *   handler  a SIGTERM handler of the program's own (installed before
  *            MPI_Init when argv[3] is "before", else after) makes the
- *            ring stop; the program then finalizes and exits with 3
+ *            ring stop; the program then finalizes and exits with 3.
+ *            With argv[3] "dies", the handler, set with signal() after
+ *            MPI_Init, says so, sets SIGTERM back to its default and
+ *            raises it: the rank ends by the signal
  */
 #include <mpi.h>
 #include <signal.h>
@@ -64,6 +69,14 @@ static void on_term(int sig)
 	/* async-signal-safe: says the handler ran */
 	if (write(2, "ending: the program's handler ran\n", 34) < 0)
 		stop = 2;
+}
+
+static void on_term_die(int sig)
+{
+	if (write(2, "ending: the program's handler ran\n", 34) < 0)
+		stop = 2;
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void own_handler(void)
@@ -134,7 +147,9 @@ int main(int argc, char **argv)
 	EXPECT("MPI_Init\\(argc=[0-9]+, argv=NULL\\)");
 	EXPECT("MPI_Comm_rank\\(comm=MPI_COMM_WORLD -> rank=%d\\)", rank);
 	EXPECT("MPI_Comm_size\\(comm=MPI_COMM_WORLD -> size=%d\\)", size);
-	if (!strcmp(mode, "handler") && !before)
+	if (!strcmp(mode, "handler") && argc > 3 && !strcmp(argv[3], "dies"))
+		signal(SIGTERM, on_term_die);
+	else if (!strcmp(mode, "handler") && !before)
 		own_handler();
 	odd = rank == (size > 1 ? 1 : 0);
 	for (int i = 0; i < 4; i++)
@@ -186,7 +201,7 @@ int main(int argc, char **argv)
 		sleep(3);
 		exit(4);
 	}
-	if (!strcmp(mode, "exit")) {
+	if (!strcmp(mode, "exit") || !strcmp(mode, "done")) {
 		EXPECT("MPI_Finalize\\(\\)");
 		MPI_Finalize();
 		return 0;

@@ -7,8 +7,8 @@
 #    tests/mpi/ftwin, call by call (point to point, MPI_STATUS(ES)_IGNORE,
 #    a 1-based Waitany index, collectives with MPI_IN_PLACE, a failing
 #    call's ierr, comm split and names, derived types at MPI_BOTTOM,
-#    strings, logicals): handles converted, sentinels recognised, every
-#    call recorded once.  The Waitsome loop, whose number of calls varies
+#    strings, logicals, MPI_Initialized before MPI_Init): handles
+#    converted, sentinels recognised, every call recorded once.  The Waitsome loop, whose number of calls varies
 #    from run to run, is checked on its own: per rank, the indices (as C
 #    numbers them) name each of the six requests once, and its outcounts
 #    add up to 6.  Each program checks what MPI told it too (it says OK).
@@ -79,7 +79,7 @@ echo "$lib" | grep -Eq "^$want" || fail "rondo info's mpi line '$lib' does not n
 info ftwin mpi_version | grep -Eq '^[34]\.[0-9]$' ||
 	fail "rondo info's mpi_version: '$(info ftwin mpi_version)'"
 # what the twin's own trace must show, so that both going wrong alike fails
-for want in 'MPI_Allreduce\(sendbuf=MPI_IN_PLACE, count=4, datatype=MPI_INTEGER, op=MPI_SUM' \
+for want in 'MPI_Initialized\(-> flag=0\)' 'MPI_Allreduce\(sendbuf=MPI_IN_PLACE, count=4, datatype=MPI_INTEGER, op=MPI_SUM' \
 	'MPI_Waitall\(count=2 -> array_of_requests=\[r2, r3\], array_of_statuses=MPI_STATUSES_IGNORE\)' \
 	'MPI_Waitany\(count=3 -> array_of_requests=\[MPI_REQUEST_NULL, r4, MPI_REQUEST_NULL\], index=1,' \
 	'MPI_Comm_get_name\(comm=c[0-9]+ -> comm_name="half", resultlen=4\)' \

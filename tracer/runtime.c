@@ -378,6 +378,8 @@ static void runtime_start(int provided)
 	} else {
 		spill_start();
 		ending_start();
+		/* after spill_start: the stream has them too */
+		record_replay();
 	}
 	alloc_settle();
 }
@@ -692,6 +694,7 @@ static void fort_finalize(const char *const *names, void **next,
 			  uint32_t binding, MPI_Fint *ierr, const void *caller)
 {
 	MPI_Fint own = MPI_SUCCESS;
+	uint64_t saved;
 
 	if (!ierr)
 		ierr = &own;
@@ -700,8 +703,11 @@ static void fort_finalize(const char *const *names, void **next,
 		return;
 	}
 	finalize(binding, caller);
-	/* MPICH's calls the C MPI_Finalize, which finds the trace written */
+	/* MPICH's calls the C MPI_Finalize, which finds the trace written,
+	 * and is no call of the program's after it */
+	saved = rec_forward(rec_nfuncs + RT_FINALIZE);
 	((fort_init_fn *)*next)(ierr);
+	rec_forward_done(saved);
 }
 
 /* Fortran's MPI_Pcontrol has no ierror; the libraries' do nothing, so

@@ -13,8 +13,11 @@ C (handles through the f2c functions, sentinels such as MPI_IN_PLACE to
 their C values, statuses, 1-based indices to 0-based, strings trimmed) and
 recorded by the same body function as the C call: a Fortran call and the C
 call that does the same thing are recorded alike.  While the forwarded call
-runs, the C functions the binding calls (MPICH's do) come from the MPI
-library and are not recorded again (record.c, rec_begin_at).
+runs, the C function of the same name the binding calls (MPICH's do) is
+marked as its forwarding (record.h, rec_forward) and not recorded again,
+whatever calls it on the way (another PMPI tool stacked before rondo); the
+other C functions it calls come from the MPI library and are not recorded
+either (record.c, rec_begin_at).
 
 RULES.md, "Fortran", lists the rules; the runtime support (sentinels,
 conversions, finding the library's entry points) is tracer/fortran.c.
@@ -284,10 +287,15 @@ class FortranEntry:
                     "\t\tierr = &ierr_own;"]
         else:
             out.append("")
+        # the library's nested C call of the function is the forwarding
+        # (record.h, rec_forward), recorded or not
+        fw, rf = w.fresh("fw"), "RF_" + w.f.name
         out += ["\tif (!next && !(next = fort_next(names))) {",
                 "\t\tfort_missing(names[0], ierr);", "\t\treturn;", "\t}",
-                "\tif (!rec_begin(%s, RF_%s)) {" % (rp, w.f.name),
-                "\t\t%s;" % call, "\t\treturn;", "\t}",
+                "\tif (!rec_begin(%s, %s)) {" % (rp, rf),
+                "\t\tuint64_t %s = rec_forward(%s);" % (fw, rf), "",
+                "\t\t%s;" % call, "\t\trec_forward_done(%s);" % fw,
+                "\t\treturn;", "\t}",
                 "\t%s->binding = %s;" % (rp, BINDINGS[self.flavour])]
         out += ["\t" + s for s in self.locals + self.pre]
         out += ["\t%s%s = %s;" % sv for sv in w.saves()]
@@ -297,10 +305,12 @@ class FortranEntry:
             out += ["\trec_pmpi_start(%s);" % rp, "\trec_pmpi_done(%s);" % rp,
                     "\t%s;" % w.body_call((p.c.name for p in w.params),
                                           "MPI_SUCCESS"),
-                    "\t%s(%s);" % (hook, arg), "\t%s;" % call, "}"]
+                    "\t%s(%s);" % (hook, arg), "\trec_forward(%s);" % rf,
+                    "\t%s;" % call, "}"]
         else:
-            out += ["\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
-                    "\trec_pmpi_done(%s);" % rp]
+            out += ["\tuint64_t %s = rec_forward(%s);" % (fw, rf),
+                    "\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
+                    "\trec_pmpi_done(%s);" % rp, "\trec_forward_done(%s);" % fw]
             out += ["\t" + s for s in self.post]
             out += ["\t%s;" % w.body_call((p.c.name for p in w.params), "*ierr"), "}"]
         for i, s in enumerate(self.symbols()):

@@ -14,6 +14,9 @@
 #    add up to 6.  Each program checks what MPI told it too (it says OK).
 #  - rondo info names the library and its version, and the binding the
 #    calls came through, with their number.
+#  - tests/mpi/fcallback.F90: a C callback's MPI_Comm_free inside the
+#    program's Fortran MPI_Comm_free is recorded, the Fortran binding's
+#    own nested call is not.
 #  - tests/mpi/fstencil.F90 (use mpi and use mpi_f08) on 1, 2, 4 and 6
 #    ranks: as many calls and signatures as the C stencil, and a trace at
 #    most 5 % (+64 bytes) larger.  `make bench-fortran` goes to 27 ranks.
@@ -46,6 +49,7 @@ build fsuite_usempi fsuite.F90 -DBIND_USE_MPI
 build fsuite_f08 fsuite.F90 -DBIND_F08
 build fstencil_usempi fstencil.F90 -DBIND_USE_MPI
 build fstencil_f08 fstencil.F90 -DBIND_F08
+build fcallback fcallback.F90 "$src/fcallback.c"
 
 # trace NAME NP PROGRAM ARGS...: $tmp/NAME.rondo, output in $tmp/NAME.out
 trace() {
@@ -138,6 +142,17 @@ for b in mpif usempi f08; do
 	[ "$(info $name bindings)" = "$want" ] ||
 		fail "$name: bindings '$(info $name bindings)', want '$want'"
 done
+
+# A C library's callback run by the program's Fortran MPI_Comm_free, which
+# frees the library's communicator with the C MPI_Comm_free: recorded, as
+# any call from a callback (the Fortran call's forwarding, under MPICH a C
+# MPI_Comm_free of its own, is not).
+if trace fcallback 2 "$tmp/fcallback"; then
+	[ "$(grep -c "^fcallback: rank [01] OK" "$tmp/fcallback.out")" -eq 2 ] ||
+		fail "fcallback: not 2 ranks OK: $(cat "$tmp/fcallback.out")"
+	n=$("$rondo" dump "$tmp/fcallback.rondo" | grep -c ' MPI_Comm_free(')
+	[ "$n" -eq 4 ] || fail "fcallback: $n MPI_Comm_free calls recorded, 4 made (2 a rank)"
+fi
 
 # The stencil: as many calls and signatures as C's, a trace as small.
 for np in 1 2 4 6; do

@@ -90,18 +90,24 @@ static inline uint64_t forward_key(uint32_t func, int depth)
 	return (uint64_t)(func + 1) << 32 | (uint32_t)depth;
 }
 
-uint64_t rec_forward(uint32_t func)
+uint64_t rec_forward(uint32_t func, const unsigned char *calls_c)
 {
 	struct rec_thread *th = &thread_state;
 	uint64_t saved = th->forward;
 
-	th->forward = forward_key(func, th->depth);
+	if (__atomic_load_n(calls_c, __ATOMIC_RELAXED))
+		th->forward = forward_key(func, th->depth);
 	return saved;
 }
 
-void rec_forward_done(uint64_t saved)
+void rec_forward_done(uint32_t func, uint64_t saved, unsigned char *calls_c)
 {
-	thread_state.forward = saved;
+	struct rec_thread *th = &thread_state;
+
+	/* not taken: the library's function called no C one */
+	if (th->forward == forward_key(func, th->depth))
+		__atomic_store_n(calls_c, 0, __ATOMIC_RELAXED);
+	th->forward = saved;
 }
 
 /* ---- before MPI_Init and after MPI_Finalize (record.h) -------------------- */
@@ -241,23 +247,20 @@ begin_off(struct rec_thread *th, uint32_t func, const void *caller)
 
 /* ---- one call ------------------------------------------------------------ */
 
-int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
+static inline __attribute__((always_inline)) int
+begin(struct rec *r, struct rec_thread *th, uint32_t func, uint32_t binding,
+      const void *caller)
 {
-	struct rec_thread *th = &thread_state;
 	enum off off = OFF_STARTED;
 
-	if (__builtin_expect(th->forward == forward_key(func, th->depth), 0)) {
-		th->forward = 0; /* taken: a callback's call of func counts */
-		return 0;
-	}
 	if (__builtin_expect(rt.state != RT_ON, 0) &&
 	    (off = begin_off(th, func, caller)) == OFF_PASS)
 		return 0;
 	if (__builtin_expect(rt.disabled | rt.failed | rt.aborting, 0))
 		return 0;
 	/* Inside a recorded call, only the program's calls count: those
-	 * the library makes on its own, or forwards from a binding layer,
-	 * come from its code; a callback's calls come from the program. */
+	 * the library makes on its own come from its code; a callback's
+	 * calls come from the program. */
 	if (th->depth >= RT_MAX_DEPTH ||
 	    (th->depth > 0 && from_mpi_library(caller)))
 		return 0;
@@ -266,12 +269,29 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	r->lv = &th->level[th->depth - 1];
 	r->lv->pool = UINT32_MAX;
 	r->func = func;
-	r->binding = REC_BIND_C;
+	r->binding = binding;
 	r->early = off == OFF_EARLY;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	r->paused = rt.paused;
 	return 1;
+}
+
+int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
+{
+	struct rec_thread *th = &thread_state;
+
+	if (__builtin_expect(th->forward == forward_key(func, th->depth), 0)) {
+		th->forward = 0; /* taken: a callback's call of func counts */
+		return 0;
+	}
+	return begin(r, th, func, REC_BIND_C, caller);
+}
+
+int rec_begin_binding_at(struct rec *r, uint32_t func, uint32_t binding,
+			 const void *caller)
+{
+	return begin(r, &thread_state, func, binding, caller);
 }
 
 void rec_pmpi_start(struct rec *r)

@@ -105,6 +105,14 @@ extern const uint32_t rec_nfuncs;
 int rec_begin_at(struct rec *r, uint32_t func, const void *caller);
 #define rec_begin(r, func)                                                     \
 	rec_begin_at((r), (func), __builtin_return_address(0))
+/* The same at a binding's entry point (a Fortran wrapper), which sets
+ * r->binding: never the forwarding of another's call (rec_forward), so a
+ * Fortran callback's call made while one is forwarded is recorded. */
+int rec_begin_binding_at(struct rec *r, uint32_t func, uint32_t binding,
+			 const void *caller);
+#define rec_begin_binding(r, func, binding)                                    \
+	rec_begin_binding_at((r), (func), (binding),                           \
+			     __builtin_return_address(0))
 void rec_pmpi_start(struct rec *r);
 void rec_pmpi_done(struct rec *r);
 
@@ -115,11 +123,16 @@ void rec_pmpi_done(struct rec *r);
  * comes from, another PMPI tool stacked before rondo included (its
  * MPI_Send passing the call on to rondo's).  A callback the library runs
  * meanwhile may call func itself: it comes after the forwarding, which
- * took the mark, and is recorded.  rec_forward returns the mark it
- * replaced, for rec_forward_done to put back after the call (the library
- * may have called no C function: Open MPI's bindings call PMPI_). */
-uint64_t rec_forward(uint32_t func);
-void rec_forward_done(uint64_t saved);
+ * took the mark, and is recorded.  So the mark is set only where the
+ * library's function calls the C one: *calls_c, the entry point's own,
+ * says so (fortran.h, FORT_CALLS_C), and is set to 0 when a forwarding
+ * returns with the mark untaken (the library's function called PMPI_), so
+ * that a mark no one takes does not take a callback's call for the
+ * forwarding.  rec_forward returns the mark it replaced, for
+ * rec_forward_done to put back after the call. */
+uint64_t rec_forward(uint32_t func, const unsigned char *calls_c);
+void rec_forward_done(uint32_t func, uint64_t saved, unsigned char *calls_c);
+
 /* Records the call (signature, grammar, timing) and returns ret. */
 int rec_end(struct rec *r, int ret);
 /* MPI_Abort(errorcode) is about to be called, and recorded already: the

@@ -176,10 +176,26 @@ static void early_keep(const struct rec *r)
 	pthread_mutex_unlock(&early_lock);
 }
 
-void record_replay(void)
+/* The program's calls after the trace was written. */
+static uint64_t after_finalize;
+
+static void after_finalize_say(void)
+{
+	uint64_t n = __atomic_load_n(&after_finalize, __ATOMIC_RELAXED);
+
+	if (n && (rt.verbose > 1 || rt.rank == 0))
+		fprintf(stderr,
+			"rondo: rank %d: %llu MPI calls after MPI_Finalize, "
+			"not in the trace (written at MPI_Finalize)\n",
+			rt.rank, (unsigned long long)n);
+}
+
+void record_outside(void)
 {
 	struct rec_thread *th = &thread_state;
 
+	if (rt.verbose)
+		atexit(after_finalize_say);
 	pthread_mutex_lock(&early_lock);
 	early_closed = 1;
 	pthread_mutex_unlock(&early_lock);
@@ -204,25 +220,11 @@ void record_replay(void)
 			(unsigned long long)early_lost, EARLY_CALLS);
 }
 
-/* The program's calls after the trace was written. */
-static uint64_t after_finalize;
-
-static void after_finalize_say(void)
-{
-	uint64_t n = __atomic_load_n(&after_finalize, __ATOMIC_RELAXED);
-
-	if (n && (rt.verbose > 1 || rt.rank == 0))
-		fprintf(stderr,
-			"rondo: rank %d: %llu MPI calls after MPI_Finalize, "
-			"not in the trace (written at MPI_Finalize)\n",
-			rt.rank, (unsigned long long)n);
-}
-
 /* What becomes of a call made while tracing is not on. */
 enum off { OFF_PASS, OFF_STARTED, OFF_EARLY };
 
 /* Tracing may start at the call (rt_lazy_start), or it is kept for
- * record_replay, or passed through; a program's call after MPI_Finalize
+ * record_outside, or passed through; a program's call after MPI_Finalize
  * is counted.  Apart: every call asks whether tracing is on, and this is
  * seldom the answer. */
 static __attribute__((noinline)) enum off
@@ -648,8 +650,6 @@ int record_start(void)
 	if (!rt.g)
 		return -1;
 	rt.expect = UINT32_MAX;
-	if (rt.verbose)
-		atexit(after_finalize_say);
 	if (rt.timing && timing_start() < 0)
 		rt_warn("out of memory at MPI_Init: no per-call times");
 	rt.state = RT_ON;

@@ -39,7 +39,7 @@
  * ask MPI_Initialized, MPI_Finalized, MPI_Get_version and
  * MPI_Get_library_version (mpi4py and HPCC do): their values need no
  * table, so rec_end() keeps them encoded, with their times, in a fixed
- * buffer, and record_replay() records them at the start of tracing, in
+ * buffer, and record_outside() records them at the start of tracing, in
  * order, ahead of MPI_Init, through rec_end() as any call (signatures,
  * grammar, statistics, the spill stream); past the buffer's room they
  * are counted and rank 0 says so.  After MPI_Finalize the trace is
@@ -73,7 +73,7 @@ enum rec_binding {
 struct rec {
 	uint32_t func;	  /* index into rec_funcs */
 	uint32_t binding; /* enum rec_binding; rec_begin sets REC_BIND_C */
-	int early;	  /* before MPI_Init: kept for record_replay */
+	int early;	  /* before MPI_Init: kept for record_outside */
 	uint64_t t0, t1;  /* PMPI call start and end, ns */
 	int locked;	  /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	int paused;	  /* made while paused: bookkeeping only, not traced */

@@ -378,8 +378,8 @@ static void runtime_start(int provided)
 	} else {
 		spill_start();
 		ending_start();
-		/* after spill_start: the stream has them too */
-		record_replay();
+		/* after spill_start: the stream has the calls too */
+		record_outside();
 	}
 	alloc_settle();
 }

@@ -7,13 +7,16 @@
 #    tests/mpi/ftwin, call by call (point to point, MPI_STATUS(ES)_IGNORE,
 #    a 1-based Waitany index, collectives with MPI_IN_PLACE, a failing
 #    call's ierr, comm split and names, derived types at MPI_BOTTOM,
-#    strings, logicals): handles converted, sentinels recognised, every
-#    call recorded once.  The Waitsome loop, whose number of calls varies
+#    strings, logicals, MPI_Initialized before MPI_Init): handles
+#    converted, sentinels recognised, every call recorded once.  The Waitsome loop, whose number of calls varies
 #    from run to run, is checked on its own: per rank, the indices (as C
 #    numbers them) name each of the six requests once, and its outcounts
 #    add up to 6.  Each program checks what MPI told it too (it says OK).
 #  - rondo info names the library and its version, and the binding the
 #    calls came through, with their number.
+#  - tests/mpi/fcallback.F90: a C callback's MPI_Comm_free inside the
+#    program's Fortran MPI_Comm_free is recorded, the Fortran binding's
+#    own nested call is not.
 #  - tests/mpi/fstencil.F90 (use mpi and use mpi_f08) on 1, 2, 4 and 6
 #    ranks: as many calls and signatures as the C stencil, and a trace at
 #    most 5 % (+64 bytes) larger.  `make bench-fortran` goes to 27 ranks.
@@ -46,6 +49,7 @@ build fsuite_usempi fsuite.F90 -DBIND_USE_MPI
 build fsuite_f08 fsuite.F90 -DBIND_F08
 build fstencil_usempi fstencil.F90 -DBIND_USE_MPI
 build fstencil_f08 fstencil.F90 -DBIND_F08
+build fcallback fcallback.F90 "$src/fcallback.c"
 
 # trace NAME NP PROGRAM ARGS...: $tmp/NAME.rondo, output in $tmp/NAME.out
 trace() {
@@ -79,7 +83,7 @@ echo "$lib" | grep -Eq "^$want" || fail "rondo info's mpi line '$lib' does not n
 info ftwin mpi_version | grep -Eq '^[34]\.[0-9]$' ||
 	fail "rondo info's mpi_version: '$(info ftwin mpi_version)'"
 # what the twin's own trace must show, so that both going wrong alike fails
-for want in 'MPI_Allreduce\(sendbuf=MPI_IN_PLACE, count=4, datatype=MPI_INTEGER, op=MPI_SUM' \
+for want in 'MPI_Initialized\(-> flag=0\)' 'MPI_Allreduce\(sendbuf=MPI_IN_PLACE, count=4, datatype=MPI_INTEGER, op=MPI_SUM' \
 	'MPI_Waitall\(count=2 -> array_of_requests=\[r2, r3\], array_of_statuses=MPI_STATUSES_IGNORE\)' \
 	'MPI_Waitany\(count=3 -> array_of_requests=\[MPI_REQUEST_NULL, r4, MPI_REQUEST_NULL\], index=1,' \
 	'MPI_Comm_get_name\(comm=c[0-9]+ -> comm_name="half", resultlen=4\)' \
@@ -138,6 +142,17 @@ for b in mpif usempi f08; do
 	[ "$(info $name bindings)" = "$want" ] ||
 		fail "$name: bindings '$(info $name bindings)', want '$want'"
 done
+
+# A C library's callback run by the program's Fortran MPI_Comm_free, which
+# frees the library's communicator with the C MPI_Comm_free: recorded, as
+# any call from a callback (the Fortran call's forwarding, under MPICH a C
+# MPI_Comm_free of its own, is not).
+if trace fcallback 2 "$tmp/fcallback"; then
+	[ "$(grep -c "^fcallback: rank [01] OK" "$tmp/fcallback.out")" -eq 2 ] ||
+		fail "fcallback: not 2 ranks OK: $(cat "$tmp/fcallback.out")"
+	n=$("$rondo" dump "$tmp/fcallback.rondo" | grep -c ' MPI_Comm_free(')
+	[ "$n" -eq 4 ] || fail "fcallback: $n MPI_Comm_free calls recorded, 4 made (2 a rank)"
+fi
 
 # The stencil: as many calls and signatures as C's, a trace as small.
 for np in 1 2 4 6; do

@@ -24,6 +24,28 @@ void *fort_next(const char *const *names);
 /* Says once that the library lacks name, and sets *ierr to an error. */
 void fort_missing(const char *name, MPI_Fint *ierr);
 
+/* Whether the library's entry points of each kind (mpif.h and `use mpi`;
+ * mpi_f08 without and with a choice buffer) call the C function of their
+ * name, which a tool stacked before rondo may pass on to rondo's: where
+ * they do, the forwarding is marked (record.h, rec_forward), where they do
+ * not, a mark would take a callback's call for it.  Open MPI 4.1's call
+ * PMPI_ (its Fortran libraries import no MPI_ symbol); MPICH 4.0's
+ * mpif.h and buffer mpi_f08 ones the C function, its other mpi_f08 ones
+ * PMPI_.  Another library's are marked until one returns unmarked. */
+#if defined(OPEN_MPI)
+#define FORT_CALLS_C_MPIF  0
+#define FORT_CALLS_C_F08   0
+#define FORT_CALLS_C_F08TS 0
+#elif defined(MPICH)
+#define FORT_CALLS_C_MPIF  1
+#define FORT_CALLS_C_F08   0
+#define FORT_CALLS_C_F08TS 1
+#else
+#define FORT_CALLS_C_MPIF  1
+#define FORT_CALLS_C_F08   1
+#define FORT_CALLS_C_F08TS 1
+#endif
+
 /* A choice buffer: MPI_IN_PLACE and MPI_BOTTOM as C has them. */
 void *fort_buf(const void *p);
 /* The data address of an array descriptor (mpi_f08 of MPICH passes

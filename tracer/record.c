@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,20 +78,191 @@ static int from_mpi_library(const void *caller)
 	return 0;
 }
 
-/* ---- one call ------------------------------------------------------------ */
+/* ---- a binding forwarding a call ------------------------------------------
+ * Inside a recorded call the caller's address alone cannot tell the
+ * library's nested C call from the program's: another PMPI tool stacked
+ * in between is neither, and its MPI_Send passing MPICH's Fortran
+ * binding's call on to rondo's was recorded a second time.  So the
+ * binding's forwarding is marked on the thread instead (record.h). */
 
-int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
+static inline uint64_t forward_key(uint32_t func, int depth)
+{
+	return (uint64_t)(func + 1) << 32 | (uint32_t)depth;
+}
+
+uint64_t rec_forward(uint32_t func, const unsigned char *calls_c)
+{
+	struct rec_thread *th = &thread_state;
+	uint64_t saved = th->forward;
+
+	if (__atomic_load_n(calls_c, __ATOMIC_RELAXED))
+		th->forward = forward_key(func, th->depth);
+	return saved;
+}
+
+void rec_forward_done(uint32_t func, uint64_t saved, unsigned char *calls_c)
 {
 	struct rec_thread *th = &thread_state;
 
+	/* not taken: the library's function called no C one */
+	if (th->forward == forward_key(func, th->depth))
+		__atomic_store_n(calls_c, 0, __ATOMIC_RELAXED);
+	th->forward = saved;
+}
+
+/* ---- before MPI_Init and after MPI_Finalize (record.h) -------------------- */
+
+/* The functions MPI allows before MPI_Init whose values need no table
+ * (the info and session functions it also allows create handles, which
+ * have no ids before MPI_Init). */
+static const char *const early_names[] = {"MPI_Initialized", "MPI_Finalized",
+					  "MPI_Get_version",
+					  "MPI_Get_library_version"};
+static uint32_t early_funcs[COUNTOF(early_names)];
+static pthread_once_t early_found = PTHREAD_ONCE_INIT;
+
+static void early_find(void)
+{
+	for (size_t k = 0; k < COUNTOF(early_names); k++) {
+		early_funcs[k] = UINT32_MAX;
+		for (uint32_t f = 0; f < rec_nfuncs; f++)
+			if (!strcmp(rec_funcs[f].name, early_names[k]))
+				early_funcs[k] = f;
+	}
+}
+
+static int early_allowed(uint32_t func)
+{
+	pthread_once(&early_found, early_find);
+	for (size_t k = 0; k < COUNTOF(early_funcs); k++)
+		if (early_funcs[k] == func)
+			return 1;
+	return 0;
+}
+
+/* The calls kept: a fixed buffer, since nothing of the tracer is set up
+ * yet (and the allocator is the tracer's own). */
+#define EARLY_CALLS 64
+#define EARLY_BYTES 16384
+static struct early {
+	uint32_t func, binding;
+	uint32_t off, len; /* of its values in early_bytes */
+	uint64_t t0, t1;
+} early[EARLY_CALLS];
+static uint8_t early_bytes[EARLY_BYTES];
+static uint32_t nearly, early_used;
+static uint64_t early_lost; /* past the buffer, or after the replay */
+static int early_closed;    /* replayed: too late to keep one */
+static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void early_keep(const struct rec *r)
+{
+	const struct fmt_buf *a = &r->lv->args;
+
+	pthread_mutex_lock(&early_lock);
+	if (early_closed || a->oom || nearly == EARLY_CALLS ||
+	    a->len > EARLY_BYTES - early_used) {
+		early_lost++;
+	} else {
+		early[nearly++] = (struct early){.func = r->func,
+						 .binding = r->binding,
+						 .off = early_used,
+						 .len = (uint32_t)a->len,
+						 .t0 = r->t0,
+						 .t1 = r->t1};
+		memcpy(early_bytes + early_used, a->data, a->len);
+		early_used += (uint32_t)a->len;
+	}
+	pthread_mutex_unlock(&early_lock);
+}
+
+/* The program's calls after the trace was written. */
+static uint64_t after_finalize;
+
+static void after_finalize_say(void)
+{
+	uint64_t n = __atomic_load_n(&after_finalize, __ATOMIC_RELAXED);
+
+	if (n && (rt.verbose > 1 || rt.rank == 0))
+		fprintf(stderr,
+			"rondo: rank %d: %llu MPI calls after MPI_Finalize, "
+			"not in the trace (written at MPI_Finalize)\n",
+			rt.rank, (unsigned long long)n);
+}
+
+void record_outside(void)
+{
+	struct rec_thread *th = &thread_state;
+
+	if (rt.verbose)
+		atexit(after_finalize_say);
+	pthread_mutex_lock(&early_lock);
+	early_closed = 1;
+	pthread_mutex_unlock(&early_lock);
+	/* on a level of its own, as if each were made now */
+	for (uint32_t i = 0; i < nearly && th->depth < RT_MAX_DEPTH; i++) {
+		const struct early *e = &early[i];
+		struct rec r = {.func = e->func,
+				.binding = e->binding,
+				.t0 = e->t0,
+				.t1 = e->t1,
+				.th = th,
+				.lv = &th->level[th->depth]};
+
+		th->depth++;
+		r.lv->pool = UINT32_MAX;
+		fmt_put_bytes(&r.lv->args, early_bytes + e->off, e->len);
+		rec_end(&r, MPI_SUCCESS);
+	}
+	if (early_lost)
+		rt_warn("%llu MPI calls made before MPI_Init are not in the "
+			"trace: it keeps the first %d",
+			(unsigned long long)early_lost, EARLY_CALLS);
+}
+
+/* What becomes of a call made while tracing is not on. */
+enum off { OFF_PASS, OFF_STARTED, OFF_EARLY };
+
+/* Tracing may start at the call (rt_lazy_start), or it is kept for
+ * record_outside, or passed through; a program's call after MPI_Finalize
+ * is counted.  Apart: every call asks whether tracing is on, and this is
+ * seldom the answer. */
+static __attribute__((noinline)) enum off
+begin_off(struct rec_thread *th, uint32_t func, const void *caller)
+{
+	if (rt.state == RT_DONE) {
+		if (!from_mpi_library(caller))
+			__atomic_fetch_add(&after_finalize, 1,
+					   __ATOMIC_RELAXED);
+		return OFF_PASS;
+	}
+	if (rt.disabled)
+		return OFF_PASS;
+	if (rt_lazy_start(func) == 0)
+		return OFF_STARTED;
+	/* not the library's own calls inside MPI_Init */
+	if (rt.state == RT_BEFORE && !rt.initializing && th->depth == 0 &&
+	    early_allowed(func))
+		return OFF_EARLY;
+	return OFF_PASS;
+}
+
+/* ---- one call ------------------------------------------------------------ */
+
+static inline __attribute__((always_inline)) int
+begin(struct rec *r, struct rec_thread *th, uint32_t func, uint32_t binding,
+      const void *caller)
+{
+	enum off off = OFF_STARTED;
+
 	if (__builtin_expect(rt.state != RT_ON, 0) &&
-	    (rt.state != RT_BEFORE || rt.disabled || rt_lazy_start(func) < 0))
+	    (off = begin_off(th, func, caller)) == OFF_PASS)
 		return 0;
 	if (__builtin_expect(rt.disabled | rt.failed | rt.aborting, 0))
 		return 0;
 	/* Inside a recorded call, only the program's calls count: those
-	 * the library makes on its own, or forwards from a binding layer,
-	 * come from its code; a callback's calls come from the program. */
+	 * the library makes on its own come from its code; a callback's
+	 * calls come from the program. */
 	if (th->depth >= RT_MAX_DEPTH ||
 	    (th->depth > 0 && from_mpi_library(caller)))
 		return 0;
@@ -98,11 +271,29 @@ int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
 	r->lv = &th->level[th->depth - 1];
 	r->lv->pool = UINT32_MAX;
 	r->func = func;
-	r->binding = REC_BIND_C;
+	r->binding = binding;
+	r->early = off == OFF_EARLY;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	r->paused = rt.paused;
 	return 1;
+}
+
+int rec_begin_at(struct rec *r, uint32_t func, const void *caller)
+{
+	struct rec_thread *th = &thread_state;
+
+	if (__builtin_expect(th->forward == forward_key(func, th->depth), 0)) {
+		th->forward = 0; /* taken: a callback's call of func counts */
+		return 0;
+	}
+	return begin(r, th, func, REC_BIND_C, caller);
+}
+
+int rec_begin_binding_at(struct rec *r, uint32_t func, uint32_t binding,
+			 const void *caller)
+{
+	return begin(r, &thread_state, func, binding, caller);
 }
 
 void rec_pmpi_start(struct rec *r)
@@ -149,7 +340,9 @@ int rec_end(struct rec *r, int ret)
 	}
 	if (!spill_here) /* a hand-written call: no rec_pmpi_done */
 		spill_enter();
-	if (lv->args.oom || !f) {
+	if (__builtin_expect(r->early, 0)) {
+		early_keep(r);
+	} else if (lv->args.oom || !f) {
 		rt.failed = 1;
 	} else if (r->paused) {
 		/* the recorders kept the tables right; nothing to trace */

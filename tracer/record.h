@@ -24,14 +24,27 @@
  * before the call.  So encoding stays out of the measured duration, and
  * the recorded values line up with the parameter names the trace stores.
  *
- * rec_begin() returns 0 when this call is not to be recorded: before
- * MPI_Init or after MPI_Finalize, with RONDO_DISABLE set, or when the call
- * is made by the MPI library or a binding layer from inside another
- * recorded call (the re-entrancy guard).  Calls the program makes from
- * inside MPI callbacks are recorded.  While paused by MPI_Pcontrol(0) a
+ * rec_begin() returns 0 when this call is not to be recorded: after
+ * MPI_Finalize, before MPI_Init (but for the few functions MPI allows
+ * then, below), with RONDO_DISABLE set, when the call is a binding's
+ * forwarding of a call being recorded (rec_forward), or when it is made
+ * by the MPI library from inside another recorded call (the re-entrancy
+ * guard).  Calls the program makes from inside MPI callbacks are
+ * recorded.  While paused by MPI_Pcontrol(0) a
  * call goes through the recorders all the same, so that the handles,
  * requests and buffers it creates or frees are known after the pause, and
  * rec_end() leaves it out of the trace.
+ *
+ * Calls outside MPI_Init..MPI_Finalize.  Before MPI_Init a program may
+ * ask MPI_Initialized, MPI_Finalized, MPI_Get_version and
+ * MPI_Get_library_version (mpi4py and HPCC do): their values need no
+ * table, so rec_end() keeps them encoded, with their times, in a fixed
+ * buffer, and record_outside() records them at the start of tracing, in
+ * order, ahead of MPI_Init, through rec_end() as any call (signatures,
+ * grammar, statistics, the spill stream); past the buffer's room they
+ * are counted and rank 0 says so.  After MPI_Finalize the trace is
+ * written already (the merge needs MPI): the program's calls then are
+ * only counted, and RONDO_VERBOSE says how many at exit.
  */
 #ifndef RONDO_RECORD_H
 #define RONDO_RECORD_H
@@ -60,6 +73,7 @@ enum rec_binding {
 struct rec {
 	uint32_t func;	  /* index into rec_funcs */
 	uint32_t binding; /* enum rec_binding; rec_begin sets REC_BIND_C */
+	int early;	  /* before MPI_Init: kept for record_outside */
 	uint64_t t0, t1;  /* PMPI call start and end, ns */
 	int locked;	  /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	int paused;	  /* made while paused: bookkeeping only, not traced */
@@ -91,8 +105,34 @@ extern const uint32_t rec_nfuncs;
 int rec_begin_at(struct rec *r, uint32_t func, const void *caller);
 #define rec_begin(r, func)                                                     \
 	rec_begin_at((r), (func), __builtin_return_address(0))
+/* The same at a binding's entry point (a Fortran wrapper), which sets
+ * r->binding: never the forwarding of another's call (rec_forward), so a
+ * Fortran callback's call made while one is forwarded is recorded. */
+int rec_begin_binding_at(struct rec *r, uint32_t func, uint32_t binding,
+			 const void *caller);
+#define rec_begin_binding(r, func, binding)                                    \
+	rec_begin_binding_at((r), (func), (binding),                           \
+			     __builtin_return_address(0))
 void rec_pmpi_start(struct rec *r);
 void rec_pmpi_done(struct rec *r);
+
+/* A binding's entry point (a Fortran wrapper) is about to forward call
+ * func to the library's own entry point, which may call the C function of
+ * that name (MPICH's do): that C call, the next of func on this thread at
+ * this depth, is the forwarding, not the program's, whatever address it
+ * comes from, another PMPI tool stacked before rondo included (its
+ * MPI_Send passing the call on to rondo's).  A callback the library runs
+ * meanwhile may call func itself: it comes after the forwarding, which
+ * took the mark, and is recorded.  So the mark is set only where the
+ * library's function calls the C one: *calls_c, the entry point's own,
+ * says so (fortran.h, FORT_CALLS_C), and is set to 0 when a forwarding
+ * returns with the mark untaken (the library's function called PMPI_), so
+ * that a mark no one takes does not take a callback's call for the
+ * forwarding.  rec_forward returns the mark it replaced, for
+ * rec_forward_done to put back after the call. */
+uint64_t rec_forward(uint32_t func, const unsigned char *calls_c);
+void rec_forward_done(uint32_t func, uint64_t saved, unsigned char *calls_c);
+
 /* Records the call (signature, grammar, timing) and returns ret. */
 int rec_end(struct rec *r, int ret);
 /* MPI_Abort(errorcode) is about to be called, and recorded already: the

@@ -378,6 +378,8 @@ static void runtime_start(int provided)
 	} else {
 		spill_start();
 		ending_start();
+		/* after spill_start: the stream has the calls too */
+		record_outside();
 	}
 	alloc_settle();
 }
@@ -689,9 +691,11 @@ static void fort_init(const char *const *names, void **next, uint32_t binding,
 }
 
 static void fort_finalize(const char *const *names, void **next,
-			  uint32_t binding, MPI_Fint *ierr, const void *caller)
+			  unsigned char *calls_c, uint32_t binding,
+			  MPI_Fint *ierr, const void *caller)
 {
 	MPI_Fint own = MPI_SUCCESS;
+	uint64_t saved;
 
 	if (!ierr)
 		ierr = &own;
@@ -700,8 +704,11 @@ static void fort_finalize(const char *const *names, void **next,
 		return;
 	}
 	finalize(binding, caller);
-	/* MPICH's calls the C MPI_Finalize, which finds the trace written */
+	/* MPICH's calls the C MPI_Finalize, which finds the trace written,
+	 * and is no call of the program's after it */
+	saved = rec_forward(rec_nfuncs + RT_FINALIZE, calls_c);
 	((fort_init_fn *)*next)(ierr);
+	rec_forward_done(rec_nfuncs + RT_FINALIZE, saved, calls_c);
 }
 
 /* Fortran's MPI_Pcontrol has no ierror; the libraries' do nothing, so
@@ -772,8 +779,9 @@ static void fort_finalize_f(MPI_Fint *ierr)
 					    "pmpi_finalize__", "PMPI_FINALIZE",
 					    NULL};
 	static void *next;
+	static unsigned char calls_c = FORT_CALLS_C_MPIF;
 
-	fort_finalize(names, &next, REC_BIND_F, ierr,
+	fort_finalize(names, &next, &calls_c, REC_BIND_F, ierr,
 		      __builtin_return_address(0));
 }
 FORT_MPIF(fort_finalize_f, mpi_finalize, MPI_FINALIZE)
@@ -783,8 +791,9 @@ static void fort_finalize_f08(MPI_Fint *ierr)
 	static const char *const names[] = {"pmpi_finalize_f08_",
 					    "pmpir_finalize_f08_", NULL};
 	static void *next;
+	static unsigned char calls_c = FORT_CALLS_C_F08;
 
-	fort_finalize(names, &next, REC_BIND_F08, ierr,
+	fort_finalize(names, &next, &calls_c, REC_BIND_F08, ierr,
 		      __builtin_return_address(0));
 }
 FORT_ENTRY(fort_finalize_f08, mpi_finalize_f08_)

@@ -76,6 +76,7 @@ struct rt_level {
 
 struct rec_thread {
 	int depth;
+	uint64_t forward; /* rec_forward's mark: function + 1, depth */
 	struct rt_level level[RT_MAX_DEPTH];
 };
 
@@ -213,6 +214,10 @@ static inline struct fmt_buf *rec_args(struct rec *r)
 uint64_t record_hash(uint32_t func, const uint8_t *p, size_t n);
 /* Starts recording: the grammar and tables exist, state RT_ON. */
 int record_start(void);
+/* The calls outside MPI_Init..MPI_Finalize (record.h), once tracing and
+ * the spill stream are on: records those kept from before, and has those
+ * after MPI_Finalize said at exit (RONDO_VERBOSE). */
+void record_outside(void);
 /* Finds or adds the signature of the current call; UINT32_MAX when out of
  * memory. */
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,

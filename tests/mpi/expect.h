@@ -128,6 +128,14 @@ static inline void expect_line(const char *fmt, ...)
 
 #define EXPECT(...) expect_line(__VA_ARGS__)
 
+/* One expected call written as the dump lays it out, of any length
+ * (expect_line's are at most 8 KiB). */
+static inline void expect_rendered(const char *line)
+{
+	fprintf(expect_file, "%s\n", line);
+	expect_calls++;
+}
+
 static inline FILE *expect_open_file(const char *suffix, int rank)
 {
 	char path[4096];
@@ -272,10 +280,10 @@ static inline const char *rx_st(int source, int tag, int count)
 /* A string's text (between the quotes) as `rondo dump` prints it, matched
  * literally: '"' and '\\' with a backslash, bytes outside printable ASCII
  * as \xNN (MPICH's error strings have newlines), then extended regex
- * specials escaped. */
-static inline const char *rx_quote(const char *s)
+ * specials escaped; into b, of size bytes (rx_quote: a short one). */
+static inline const char *rx_quote_to(char *b, size_t size, const char *s)
 {
-	char *b = rx_buf(), *o = b, shown[8];
+	char *o = b, shown[8];
 
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
@@ -286,7 +294,7 @@ static inline const char *rx_quote(const char *s)
 			snprintf(shown, sizeof(shown), "\\x%02x", ch);
 		else
 			snprintf(shown, sizeof(shown), "%c", ch);
-		if (o + 2 * strlen(shown) >= b + RX_SIZE)
+		if (o + 2 * strlen(shown) >= b + size)
 			break;
 		for (const char *c = shown; *c; c++) {
 			if (strchr(".[]()*+?{}|^$\\", *c))
@@ -296,6 +304,11 @@ static inline const char *rx_quote(const char *s)
 	}
 	*o = '\0';
 	return b;
+}
+
+static inline const char *rx_quote(const char *s)
+{
+	return rx_quote_to(rx_buf(), RX_SIZE, s);
 }
 
 /* A list as `rondo dump` prints it: at most 8 elements, then how many. */
@@ -347,6 +360,21 @@ static inline const char *rx_same(int n, const char *elem)
 	for (int i = 0; i < n && i < 8; i++)
 		e[i] = elem;
 	return rx_list(n, e);
+}
+
+/* MPI_Get_library_version's call, which gave s and len: the string is
+ * longer than expect_line takes (MPICH's: 2 KiB). */
+static inline void expect_library_version(const char *s, int len)
+{
+	static char text[4 * MPI_MAX_LIBRARY_VERSION_STRING];
+	static char line[sizeof(text) + 128];
+
+	rx_quote_to(text, sizeof(text), s);
+	snprintf(line, sizeof(line),
+		 "MPI_Get_library_version\\(-> version=\"%s\", "
+		 "resultlen=%d\\)",
+		 text, len);
+	expect_rendered(line);
 }
 
 /* The three calls every program starts with, after MPI_Init. */

@@ -12,7 +12,8 @@
 ! FSUITE_ZERO_BASED=1 in the environment: the library gives C's 0-based
 ! request indices (MPICH 4.0's mpi_f08, pmodels/mpich#6270).
 ! Its one call whose number is not fixed (MPI_Waitsome, until all six
-! requests are done) is last but for MPI_Finalize.
+! requests are done) is last but for MPI_Finalize.  It asks
+! MPI_Initialized before MPI_Init and MPI_Finalized after MPI_Finalize.
 program fsuite
 #if defined(BIND_F08)
   use mpi_f08
@@ -63,8 +64,11 @@ program fsuite
   base = 1
   call get_environment_variable('FSUITE_ZERO_BASED', env)
   if (env == '1') base = 0
+  ! before MPI_Init: kept, and traced ahead of it
+  call MPI_Initialized(flag, ierr)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (flag) call no('initialized before MPI_Init')
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
   right = mod(rank + 1, nranks)
   left = mod(rank + nranks - 1, nranks)
@@ -201,6 +205,9 @@ program fsuite
     k = k + 1
   end do
   call MPI_Finalize(ierr)
+  ! after it: not traced, counted once
+  call MPI_Finalized(flag, ierr)
+  if (.not. flag) call no('not finalized after MPI_Finalize')
   if (bad /= 0) stop 1
   print '(a,i0,a,i0,a)', 'fsuite: rank ', rank, ' OK (', k, ' waitsome)'
 

@@ -34,8 +34,11 @@ int main(void)
 	MPI_Aint displs[2];
 	int *a, *b, *c, *v, *g, *x, *y, *p, *q;
 
+	MPI_Initialized(&flag);
 	MPI_Init(NULL, NULL);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (flag)
+		no("initialized before MPI_Init");
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	right = (rank + 1) % nranks;
 	left = (rank + nranks - 1) % nranks;
@@ -190,6 +193,9 @@ int main(void)
 		done += outcount;
 	}
 	MPI_Finalize();
+	MPI_Finalized(&flag);
+	if (!flag)
+		no("not finalized after MPI_Finalize");
 	if (bad)
 		return 1;
 	printf("ftwin: rank %d OK (%d waitsome)\n", rank, k);

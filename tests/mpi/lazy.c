@@ -13,12 +13,14 @@ int main(int argc, char **argv)
 {
 	int rank, size, one = 1, sum = 0, up = 0;
 
-	/* Before MPI is up: not recorded, and nothing starts. */
+	/* Before MPI is up: nothing starts, and the call is kept for the
+	 * start of tracing, ahead of the first call recorded. */
 	MPI_Initialized(&up);
 	if (up)
 		return 1;
 	PMPI_Init(&argc, &argv);
 	expect_open();
+	EXPECT("MPI_Initialized\\(" OUT "flag=0\\)");
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	EXPECT("MPI_Comm_rank\\(comm=MPI_COMM_WORLD, " OUT "rank=%d\\)", rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -3,8 +3,10 @@
  * mpi4py does, checked call by call (expect.h).  It also calls what MPI
  * allows before MPI_Init and after MPI_Finalize (MPI_Initialized,
  * MPI_Finalized, MPI_Get_version, MPI_Get_library_version): those calls
- * work and are not recorded.  A second thread, which makes no MPI call
- * (FUNNELED), allocates memory while the main thread communicates.
+ * work, and those before MPI_Init are recorded ahead of it (those after
+ * MPI_Finalize cannot be: tests/outside.sh).  A second thread, which
+ * makes no MPI call (FUNNELED), allocates memory while the main thread
+ * communicates.
  *
  *   mpirun -np 2 thread      (any number of ranks)
  */
@@ -31,18 +33,21 @@ static void *churn(void *arg)
 	return NULL;
 }
 
+/* The library's version string and its length, as the program got them. */
+static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+static int lib_len;
+
 /* What MPI allows outside Init and Finalize; returns the "initialized"
  * and "finalized" flags as 2 bits. */
 static int outside(void)
 {
-	char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-	int init = -1, fini = -1, v = 0, sv = 0, len = 0;
+	int init = -1, fini = -1, v = 0, sv = 0;
 
 	MPI_Initialized(&init);
 	MPI_Finalized(&fini);
 	MPI_Get_version(&v, &sv);
-	MPI_Get_library_version(lib, &len);
-	if (v != MPI_VERSION || sv != MPI_SUBVERSION || len <= 0)
+	MPI_Get_library_version(lib, &lib_len);
+	if (v != MPI_VERSION || sv != MPI_SUBVERSION || lib_len <= 0)
 		return -1;
 	return init | fini << 1;
 }
@@ -50,7 +55,7 @@ static int outside(void)
 int main(int argc, char **argv)
 {
 	char host[MPI_MAX_PROCESSOR_NAME];
-	int rank, size, provided = -1, level, flag, len, v, sv, sum;
+	int rank, size, provided = -1, level, flag, hostlen, v, sv, sum;
 	long churned = 0;
 	pthread_t th;
 
@@ -63,6 +68,11 @@ int main(int argc, char **argv)
 	MPI_Comm_size(WORLD, &size);
 	expect_open();
 	CHECK(provided >= MPI_THREAD_FUNNELED);
+	EXPECT("MPI_Initialized\\(" OUT "flag=0\\)");
+	EXPECT("MPI_Finalized\\(" OUT "flag=0\\)");
+	EXPECT("MPI_Get_version\\(" OUT "version=%d, " OUT "subversion=%d\\)",
+	       MPI_VERSION, MPI_SUBVERSION);
+	expect_library_version(lib, lib_len);
 	EXPECT("MPI_Init_thread\\(argc=[0-9]+, argv=NULL, required=%d, " OUT
 	       "provided=%d\\)",
 	       MPI_THREAD_FUNNELED, provided);
@@ -80,10 +90,10 @@ int main(int argc, char **argv)
 	MPI_Get_version(&v, &sv);
 	EXPECT("MPI_Get_version\\(" OUT "version=%d, " OUT "subversion=%d\\)",
 	       MPI_VERSION, MPI_SUBVERSION);
-	MPI_Get_processor_name(host, &len);
+	MPI_Get_processor_name(host, &hostlen);
 	EXPECT("MPI_Get_processor_name\\(" OUT "name=\"%s\", " OUT
 	       "resultlen=%d\\)",
-	       rx_quote(host), len);
+	       rx_quote(host), hostlen);
 
 	CHECK(pthread_create(&th, NULL, churn, &churned) == 0);
 	for (int i = 0; i < 20; i++) {

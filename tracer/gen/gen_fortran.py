@@ -13,8 +13,12 @@ C (handles through the f2c functions, sentinels such as MPI_IN_PLACE to
 their C values, statuses, 1-based indices to 0-based, strings trimmed) and
 recorded by the same body function as the C call: a Fortran call and the C
 call that does the same thing are recorded alike.  While the forwarded call
-runs, the C functions the binding calls (MPICH's do) come from the MPI
-library and are not recorded again (record.c, rec_begin_at).
+runs, the C function of the same name the binding calls (MPICH's do, but
+for its mpi_f08 functions without a buffer; fortran.h, FORT_CALLS_C) is
+marked as its forwarding (record.h, rec_forward) and not recorded again,
+whatever calls it on the way (another PMPI tool stacked before rondo); the
+other C functions it calls come from the MPI library and are not recorded
+either (record.c, rec_begin_at).
 
 RULES.md, "Fortran", lists the rules; the runtime support (sentinels,
 conversions, finding the library's entry points) is tracer/fortran.c.
@@ -273,10 +277,15 @@ class FortranEntry:
         call = "next(%s)" % ", ".join(
             self.fnames + ["ierr"] + [h.split()[-1] for h in self.hidden])
         rs, rp = w.fresh("rs"), w.rp
+        # the library's nested C call of the function is the forwarding
+        # (record.h, rec_forward), recorded or not, where it makes one
+        fw, cc, rf = w.fresh("fw"), w.fresh("calls_c"), "RF_" + w.f.name
         out = ["static void %s(%s)" % (fn, ", ".join(params)), "{",
                "\tstatic const char *const names[] = {%s, NULL};"
                % ", ".join('"%s"' % t for t in self.targets()),
                "\tstatic __typeof__(%s) *next;" % fn,
+               "\tstatic unsigned char %s = FORT_CALLS_C_%s;"
+               % (cc, self.flavour.upper()),
                "\tstruct rec %s, *%s = &%s;" % (rs, rp, rs)]
         if self.flavour != "mpif":
             out += ["\tMPI_Fint ierr_own = MPI_SUCCESS;", "",
@@ -286,9 +295,12 @@ class FortranEntry:
             out.append("")
         out += ["\tif (!next && !(next = fort_next(names))) {",
                 "\t\tfort_missing(names[0], ierr);", "\t\treturn;", "\t}",
-                "\tif (!rec_begin(%s, RF_%s)) {" % (rp, w.f.name),
-                "\t\t%s;" % call, "\t\treturn;", "\t}",
-                "\t%s->binding = %s;" % (rp, BINDINGS[self.flavour])]
+                "\tif (!rec_begin_binding(%s, %s, %s)) {"
+                % (rp, rf, BINDINGS[self.flavour]),
+                "\t\tuint64_t %s = rec_forward(%s, &%s);" % (fw, rf, cc), "",
+                "\t\t%s;" % call,
+                "\t\trec_forward_done(%s, %s, &%s);" % (rf, fw, cc),
+                "\t\treturn;", "\t}"]
         out += ["\t" + s for s in self.locals + self.pre]
         out += ["\t%s%s = %s;" % sv for sv in w.saves()]
         if w.f.name in NO_RETURN:
@@ -297,10 +309,13 @@ class FortranEntry:
             out += ["\trec_pmpi_start(%s);" % rp, "\trec_pmpi_done(%s);" % rp,
                     "\t%s;" % w.body_call((p.c.name for p in w.params),
                                           "MPI_SUCCESS"),
-                    "\t%s(%s);" % (hook, arg), "\t%s;" % call, "}"]
+                    "\t%s(%s);" % (hook, arg),
+                    "\trec_forward(%s, &%s);" % (rf, cc), "\t%s;" % call, "}"]
         else:
-            out += ["\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
-                    "\trec_pmpi_done(%s);" % rp]
+            out += ["\tuint64_t %s = rec_forward(%s, &%s);" % (fw, rf, cc),
+                    "\trec_pmpi_start(%s);" % rp, "\t%s;" % call,
+                    "\trec_pmpi_done(%s);" % rp,
+                    "\trec_forward_done(%s, %s, &%s);" % (rf, fw, cc)]
             out += ["\t" + s for s in self.post]
             out += ["\t%s;" % w.body_call((p.c.name for p in w.params), "*ierr"), "}"]
         for i, s in enumerate(self.symbols()):

@@ -1,7 +1,7 @@
 #!/bin/sh
 # timed.sh - rondo skew, rondo waits and rondo matrix --from/--to on a real
 # program traced with per-call times (base 1.01): tests/mpi/late, whose
-# ranks are late on purpose by a known sleep (SLEEP ms, default 40):
+# ranks are late on purpose by a known sleep (SLEEP ms, default 100):
 #  - skew: in the MPI_Allreduce row, rank 2 is last at every occurrence,
 #    with a mean and a largest spread of about the sleep;
 #  - waits: rank 0 waits about the sleep for rank 1's MPI_Send in each
@@ -21,7 +21,9 @@
 # loaded.  A rank that wakes from its sleep may wait for a core: MPICH's
 # ranks poll while they wait, and with 4 ranks on 2 cores beside other
 # tests, a 20 ms sleep was seen to make waits of 35-36 ms (twice, the
-# bound being 35); at 40 ms the bound leaves 25 ms for that.
+# bound being 35), and in CI's MPICH run a 40 ms sleep a spread of 67 ms
+# (the bound being 65); at 100 ms the bound leaves 55 ms for that, and a
+# sleep counted twice (200 ms) still fails it.
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -29,7 +31,7 @@ mpi_setup
 prog="$top_builddir/tests/mpi/late"
 mktrace="$top_builddir/tests/mktrace"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
-sleep_ms=${SLEEP:-40}
+sleep_ms=${SLEEP:-100}
 iters=3
 t="$tmp/late.rondo"
 

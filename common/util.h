@@ -1,6 +1,6 @@
 /*
- * util.h - the two helpers every part of rondo shares: the number of
- * elements of an array, and a growing array.
+ * util.h - the helpers every part of rondo shares: the number of
+ * elements of an array, a growing array, and a size as settings give it.
  *
  * Header only, so that each part (format, tracer, reader, analyses, tui)
  * includes it without linking anything.
@@ -38,6 +38,32 @@ static inline int util_grow(void *pp, size_t *cap, size_t need, size_t size)
 		return -1;
 	memcpy(pp, &p, sizeof(p));
 	*cap = n;
+	return 0;
+}
+
+/*
+ * A size in bytes as RONDO_*_LIMIT and rondo run's options give it:
+ * digits, then K, M or G or nothing.  Returns 0 with the bytes in *bytes,
+ * or -1 (not a size, or too large).
+ */
+static inline int util_size(const char *v, size_t *bytes)
+{
+	char *end;
+	unsigned long long n;
+	int shift;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	n = strtoull(v, &end, 10);
+	shift = *end == 'K' || *end == 'k'   ? 10
+		: *end == 'M' || *end == 'm' ? 20
+		: *end == 'G' || *end == 'g' ? 30
+					     : 0;
+	if (shift)
+		end++;
+	if (*end || n >= (1ull << (63 - shift)) || (n << shift) > SIZE_MAX)
+		return -1;
+	*bytes = (size_t)(n << shift);
 	return 0;
 }
 

@@ -207,21 +207,12 @@ static int setting_bool(const char *name, int def)
 static size_t setting_size(const char *name, size_t def)
 {
 	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-	int shift;
+	size_t n;
 
 	if (!v)
 		return def;
-	n = strtoull(v, &end, 10);
-	shift = *end == 'K' || *end == 'k'   ? 10
-		: *end == 'M' || *end == 'm' ? 20
-		: *end == 'G' || *end == 'g' ? 30
-					     : 0;
-	if (shift)
-		end++;
-	if (*v >= '0' && *v <= '9' && !*end && n < (1ull << (63 - shift)))
-		return (size_t)(n << shift);
+	if (util_size(v, &n) == 0)
+		return n;
 	rt_warn("%s='%s' is not a size (bytes, or with K, M or G); using %zuM",
 		name, v, def >> 20);
 	return def;

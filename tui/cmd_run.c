@@ -468,16 +468,6 @@ static int launch(char **av)
 	return WEXITSTATUS(status);
 }
 
-/* Bytes, or with K, M or G, as the tracer reads them. */
-static int is_size(const char *v)
-{
-	char *end;
-
-	strtoull(v, &end, 10);
-	return *v >= '0' && *v <= '9' &&
-	       (!*end || (strchr("KkMmGg", *end) && !end[1]));
-}
-
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -497,6 +487,7 @@ int cmd_run(int argc, char **argv)
 	char **av;
 	enum launcher kind;
 	double b;
+	size_t size;
 	int c;
 
 	/* '+': options stop at the command, which has options of its own */
@@ -530,7 +521,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'L':
 		case 'M':
-			if (!is_size(optarg))
+			if (util_size(optarg, &size) < 0)
 				return cli_usage_error(
 					"run ",
 					"--%s-limit: '%s' is not a "

@@ -115,14 +115,22 @@ int memory_finish(void)
 	return 0;
 }
 
-/* "from call N" per rank, the first few, then how many more. */
-static void list_ranks(char *buf, size_t size, const uint64_t *v, int n)
+/* What each rank tells rank 0: the call it started counting at, the
+ * calls it counted (0: none), and whether its spill file has their order. */
+struct counted {
+	uint64_t from, calls, ordered;
+};
+#define COUNTED_WORDS (sizeof(struct counted) / sizeof(uint64_t))
+
+/* "rank R from call N" for the first few ranks that counted, then how
+ * many more. */
+static void list_ranks(char *buf, size_t size, const struct counted *c, int n)
 {
 	size_t len = strlen(buf);
 	int shown = 0, more = 0;
 
 	for (int r = 0; r < n; r++) {
-		if (!v[3 * r + 1])
+		if (!c[r].calls)
 			continue;
 		if (shown == 6) {
 			more++;
@@ -131,7 +139,7 @@ static void list_ranks(char *buf, size_t size, const uint64_t *v, int n)
 		len += (size_t)snprintf(buf + len, len < size ? size - len : 0,
 					"%srank %d from call %llu",
 					shown++ ? ", " : "", r,
-					(unsigned long long)v[3 * r] + 1);
+					(unsigned long long)c[r].from + 1);
 	}
 	if (more && len < size)
 		snprintf(buf + len, size - len, " and %d more ranks", more);
@@ -139,9 +147,10 @@ static void list_ranks(char *buf, size_t size, const uint64_t *v, int n)
 
 int memory_report(MPI_Comm comm, int rank, int size, char *buf, size_t len)
 {
-	uint64_t mine[3] = {rt.count_from, 0, !spill_order_kept()}, *all;
-	uint64_t sums[2] = {0, 0}, kept = 0;
-	int any = rt.counting, ranks = 0;
+	struct counted mine = {rt.count_from, 0, (uint64_t)spill_order_kept()},
+		       *all;
+	uint64_t calls = 0;
+	int any = rt.counting, ranks = 0, ordered = 0;
 	char lim[32];
 
 	buf[0] = '\0';
@@ -149,19 +158,19 @@ int memory_report(MPI_Comm comm, int rank, int size, char *buf, size_t len)
 	if (!any)
 		return 0;
 	for (uint32_t s = 0; rt.counting && s < rt.nsig; s++)
-		mine[1] += rt.sig[s].tail;
+		mine.calls += rt.sig[s].tail;
 	all = rank == 0 ? calloc((size_t)size, sizeof(mine)) : NULL;
-	PMPI_Gather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, 0, comm);
+	PMPI_Gather(&mine, COUNTED_WORDS, MPI_UINT64_T, all, COUNTED_WORDS,
+		    MPI_UINT64_T, 0, comm);
 	if (rank != 0 || !all) {
 		free(all);
 		return 1;
 	}
 	for (int r = 0; r < size; r++) {
-		ranks += all[3 * r + 1] > 0;
-		sums[0] += all[3 * r + 1];
-		sums[1] += all[3 * r + 2] && all[3 * r + 1];
+		ranks += all[r].calls > 0;
+		ordered += all[r].calls > 0 && all[r].ordered;
+		calls += all[r].calls;
 	}
-	kept = (uint64_t)ranks - sums[1];
 	if (rt.mem_limit % (1u << 20) == 0)
 		snprintf(lim, sizeof(lim), "%zuM", rt.mem_limit >> 20);
 	else
@@ -169,15 +178,15 @@ int memory_report(MPI_Comm comm, int rank, int size, char *buf, size_t len)
 	snprintf(buf, len,
 		 "RONDO_MEMORY_LIMIT=%s reached on %d rank%s: %llu calls "
 		 "kept as counts per signature, not in order (",
-		 lim, ranks, ranks == 1 ? "" : "s",
-		 (unsigned long long)sums[0]);
+		 lim, ranks, ranks == 1 ? "" : "s", (unsigned long long)calls);
 	list_ranks(buf, len, all, size);
 	snprintf(buf + strlen(buf), len - strlen(buf), "); %s",
-		 kept == (uint64_t)ranks ? "their order is in the spill files"
-		 : kept ? "their order is in the spill files of some of them, "
-			  "the others could not write one"
-			: "their order is not kept: no spill files "
-			  "(RONDO_SPILL=0, or they could not be written)");
+		 ordered == ranks ? "their order is in the spill files"
+		 : ordered	  ? "their order is in the spill files of some "
+				    "of them, the others could not write one"
+				  : "their order is not kept: no spill files "
+				    "(RONDO_SPILL=0, or they could not be "
+				    "written)");
 	free(all);
 	return 1;
 }

@@ -309,47 +309,71 @@ static void remove_spills(const char *dir)
 	rmdir(dir);
 }
 
-/* The signal rondo run was sent (the last), 0: none; and the one to
- * pass on to the launcher if it is still running in FORWARD_MS. */
-static volatile sig_atomic_t caught, to_forward;
+/* The signals a batch system sends before its kill, passed on. */
+static const int sigs[] = {SIGTERM, SIGINT,  SIGHUP, SIGUSR1,
+			   SIGUSR2, SIGXCPU, SIGQUIT};
 #define FORWARD_MS 2000
 
-/* A signal sent to the whole process group (a batch system's, the
- * terminal's Ctrl-C) reached the launcher too, and a second one makes
- * MPICH's mpiexec (and, for SIGINT, Open MPI's mpirun) abort at once,
- * without waiting for the ranks, exiting 0.  One sent to rondo run alone
- * must reach it all the same.  So a signal is passed on only when the
- * launcher has not ended FORWARD_MS after it (the ranks save their
- * records in milliseconds), and the terminal's never (it went to the
- * whole foreground group). */
-static void forward(int sig, siginfo_t *si, void *uc)
+/*
+ * Waits for the launcher, passing on the signals rondo run is sent (set:
+ * those and SIGCHLD, blocked, taken here with sigtimedwait so that none
+ * comes between a look at the launcher and the wait).  A signal sent to
+ * the whole process group (a batch system's, the terminal's Ctrl-C)
+ * reached the launcher too, and a second one makes MPICH's mpiexec (and,
+ * for SIGINT, Open MPI's mpirun) abort at once, without waiting for the
+ * ranks, exiting 0; one sent to rondo run alone must reach it all the
+ * same.  So a signal is passed on only when the launcher has not ended
+ * FORWARD_MS after it (the ranks save their records in milliseconds), and
+ * the terminal's never (it went to the whole foreground group).
+ * *caught: the last signal taken, 0: none.  Returns 0, or -1.
+ */
+static int wait_launcher(const sigset_t *set, int *status, int *caught)
 {
-	(void)uc;
-	caught = sig;
-	if (!(si && si->si_code == SI_KERNEL))
-		to_forward = sig;
-}
+	struct timespec due = {0, 0};
+	int pending = 0;
 
-/* Waits for the launcher, passing on a signal it may not have seen. */
-static int wait_launcher(int *status)
-{
+	*caught = 0;
 	for (;;) {
-		pid_t w = waitpid(child, status, to_forward ? WNOHANG : 0);
+		struct timespec now, left, *wait = NULL;
+		siginfo_t si;
+		pid_t w = waitpid(child, status, WNOHANG);
+		int sig;
 
 		if (w == child)
 			return 0;
 		if (w < 0 && errno != EINTR)
 			return -1;
-		if (to_forward) {
-			for (int ms = 0; ms < FORWARD_MS; ms += 20) {
-				nanosleep(&(struct timespec){0, 20000000},
-					  NULL);
-				if (waitpid(child, status, WNOHANG) == child)
-					return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (pending) {
+			int64_t ns = (int64_t)(due.tv_sec - now.tv_sec) *
+					     1000000000 +
+				     (due.tv_nsec - now.tv_nsec);
+
+			if (ns <= 0) {
+				kill(child, pending);
+				pending = 0;
+				continue;
 			}
-			kill(child, to_forward);
-			to_forward = 0;
+			left = (struct timespec){ns / 1000000000,
+						 ns % 1000000000};
+			wait = &left;
 		}
+		sig = sigtimedwait(set, &si, wait);
+		if (sig <= 0 || sig == SIGCHLD)
+			continue; /* the time is up, or look again */
+		*caught = sig;
+		if (si.si_code == SI_KERNEL)
+			continue;
+		if (!pending) {
+			clock_gettime(CLOCK_MONOTONIC, &due);
+			due.tv_sec += FORWARD_MS / 1000;
+			due.tv_nsec += (FORWARD_MS % 1000) * 1000000L;
+			if (due.tv_nsec >= 1000000000L) {
+				due.tv_sec++;
+				due.tv_nsec -= 1000000000L;
+			}
+		}
+		pending = sig;
 	}
 }
 
@@ -426,29 +450,29 @@ static void recover_spills(int code)
  * ends as it did. */
 static int launch(char **av)
 {
-	static const int sigs[] = {SIGTERM, SIGINT,  SIGHUP, SIGUSR1,
-				   SIGUSR2, SIGXCPU, SIGQUIT};
-	struct sigaction sa;
-	int status;
+	sigset_t set, old, one;
+	int status, caught;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_SIGINFO; /* waitpid returns: see wait_launcher */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < COUNTOF(sigs); i++)
+		sigaddset(&set, sigs[i]);
 	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	child = fork();
 	if (child < 0) {
 		cli_error("cannot run '%s': %s", av[0], strerror(errno));
 		return 127;
 	}
 	if (child == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(av[0], av);
 		cli_error("cannot run '%s': %s", av[0], strerror(errno));
 		_exit(127);
 	}
-	for (size_t i = 0; i < COUNTOF(sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
-	if (wait_launcher(&status) < 0)
+	/* the signals stay blocked to the end: a late one does not cut the
+	 * recovery short */
+	if (wait_launcher(&set, &status, &caught) < 0)
 		return 127;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return 127; /* not run: nothing to recover */
@@ -462,6 +486,9 @@ static int launch(char **av)
 	if (WIFSIGNALED(status)) {
 		/* the same end as the launcher's, for the caller to see */
 		signal(WTERMSIG(status), SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, WTERMSIG(status));
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
 		raise(WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}

@@ -1,6 +1,7 @@
 /*
  * util.h - the helpers every part of rondo shares: the number of
- * elements of an array, a growing array, and a size as settings give it.
+ * elements of an array, a growing array, a size as settings give it, and
+ * a list of ranks as people write it.
  *
  * Header only, so that each part (format, tracer, reader, analyses, tui)
  * includes it without linking anything.
@@ -9,6 +10,7 @@
 #define RONDO_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +67,27 @@ static inline int util_size(const char *v, size_t *bytes)
 		return -1;
 	*bytes = (size_t)(n << shift);
 	return 0;
+}
+
+/* Appends the n ranks k[] (in increasing order) to the string in buf
+ * (of size bytes), runs as ranges: "0-3,5". */
+static inline void util_put_ranks(char *buf, size_t size, const uint32_t *k,
+				  uint32_t n)
+{
+	size_t len = strlen(buf);
+
+	for (uint32_t i = 0; i < n && len < size;) {
+		uint32_t j = i;
+
+		while (j + 1 < n && k[j + 1] == k[j] + 1)
+			j++;
+		len += (size_t)snprintf(buf + len, size - len, "%s%u",
+					i ? "," : "", k[i]);
+		if (j > i && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "-%u",
+						k[j]);
+		i = j + 1;
+	}
 }
 
 #endif /* RONDO_UTIL_H */

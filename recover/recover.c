@@ -23,6 +23,7 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "after.h"
 #include "fileio.h"
 #include "grammar.h"
 #include "job.h"
@@ -103,6 +104,8 @@ struct job_in {
 	struct rank *r;
 	uint32_t n;
 	size_t cap;
+	struct rank *after; /* the after files, apart */
+	uint32_t nafter;
 	struct rank **by_rank; /* nranks entries, NULL: missing */
 	uint32_t nranks;
 	struct job_names nm;
@@ -523,11 +526,14 @@ static int add_file(struct job_in *J, const char *path)
 	return 0;
 }
 
+/* rank-N.spill, and rank-N.after (the calls after MPI_Finalize) */
 static int is_spill_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	return n > 6 && !strcmp(name + n - 6, ".spill") && name[0] != '.';
+	return n > 6 && name[0] != '.' &&
+	       (!strcmp(name + n - 6, ".spill") ||
+		!strcmp(name + n - 6, ".after"));
 }
 
 static int add_input(struct job_in *J, const char *in)
@@ -848,25 +854,6 @@ static void ending(const struct job_in *J, const struct rank *r, uint64_t end,
 	}
 }
 
-/* "0-3,5": the ranks in order, runs as ranges. */
-static void put_ranks(char *buf, size_t size, const uint32_t *k, uint32_t n)
-{
-	size_t len = strlen(buf);
-
-	for (uint32_t i = 0; i < n && len < size;) {
-		uint32_t j = i;
-
-		while (j + 1 < n && k[j + 1] == k[j] + 1)
-			j++;
-		len += (size_t)snprintf(buf + len, size - len, "%s%u",
-					i ? "," : "", k[i]);
-		if (j > i && len < size)
-			len += (size_t)snprintf(buf + len, size - len, "-%u",
-						k[j]);
-		i = j + 1;
-	}
-}
-
 /* The job's end: each distinct ending, with the ranks it was theirs;
  * the ranks with no file after them; and in cut, the same for the ranks
  * whose record was cut short, a line each: "RANKS<tab>ENDING" (the meta
@@ -899,7 +886,7 @@ static int endings_text(const struct job_in *J, char *out, size_t size,
 	if (nk) {
 		snprintf(missing, msize, "no spill file from rank%s ",
 			 nk > 1 ? "s" : "");
-		put_ranks(missing, msize, ks, nk);
+		util_put_ranks(missing, msize, ks, nk);
 		snprintf(missing + strlen(missing), msize - strlen(missing),
 			 ": their calls are missing");
 	}
@@ -917,12 +904,12 @@ static int endings_text(const struct job_in *J, char *out, size_t size,
 			}
 		snprintf(out + len, size - len, "%s%s on rank%s ",
 			 len ? "; " : "", text[k], nk > 1 ? "s" : "");
-		put_ranks(out, size, ks, nk);
+		util_put_ranks(out, size, ks, nk);
 		if (J->by_rank[k]->how == SPILL_END_KEPT)
 			continue; /* it ended well */
 		len = strlen(cut);
 		if (len < csize) {
-			put_ranks(cut, csize, ks, nk);
+			util_put_ranks(cut, csize, ks, nk);
 			len = strlen(cut);
 			snprintf(cut + len, csize - len, "\t%s\n", text[k]);
 		}
@@ -1104,6 +1091,51 @@ static int write_trace(struct job_in *J, const char *out)
 	return rc;
 }
 
+/* The after files' calls added to the trace at path (after.h). */
+static int add_afters(struct job_in *J, const char *path)
+{
+	struct after_rank *a = calloc(J->nafter + 1, sizeof(*a));
+	uint32_t **calls = calloc(J->nafter + 1, sizeof(*calls));
+	int rc = a && calls ? 0 : RONDO_E_NOMEM;
+
+	for (uint32_t i = 0; i < J->nafter && rc == 0; i++) {
+		const struct rank *r = &J->after[i];
+		uint64_t n;
+
+		calls[i] = stream_values(r, SPILL_CALLS, &n);
+		if (!calls[i] || n != r->ncalls) {
+			say(J, "%s: a damaged file: left out", r->path);
+			n = 0;
+		}
+		a[i] = (struct after_rank){
+			r->path,
+			r->rank,
+			r->nranks,
+			r->program,
+			r->start,
+			r->funcs,
+			r->nfuncs,
+			r->sigs,
+			r->nsig,
+			r->stats,
+			(uint32_t)(r->capstats < r->nsig ? r->capstats
+							 : r->nsig),
+			calls[i],
+			n,
+			r->bind,
+			r->nbind < MAX_BIND ? r->nbind : MAX_BIND,
+			r->code};
+	}
+	if (rc == 0)
+		rc = after_add(path, path, a, J->nafter, J->say, J->ctx, J->why,
+			       J->whylen);
+	for (uint32_t i = 0; calls && i < J->nafter; i++)
+		free(calls[i]);
+	free(calls);
+	free(a);
+	return rc;
+}
+
 static void rank_free(struct rank *r)
 {
 	free(r->path);
@@ -1157,7 +1189,7 @@ int recover_run(const char *const *inputs, int ninputs, const char *out,
 		rc = add_input(&J, inputs[i]);
 	if (rc == 0 && J.n == 0)
 		rc = fail(&J, RONDO_E_MISSING,
-			  "no spill file (rank-N.spill) in %s",
+			  "no spill file (rank-N.spill or rank-N.after) in %s",
 			  ninputs == 1 ? inputs[0] : "what was named");
 	/* a file that cannot be read is left out; the others are the job */
 	for (uint32_t i = 0; i < J.n && rc == 0; i++) {
@@ -1182,20 +1214,33 @@ int recover_run(const char *const *inputs, int ninputs, const char *out,
 		if (J.r[i].err)
 			say(&J, "%s", J.r[i].err);
 	if (rc == 0) {
-		/* the unreadable ones take no part in choosing the job */
+		/* the unreadable ones take no part in choosing the job, the
+		 * after files are added to its trace once it is made */
 		uint32_t k = 0;
 
+		J.after = malloc(sizeof(*J.after) * (J.n + 1));
+		if (!J.after)
+			rc = RONDO_E_NOMEM;
 		for (uint32_t i = 0; i < J.n; i++) {
-			if (J.r[i].bad) {
+			if (J.r[i].bad || rc) {
 				rank_free(&J.r[i]);
 				continue;
 			}
-			J.r[k++] = J.r[i];
+			if (J.r[i].how == SPILL_END_AFTER)
+				J.after[J.nafter++] = J.r[i];
+			else
+				J.r[k++] = J.r[i];
 		}
 		J.n = k;
 		why[0] = '\0';
-		rc = pick_job(&J);
 	}
+	/* only after files: the trace MPI_Finalize wrote takes them */
+	if (rc == 0 && J.n == 0) {
+		rc = add_afters(&J, out);
+		goto done;
+	}
+	if (rc == 0)
+		rc = pick_job(&J);
 	if (rc == 0)
 		rc = names(&J);
 	for (uint32_t k = 0; rc == 0 && k < J.nranks; k++) {
@@ -1217,10 +1262,16 @@ int recover_run(const char *const *inputs, int ninputs, const char *out,
 	}
 	if (rc == 0)
 		rc = write_trace(&J, out);
+	if (rc == 0 && J.nafter)
+		rc = add_afters(&J, out);
+done:
 	if (rc == RONDO_E_NOMEM && !why[0])
 		snprintf(why, whylen, "out of memory");
 	for (uint32_t i = 0; i < J.n; i++)
 		rank_free(&J.r[i]);
+	for (uint32_t i = 0; i < J.nafter; i++)
+		rank_free(&J.after[i]);
+	free(J.after);
 	free(J.r);
 	free(J.by_rank);
 	free(J.funcs);

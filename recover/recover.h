@@ -15,7 +15,11 @@ typedef void (*recover_say_fn)(void *ctx, const char *line);
 
 /*
  * Merges the spill files named by inputs (files, or folders holding
- * rank-N.spill files) into the trace `out`.  Returns 0, or a RONDO_E_*
+ * rank-N.spill files) into the trace `out`.  The ranks' after files
+ * (rank-N.after: their calls after MPI_Finalize) among them are then
+ * added to it; without spill files, they are added to the trace already
+ * at `out` (replaced once done; refused with RONDO_E_STATE when it has
+ * them already).  Returns 0, or a RONDO_E_*
  * code with why set: RONDO_E_MISSING when no spill file was found,
  * RONDO_E_CORRUPT or RONDO_E_TRUNCATED when none could be read (why names
  * the file), RONDO_E_IO when the trace cannot be written, RONDO_E_NOMEM.

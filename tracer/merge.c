@@ -444,8 +444,10 @@ int merge_finish(struct merge *m, struct fmt_grammar *all,
 
 /* ---- statistics, time per rank, communicators ---------------------------- */
 
-static void stat_add(rondo_stat *to, const rondo_stat *s)
+void merge_stat_add(rondo_stat *to, const rondo_stat *s)
 {
+	if (s->count == 0)
+		return;
 	if (to->count == 0 || s->min_ns < to->min_ns)
 		to->min_ns = s->min_ns;
 	if (s->max_ns > to->max_ns)
@@ -478,7 +480,7 @@ static int stats_add(struct merge *m, const struct fmt_stats *st,
 	if (stats_reserve(m))
 		return RONDO_E_NOMEM;
 	for (uint32_t i = 0; i < st->n; i++) {
-		stat_add(&m->x.stat[map[st->st[i].sig]], &st->st[i].s);
+		merge_stat_add(&m->x.stat[map[st->st[i].sig]], &st->st[i].s);
 		m->x.calls += st->st[i].s.count;
 	}
 	return 0;

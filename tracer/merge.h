@@ -64,6 +64,10 @@ uint32_t merge_unique(const struct merge *m);
 int merge_finish(struct merge *m, struct fmt_grammar *all,
 		 struct fmt_rankmap *rm);
 
+/* Adds the statistics s to those in to (counts, sums, the smaller min, the
+ * larger max, the histograms). */
+void merge_stat_add(rondo_stat *to, const rondo_stat *s);
+
 /* ---- ranges of ranks --------------------------------------------------------
  * The tracer merges the ranks of a job in a tree: each rank makes a merge
  * of its own tables (merge_add_rank, merge_add_comm), takes in the encoded

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime.h"
 #include "spill.h"
@@ -140,68 +141,84 @@ static int early_allowed(uint32_t func)
 	return 0;
 }
 
-/* The calls kept: a fixed buffer, since nothing of the tracer is set up
- * yet (and the allocator is the tracer's own). */
-#define EARLY_CALLS 64
-#define EARLY_BYTES 16384
-static struct early {
-	uint32_t func, binding;
-	uint32_t off, len; /* of its values in early_bytes */
-	uint64_t t0, t1;
-} early[EARLY_CALLS];
-static uint8_t early_bytes[EARLY_BYTES];
-static uint32_t nearly, early_used;
-static uint64_t early_lost; /* past the buffer, or after the replay */
-static int early_closed;    /* replayed: too late to keep one */
+/* The calls kept: a fixed buffer each, since nothing of the tracer is
+ * set up before MPI_Init (and the allocator is the tracer's own), and
+ * after MPI_Finalize little of it should be relied on. */
+#define OUTSIDE_CALLS 64
+#define OUTSIDE_BYTES 16384
+struct outside {
+	struct spill_call call[OUTSIDE_CALLS];
+	uint8_t bytes[OUTSIDE_BYTES];
+	uint32_t n, used;
+	uint64_t lost; /* past the buffer, or too late */
+	int closed;    /* early: replayed; late: written at exit */
+};
+static struct outside early, late;
 static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void early_keep(const struct rec *r)
+static void outside_keep(struct outside *o, const struct rec *r)
 {
 	const struct fmt_buf *a = &r->lv->args;
 
 	pthread_mutex_lock(&early_lock);
-	if (early_closed || a->oom || nearly == EARLY_CALLS ||
-	    a->len > EARLY_BYTES - early_used) {
-		early_lost++;
+	if (o->closed || a->oom || o->n == OUTSIDE_CALLS ||
+	    a->len > OUTSIDE_BYTES - o->used) {
+		o->lost++;
 	} else {
-		early[nearly++] = (struct early){.func = r->func,
-						 .binding = r->binding,
-						 .off = early_used,
-						 .len = (uint32_t)a->len,
-						 .t0 = r->t0,
-						 .t1 = r->t1};
-		memcpy(early_bytes + early_used, a->data, a->len);
-		early_used += (uint32_t)a->len;
+		o->call[o->n++] =
+			(struct spill_call){.func = r->func,
+					    .binding = r->binding,
+					    .args = o->bytes + o->used,
+					    .len = (uint32_t)a->len,
+					    .t0 = r->t0,
+					    .t1 = r->t1};
+		memcpy(o->bytes + o->used, a->data, a->len);
+		o->used += (uint32_t)a->len;
 	}
 	pthread_mutex_unlock(&early_lock);
 }
 
-/* The program's calls after the trace was written. */
+/* The program's calls after the trace was written: those MPI allows then
+ * kept (late) for the rank's after file, the others only counted. */
 static uint64_t after_finalize;
+static pid_t outside_pid; /* a child forked since writes no after file */
 
-static void after_finalize_say(void)
+/* At exit: the kept calls to the after file (spill.h), which `rondo run`
+ * or `rondo recover` adds to the trace; the others said. */
+static void after_finalize_end(void)
 {
 	uint64_t n = __atomic_load_n(&after_finalize, __ATOMIC_RELAXED);
 
-	if (n && (rt.verbose > 1 || rt.rank == 0))
+	if (getpid() != outside_pid)
+		return;
+	pthread_mutex_lock(&early_lock);
+	late.closed = 1;
+	pthread_mutex_unlock(&early_lock);
+	if (late.n)
+		spill_after(late.call, late.n, n + late.lost);
+	if ((n || late.lost) && (rt.verbose > 1 || rt.rank == 0))
 		fprintf(stderr,
-			"rondo: rank %d: %llu MPI calls after MPI_Finalize, "
-			"not in the trace (written at MPI_Finalize)\n",
-			rt.rank, (unsigned long long)n);
+			"rondo: rank %d: %llu MPI calls after MPI_Finalize "
+			"not in the trace (%s)\n",
+			rt.rank, (unsigned long long)(n + late.lost),
+			n ? "only MPI_Initialized, MPI_Finalized, "
+			    "MPI_Get_version and MPI_Get_library_version are "
+			    "kept then"
+			  : "past the 64 kept");
 }
 
 void record_outside(void)
 {
 	struct rec_thread *th = &thread_state;
 
-	if (rt.verbose)
-		atexit(after_finalize_say);
+	outside_pid = getpid();
+	atexit(after_finalize_end);
 	pthread_mutex_lock(&early_lock);
-	early_closed = 1;
+	early.closed = 1;
 	pthread_mutex_unlock(&early_lock);
 	/* on a level of its own, as if each were made now */
-	for (uint32_t i = 0; i < nearly && th->depth < RT_MAX_DEPTH; i++) {
-		const struct early *e = &early[i];
+	for (uint32_t i = 0; i < early.n && th->depth < RT_MAX_DEPTH; i++) {
+		const struct spill_call *e = &early.call[i];
 		struct rec r = {.func = e->func,
 				.binding = e->binding,
 				.t0 = e->t0,
@@ -211,29 +228,31 @@ void record_outside(void)
 
 		th->depth++;
 		r.lv->pool = UINT32_MAX;
-		fmt_put_bytes(&r.lv->args, early_bytes + e->off, e->len);
+		fmt_put_bytes(&r.lv->args, e->args, e->len);
 		rec_end(&r, MPI_SUCCESS);
 	}
-	if (early_lost)
+	if (early.lost)
 		rt_warn("%llu MPI calls made before MPI_Init are not in the "
 			"trace: it keeps the first %d",
-			(unsigned long long)early_lost, EARLY_CALLS);
+			(unsigned long long)early.lost, OUTSIDE_CALLS);
 }
 
 /* What becomes of a call made while tracing is not on. */
-enum off { OFF_PASS, OFF_STARTED, OFF_EARLY };
+enum off { OFF_PASS, OFF_STARTED, OFF_EARLY, OFF_LATE };
 
 /* Tracing may start at the call (rt_lazy_start), or it is kept for
  * record_outside, or passed through; a program's call after MPI_Finalize
- * is counted.  Apart: every call asks whether tracing is on, and this is
+ * is kept for its after file when MPI allows it then, else counted.  Apart: every call asks whether tracing is on, and this is
  * seldom the answer. */
 static __attribute__((noinline)) enum off
 begin_off(struct rec_thread *th, uint32_t func, const void *caller)
 {
 	if (rt.state == RT_DONE) {
-		if (!from_mpi_library(caller))
-			__atomic_fetch_add(&after_finalize, 1,
-					   __ATOMIC_RELAXED);
+		if (from_mpi_library(caller))
+			return OFF_PASS;
+		if (th->depth == 0 && rt.finalized && early_allowed(func))
+			return OFF_LATE;
+		__atomic_fetch_add(&after_finalize, 1, __ATOMIC_RELAXED);
 		return OFF_PASS;
 	}
 	if (rt.disabled)
@@ -272,7 +291,9 @@ begin(struct rec *r, struct rec_thread *th, uint32_t func, uint32_t binding,
 	r->lv->pool = UINT32_MAX;
 	r->func = func;
 	r->binding = binding;
-	r->early = off == OFF_EARLY;
+	r->outside = off == OFF_EARLY  ? REC_EARLY
+		     : off == OFF_LATE ? REC_LATE
+				       : 0;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	r->paused = rt.paused;
@@ -340,8 +361,8 @@ int rec_end(struct rec *r, int ret)
 	}
 	if (!spill_here) /* a hand-written call: no rec_pmpi_done */
 		spill_enter();
-	if (__builtin_expect(r->early, 0)) {
-		early_keep(r);
+	if (__builtin_expect(r->outside, 0)) {
+		outside_keep(r->outside == REC_EARLY ? &early : &late, r);
 	} else if (lv->args.oom || !f) {
 		rt.failed = 1;
 	} else if (r->paused) {

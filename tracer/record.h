@@ -43,8 +43,11 @@
  * order, ahead of MPI_Init, through rec_end() as any call (signatures,
  * grammar, statistics, the spill stream); past the buffer's room they
  * are counted and rank 0 says so.  After MPI_Finalize the trace is
- * written already (the merge needs MPI): the program's calls then are
- * only counted, and RONDO_VERBOSE says how many at exit.
+ * written already (the merge needs MPI, gone by then): the same four
+ * functions are kept in another such buffer, and at exit written to the
+ * rank's after file (spill.h), from which `rondo run` or `rondo recover`
+ * adds them to the trace; other calls then are only counted, and rank 0
+ * says how many.
  */
 #ifndef RONDO_RECORD_H
 #define RONDO_RECORD_H
@@ -70,10 +73,16 @@ enum rec_binding {
 	REC_NBIND
 };
 
+/* A call outside MPI_Init..MPI_Finalize (struct rec's outside). */
+enum {
+	REC_EARLY = 1, /* before MPI_Init: kept for record_outside */
+	REC_LATE = 2   /* after MPI_Finalize: kept for the after file */
+};
+
 struct rec {
 	uint32_t func;	  /* index into rec_funcs */
 	uint32_t binding; /* enum rec_binding; rec_begin sets REC_BIND_C */
-	int early;	  /* before MPI_Init: kept for record_outside */
+	int outside;	  /* REC_EARLY, REC_LATE: kept, not recorded now */
 	uint64_t t0, t1;  /* PMPI call start and end, ns */
 	int locked;	  /* holds the runtime's lock (MPI_THREAD_MULTIPLE) */
 	int paused;	  /* made while paused: bookkeeping only, not traced */

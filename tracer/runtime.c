@@ -603,6 +603,7 @@ static void finalize(uint32_t binding, const void *caller)
 		spill_inside = (sig_atomic_t)(rec_nfuncs + RT_FINALIZE + 1);
 		output_write();
 		spill_inside = 0;
+		rt.finalized = 1;
 	}
 	rt.state = RT_DONE;
 	alloc_stop(); /* spare the rest of the program the tracking */

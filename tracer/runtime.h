@@ -120,6 +120,8 @@ struct rt {
 	int initializing;		/* inside MPI_Init or MPI_Init_thread */
 	int lazy;	  /* started without seeing MPI_Init (rt_lazy_start) */
 	int aborting;	  /* in MPI_Abort: nothing more is recorded */
+	int finalized;	  /* MPI_Finalize made the trace (or tried): later
+			     calls go to the after file */
 	uint64_t job_key; /* the same on every rank of the job (spill files) */
 	int sessions;	  /* started by MPI_Session_init: no MPI_COMM_WORLD */
 	MPI_Comm world;	  /* the processes of the job, to gather over */

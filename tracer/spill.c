@@ -368,7 +368,7 @@ static void put_head(void)
 	spill_w_flush(w);
 }
 
-static void put_func(uint32_t f)
+static void put_func_entry(uint32_t f)
 {
 	const struct rec_func *rf = rt_func(f);
 	size_t need = 2 * SPILL_UV_MAX + spill_str_need(rf->name, 200);
@@ -384,7 +384,29 @@ static void put_func(uint32_t f)
 		spill_w_str(&wr, rf->params[k], 200);
 		spill_w_u8(&wr, rf->out ? rf->out[k] : 0);
 	}
+}
+
+static void put_func(uint32_t f)
+{
+	put_func_entry(f);
 	sp.funcs_done[f / 8] |= (uint8_t)(1u << (f % 8));
+}
+
+static void put_sig(uint32_t func, uint32_t nargs, const uint8_t *p,
+		    uint32_t len)
+{
+	if (spill_w_room(&wr, SPILL_SIGS, 3 * SPILL_UV_MAX + len) == 0) {
+		spill_w_uv(&wr, func);
+		spill_w_uv(&wr, nargs);
+		spill_w_uv(&wr, len);
+		spill_w_bytes(&wr, p, len);
+	} else {
+		spill_w_big_head(&wr, SPILL_SIGS);
+		spill_w_uv(&wr, func);
+		spill_w_uv(&wr, nargs);
+		spill_w_uv(&wr, len);
+		spill_w_big_end(&wr, p, len);
+	}
 }
 
 static void put_sigs(void)
@@ -396,21 +418,8 @@ static void put_sigs(void)
 			put_func(rt.sig[s].func);
 	for (uint32_t s = sp.sigs_done; s < rt.nsig; s++) {
 		const struct rt_sig *g = &rt.sig[s];
-		const uint8_t *p = rt.sig_bytes.data + g->off;
 
-		if (spill_w_room(&wr, SPILL_SIGS, 3 * SPILL_UV_MAX + g->len) ==
-		    0) {
-			spill_w_uv(&wr, g->func);
-			spill_w_uv(&wr, g->nargs);
-			spill_w_uv(&wr, g->len);
-			spill_w_bytes(&wr, p, g->len);
-		} else {
-			spill_w_big_head(&wr, SPILL_SIGS);
-			spill_w_uv(&wr, g->func);
-			spill_w_uv(&wr, g->nargs);
-			spill_w_uv(&wr, g->len);
-			spill_w_big_end(&wr, p, g->len);
-		}
+		put_sig(g->func, g->nargs, rt.sig_bytes.data + g->off, g->len);
 	}
 	sp.sigs_done = rt.nsig;
 }
@@ -690,6 +699,151 @@ static void *watchdog(void *arg)
 			nanosleep(&(struct timespec){0, 1000000}, NULL);
 	}
 	return NULL;
+}
+
+/* ---- after MPI_Finalize ------------------------------------------------- */
+
+/* The after file's signatures: call i has local signature sig[i]; the
+ * first call of signature k is first[k].  Returns their number. */
+static uint32_t after_sigs(const struct spill_call *c, uint32_t n,
+			   uint32_t *sig, uint32_t *first)
+{
+	uint32_t nsig = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		while (k < nsig &&
+		       !(c[first[k]].func == c[i].func &&
+			 c[first[k]].len == c[i].len &&
+			 !memcmp(c[first[k]].args, c[i].args, c[i].len)))
+			k++;
+		if (k == nsig)
+			first[nsig++] = i;
+		sig[i] = k;
+	}
+	return nsig;
+}
+
+static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
+{
+	uint32_t *sig = malloc(sizeof(uint32_t) * 2 * (n + 1)), *first, nsig;
+	uint64_t bind[REC_NBIND] = {0};
+	struct timespec ts;
+
+	if (!sig) {
+		wr.err = ENOMEM;
+		return;
+	}
+	first = sig + n + 1;
+	nsig = after_sigs(c, n, sig, first);
+	put_head();
+	for (uint32_t k = 0; k < nsig; k++) {
+		uint32_t f = c[first[k]].func, j = 0;
+
+		while (j < k && c[first[j]].func != f)
+			j++;
+		if (j == k) /* each function once */
+			put_func_entry(f);
+	}
+	for (uint32_t k = 0; k < nsig; k++)
+		put_sig(c[first[k]].func, rt_func(c[first[k]].func)->nparams,
+			c[first[k]].args, c[first[k]].len);
+	put_chunk_head(SPILL_CALLS, n, SPILL_RAW);
+	spill_w_big_end(&wr, sig, sizeof(uint32_t) * n);
+	for (uint32_t k = 0; k < nsig; k++) {
+		rondo_stat st = {0};
+
+		for (uint32_t i = first[k]; i < n; i++) {
+			uint64_t d = c[i].t1 > c[i].t0
+					     ? rt_clock_ns(c[i].t1 - c[i].t0)
+					     : 0;
+
+			if (sig[i] != k)
+				continue;
+			if (st.count == 0 || d < st.min_ns)
+				st.min_ns = d;
+			if (d > st.max_ns)
+				st.max_ns = d;
+			st.count++;
+			st.total_ns += d;
+			st.sumsq_ns2 += (double)d * (double)d;
+			st.hist[fmt_hist_bin(d)]++;
+		}
+		put_stat(k, &st);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i].binding < REC_NBIND)
+			bind[c[i].binding]++;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	spill_w_room(&wr, SPILL_END, 32 * SPILL_UV_MAX);
+	spill_w_uv(&wr, n);
+	spill_w_uv(&wr, 0); /* no per-call times */
+	spill_w_uv(&wr,
+		   (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	spill_w_uv(&wr, rt_now() - rt.start_ns);
+	spill_w_uv(&wr, REC_NBIND);
+	for (int b = 0; b < REC_NBIND; b++)
+		spill_w_uv(&wr, bind[b]);
+	spill_w_uv(&wr, 0);
+	spill_w_uv(&wr, SPILL_END_AFTER);
+	spill_w_sv(&wr, (int64_t)(lost > INT64_MAX ? INT64_MAX : lost));
+	spill_w_uv(&wr, 0);
+	spill_w_flush(&wr);
+	spill_w_done(&wr);
+	free(sig);
+}
+
+void spill_after(const struct spill_call *c, uint32_t n, uint64_t lost)
+{
+	char path[sizeof(sp.path)];
+	struct stat st;
+	int locked = take_lock(5000) == 0, fd;
+
+	/* the spill file, if any, ended at MPI_Finalize: nothing more goes
+	 * to it, and its writer writes this file now */
+	spill_hot.on = 0;
+	if (!sp.dir[0])
+		name_files();
+	if (!head.f.program[0]) { /* RONDO_SPILL=0: not made at the start */
+		struct timespec ts;
+
+		output_facts(&head.f);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		head.wall_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			       (uint64_t)ts.tv_nsec - (rt_now() - rt.start_ns);
+	}
+	sp.pid = getpid();
+	snprintf(path, sizeof(path), "%s/rank-%d.after", sp.dir, rt.rank);
+	mkdir(sp.dir, 0755);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	if (fd >= 0) {
+		spill_w_init(&wr, fd);
+		spill_w_magic(&wr);
+		after_records(c, n, lost);
+		if (close(fd) < 0 && !wr.err)
+			wr.err = errno;
+		errno = wr.err;
+	}
+	if (fd < 0 || wr.err)
+		fprintf(stderr,
+			"rondo: rank %d: cannot write %s: %s; its %u calls "
+			"after MPI_Finalize are not kept\n",
+			rt.rank, path, strerror(errno), n);
+	else if (rt.verbose > 1 || (rt.rank == 0 && !getenv("RONDO_JOB")))
+		fprintf(stderr,
+			"rondo: rank %d: %u calls after MPI_Finalize are in "
+			"%s; rondo recover %s adds every rank's to the "
+			"trace\n",
+			rt.rank, n, path, sp.dir);
+	if (locked)
+		drop_lock();
 }
 
 /* ---- the end ----------------------------------------------------------- */

@@ -110,6 +110,23 @@ void spill_end(int how, int code, int can_alloc);
 #define SPILL_FINISH_KEEP 2
 void spill_finish(int written);
 
+/* A call kept outside MPI_Init..MPI_Finalize (record.c): its function,
+ * binding, encoded values and clock readings (rt_clock). */
+struct spill_call {
+	uint32_t func, binding;
+	const uint8_t *args;
+	uint32_t len;
+	uint64_t t0, t1;
+};
+
+/* At exit, the calls the program made after MPI_Finalize had written
+ * the trace (n of them, kept; `lost` more made but not kept), written to
+ * the rank's after file, rank-N.after in the spill folder: a spill file
+ * of their own functions, signatures, statistics and order, ending in
+ * SPILL_END_AFTER, which `rondo run` and `rondo recover` add to the
+ * trace.  Rank 0 says where it is, but under `rondo run`. */
+void spill_after(const struct spill_call *c, uint32_t n, uint64_t lost);
+
 /* Bytes the streams and their bookkeeping hold (memory.c). */
 size_t spill_memory(void);
 /* Whether the spill file holds every call's signature so far. */

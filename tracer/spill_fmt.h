@@ -62,6 +62,9 @@ enum spill_end {
 	SPILL_END_FINALIZE,   /* in MPI_Finalize, the trace not written */
 	SPILL_END_KEPT,	      /* MPI_Finalize wrote the trace, with some rank's
 			   calls past RONDO_MEMORY_LIMIT as counts only */
+	SPILL_END_AFTER,      /* an after file (rank-N.after): the calls the
+				 rank made after MPI_Finalize wrote the trace;
+				 code, those left out of it */
 	SPILL_NEND
 };
 

@@ -1,7 +1,8 @@
 /*
  * cmd_recover.c - `rondo recover [-o TRACE] SPILLS...`: the trace of a job
- * that did not end in MPI_Finalize, from the spill files its ranks kept
- * (recover/recover.h does the work).
+ * that did not end in MPI_Finalize, from the spill files its ranks kept,
+ * and the calls made after MPI_Finalize added to the trace from the
+ * ranks' after files (recover/recover.h does the work).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +22,14 @@ static void recover_usage(FILE *f)
 		"a folder APP-DATE-TIME.spill, or rank-N.spill files.  The "
 		"ranks\n"
 		"are merged as at MPI_Finalize; the trace says how each "
-		"ended.\n\n"
+		"ended.\n"
+		"The calls ranks made after MPI_Finalize (MPI_Finalized, "
+		"...) are\n"
+		"in rank-N.after files in the same folder: with spill files, "
+		"they\n"
+		"end the trace made; alone, they are added to the trace "
+		"MPI_Finalize\n"
+		"wrote (TRACE, replaced), once.\n\n"
 		"  -o, --output PATH   the trace (default: the folder's name "
 		"with\n"
 		"                      .rondo for .spill, beside it)\n"

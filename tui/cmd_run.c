@@ -289,17 +289,28 @@ static void run_say(void *ctx, const char *line)
 	fprintf(stderr, "rondo: %s\n", line);
 }
 
-/* The spill files, then their folder, once the trace holds them. */
-static void remove_spills(const char *dir)
+/* Whether a file in a spill folder is one of the ranks' (rank-N.spill,
+ * or with after, rank-N.after: the calls after MPI_Finalize). */
+static int rank_file(const char *name, int after)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && name[0] != '.' &&
+	       (!strcmp(name + n - 6, ".after") ||
+		(!after && !strcmp(name + n - 6, ".spill")));
+}
+
+/* The ranks' files (with after: the after files only), then their
+ * folder once empty, when the trace holds what they held. */
+static void remove_spills(const char *dir, int after)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
 	while (d && (e = readdir(d))) {
 		char path[PATH_MAX + 512];
-		size_t n = strlen(e->d_name);
 
-		if (n > 6 && !strcmp(e->d_name + n - 6, ".spill") &&
+		if (rank_file(e->d_name, after) &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
 			    (int)sizeof(path))
 			unlink(path);
@@ -307,6 +318,45 @@ static void remove_spills(const char *dir)
 	if (d)
 		closedir(d);
 	rmdir(dir);
+}
+
+/* A job that ended well: the calls its ranks made after MPI_Finalize,
+ * in their after files, added to the trace MPI_Finalize wrote. */
+static void add_after(const char *spill, const char *trace)
+{
+	struct dirent *e;
+	DIR *d = opendir(spill);
+	char **in = NULL, why[1024];
+	size_t n = 0, cap = 0;
+	int ok = 1;
+
+	while (d && ok && (e = readdir(d))) {
+		char path[PATH_MAX + 512];
+
+		if (!rank_file(e->d_name, 1) ||
+		    snprintf(path, sizeof(path), "%s/%s", spill, e->d_name) >=
+			    (int)sizeof(path))
+			continue;
+		ok = util_grow(&in, &cap, n + 1, sizeof(*in)) == 0 &&
+		     (in[n] = strdup(path)) != NULL;
+		n += ok;
+	}
+	if (d)
+		closedir(d);
+	if (!ok)
+		cli_error("out of memory: the calls after MPI_Finalize stay in "
+			  "%s",
+			  spill);
+	else if (n && recover_run((const char *const *)in, (int)n, trace,
+				  run_say, NULL, why, sizeof(why)) == 0)
+		remove_spills(spill, 1);
+	else if (n)
+		cli_error("cannot add the calls after MPI_Finalize: %s (they "
+			  "stay in %s)",
+			  why, spill);
+	for (size_t i = 0; i < n; i++)
+		free(in[i]);
+	free(in);
 }
 
 /* The signals a batch system sends before its kill, passed on. */
@@ -378,8 +428,9 @@ static int wait_launcher(const sigset_t *set, int *status, int *caught)
 }
 
 /* The folder(s) of this run's spills: DIR/NAME-STAMP.spill, where DIR
- * is RONDO_SPILL_DIR, or the trace's folder. */
-static void recover_spills(int code)
+ * is RONDO_SPILL_DIR, or the trace's folder.  With ended_well, the job's
+ * trace was written: only the calls after MPI_Finalize are added. */
+static void recover_spills(int code, int ended_well)
 {
 	const char *out = getenv("RONDO_OUT"),
 		   *sdir = getenv("RONDO_SPILL_DIR");
@@ -430,6 +481,10 @@ static void recover_spills(int code)
 		else
 			snprintf(trace, sizeof(trace), "%s/%.*s.rondo", outdir,
 				 (int)(n - 6), e->d_name);
+		if (ended_well) {
+			add_after(spill, trace);
+			continue;
+		}
 		fprintf(stderr,
 			"rondo: the job ended badly (%s %d); its trace is "
 			"made from %s\n",
@@ -437,7 +492,7 @@ static void recover_spills(int code)
 			code < 0 ? -code : code, spill);
 		if (recover_run(in, 1, trace, run_say, NULL, why,
 				sizeof(why)) == 0)
-			remove_spills(spill);
+			remove_spills(spill, 0);
 		else
 			cli_error("cannot recover: %s (the spill files stay in "
 				  "%s)",
@@ -480,9 +535,12 @@ static int launch(char **av)
 	 * a second Ctrl-C): the job was stopped all the same */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		recover_spills(WIFEXITED(status) ? WEXITSTATUS(status)
-						 : -WTERMSIG(status));
+						 : -WTERMSIG(status),
+			       0);
 	else if (caught)
-		recover_spills(-caught);
+		recover_spills(-caught, 0);
+	else
+		recover_spills(0, 1);
 	if (WIFSIGNALED(status)) {
 		/* the same end as the launcher's, for the caller to see */
 		signal(WTERMSIG(status), SIG_DFL);

@@ -3,16 +3,18 @@
  * HPCC make them.  Before MPI_Init: MPI_Initialized, MPI_Get_version and
  * MPI_Get_library_version, which the trace must have ahead of MPI_Init,
  * with their values, on every rank.  After MPI_Finalize: MPI_Finalized
- * and MPI_Get_version, which it cannot have (it is written at
- * MPI_Finalize): RONDO_VERBOSE=2 makes each rank count them at exit.
+ * and MPI_Get_version, which each rank keeps in its after file and
+ * `rondo run` (or `rondo recover`) adds to the end of its calls.
  * tests/outside.sh runs it.
  *
- *   mpirun -np N outside [EXTRA [abort]]
+ *   mpirun -np N outside [EXTRA [abort | LATE]]
  *
  * EXTRA: that many more MPI_Get_version calls before MPI_Init; the tracer
  * keeps 64 calls, so from EXTRA 62 on some are left out, and rank 0 says
  * how many.  abort: the program ends in MPI_Abort right after MPI_Init's
- * calls, so that the trace is made from the spill files.
+ * calls, so that the trace is made from the spill files.  LATE: that many
+ * more MPI_Get_version calls after MPI_Finalize, of which the tracer
+ * keeps 64 too.
  */
 #include "expect.h"
 
@@ -23,6 +25,7 @@ int main(int argc, char **argv)
 	static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
 	int extra = argc > 1 ? atoi(argv[1]) : 0;
 	int abort_after = argc > 2 && !strcmp(argv[2], "abort");
+	int late = argc > 2 && !abort_after ? atoi(argv[2]) : 0;
 	int up = -1, version = 0, subversion = 0, len = 0, down = -1;
 	int rank, size, kept;
 
@@ -57,10 +60,23 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	EXPECT("MPI_Barrier\\(comm=MPI_COMM_WORLD\\)");
-	expect_finalize();
+	MPI_Finalize();
+	EXPECT("MPI_Finalize\\(\\)");
 
-	/* after MPI_Finalize: counted, not traced */
+	/* after MPI_Finalize: the first 64 kept, at the end of the rank's
+	 * calls */
 	MPI_Finalized(&down);
+	EXPECT("MPI_Finalized\\(" OUT "flag=1\\)");
 	MPI_Get_version(&version, &subversion);
+	EXPECT("MPI_Get_version\\(" OUT "version=%d, " OUT "subversion=%d\\)",
+	       version, subversion);
+	for (int i = 0; i < late; i++) {
+		MPI_Get_version(&version, &subversion);
+		if (i < KEPT - 2)
+			EXPECT("MPI_Get_version\\(" OUT "version=%d, " OUT
+			       "subversion=%d\\)",
+			       version, subversion);
+	}
+	expect_close();
 	return down == 1 ? 0 : 1;
 }

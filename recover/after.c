@@ -35,11 +35,21 @@
 #define TRACE_MAX ((size_t)1 << 36)
 
 /* The sections this rewrites (the others are copied). */
-enum { S_META, S_FUNCS, S_CST, S_GRAMMAR, S_RANKMAP, S_STATS, S_RANKTIME, NS };
+enum {
+	S_META,
+	S_FUNCS,
+	S_CST,
+	S_GRAMMAR,
+	S_RANKMAP,
+	S_STATS,
+	S_RANKTIME,
+	S_TIMING,
+	NS
+};
 
 static const uint32_t sec_type[NS] = {
-	FMT_SEC_META,	 FMT_SEC_FUNCS, FMT_SEC_CST,	 FMT_SEC_GRAMMAR,
-	FMT_SEC_RANKMAP, FMT_SEC_STATS, FMT_SEC_RANKTIME};
+	FMT_SEC_META,	 FMT_SEC_FUNCS, FMT_SEC_CST,	  FMT_SEC_GRAMMAR,
+	FMT_SEC_RANKMAP, FMT_SEC_STATS, FMT_SEC_RANKTIME, FMT_SEC_TIMING};
 
 struct trace_in {
 	uint8_t *data;
@@ -52,10 +62,25 @@ struct trace_in {
 	struct fmt_funcs funcs;
 	struct fmt_cst cst;
 	struct fmt_grammar g;
+	uint64_t *glen; /* calls of each rule */
 	struct fmt_rankmap rm;
 	struct fmt_stats st;
 	struct fmt_ranktime rtime;
 	uint32_t *roots; /* each rank's root rule */
+	struct fmt_timing tm;
+	uint32_t *troots; /* each rank's durations' and intervals' roots */
+	uint32_t tlimit;  /* codes of the timing's base are below it */
+};
+
+/* Rules added to a grammar of nrules rules: each its body from first[k]
+ * in body, and the hash of that body. */
+struct rules {
+	uint32_t nrules; /* the grammar's own, before these */
+	rondo_sym *body;
+	size_t nbody, capbody;
+	uint32_t *first, nnew;
+	size_t capfirst;
+	uint64_t *hash;
 };
 
 /* What is added: functions and signatures new to the trace, each rank's
@@ -70,12 +95,9 @@ struct adding {
 	size_t capsig;
 	uint32_t *seen, nseen; /* the signatures the files named so far */
 	size_t capseen;
-	uint32_t **gsig; /* per rank: its file's signatures' global ids */
-	rondo_sym *body; /* the new rules' bodies */
-	size_t nbody, capbody;
-	uint32_t *first, nnew; /* the new rules: body from first[k] */
-	size_t capfirst;
-	uint64_t *hash; /* of each new rule's body */
+	uint32_t **gsig;    /* per rank: its file's signatures' global ids */
+	struct rules g, tg; /* added to the grammar, to the timing's */
+	uint32_t timed;	    /* ranks whose calls added have times */
 	uint64_t calls, lost;
 	uint64_t bind[JOB_NBIND], bind_ranks[JOB_NBIND];
 };
@@ -213,7 +235,7 @@ static int trace_read(struct trace_in *t, const char *path, const struct ctx *x)
 	if ((rc = fmt_meta_decode(&t->meta, RAW(S_META), &e)) ||
 	    (rc = fmt_funcs_decode(&t->funcs, RAW(S_FUNCS), &e)) ||
 	    (rc = fmt_cst_decode(&t->cst, RAW(S_CST), t->funcs.n, &e)) ||
-	    (rc = fmt_grammar_decode(&t->g, RAW(S_GRAMMAR), t->cst.n, NULL,
+	    (rc = fmt_grammar_decode(&t->g, RAW(S_GRAMMAR), t->cst.n, &t->glen,
 				     &e)) ||
 	    (rc = fmt_rankmap_decode(&t->rm, RAW(S_RANKMAP), t->g.nrules, &e)))
 		goto bad;
@@ -224,13 +246,26 @@ static int trace_read(struct trace_in *t, const char *path, const struct ctx *x)
 	    (rc = fmt_ranktime_decode(&t->rtime, RAW(S_RANKTIME), t->rm.nranks,
 				      t->cst.n, &e)))
 		goto bad;
+	if (t->at[S_TIMING] >= 0 &&
+	    (rc = fmt_timing_decode(&t->tm, RAW(S_TIMING), t->rm.nranks, &e)))
+		goto bad;
 #undef RAW
 	t->roots = malloc(sizeof(uint32_t) * ((size_t)t->rm.nranks + 1));
-	if (!t->roots)
+	t->troots = malloc(sizeof(uint32_t) * (2 * (size_t)t->rm.nranks + 1));
+	if (!t->roots || !t->troots)
 		return RONDO_E_NOMEM;
-	if ((rc = roots_of(&t->rm, t->roots)))
+	if ((rc = roots_of(&t->rm, t->roots)) ||
+	    (t->at[S_TIMING] >= 0 && (rc = roots_of(&t->tm.map, t->troots))))
 		return fail(x, rc, "%s: its rank map does not give every rank",
 			    path);
+	if (t->at[S_TIMING] >= 0) {
+		struct fmt_tscale sc;
+
+		if (fmt_tscale_init(&sc, t->tm.base) < 0)
+			return RONDO_E_NOMEM;
+		t->tlimit = fmt_tcode_limit(&sc);
+		fmt_tscale_free(&sc);
+	}
 	return 0;
 bad:
 	return fail(x, rc, "%s: %s", path, e.msg[0] ? e.msg : "not readable");
@@ -248,10 +283,13 @@ static void trace_free(struct trace_in *t)
 	fmt_funcs_free(&t->funcs);
 	fmt_cst_free(&t->cst);
 	fmt_grammar_free(&t->g);
+	free(t->glen);
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->st);
 	fmt_ranktime_free(&t->rtime);
 	free(t->roots);
+	fmt_timing_free(&t->tm);
+	free(t->troots);
 }
 
 /* ---- what a file may add ---------------------------------------------------- */
@@ -375,90 +413,132 @@ static uint64_t body_hash(const rondo_sym *b, size_t n)
 	return h;
 }
 
-/* Gives rank r its new root: its root, then its calls; a rule made for
- * another rank with the same body is shared. */
-static int new_root(struct adding *d, struct trace_in *t, uint32_t r)
+static void rules_free(struct rules *R)
 {
-	const struct after_rank *a = d->by_rank[r];
-	size_t at = d->nbody, n;
+	free(R->body);
+	free(R->first);
+	free(R->hash);
+}
+
+/* The rule whose body is `root`, then the n values v[] (terminals, runs
+ * counted) into *root: a rule added before with the same body (ranks that
+ * did the same share it), else a new one. */
+static int rule_after(struct rules *R, uint32_t *root, const uint32_t *v,
+		      uint64_t n)
+{
+	size_t at = R->nbody, len;
 	uint64_t h;
 
-	if (util_grow(&d->body, &d->capbody, at + a->ncalls + 1,
-		      sizeof(*d->body)) < 0)
+	if (util_grow(&R->body, &R->capbody, at + n + 1, sizeof(*R->body)) < 0)
 		return RONDO_E_NOMEM;
-	d->body[d->nbody++] = (rondo_sym){t->roots[r] | RONDO_SYM_RULE, 0, 1};
-	for (uint64_t i = 0; i < a->ncalls; i++) {
-		uint32_t s = d->gsig[r][a->calls[i]];
-
-		if (d->nbody > at + 1 && d->body[d->nbody - 1].sym == s)
-			d->body[d->nbody - 1].count++;
+	R->body[R->nbody++] = (rondo_sym){*root | RONDO_SYM_RULE, 0, 1};
+	for (uint64_t i = 0; i < n; i++) {
+		if (R->nbody > at + 1 && R->body[R->nbody - 1].sym == v[i])
+			R->body[R->nbody - 1].count++;
 		else
-			d->body[d->nbody++] = (rondo_sym){s, 0, 1};
+			R->body[R->nbody++] = (rondo_sym){v[i], 0, 1};
 	}
-	n = d->nbody - at;
-	h = body_hash(d->body + at, n);
-	for (uint32_t k = 0; k < d->nnew; k++)
-		if (d->hash[k] == h && d->first[k + 1] - d->first[k] == n &&
-		    !memcmp(d->body + d->first[k], d->body + at,
-			    n * sizeof(*d->body))) {
-			d->nbody = at; /* the same as rule k */
-			t->roots[r] = t->g.nrules + k;
+	len = R->nbody - at;
+	h = body_hash(R->body + at, len);
+	for (uint32_t k = 0; k < R->nnew; k++)
+		if (R->hash[k] == h && R->first[k + 1] - R->first[k] == len &&
+		    !memcmp(R->body + R->first[k], R->body + at,
+			    len * sizeof(*R->body))) {
+			R->nbody = at; /* the same as rule k */
+			*root = R->nrules + k;
 			return 0;
 		}
-	if (util_grow(&d->first, &d->capfirst, (size_t)d->nnew + 2,
-		      sizeof(*d->first)) < 0 ||
-	    !(d->hash = realloc(d->hash, sizeof(*d->hash) * (d->nnew + 1))))
+	if (util_grow(&R->first, &R->capfirst, (size_t)R->nnew + 2,
+		      sizeof(*R->first)) < 0 ||
+	    !(R->hash = realloc(R->hash, sizeof(*R->hash) * (R->nnew + 1))))
 		return RONDO_E_NOMEM;
-	d->first[d->nnew] = (uint32_t)at;
-	d->first[d->nnew + 1] = (uint32_t)d->nbody;
-	d->hash[d->nnew] = h;
-	t->roots[r] = t->g.nrules + d->nnew++;
+	R->first[R->nnew] = (uint32_t)at;
+	R->first[R->nnew + 1] = (uint32_t)R->nbody;
+	R->hash[R->nnew] = h;
+	*root = R->nrules + R->nnew++;
 	return 0;
 }
 
-/* The trace's grammar with the new rules after its own. */
-static int grammar_with(const struct trace_in *t, const struct adding *d,
+/* Grammar old with the rules R after its own, into g. */
+static int grammar_with(const struct fmt_grammar *old, const struct rules *R,
 			struct fmt_grammar *g)
 {
-	uint32_t n = t->g.first[t->g.nrules];
+	uint32_t n = old->first[old->nrules];
 
-	if ((uint64_t)n + d->nbody > UINT32_MAX ||
-	    (uint64_t)t->g.nrules + d->nnew >= RONDO_SYM_RULE)
+	if ((uint64_t)n + R->nbody > UINT32_MAX ||
+	    (uint64_t)old->nrules + R->nnew >= RONDO_SYM_RULE)
 		return RONDO_E_RANGE;
-	g->nrules = t->g.nrules + d->nnew;
+	g->nrules = old->nrules + R->nnew;
 	g->first = malloc(sizeof(uint32_t) * ((size_t)g->nrules + 1));
-	g->body = malloc(sizeof(rondo_sym) * (n + d->nbody + 1));
+	g->body = malloc(sizeof(rondo_sym) * (n + R->nbody + 1));
 	if (!g->first || !g->body)
 		return RONDO_E_NOMEM;
-	memcpy(g->first, t->g.first, sizeof(uint32_t) * t->g.nrules);
-	memcpy(g->body, t->g.body, sizeof(rondo_sym) * n);
-	memcpy(g->body + n, d->body, sizeof(rondo_sym) * d->nbody);
-	for (uint32_t k = 0; k < d->nnew; k++)
-		g->first[t->g.nrules + k] = n + d->first[k];
-	g->first[g->nrules] = n + (uint32_t)d->nbody;
+	memcpy(g->first, old->first, sizeof(uint32_t) * old->nrules);
+	memcpy(g->body, old->body, sizeof(rondo_sym) * n);
+	if (R->nbody)
+		memcpy(g->body + n, R->body, sizeof(rondo_sym) * R->nbody);
+	for (uint32_t k = 0; k < R->nnew; k++)
+		g->first[old->nrules + k] = n + R->first[k];
+	g->first[g->nrules] = n + (uint32_t)R->nbody;
 	return 0;
 }
 
-/* The roots compressed again, as the merge makes the rank map. */
-static int rankmap_with(const struct trace_in *t, struct fmt_rankmap *rm)
+/* The n roots compressed again, as the merge makes a rank map. */
+static int rankmap_with(const uint32_t *roots, uint32_t n,
+			struct fmt_rankmap *rm)
 {
 	struct grammar *m = grammar_create();
 	int rc = m ? 0 : RONDO_E_NOMEM;
 
-	for (uint32_t r = 0; r < t->rm.nranks && rc == 0;) {
+	for (uint32_t r = 0; r < n && rc == 0;) {
 		uint32_t k = 1;
 
-		while (r + k < t->rm.nranks && t->roots[r + k] == t->roots[r])
+		while (r + k < n && roots[r + k] == roots[r])
 			k++;
-		rc = grammar_append(m, t->roots[r], k);
+		rc = grammar_append(m, roots[r], k);
 		r += k;
 	}
 	if (rc == 0)
 		rc = grammar_flush(m);
 	if (rc == 0)
 		rc = grammar_export(m, &rm->map);
-	rm->nranks = t->rm.nranks;
+	rm->nranks = n;
 	grammar_free(m);
+	return rc;
+}
+
+/* Rank r's new roots: of its calls, and of their per-call times when the
+ * trace has every call of the rank timed and the file times them too, at
+ * the same base (else its times stay as they were: the calls added have
+ * none). */
+static int roots_after(struct adding *d, struct trace_in *t, uint32_t r)
+{
+	const struct after_rank *a = d->by_rank[r];
+	uint32_t *v = malloc(sizeof(uint32_t) * (a->ncalls + 1));
+	uint64_t calls = t->glen[t->roots[r]];
+	int rc = v ? 0 : RONDO_E_NOMEM;
+
+	for (uint64_t i = 0; i < a->ncalls && rc == 0; i++)
+		v[i] = d->gsig[r][a->calls[i]];
+	if (rc == 0)
+		rc = rule_after(&d->g, &t->roots[r], v, a->ncalls);
+	free(v);
+	if (rc || t->at[S_TIMING] < 0)
+		return rc;
+	if (a->ntimed == a->ncalls && a->base == t->tm.base &&
+	    t->tm.len[t->troots[2 * r]] == calls &&
+	    t->tm.len[t->troots[2 * r + 1]] == calls) {
+		for (uint64_t i = 0; i < a->ncalls; i++)
+			if (a->dcodes[i] >= t->tlimit ||
+			    a->icodes[i] >= t->tlimit)
+				return 0;
+		rc = rule_after(&d->tg, &t->troots[2 * r], a->dcodes,
+				a->ncalls);
+		if (rc == 0)
+			rc = rule_after(&d->tg, &t->troots[2 * r + 1],
+					a->icodes, a->ncalls);
+		d->timed += rc == 0;
+	}
 	return rc;
 }
 
@@ -621,6 +701,14 @@ static void meta_with(const struct trace_in *t, const struct adding *d,
 		 ", added from their after files%s%s%s",
 		 names[0] ? " (new functions: " : "", names,
 		 names[0] ? ")" : "");
+	if (t->at[S_TIMING] >= 0 && d->timed == nk)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", with their per-call times");
+	else if (t->at[S_TIMING] >= 0)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", with per-call times on %u of the %u ranks (the "
+			 "others had none for every call before)",
+			 d->timed, nk);
 	if (d->lost)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 "; %llu more were not kept (a rank keeps its first "
@@ -643,13 +731,21 @@ static int write_with(const struct trace_in *t, struct adding *d,
 	struct fmt_rankmap rm = {0};
 	struct fmt_stats st = {0};
 	struct fmt_ranktime rt = {0};
+	struct fmt_timing tm = {0};
 	struct fmt_buf b[NS] = {{0}};
 	struct fmt_writer w;
 	char reason[512];
-	int rc = grammar_with(t, d, &g);
+	int rc = grammar_with(&t->g, &d->g, &g);
 
 	if (rc == 0)
-		rc = rankmap_with(t, &rm);
+		rc = rankmap_with(t->roots, t->rm.nranks, &rm);
+	if (rc == 0 && t->at[S_TIMING] >= 0) {
+		tm = (struct fmt_timing){t->tm.base, t->tm.nranks,
+					 t->tm.offset};
+		rc = grammar_with(&t->tm.g, &d->tg, &tm.g);
+		if (rc == 0)
+			rc = rankmap_with(t->troots, 2 * t->tm.nranks, &tm.map);
+	}
 	if (rc == 0 && t->at[S_STATS] >= 0)
 		rc = stats_with(t, d, &st);
 	if (rc == 0 && t->at[S_RANKTIME] >= 0)
@@ -665,6 +761,8 @@ static int write_with(const struct trace_in *t, struct adding *d,
 			fmt_stats_encode(&b[S_STATS], &st);
 		if (t->at[S_RANKTIME] >= 0)
 			fmt_ranktime_encode(&b[S_RANKTIME], &rt);
+		if (t->at[S_TIMING] >= 0)
+			fmt_timing_encode(&b[S_TIMING], &tm);
 		for (int s = 0; s < NS; s++)
 			if (b[s].oom)
 				rc = RONDO_E_NOMEM;
@@ -697,6 +795,8 @@ static int write_with(const struct trace_in *t, struct adding *d,
 	free(rt.list);
 	free(rt.sig);
 	free(rt.code);
+	fmt_grammar_free(&tm.g);
+	fmt_rankmap_free(&tm.map);
 	return rc;
 }
 
@@ -762,9 +862,11 @@ int after_add(const char *trace, const char *out, const struct after_rank *a,
 			  "no after file belongs to %s (its program, start "
 			  "and ranks)",
 			  trace);
+	d.g.nrules = t.g.nrules;
+	d.tg.nrules = t.tm.g.nrules;
 	for (uint32_t r = 0; r < d.nranks && rc == 0; r++)
 		if (d.by_rank[r] && d.by_rank[r]->ncalls)
-			rc = new_root(&d, &t, r);
+			rc = roots_after(&d, &t, r);
 	if (rc == 0)
 		rc = write_with(&t, &d, out, &x, &saved);
 	if (rc == 0)
@@ -785,9 +887,8 @@ done:
 	free(d.funcs);
 	free(d.sigs);
 	free(d.seen);
-	free(d.body);
-	free(d.first);
-	free(d.hash);
+	rules_free(&d.g);
+	rules_free(&d.tg);
 	trace_free(&t);
 	return rc;
 }

@@ -30,6 +30,11 @@ struct after_rank {
 	const uint64_t *bind; /* calls by binding (record.h), nbind of them */
 	uint32_t nbind;
 	int64_t lost; /* calls after MPI_Finalize the rank did not keep */
+	/* per-call times: each call's duration and interval codes at base
+	 * (format.h), when ntimed == ncalls */
+	const uint32_t *dcodes, *icodes;
+	uint64_t ntimed;
+	double base;
 };
 
 /*

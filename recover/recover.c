@@ -1095,17 +1095,22 @@ static int write_trace(struct job_in *J, const char *out)
 static int add_afters(struct job_in *J, const char *path)
 {
 	struct after_rank *a = calloc(J->nafter + 1, sizeof(*a));
-	uint32_t **calls = calloc(J->nafter + 1, sizeof(*calls));
+	uint32_t **calls = calloc(3 * (J->nafter + 1), sizeof(*calls));
 	int rc = a && calls ? 0 : RONDO_E_NOMEM;
 
 	for (uint32_t i = 0; i < J->nafter && rc == 0; i++) {
 		const struct rank *r = &J->after[i];
-		uint64_t n;
+		uint32_t **d = calls + J->nafter + 1 + 2 * i;
+		uint64_t n, nd = 0, ni = 0;
 
 		calls[i] = stream_values(r, SPILL_CALLS, &n);
 		if (!calls[i] || n != r->ncalls) {
 			say(J, "%s: a damaged file: left out", r->path);
 			n = 0;
+		}
+		if (r->timing && r->ntimed == n && n) {
+			d[0] = stream_values(r, SPILL_DURATIONS, &nd);
+			d[1] = stream_values(r, SPILL_INTERVALS, &ni);
 		}
 		a[i] = (struct after_rank){
 			r->path,
@@ -1124,12 +1129,16 @@ static int add_afters(struct job_in *J, const char *path)
 			n,
 			r->bind,
 			r->nbind < MAX_BIND ? r->nbind : MAX_BIND,
-			r->code};
+			r->code,
+			d[0],
+			d[1],
+			d[0] && d[1] && nd == n && ni == n ? n : 0,
+			r->base};
 	}
 	if (rc == 0)
 		rc = after_add(path, path, a, J->nafter, J->say, J->ctx, J->why,
 			       J->whylen);
-	for (uint32_t i = 0; calls && i < J->nafter; i++)
+	for (uint32_t i = 0; calls && i < 3 * (J->nafter + 1); i++)
 		free(calls[i]);
 	free(calls);
 	free(a);

@@ -12,6 +12,7 @@
 #  - past the 64 calls kept before MPI_Init, or after MPI_Finalize, the
 #    rest are left out and rank 0 says how many (and the trace, for
 #    those after);
+#  - with per-call timing, the calls after MPI_Finalize have their times;
 #  - the calls before MPI_Init reach the spill stream too: a job ended by
 #    MPI_Abort, whose trace `rondo run` makes from the spill files, has
 #    them.
@@ -61,6 +62,23 @@ done
 "$rondo" stats outside.rondo >stats.out 2>&1 || fail "rondo stats: $(cat stats.out)"
 grep -q "MPI_Get_version" stats.out || fail "rondo stats names no MPI_Get_version: $(cat stats.out)"
 grep -q "MPI_Finalized" stats.out || fail "rondo stats names no MPI_Finalized: $(cat stats.out)"
+
+# with per-call times: the calls after MPI_Finalize have theirs, after
+# MPI_Finalize's start, in order
+RONDO_TIMING=percall run timed 2 0 || fail "timed: exit status $?: $(tail -5 timed.out)"
+compare timed 2
+after timed 2 4
+grep -q "with their per-call times" timed.info ||
+	fail "timed: the calls after MPI_Finalize have no per-call times: $(grep after timed.info)"
+grep -q "part of the run only" timed.info &&
+	fail "timed: info says ranks lack per-call times: $(grep -A1 '^timing' timed.info)"
+for r in 0 1; do
+	"$rondo" dump --times --rank $r timed.rondo | tail -n 3 | awk -v r=$r '
+		$3 == "-" { printf "FAIL: timed rank %d: no times: %s\n", r, $0; bad = 1 }
+		NR > 1 && $3 + 0 < prev { printf "FAIL: timed rank %d: starts before the call before: %s\n", r, $0; bad = 1 }
+		{ prev = $3 + 0 }
+		END { exit bad }' || fails=$((fails + 1))
+done
 
 # 3 + 70 calls before MPI_Init: the first 64 kept, 9 said lost; 2 + 70
 # after MPI_Finalize: 64 kept, 8 said lost, by rank 0 and the trace

@@ -194,6 +194,20 @@ static void after_finalize_end(void)
 	pthread_mutex_lock(&early_lock);
 	late.closed = 1;
 	pthread_mutex_unlock(&early_lock);
+	/* measured as the calls before them, signatures numbered in the
+	 * rank's table (new ones added) */
+	for (uint32_t i = 0; i < late.n; i++) {
+		struct spill_call *c = &late.call[i];
+		const struct rec_func *f = rt_func(c->func);
+		uint32_t sig = f ? record_signature(c->func, f->nparams,
+						    c->args, c->len)
+				 : UINT32_MAX;
+		uint64_t d = c->t1 > c->t0 ? rt_clock_ns(c->t1 - c->t0) : 0;
+
+		c->timed =
+			sig != UINT32_MAX &&
+			timing_after(sig, c->t0, d, &c->dcode, &c->icode) == 0;
+	}
 	if (late.n)
 		spill_after(late.call, late.n, n + late.lost);
 	if ((n || late.lost) && (rt.verbose > 1 || rt.rank == 0))

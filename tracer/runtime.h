@@ -398,7 +398,15 @@ int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);
  * when no rank keeps per-call times. */
 int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
 		 size_t howlen);
+/* The grammars freed (at MPI_Finalize, once written); the encoder stays
+ * while every call has its times, for timing_after. */
 void timing_free(void);
+/* After MPI_Finalize: the codes of a call the rank made then (sig, its
+ * signature's local id; t0, its clock reading; dur, ns), measured as the
+ * calls before them were.  Returns 0, or -1 when the rank has no per-call
+ * times (or not for every call so far). */
+int timing_after(uint32_t sig, uint64_t t0, uint64_t dur, uint32_t *dc,
+		 uint32_t *ic);
 
 /* ---- memory.c ------------------------------------------------------------ */
 /* Calls between two looks at the tracer's memory. */

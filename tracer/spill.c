@@ -727,7 +727,9 @@ static uint32_t after_sigs(const struct spill_call *c, uint32_t n,
 
 static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 {
-	uint32_t *sig = malloc(sizeof(uint32_t) * 2 * (n + 1)), *first, nsig;
+	uint32_t *sig = malloc(sizeof(uint32_t) * 3 * (n + 1)), *first, *code;
+	uint32_t nsig;
+	uint32_t timed = 0;
 	uint64_t bind[REC_NBIND] = {0};
 	struct timespec ts;
 
@@ -736,6 +738,7 @@ static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 		return;
 	}
 	first = sig + n + 1;
+	code = first + n + 1;
 	nsig = after_sigs(c, n, sig, first);
 	put_head();
 	for (uint32_t k = 0; k < nsig; k++) {
@@ -751,6 +754,20 @@ static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 			c[first[k]].args, c[first[k]].len);
 	put_chunk_head(SPILL_CALLS, n, SPILL_RAW);
 	spill_w_big_end(&wr, sig, sizeof(uint32_t) * n);
+	for (uint32_t i = 0; i < n; i++)
+		timed += c[i].timed;
+	if (timed == n) { /* the codes, each stream in turn */
+		for (uint32_t i = 0; i < n; i++)
+			code[i] = c[i].dcode;
+		put_chunk_head(SPILL_DURATIONS, n, SPILL_RAW);
+		spill_w_big_end(&wr, code, sizeof(uint32_t) * n);
+		for (uint32_t i = 0; i < n; i++)
+			code[i] = c[i].icode;
+		put_chunk_head(SPILL_INTERVALS, n, SPILL_RAW);
+		spill_w_big_end(&wr, code, sizeof(uint32_t) * n);
+	} else {
+		timed = 0;
+	}
 	for (uint32_t k = 0; k < nsig; k++) {
 		rondo_stat st = {0};
 
@@ -778,7 +795,7 @@ static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	spill_w_room(&wr, SPILL_END, 32 * SPILL_UV_MAX);
 	spill_w_uv(&wr, n);
-	spill_w_uv(&wr, 0); /* no per-call times */
+	spill_w_uv(&wr, timed);
 	spill_w_uv(&wr,
 		   (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 	spill_w_uv(&wr, rt_now() - rt.start_ns);

@@ -117,6 +117,8 @@ struct spill_call {
 	const uint8_t *args;
 	uint32_t len;
 	uint64_t t0, t1;
+	uint32_t dcode, icode; /* per-call times (spill_after), when timed */
+	int timed;
 };
 
 /* At exit, the calls the program made after MPI_Finalize had written
@@ -124,7 +126,7 @@ struct spill_call {
  * the rank's after file, rank-N.after in the spill folder: a spill file
  * of their own functions, signatures, statistics and order, ending in
  * SPILL_END_AFTER, which `rondo run` and `rondo recover` add to the
- * trace.  Rank 0 says where it is, but under `rondo run`. */
+ * trace; with per-call times when every call has them.  Rank 0 says where it is, but under `rondo run`. */
 void spill_after(const struct spill_call *c, uint32_t n, uint64_t lost);
 
 /* Bytes the streams and their bookkeeping hold (memory.c). */

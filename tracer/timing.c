@@ -98,16 +98,20 @@ static void timing_anchor(void)
 	rt.anchor_due = rt.anchor_tick + (uint64_t)(ANCHOR_NS / rt.tick_ns);
 }
 
-void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
+/* A call's start, ns from the origin, from its clock reading t0. */
+static int64_t timing_start_of(uint64_t t0)
 {
-	int64_t start;
-	uint32_t dc, ic;
-
 	if (t0 > rt.anchor_due)
 		timing_anchor();
 	/* signed: MPI_Init's call starts before the origin */
-	start = (int64_t)(rt.anchor_ns - rt.origin_ns) +
-		(int64_t)((double)(int64_t)(t0 - rt.anchor_tick) * rt.tick_ns);
+	return (int64_t)(rt.anchor_ns - rt.origin_ns) +
+	       (int64_t)((double)(int64_t)(t0 - rt.anchor_tick) * rt.tick_ns);
+}
+
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
+{
+	int64_t start = timing_start_of(t0);
+	uint32_t dc, ic;
 
 	if (fmt_tenc_call(&rt.tenc, sig, start, dur, &dc, &ic) < 0) {
 		timing_stop(RT_TIMING_LOST);
@@ -257,11 +261,24 @@ int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
 	return 0;
 }
 
+int timing_after(uint32_t sig, uint64_t t0, uint64_t dur, uint32_t *dc,
+		 uint32_t *ic)
+{
+	if (rt.tstate != RT_TIMING_ON || !rt.tenc.sc)
+		return -1;
+	return fmt_tenc_call(&rt.tenc, sig, timing_start_of(t0), dur, dc, ic);
+}
+
 void timing_free(void)
 {
 	grammar_free(rt.gd);
 	grammar_free(rt.gi);
 	rt.gd = rt.gi = NULL;
+	/* a rank whose every call has its times so far keeps the encoder
+	 * for its calls after MPI_Finalize (timing_after) */
+	if (rt.tstate == RT_TIMING_ON)
+		return;
 	fmt_tenc_free(&rt.tenc);
 	fmt_tscale_free(&rt.tscale);
+	rt.tenc.sc = NULL;
 }

@@ -1,7 +1,8 @@
 /*
  * util.h - the helpers every part of rondo shares: the number of
- * elements of an array, a growing array, a size as settings give it, and
- * a list of ranks as people write it.
+ * elements of an array, a growing array, a size as settings give it, a
+ * list of ranks as people write it, and the ranks a recovered trace says
+ * were cut short.
  *
  * Header only, so that each part (format, tracer, reader, analyses, tui)
  * includes it without linking anything.
@@ -9,6 +10,7 @@
 #ifndef RONDO_UTIL_H
 #define RONDO_UTIL_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,91 @@ static inline void util_put_ranks(char *buf, size_t size, const uint32_t *k,
 						k[j]);
 		i = j + 1;
 	}
+}
+
+/* One item of a list of ranks: first to last by step. */
+struct util_ranks_run {
+	uint32_t first, last, step;
+};
+
+/*
+ * Reads the item of a list of ranks at *p ("0-3,7,10-20:2", as rondo dump
+ * --ranks takes it; util_put_ranks writes it without steps) into *run,
+ * and moves *p past it and the comma before the next.  Returns 1 for an
+ * item; 0 when none starts at *p, where the list ends (the caller checks
+ * what ends it); -1 for an item cut or out of range ("3-", "5-2", "1-9:0").
+ */
+static inline int util_ranks_next(const char **p, struct util_ranks_run *run)
+{
+	const char *s = *p;
+	char *end;
+	unsigned long a, b, step = 1;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	a = b = strtoul(s, &end, 10);
+	if (*end == '-') {
+		s = end + 1;
+		if (*s < '0' || *s > '9')
+			return -1;
+		b = strtoul(s, &end, 10);
+		if (*end == ':') {
+			s = end + 1;
+			step = strtoul(s, &end, 10);
+			if (end == s || step == 0)
+				return -1;
+		}
+	}
+	if (b < a || b >= UINT32_MAX || step >= UINT32_MAX)
+		return -1;
+	*run = (struct util_ranks_run){(uint32_t)a, (uint32_t)b,
+				       (uint32_t)step};
+	/* a comma only between items: "1," ends at the comma */
+	*p = end + (*end == ',' && end[1] >= '0' && end[1] <= '9');
+	return 1;
+}
+
+/* Whether rank is in the list of ranks at `list` (util_ranks_next's form,
+ * up to where no item starts). */
+static inline int util_in_ranks(const char *list, uint32_t rank)
+{
+	struct util_ranks_run r;
+
+	while (util_ranks_next(&list, &r) == 1)
+		if (rank >= r.first && rank <= r.last &&
+		    (rank - r.first) % r.step == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The line at *line of the meta key "cut" of a recovered trace: rondo
+ * recover writes a line for each way ranks were cut short (a signal,
+ * MPI_Abort...), "RANKS<tab>ENDING\n" with RANKS as util_put_ranks writes
+ * them.  Sets *ranks to its list (util_ranks_next and util_in_ranks stop
+ * at the tab), *ending and *len to its ending, and moves *line to the
+ * next line.  Returns 1, or 0 at the end (*line NULL or empty) and at a
+ * line not of that form (a key cut in the middle): the rest is not read.
+ */
+static inline int util_cut_next(const char **line, const char **ranks,
+				const char **ending, int *len)
+{
+	const char *p = *line, *nl;
+	struct util_ranks_run r;
+	int rc;
+
+	if (!p)
+		return 0;
+	while ((rc = util_ranks_next(&p, &r)) == 1)
+		continue;
+	nl = strchr(p, '\n');
+	if (rc < 0 || p == *line || *p != '\t' || !nl)
+		return 0;
+	*ranks = *line;
+	*ending = p + 1;
+	*len = nl - p - 1 < INT_MAX ? (int)(nl - p - 1) : INT_MAX;
+	*line = nl + 1;
+	return 1;
 }
 
 #endif /* RONDO_UTIL_H */

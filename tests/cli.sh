@@ -58,6 +58,21 @@ expect_exit 2 "$rondo" dump --ranks 1- demo.rondo
 expect_exit 1 "$rondo" dump --ranks 2-9 demo.rondo
 expect_exit 2 "$rondo" dump --limit many demo.rondo
 
+# a recovered trace's ranks cut short (the key "cut"): a line after each
+# one's last call, and only after a rank's calls to the end
+"$mktrace" --ranks 4 --iters 5 --cut "1-2=signal 15 (SIGTERM) inside MPI_Recv" \
+	--cut "3=MPI_Abort(errorcode=3)" cut.rondo || fail "mktrace --cut"
+expect_exit 0 "$rondo" dump cut.rondo
+grep -A1 '^3 27 ' "$tmp/out" >"$tmp/cuts"
+grep '^#' "$tmp/out" >>"$tmp/cuts"
+printf '%s\n' "3 27 MPI_Finalize()" "# rank 3 was cut short here: MPI_Abort(errorcode=3)" \
+	"# rank 1 was cut short here: signal 15 (SIGTERM) inside MPI_Recv" \
+	"# rank 2 was cut short here: signal 15 (SIGTERM) inside MPI_Recv" \
+	"# rank 3 was cut short here: MPI_Abort(errorcode=3)" | diff - "$tmp/cuts" ||
+	fail "dump of a trace with ranks cut short"
+expect_exit 0 "$rondo" dump --limit 3 --ranks 3 cut.rondo
+grep -q '^#' "$tmp/out" && fail "dump --limit: a cut-short line before the rank's end"
+
 # a newer minor version with an unknown section is read
 "$mktrace" --ranks 2 --iters 2 --future future.rondo || fail "mktrace --future"
 expect_exit 0 "$rondo" info future.rondo

@@ -3,7 +3,7 @@
  * known to the nanosecond, and the corpus of damaged files the reader must
  * refuse cleanly.
  *
- *   mktrace [--ranks P] [--iters N] [--future] OUT
+ *   mktrace [--ranks P] [--iters N] [--future] [--cut RANKS=ENDING]... OUT
  *   mktrace --timed [--ranks P] OUT
  *   mktrace --peers OUT
  *   mktrace --corpus DIR
@@ -583,13 +583,27 @@ static struct testtrace *timed_job(uint32_t nranks)
 	return tt;
 }
 
+/* Adds "RANKS=ENDING" to the meta key "cut" in buf as rondo recover
+ * writes it, "RANKS<tab>ENDING\n": the trace says those ranks were cut
+ * short (their calls stay the job's, whole); 0 or -1. */
+static int cut_line(char *buf, size_t size, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t at = strlen(buf);
+
+	if (!eq || (size_t)snprintf(buf + at, size - at, "%.*s\t%s\n",
+				    (int)(eq - arg), arg, eq + 1) >= size - at)
+		return -1;
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: mktrace [--ranks P] [--iters N] [--future] OUT\n"
-		"       mktrace --timed [--ranks P] OUT\n"
-		"       mktrace --peers OUT\n"
-		"       mktrace --corpus DIR\n");
+	fprintf(stderr, "usage: mktrace [--ranks P] [--iters N] [--future]\n"
+			"               [--cut RANKS=ENDING]... OUT\n"
+			"       mktrace --timed [--ranks P] OUT\n"
+			"       mktrace --peers OUT\n"
+			"       mktrace --corpus DIR\n");
 	exit(2);
 }
 
@@ -603,10 +617,12 @@ int main(int argc, char **argv)
 		{"demo", no_argument, 0, 'd'},
 		{"timed", no_argument, 0, 't'},
 		{"peers", no_argument, 0, 'p'},
+		{"cut", required_argument, 0, 'x'},
 		{0, 0, 0, 0}};
 	unsigned long ranks = 4, iters = 100;
 	int future = 0, corpus = 0, timed = 0, peers = 0, c, rc;
 	struct testtrace *tt;
+	char cut[1024] = "";
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -617,6 +633,10 @@ int main(int argc, char **argv)
 		case 'd': break; /* the defaults are the demo */
 		case 't': timed = 1; break;
 		case 'p': peers = 1; break;
+		case 'x':
+			if (cut_line(cut, sizeof(cut), optarg) < 0)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -628,6 +648,8 @@ int main(int argc, char **argv)
 	tt = peers   ? tt_peers()
 	     : timed ? timed_job((uint32_t)ranks)
 		     : tt_demo((uint32_t)ranks, (uint32_t)iters);
+	if (cut[0])
+		tt_meta(tt, "cut", cut);
 	rc = future ? make_future(tt, argv[optind])
 		    : (tt_save(tt, argv[optind]) < 0);
 	tt_free(tt);

@@ -2,7 +2,8 @@
  * test_tree.c - the explorer's model (tui/tree.c) without a terminal: rows
  * made lazily (a loop of a million iterations opens to its body, once),
  * fold state kept through closing and opening, labels, search in tree
- * order opening only what leads to a match, and the jump to a signature.
+ * order opening only what leads to a match, the jump to a signature, and
+ * the ranks a recovered trace says were cut short.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,10 +88,15 @@ static struct testtrace *job(void)
 	return tt;
 }
 
-static rondo_trace *open_job(struct fmt_buf *file)
+/* The job, with the meta key "cut" when cut is not NULL. */
+static rondo_trace *open_job(struct fmt_buf *file, const char *cut)
 {
 	struct testtrace *tt = job();
-	rondo_trace *t = tt_open(tt, file, 0);
+	rondo_trace *t;
+
+	if (cut)
+		tt_meta(tt, "cut", cut);
+	t = tt_open(tt, file, 0);
 
 	tt_free(tt);
 	return t;
@@ -265,15 +271,117 @@ static void test_find_and_open_all(rondo_trace *t)
 	tree_free(tr);
 }
 
-int main(void)
+/* The labels of the groups (rank 0; ranks 1,2) and of what the first
+ * opens to, for a key "cut". */
+static void cut_labels(const char *cut, const char *g0, const char *g1,
+		       const char *last)
 {
 	struct fmt_buf file = {0};
-	rondo_trace *t = open_job(&file);
+	rondo_trace *t = open_job(&file, cut);
+	struct tree *tr = tree_create(t);
+	uint32_t g = tr ? tree_row_node(tr, 1) : TREE_NONE;
+
+	CHECK(tr != NULL);
+	if (tr) {
+		CHECKF(!strcmp(label(tr, 0), g0), "%s", label(tr, 0));
+		CHECKF(!strcmp(label(tr, 1), g1), "%s", label(tr, 1));
+		CHECK(tree_open(tr, g) == 0);
+		CHECKF(!strcmp(label(tr, tree_rows(tr) - 1), last), "%s",
+		       label(tr, tree_rows(tr) - 1));
+	}
+	tree_free(tr);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+}
+
+/* A recovered trace's ranks cut short (ranks 1,2: SIGTERM inside
+ * MPI_Recv; rank 0: MPI_Abort): said on their groups, and by a last leaf
+ * under each that nothing takes for a call. */
+static void test_cut(rondo_trace *t)
+{
+	static const char *sigterm = "signal 15 (SIGTERM) inside MPI_Recv";
+	struct tree *tr = tree_create(t);
+	struct tree_info in;
+	uint32_t cut, n;
+	char buf[128];
+
+	CHECK(tr != NULL);
+	if (!tr)
+		return;
+	CHECKF(!strcmp(label(tr, 0),
+		       "rank 0  cut short: MPI_Abort(errorcode=3)"),
+	       "%s", label(tr, 0));
+	snprintf(buf, sizeof(buf), "ranks 1,2 (2)  cut short: %s", sigterm);
+	CHECKF(!strcmp(label(tr, 1), buf), "%s", label(tr, 1));
+	/* opened: Init, the loop, Finalize, then where the ranks stop */
+	CHECK(tree_open(tr, tree_row_node(tr, 1)) == 0);
+	CHECKF(tree_rows(tr) == 6, "%u rows", tree_rows(tr));
+	cut = tree_row_node(tr, 5);
+	snprintf(buf, sizeof(buf), "8< cut short here: %s", sigterm);
+	CHECKF(!strcmp(label(tr, 5), buf), "%s", label(tr, 5));
+	/* with UTF-8, the scissors */
+	tree_label(tr, cut, 1, buf, sizeof(buf));
+	CHECKF(!strncmp(buf, "\xe2\x9c\x82 cut short here: signal 15", 29) &&
+		       !strcmp(buf + 29, " (SIGTERM) inside MPI_Recv"),
+	       "%s", buf);
+	CHECK(tree_info(tr, cut, &in) == 0 && in.kind == TREE_CUT &&
+	      in.calls == 0 && in.time_ns == 0 && in.depth == 1 &&
+	      in.parent == tree_row_node(tr, 1) && !in.open);
+	/* a leaf: it does not open, and a search steps over it */
+	CHECK(tree_open(tr, cut) == 0 && tree_rows(tr) == 6);
+	CHECK(tree_open_all(tr, tree_row_node(tr, 1), 100) == 0 &&
+	      tree_rows(tr) == 8 && tree_row_node(tr, 7) == cut);
+	CHECK(tree_search(tr, "finalize") == 1);
+	n = tree_search_next(tr, cut, 1);
+	/* rank 0's, its group opened: Init, loop, Barrier, Finalize, cut */
+	CHECKF(tree_node_row(tr, n) == 4, "row %u", tree_node_row(tr, n));
+	CHECK(tree_rows(tr) == 13);
+	CHECK(tree_search_next(tr, n, -1) == tree_row_node(tr, 11) &&
+	      tree_search_next(tr, tree_row_node(tr, 11), 1) == n);
+	CHECK(tree_search(tr, "cut short") == 0);
+	tree_free(tr);
+}
+
+/* Some ranks of a group, two endings, a key cut in the middle, ranks the
+ * trace has not. */
+static void test_cut_forms(void)
+{
+	cut_labels("2\tsignal 9 (SIGKILL)\n", "rank 0",
+		   "ranks 1,2 (2)  cut short on rank 2: signal 9 (SIGKILL)",
+		   "8< cut short here on rank 2: signal 9 (SIGKILL)");
+	cut_labels("2\tMPI_Abort(errorcode=1)\n0-1\tsignal 6 (SIGABRT)\n",
+		   "rank 0  cut short: signal 6 (SIGABRT)",
+		   "ranks 1,2 (2)  cut short on rank 1: signal 6 (SIGABRT); "
+		   "on rank 2: MPI_Abort(errorcode=1)",
+		   "8< cut short here on rank 1: signal 6 (SIGABRT); "
+		   "on rank 2: MPI_Abort(errorcode=1)");
+	/* the rest of the key after a line not of its form is not read */
+	cut_labels("1\tsignal 15 (SIGTERM)\n2,x\tnot read\n2\tnot read\n",
+		   "rank 0",
+		   "ranks 1,2 (2)  cut short on rank 1: signal 15 (SIGTERM)",
+		   "8< cut short here on rank 1: signal 15 (SIGTERM)");
+	cut_labels("0\tsignal 15 (SIGTERM)\n1\tno newline",
+		   "rank 0  cut short: signal 15 (SIGTERM)", "ranks 1,2 (2)",
+		   "MPI_Finalize()");
+	cut_labels("5-9\tsignal 15 (SIGTERM)\n", "rank 0", "ranks 1,2 (2)",
+		   "MPI_Finalize()");
+}
+
+int main(void)
+{
+	struct fmt_buf file = {0}, cut = {0};
+	rondo_trace *t = open_job(&file, NULL);
 
 	test_lazy(t);
 	test_search(t);
 	test_find_and_open_all(t);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
+	t = open_job(&cut, "1-2\tsignal 15 (SIGTERM) inside MPI_Recv\n"
+			   "0\tMPI_Abort(errorcode=3)\n");
+	test_cut(t);
+	rondo_trace_free(t);
+	fmt_buf_free(&cut);
+	test_cut_forms();
 	return check_done("test_tree");
 }

@@ -9,7 +9,8 @@
 # CSV export, zooming into blocks of ranks), the contention table, and
 # the timeline of a trace with per-call times (zoom, pan, the cursor's
 # bucket on the status line, a tree call highlighted, blocks of ranks, the
-# message on a trace without per-call times).
+# message on a trace without per-call times), and the ranks a recovered
+# trace says were cut short.
 # Screens are compared with tests/golden/view-*
 # (the file size in the header masked: it belongs to the zstd version).
 set -u
@@ -483,6 +484,36 @@ wait_for "ranks 0-59, 3 a row"
 keys BSpace
 wait_for "not zoomed in"
 keys q q
+exited 0
+
+# A recovered trace whose ranks 2 and 3 were cut short: their groups say
+# so, and so does a last row under them (with --ascii, "8<" for the
+# scissors), which a search steps over.
+"$mktrace" --ranks 4 --iters 50 --cut "2=signal 15 (SIGTERM) inside MPI_Waitall" \
+	--cut "3=MPI_Abort(errorcode=3)" cutshort.rondo || fail "mktrace --cut"
+start cutshort.rondo
+wait_for "rank 3  cut short: MPI_Abort(errorcode=3)"
+wait_for "ranks 1,2 (2)  cut short on rank 2: signal 15 (SIGTERM) inside MPI_W…"
+keys j Enter
+wait_for "✂ cut short here on rank 2: signal 15 (SIGTERM) inside MPI_Waitall"
+keys -N 5 j
+wait_for "their recorded calls stop here: the job ended badly"
+golden cut
+# from the cut row, the next Finalize is rank 3's (opened: 17 rows);
+# then around to rank 0's, and back over rank 3's last row to its call
+keys / F i n a l i z e Enter
+wait_for '1 signature match "Finalize"'
+keys n
+wait_for "5/17  Enter open"
+keys N
+wait_for "16/17  Enter open"
+keys q
+exited 0
+start --ascii cutshort.rondo
+wait_for "rank 3  cut short: MPI_Abort(errorcode=3)"
+keys G Enter G
+wait_for "8< cut short here: MPI_Abort(errorcode=3)"
+keys q
 exited 0
 
 # Without per-call times: a message, and the pane stays as it was.

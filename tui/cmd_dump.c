@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util.h"
 
 static void dump_usage(FILE *f)
 {
@@ -42,53 +43,21 @@ struct dump_sel {
 	int times;     /* --times */
 };
 
-/* One item of a rank list: first to last by step. */
-struct rank_run {
-	uint32_t first, last, step;
-};
-
 /* Parses "0-3,7,10-20:2"; the number of runs, or -1 (syntax). */
-static int parse_ranks(const char *s, struct rank_run **runs)
+static int parse_ranks(const char *s, struct util_ranks_run **runs)
 {
-	const char *p = s;
-	int n = 0;
+	struct util_ranks_run r, *grown;
+	int n = 0, rc;
 
 	*runs = NULL;
-	while (*p) {
-		struct rank_run r, *grown;
-		char *end;
-		unsigned long a, b, step = 1;
-
-		if (*p < '0' || *p > '9')
-			return -1;
-		a = b = strtoul(p, &end, 10);
-		if (*end == '-') {
-			p = end + 1;
-			if (*p < '0' || *p > '9')
-				return -1;
-			b = strtoul(p, &end, 10);
-			if (*end == ':') {
-				p = end + 1;
-				step = strtoul(p, &end, 10);
-				if (end == p || step == 0)
-					return -1;
-			}
-		}
-		if (b < a || b >= UINT32_MAX || step >= UINT32_MAX)
-			return -1;
-		r = (struct rank_run){(uint32_t)a, (uint32_t)b, (uint32_t)step};
+	while ((rc = util_ranks_next(&s, &r)) == 1) {
 		grown = realloc(*runs, sizeof(r) * (size_t)(n + 1));
 		if (!grown)
 			return -1;
 		*runs = grown;
 		(*runs)[n++] = r;
-		p = end;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			return -1;
 	}
-	return n;
+	return rc < 0 || *s ? -1 : n;
 }
 
 /* Flags the signatures of function `name` ("MPI_Send" or "Send"); NULL
@@ -171,42 +140,19 @@ static void dump_time(const rondo_iter *it)
 		       (e < 0 ? -e : e) % 1000000000);
 }
 
-/* Whether rank is in the list "0-3,7" (put_ranks' form). */
-static int in_ranks(const char *list, uint32_t rank)
-{
-	struct rank_run *runs;
-	int n = parse_ranks(list, &runs), hit = 0;
-
-	for (int i = 0; i < n && !hit; i++)
-		hit = rank >= runs[i].first && rank <= runs[i].last &&
-		      (rank - runs[i].first) % runs[i].step == 0;
-	free(runs);
-	return hit;
-}
-
 /* A recovered trace's rank whose record was cut short (the meta key
- * "cut": lines of "RANKS<tab>ENDING"): a line after its last call. */
+ * "cut", util_cut_next): a line after its last call. */
 static void dump_cut(const rondo_trace *t, uint32_t rank)
 {
-	const char *cut = rondo_meta_get(t, "cut");
+	const char *line = rondo_meta_get(t, "cut"), *ranks, *ending;
+	int len;
 
-	for (const char *l = cut; l && *l;) {
-		const char *tab = strchr(l, '\t'), *nl = strchr(l, '\n');
-		char *list;
-		int hit;
-
-		if (!tab || !nl || tab > nl)
-			return; /* not the form the tracer writes */
-		list = strndup(l, (size_t)(tab - l));
-		hit = list && in_ranks(list, rank);
-		free(list);
-		if (hit) {
+	while (util_cut_next(&line, &ranks, &ending, &len))
+		if (util_in_ranks(ranks, rank)) {
 			printf("# rank %" PRIu32 " was cut short here: %.*s\n",
-			       rank, (int)(nl - tab - 1), tab + 1);
+			       rank, len, ending);
 			return;
 		}
-		l = nl + 1;
-	}
 }
 
 static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
@@ -284,8 +230,8 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 /* Applies the options that need the trace; CLI_EXIT_OK or a failure
  * already reported. */
 static int dump_select(const rondo_trace *t, const char *file,
-		       const struct rank_run *runs, int nruns, const char *func,
-		       struct dump_sel *sel)
+		       const struct util_ranks_run *runs, int nruns,
+		       const char *func, struct dump_sel *sel)
 {
 	uint32_t n = rondo_rank_count(t);
 
@@ -334,7 +280,7 @@ int cmd_dump(int argc, char **argv)
 		{0, 0, 0, 0}};
 	const char *func = NULL;
 	struct dump_sel sel = {NULL, NULL, UINT64_MAX, 0};
-	struct rank_run *runs = NULL;
+	struct util_ranks_run *runs = NULL;
 	int grammar = 0, c, rc, nruns = -1;
 	rondo_trace *t;
 	uint32_t limit;

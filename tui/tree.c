@@ -49,10 +49,121 @@ struct tree {
 	double *group_time;		/* ns per rank */
 	uint32_t *first_sig, *last_sig; /* of each rule, TREE_NONE if empty */
 	double total;
+	char **cut;	    /* per group: how its ranks were cut short */
 	struct pred search; /* the current search (sig NULL: none) */
 	uint32_t *stack;    /* scratch for walks */
 	size_t capstack;
 };
+
+/* ---- ranks cut short ------------------------------------------------------ */
+
+/* Each rank's ending in the key "cut" (util_cut_next; NULL: it was not
+ * cut short), the first line that names it; NULL when out of memory. */
+static const char **cut_by_rank(const rondo_trace *t)
+{
+	const char *line = rondo_meta_get(t, "cut"), *ranks, *ending;
+	uint32_t n = rondo_rank_count(t);
+	const char **by = calloc((size_t)n + 1, sizeof(*by));
+	struct util_ranks_run r;
+	int len;
+
+	while (by && util_cut_next(&line, &ranks, &ending, &len))
+		while (util_ranks_next(&ranks, &r) == 1)
+			for (uint64_t k = r.first; k <= r.last && k < n;
+			     k += r.step)
+				by[k] = by[k] ? by[k] : ending;
+	return by;
+}
+
+/* Appends to buf the ranks ks[0..nk) ("on ranks 2-3", none when they are
+ * the whole group) and their ending e: ": E" or "; on rank 5: E". */
+static void cut_append(char *buf, size_t size, const uint32_t *ks, uint32_t nk,
+		       int whole, const char *e)
+{
+	size_t at = strlen(buf);
+
+	if (!whole && at < size) {
+		snprintf(buf + at, size - at, "%s on rank%s ", at ? ";" : "",
+			 nk > 1 ? "s" : "");
+		util_put_ranks(buf, size, ks, nk);
+		at = strlen(buf);
+	}
+	if (at < size)
+		snprintf(buf + at, size - at, ": %.*s", (int)strcspn(e, "\n"),
+			 e);
+}
+
+/* The endings e[0..n) of ranks ks[0..n) (NULL: not cut short) appended to
+ * buf, each with its ranks, in the order of their first rank, while the
+ * text has room; seg is room for n ranks. */
+static void cut_endings(char *buf, size_t size, const uint32_t *ks,
+			const char **e, uint32_t n, uint32_t *seg)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const char *one = e[i];
+		uint32_t nk = 0;
+
+		if (!one)
+			continue;
+		if (strlen(buf) + 1 >= size)
+			break; /* full: the rest would not show */
+		for (uint32_t j = i; j < n; j++)
+			if (e[j] == one) {
+				seg[nk++] = ks[j];
+				e[j] = NULL;
+			}
+		cut_append(buf, size, seg, nk, nk == n, one);
+	}
+}
+
+/* What follows "cut short" for group g, by[] the ranks' endings: into
+ * buf, empty when none of its ranks was; 0 or -1 (out of memory). */
+static int cut_text(const struct tree *tr, const char **by, uint32_t g,
+		    char *buf, size_t size)
+{
+	uint32_t n = rondo_group_size(tr->t, g);
+	uint32_t *ks = malloc(sizeof(*ks) * ((size_t)n + 1) * 2);
+	const char **e = malloc(sizeof(*e) * ((size_t)n + 1));
+	int rc = ks && e ? 0 : -1;
+
+	buf[0] = '\0';
+	if (!rc && rondo_group_ranks(tr->t, g, ks, n) == (int64_t)n) {
+		for (uint32_t i = 0; i < n; i++)
+			e[i] = ks[i] < rondo_rank_count(tr->t) ? by[ks[i]]
+							       : NULL;
+		cut_endings(buf, size, ks, e, n, ks + n + 1);
+	}
+	free(e);
+	free(ks);
+	return rc;
+}
+
+/* tr->cut, when the trace says some ranks were cut short. */
+static int cut_setup(struct tree *tr)
+{
+	const char **by;
+	char text[512];
+	int rc = 0;
+
+	if (!rondo_meta_get(tr->t, "cut"))
+		return 0;
+	by = cut_by_rank(tr->t);
+	tr->cut = calloc((size_t)tr->ngroups + 1, sizeof(*tr->cut));
+	for (uint32_t g = 0; by && tr->cut && g < tr->ngroups && !rc; g++) {
+		rc = cut_text(tr, by, g, text, sizeof(text));
+		if (!rc && text[0] && !(tr->cut[g] = strdup(text)))
+			rc = -1;
+	}
+	rc = by && tr->cut ? rc : -1;
+	free(by);
+	return rc;
+}
+
+/* How group g's ranks were cut short (after "cut short"), or NULL. */
+static const char *group_cut(const struct tree *tr, uint32_t g)
+{
+	return tr->cut && g < tr->ngroups ? tr->cut[g] : NULL;
+}
 
 /* ---- set-up -------------------------------------------------------------- */
 
@@ -145,7 +256,7 @@ static int tree_setup(struct tree *tr)
 		tr->row[g] = g;
 	}
 	tr->nnodes = tr->nrows = tr->ngroups;
-	return 0;
+	return cut_setup(tr);
 }
 
 struct tree *tree_create(const rondo_trace *t)
@@ -176,6 +287,9 @@ void tree_free(struct tree *tr)
 	free(tr->search.sig);
 	free(tr->search.rule);
 	free(tr->stack);
+	for (uint32_t g = 0; tr->cut && g < tr->ngroups; g++)
+		free(tr->cut[g]);
+	free(tr->cut);
 	free(tr);
 }
 
@@ -196,10 +310,17 @@ static uint32_t node_rule(const struct tree *tr, uint32_t n)
 	return d->kind == TREE_RULE ? d->id : TREE_NONE;
 }
 
-/* Makes node n's children, once.  0 or RONDO_E_NOMEM. */
+/* Whether node n has no children: a call, or where ranks were cut short. */
+static int node_leaf(const struct tree *tr, uint32_t n)
+{
+	return tr->node[n].kind == TREE_CALL || tr->node[n].kind == TREE_CUT;
+}
+
+/* Makes node n's children, once: its rule's symbols, then for a group
+ * whose ranks were cut short, where they stop.  0 or RONDO_E_NOMEM. */
 static int node_make(struct tree *tr, uint32_t n)
 {
-	uint32_t rule = node_rule(tr, n), len = 0, at = tr->nnodes;
+	uint32_t rule = node_rule(tr, n), len = 0, at = tr->nnodes, cut;
 	const rondo_sym *b = NULL;
 	struct node *kids;
 
@@ -207,8 +328,9 @@ static int node_make(struct tree *tr, uint32_t n)
 		return 0;
 	if (rondo_rule_body(tr->t, rule, &b, &len) < 0)
 		len = 0;
-	if (len > UINT32_MAX - 1 - tr->nnodes ||
-	    util_grow(&tr->node, &tr->capnodes, (size_t)at + len,
+	cut = tr->node[n].kind == TREE_GROUP && group_cut(tr, tr->node[n].id);
+	if ((uint64_t)len + cut > UINT32_MAX - 1 - tr->nnodes ||
+	    util_grow(&tr->node, &tr->capnodes, (size_t)at + len + cut,
 		      sizeof(*tr->node)) < 0)
 		return RONDO_E_NOMEM;
 	kids = tr->node + at;
@@ -225,6 +347,18 @@ static int node_make(struct tree *tr, uint32_t n)
 					0,
 					0,
 					TREE_NONE};
+	if (cut)
+		kids[len++] = (struct node){TREE_CUT,
+					    0,
+					    0,
+					    tr->node[n].depth + 1,
+					    tr->node[n].id,
+					    1,
+					    n,
+					    tr->node[n].group,
+					    0,
+					    0,
+					    TREE_NONE};
 	tr->node[n].first = at;
 	tr->node[n].nchild = len;
 	tr->node[n].made = 1;
@@ -261,6 +395,7 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out)
 		out->calls = rondo_rule_calls(tr->t, d->id) * d->count;
 		out->time_ns = tr->rule_time[d->id] * (double)d->count;
 		break;
+	case TREE_CUT: break; /* no call */
 	default:
 		out->calls = d->count;
 		out->time_ns = tr->sig_mean[d->id] * (double)d->count;
@@ -378,7 +513,7 @@ int tree_open(struct tree *tr, uint32_t n)
 	if (n >= tr->nnodes)
 		return RONDO_E_RANGE;
 	d = &tr->node[n];
-	if (d->kind == TREE_CALL || d->open)
+	if (node_leaf(tr, n) || d->open)
 		return 0;
 	rc = node_make(tr, n);
 	if (rc)
@@ -425,7 +560,7 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
 	while (ntodo && !rc) {
 		uint32_t c = todo[--ntodo];
 
-		if (tr->node[c].kind == TREE_CALL || shown >= max_rows)
+		if (node_leaf(tr, c) || shown >= max_rows)
 			continue;
 		if ((rc = node_make(tr, c)) != 0)
 			break;
@@ -516,14 +651,46 @@ static const char *func_of(const struct tree *tr, uint32_t sig)
 		       : rondo_func_name(tr->t, rondo_sig_func(tr->t, sig));
 }
 
+/* A group's row: its ranks, and how they were cut short. */
+static int group_label(const struct tree *tr, uint32_t g, char *buf,
+		       size_t size)
+{
+	uint32_t n = rondo_group_size(tr->t, g);
+	int k = put(buf, size, 0, "%s ", n == 1 ? "rank" : "ranks");
+
+	k += rondo_group_format(tr->t, g, (size_t)k < size ? buf + k : NULL,
+				(size_t)k < size ? size - (size_t)k : 0);
+	if (n > 1)
+		k += put(buf, size, (size_t)k, " (%u)", n);
+	if (group_cut(tr, g))
+		k += put(buf, size, (size_t)k, "  cut short%s",
+			 group_cut(tr, g));
+	return k;
+}
+
+/* A rule's row: "[ MPI_Send ... MPI_Recv ]", after `at` bytes. */
+static int rule_label(const struct tree *tr, uint32_t rule, int utf8, char *buf,
+		      size_t size, size_t at)
+{
+	const char *dots = utf8 ? " \xe2\x80\xa6 " : " ... "; /* ellipsis */
+	uint64_t calls = rondo_rule_calls(tr->t, rule);
+
+	if (calls == 0)
+		return put(buf, size, at, "[ ]");
+	if (calls == 1)
+		return put(buf, size, at, "[ %s ]",
+			   func_of(tr, tr->first_sig[rule]));
+	/* two calls: both; more: the first and the last */
+	return put(buf, size, at, "[ %s%s%s ]",
+		   func_of(tr, tr->first_sig[rule]), calls == 2 ? ", " : dots,
+		   func_of(tr, tr->last_sig[rule]));
+}
+
 int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	       size_t size)
 {
-	/* the multiplication sign and the ellipsis, or ASCII */
-	const char *times = utf8 ? "\xc3\x97" : "x";
-	const char *dots = utf8 ? " \xe2\x80\xa6 " : " ... ";
+	const char *times = utf8 ? "\xc3\x97" : "x"; /* multiplication sign */
 	const struct node *d;
-	uint64_t calls;
 	int at = 0;
 
 	if (!tr || n >= tr->nnodes || (size && !buf))
@@ -531,18 +698,11 @@ int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	if (size)
 		buf[0] = '\0';
 	d = &tr->node[n];
-	if (d->kind == TREE_GROUP) {
-		uint32_t size_g = rondo_group_size(tr->t, d->id);
-		int k = put(buf, size, 0, "%s ",
-			    size_g == 1 ? "rank" : "ranks");
-
-		k += rondo_group_format(
-			tr->t, d->id, (size_t)k < size ? buf + k : NULL,
-			(size_t)k < size ? size - (size_t)k : 0);
-		if (size_g > 1)
-			k += put(buf, size, (size_t)k, " (%u)", size_g);
-		return k;
-	}
+	if (d->kind == TREE_GROUP)
+		return group_label(tr, d->id, buf, size);
+	if (d->kind == TREE_CUT) /* after scissors, or "8<" in ASCII */
+		return put(buf, size, 0, "%s cut short here%s",
+			   utf8 ? "\xe2\x9c\x82" : "8<", group_cut(tr, d->id));
 	if (d->count > 1)
 		at = put(buf, size, 0, "%s%llu ", times,
 			 (unsigned long long)d->count);
@@ -550,17 +710,7 @@ int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 		return at +
 		       call_text(tr, d, (size_t)at < size ? buf + at : NULL,
 				 (size_t)at < size ? size - (size_t)at : 0);
-	calls = rondo_rule_calls(tr->t, d->id);
-	if (calls == 0)
-		return at + put(buf, size, (size_t)at, "[ ]");
-	if (calls == 1)
-		return at + put(buf, size, (size_t)at, "[ %s ]",
-				func_of(tr, tr->first_sig[d->id]));
-	/* two calls: both; more: the first and the last */
-	return at + put(buf, size, (size_t)at, "[ %s%s%s ]",
-			func_of(tr, tr->first_sig[d->id]),
-			calls == 2 ? ", " : dots,
-			func_of(tr, tr->last_sig[d->id]));
+	return at + rule_label(tr, d->id, utf8, buf, size, (size_t)at);
 }
 
 /* ---- search -------------------------------------------------------------- */
@@ -570,6 +720,8 @@ static int holds(const struct tree *tr, const struct pred *p, uint32_t n)
 {
 	const struct node *d = &tr->node[n];
 
+	if (d->kind == TREE_CUT)
+		return 0;
 	if (d->kind == TREE_CALL)
 		return p->sig[d->id];
 	return p->rule[node_rule(tr, n)];

@@ -8,7 +8,10 @@
  * reference, the symbols of that rule, once, whatever its count.  So a
  * loop of a million iterations is one node, "x1000000 [ MPI_Irecv ...
  * MPI_Waitall ]", and opening it shows its body once.  A call is a leaf,
- * with its count when it repeats in a row.  Nodes are made when their
+ * with its count when it repeats in a row.  Under a group with ranks
+ * that a recovered trace says were cut short (a signal, MPI_Abort...: the
+ * meta key "cut"), one more leaf after the symbols, where their calls
+ * stop, says how they ended; it is no call.  Nodes are made when their
  * parent is first opened (or a search walks through it) and keep their
  * fold state when an ancestor is closed and opened again.
  *
@@ -31,6 +34,7 @@ enum tree_kind {
 	TREE_GROUP, /* a rank group: id is the group */
 	TREE_RULE,  /* a rule, count times in a row (a loop when count > 1) */
 	TREE_CALL,  /* a call signature, count times in a row */
+	TREE_CUT,   /* where cut-short ranks stop: id is the group */
 };
 
 struct tree;
@@ -44,7 +48,8 @@ struct tree_info {
 	uint32_t parent; /* TREE_NONE for a group */
 	uint32_t group;	 /* the group it belongs to */
 	int open;	 /* its children are shown (a call has none) */
-	uint64_t calls;	 /* calls inside, per rank, count included */
+	uint64_t calls;	 /* calls inside, per rank, count included (0 for
+			    a TREE_CUT, and no time) */
 	double time_ns;	 /* time inside, per rank (see tree_create) */
 	uint32_t ranks;	 /* how many ranks run it: its group's size */
 };
@@ -78,9 +83,13 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out);
  * run once; a call's function and input values,
  * "MPI_Irecv(count=64, datatype=MPI_DOUBLE, source=+1, tag=0, comm=c0)",
  * with "x5 " before it when it repeats (ranks absolute when the group has
- * one rank, relative to the caller otherwise).  "x" is the multiplication
- * sign when utf8 is set.  Returns the length the full text needs, or
- * RONDO_E_RANGE.
+ * one rank, relative to the caller otherwise).  A group whose ranks were
+ * cut short says how after its ranks, "rank 1  cut short: signal 15
+ * (SIGTERM) inside MPI_Recv" ("ranks 1-3 (3)  cut short on rank 2: ..."
+ * when not all were, "...; on rank 3: ..." for another ending), and its
+ * last leaf says the same after the scissors: "8< cut short here: ...".
+ * "x" is the multiplication sign and "8<" the scissors when utf8 is set.
+ * Returns the length the full text needs, or RONDO_E_RANGE.
  */
 int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	       size_t size);

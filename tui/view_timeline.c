@@ -321,7 +321,8 @@ static void tl_selection(struct view *v, uint32_t *kind, uint32_t *id,
 	*kind = TREE_GROUP;
 	*id = p->selected ? p->selected(v) : TREE_NONE;
 	if (*id == TREE_NONE && !p->selected &&
-	    tree_info(v->tree, node, &in) == 0 && in.kind != TREE_GROUP) {
+	    tree_info(v->tree, node, &in) == 0 &&
+	    (in.kind == TREE_CALL || in.kind == TREE_RULE)) {
 		*kind = in.kind;
 		*id = in.id;
 	} else if (*id != TREE_NONE) {

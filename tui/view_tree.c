@@ -134,14 +134,15 @@ static int row_attr(const struct view *v, const struct tree_info *in,
 	case TREE_GROUP: return theme_attr(THEME_GROUP);
 	case TREE_RULE:
 		return theme_attr(in->count > 1 ? THEME_LOOP : THEME_BLOCK);
+	case TREE_CUT: return theme_attr(THEME_ERROR);
 	default: return theme_attr(THEME_CALL);
 	}
 }
 
-/* The fold mark of a node: open, closed, or none for a call. */
+/* The fold mark of a node: open, closed, or none for a leaf. */
 static const char *mark(const struct view *v, const struct tree_info *in)
 {
-	if (in->kind == TREE_CALL)
+	if (in->kind == TREE_CALL || in->kind == TREE_CUT)
 		return "  ";
 	if (v->utf8)
 		return in->open ? "\xe2\x96\xbe " : "\xe2\x96\xb8 ";
@@ -157,6 +158,8 @@ static void draw_row(struct view *v, int y, uint32_t row, int selected)
 
 	if (tree_info(v->tree, node, &in) < 0)
 		return;
+	if (in.kind == TREE_CUT)
+		width = v->cols - 1; /* no figures: the row is the label's */
 	attr = selected ? theme_attr(THEME_SELECTED) : row_attr(v, &in, node);
 	fig = selected ? attr : theme_attr(THEME_COUNT);
 	view_fill(y, 0, v->cols, selected ? attr : theme_attr(THEME_NORMAL));
@@ -168,6 +171,8 @@ static void draw_row(struct view *v, int y, uint32_t row, int selected)
 		      selected ? attr : theme_attr(THEME_DIM), mark(v, &in));
 	tree_label(v->tree, node, v->utf8, label, sizeof(label));
 	view_put(v, y, x, width - x, attr, label);
+	if (in.kind == TREE_CUT)
+		return; /* no call, no figures */
 	view_count(calls, sizeof(calls), in.calls);
 	view_duration(time, sizeof(time), in.time_ns, v->utf8);
 	view_percent(share, sizeof(share),
@@ -369,6 +374,20 @@ static void detail_sig(struct view *v, int y, int height, uint32_t sig)
 	view_put(v, y + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
 }
 
+/* Where ranks cut short stop: how they ended, and what that means. */
+static void detail_cut(struct view *v, int y, uint32_t node)
+{
+	char label[512];
+
+	tree_label(v->tree, node, v->utf8, label, sizeof(label));
+	view_put(v, y, 1, v->cols - 2, theme_attr(THEME_ERROR), label);
+	view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_NORMAL),
+		 "their recorded calls stop here: the job ended badly, and "
+		 "the trace was recovered from spill files");
+	view_put(v, y + 3, 1, v->cols - 2, theme_attr(THEME_DIM),
+		 "rondo dump prints the same after the rank's last call");
+}
+
 static void detail_node(struct view *v, int y, uint32_t node)
 {
 	struct tree_info in;
@@ -376,6 +395,10 @@ static void detail_node(struct view *v, int y, uint32_t node)
 
 	if (tree_info(v->tree, node, &in) < 0)
 		return;
+	if (in.kind == TREE_CUT) {
+		detail_cut(v, y, node);
+		return;
+	}
 	tree_label(v->tree, node, v->utf8, label, sizeof(label));
 	view_put(v, y, 1, v->cols - 2,
 		 theme_attr(in.kind == TREE_GROUP ? THEME_GROUP

@@ -98,7 +98,7 @@ RONDO_EXPECT="$tmp/plain.expect" timeout 120 "$tmp/bin/mpirun" -np 2 \
 	-x LD_PRELOAD="${san:+$san:}$lib" -x RONDO_OUT="$tmp/plain.rondo" \
 	-x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} "$prog" 0 >plain.out 2>&1 ||
 	fail "plain: exit status $?: $(tail -5 plain.out)"
-grep -q "^rondo: rank 0: 2 calls after MPI_Finalize are in $tmp/plain.spill/rank-0.after; rondo recover $tmp/plain.spill adds every rank's to the trace" plain.out ||
+grep -q "^rondo: rank 0: 2 calls after MPI_Finalize in $tmp/plain.spill/rank-0.after; rondo recover $tmp/plain.spill adds every rank's to the trace" plain.out ||
 	fail "plain: rank 0 does not say where its calls after MPI_Finalize are: $(grep -i after plain.out)"
 [ -s plain.spill/rank-0.after ] && [ -s plain.spill/rank-1.after ] ||
 	fail "plain: no after files: $(ls plain.spill 2>&1)"

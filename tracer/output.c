@@ -113,10 +113,10 @@ void output_facts(struct output_facts *f)
 	snprintf(f->settings, sizeof(f->settings),
 		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d "
 		 "RONDO_TIMING=%s RONDO_TIME_BASE=%g RONDO_TIMING_LIMIT=%zu "
-		 "RONDO_MEMORY_LIMIT=%zu",
+		 "RONDO_MEMORY_LIMIT=%zu %s",
 		 rt.track_pointers, rt.verbose, rt.memo,
 		 rt.timing ? "percall" : "aggregated", rt.time_base,
-		 rt.timing_limit, rt.mem_limit);
+		 rt.timing_limit, rt.mem_limit, spill_settings());
 }
 
 static void job_meta(struct fmt_meta *m, void *ctx)

@@ -212,9 +212,10 @@ static void after_finalize_end(void)
 		spill_after(late.call, late.n, n + late.lost);
 	if ((n || late.lost) && (rt.verbose > 1 || rt.rank == 0))
 		fprintf(stderr,
-			"rondo: rank %d: %llu MPI calls after MPI_Finalize "
+			"rondo: rank %d: %llu MPI call%s after MPI_Finalize "
 			"not in the trace (%s)\n",
 			rt.rank, (unsigned long long)(n + late.lost),
+			n + late.lost == 1 ? "" : "s",
 			n ? "only MPI_Initialized, MPI_Finalized, "
 			    "MPI_Get_version and MPI_Get_library_version are "
 			    "kept then"

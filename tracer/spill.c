@@ -622,6 +622,15 @@ void spill_now(void)
 	say_broken();
 }
 
+const char *spill_settings(void)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "RONDO_SPILL=%d RONDO_FLUSH_INTERVAL=%llu",
+		 !sp.off, (unsigned long long)(sp.interval / 1000000000u));
+	return buf;
+}
+
 size_t spill_memory(void)
 {
 	size_t n = sp.pending + sp.stat_cap * sizeof(*sp.stat_done);
@@ -855,10 +864,9 @@ void spill_after(const struct spill_call *c, uint32_t n, uint64_t lost)
 			rt.rank, path, strerror(errno), n);
 	else if (rt.verbose > 1 || (rt.rank == 0 && !getenv("RONDO_JOB")))
 		fprintf(stderr,
-			"rondo: rank %d: %u calls after MPI_Finalize are in "
-			"%s; rondo recover %s adds every rank's to the "
-			"trace\n",
-			rt.rank, n, path, sp.dir);
+			"rondo: rank %d: %u call%s after MPI_Finalize in %s; "
+			"rondo recover %s adds every rank's to the trace\n",
+			rt.rank, n, n == 1 ? "" : "s", path, sp.dir);
 	if (locked)
 		drop_lock();
 }

@@ -129,6 +129,10 @@ struct spill_call {
  * trace; with per-call times when every call has them.  Rank 0 says where it is, but under `rondo run`. */
 void spill_after(const struct spill_call *c, uint32_t n, uint64_t lost);
 
+/* "RONDO_SPILL=1 RONDO_FLUSH_INTERVAL=180" as the rank runs with them
+ * (the trace's settings). */
+const char *spill_settings(void);
+
 /* Bytes the streams and their bookkeeping hold (memory.c). */
 size_t spill_memory(void);
 /* Whether the spill file holds every call's signature so far. */

@@ -205,7 +205,7 @@ program fsuite
     k = k + 1
   end do
   call MPI_Finalize(ierr)
-  ! after it: not traced, counted once
+  ! after it: kept once, added to the trace after MPI_Finalize wrote it
   call MPI_Finalized(flag, ierr)
   if (.not. flag) call no('not finalized after MPI_Finalize')
   if (bad /= 0) stop 1

@@ -3,8 +3,9 @@
  * mpi4py does, checked call by call (expect.h).  It also calls what MPI
  * allows before MPI_Init and after MPI_Finalize (MPI_Initialized,
  * MPI_Finalized, MPI_Get_version, MPI_Get_library_version): those calls
- * work, and those before MPI_Init are recorded ahead of it (those after
- * MPI_Finalize cannot be: tests/outside.sh).  A second thread, which
+ * work, those before MPI_Init are recorded ahead of it and those after
+ * MPI_Finalize at the end (added by `rondo run` from the ranks' after
+ * files: tests/outside.sh).  A second thread, which
  * makes no MPI call (FUNNELED), allocates memory while the main thread
  * communicates.
  *
@@ -104,10 +105,17 @@ int main(int argc, char **argv)
 	}
 	pthread_join(th, NULL);
 	CHECK(sum == size * (size - 1) / 2 && churned != 0);
-	expect_finalize();
+	MPI_Finalize();
+	EXPECT("MPI_Finalize\\(\\)");
 	if (outside() != 3) {
 		fprintf(stderr, "thread: wrong answers after MPI_Finalize\n");
 		return 1;
 	}
+	EXPECT("MPI_Initialized\\(" OUT "flag=1\\)");
+	EXPECT("MPI_Finalized\\(" OUT "flag=1\\)");
+	EXPECT("MPI_Get_version\\(" OUT "version=%d, " OUT "subversion=%d\\)",
+	       MPI_VERSION, MPI_SUBVERSION);
+	expect_library_version(lib, lib_len);
+	expect_close();
 	return 0;
 }

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +314,27 @@ static int plain_values(const struct fmt_sig *s)
 	return c.pos == c.len;
 }
 
+/* Whether the statistics of signature k hold for the file's calls: as
+ * many as it made, durations whose total lies between count times the
+ * shortest and count times the longest (what a reader checks). */
+static int stat_holds(const struct after_rank *a, uint32_t k)
+{
+	const rondo_stat *s = &a->stats[k];
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < a->ncalls; i++)
+		n += a->calls[i] == k;
+	if (k >= a->nstats || s->count != n || n == 0 ||
+	    s->min_ns > s->max_ns || !(s->sumsq_ns2 >= 0) ||
+	    isinf(s->sumsq_ns2))
+		return 0;
+	if (s->min_ns && n > UINT64_MAX / s->min_ns)
+		return 0;
+	return s->total_ns >= s->min_ns * n &&
+	       (n > UINT64_MAX / (s->max_ns ? s->max_ns : 1) ||
+		s->total_ns <= s->max_ns * n);
+}
+
 /* Why a rank's file cannot be added to this trace, or NULL. */
 static const char *unfit(const struct trace_in *t, const struct after_rank *a,
 			 const struct adding *d)
@@ -334,6 +356,9 @@ static const char *unfit(const struct trace_in *t, const struct after_rank *a,
 		    !a->funcs[a->sigs[k].func].name ||
 		    !plain_values(&a->sigs[k]))
 			return "a call the trace cannot take";
+	for (uint32_t k = 0; k < a->nsig; k++)
+		if (!stat_holds(a, k))
+			return "statistics that do not hold for its calls";
 	return NULL;
 }
 
@@ -721,6 +746,62 @@ static void meta_with(const struct trace_in *t, const struct adding *d,
 
 /* ---- the file --------------------------------------------------------------- */
 
+/* The sections made again, read back as a reader will: a trace is never
+ * replaced by one that cannot be opened (sums past 2^64 from files whose
+ * values each hold, say). */
+static int sections_check(const struct trace_in *t, const struct fmt_buf *b,
+			  const struct ctx *x)
+{
+	struct fmt_err e = {0};
+	struct fmt_meta meta = {0};
+	struct fmt_funcs funcs = {0};
+	struct fmt_cst cst = {0};
+	struct fmt_grammar g = {0};
+	struct fmt_rankmap rm = {0};
+	struct fmt_stats st = {0};
+	struct fmt_ranktime rt = {0};
+	struct fmt_timing tm = {0};
+	int rc = fmt_meta_decode(&meta, b[S_META].data, b[S_META].len, &e);
+
+	if (!rc)
+		rc = fmt_funcs_decode(&funcs, b[S_FUNCS].data, b[S_FUNCS].len,
+				      &e);
+	if (!rc)
+		rc = fmt_cst_decode(&cst, b[S_CST].data, b[S_CST].len, funcs.n,
+				    &e);
+	if (!rc)
+		rc = fmt_grammar_decode(&g, b[S_GRAMMAR].data, b[S_GRAMMAR].len,
+					cst.n, NULL, &e);
+	if (!rc)
+		rc = fmt_rankmap_decode(&rm, b[S_RANKMAP].data,
+					b[S_RANKMAP].len, g.nrules, &e);
+	if (!rc && t->at[S_STATS] >= 0)
+		rc = fmt_stats_decode(&st, b[S_STATS].data, b[S_STATS].len,
+				      cst.n, &e);
+	if (!rc && t->at[S_RANKTIME] >= 0)
+		rc = fmt_ranktime_decode(&rt, b[S_RANKTIME].data,
+					 b[S_RANKTIME].len, rm.nranks, cst.n,
+					 &e);
+	if (!rc && t->at[S_TIMING] >= 0)
+		rc = fmt_timing_decode(&tm, b[S_TIMING].data, b[S_TIMING].len,
+				       rm.nranks, &e);
+	fmt_meta_free(&meta);
+	fmt_funcs_free(&funcs);
+	fmt_cst_free(&cst);
+	fmt_grammar_free(&g);
+	fmt_rankmap_free(&rm);
+	fmt_stats_free(&st);
+	fmt_ranktime_free(&rt);
+	fmt_timing_free(&tm);
+	if (rc == RONDO_E_NOMEM)
+		return rc;
+	return rc ? fail(x, RONDO_E_CORRUPT,
+			 "the after files give values the trace cannot hold "
+			 "(%s); it is left as it was",
+			 e.msg)
+		  : 0;
+}
+
 static int write_with(const struct trace_in *t, struct adding *d,
 		      const char *out, const struct ctx *x, size_t *saved)
 {
@@ -767,6 +848,8 @@ static int write_with(const struct trace_in *t, struct adding *d,
 			if (b[s].oom)
 				rc = RONDO_E_NOMEM;
 	}
+	if (rc == 0)
+		rc = sections_check(t, b, x);
 	fmt_writer_init(&w);
 	for (uint32_t i = 0; i < t->c.nsec && rc == 0; i++) {
 		const void *p = t->raw[i];

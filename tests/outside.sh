@@ -19,6 +19,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
+: "${top_srcdir:=$top_builddir}"
 prog="$top_builddir/tests/mpi/outside"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 mpi_setup
@@ -120,6 +121,16 @@ expect_exit 1 "$rondo" recover -o abort0.rondo plain.spill
 grep -q "another job's: left out" "$tmp/err" ||
 	fail "plain: after files added to another job's trace: $(cat "$tmp/err")"
 cmp -s abort0.rondo abort0.before || fail "plain: another job's trace was changed"
+# an after file whose statistics do not hold for its calls (well formed,
+# its checks right) is left out, named; the trace is not touched
+mkdir odd.spill
+"${PYTHON3:-python3}" "$top_srcdir/tests/spillmod.py" plain.spill/rank-0.after odd.spill/rank-0.after stats-total ||
+	fail "spillmod.py failed"
+cp plain.before other.rondo
+expect_exit 1 "$rondo" recover -o other.rondo odd.spill
+grep -q "rank-0.after: statistics that do not hold for its calls: left out" "$tmp/err" ||
+	fail "odd: an after file with impossible statistics says: $(cat "$tmp/err")"
+cmp -s other.rondo plain.before || fail "odd: the trace was changed"
 # a cut after file is left out, named
 mkdir cut.spill
 head -c 60 plain.spill/rank-0.after >cut.spill/rank-0.after

@@ -873,11 +873,8 @@ static int write_with(const struct trace_in *t, struct adding *d,
 	fmt_meta_free(&meta);
 	fmt_grammar_free(&g);
 	fmt_rankmap_free(&rm);
-	free(st.st);
-	free(rt.at);
-	free(rt.list);
-	free(rt.sig);
-	free(rt.code);
+	fmt_stats_free(&st);
+	fmt_ranktime_free(&rt);
 	fmt_grammar_free(&tm.g);
 	fmt_rankmap_free(&tm.map);
 	return rc;

@@ -253,12 +253,18 @@ void record_outside(void)
 }
 
 /* What becomes of a call made while tracing is not on. */
-enum off { OFF_PASS, OFF_STARTED, OFF_EARLY, OFF_LATE };
+enum off {
+	OFF_STARTED,
+	OFF_EARLY = REC_EARLY, /* the same values: struct rec's outside */
+	OFF_LATE = REC_LATE,
+	OFF_PASS
+};
 
 /* Tracing may start at the call (rt_lazy_start), or it is kept for
  * record_outside, or passed through; a program's call after MPI_Finalize
- * is kept for its after file when MPI allows it then, else counted.  Apart: every call asks whether tracing is on, and this is
- * seldom the answer. */
+ * is kept for its after file when MPI allows it then, else counted.
+ * Apart: every call asks whether tracing is on, and this is seldom the
+ * answer. */
 static __attribute__((noinline)) enum off
 begin_off(struct rec_thread *th, uint32_t func, const void *caller)
 {
@@ -306,9 +312,7 @@ begin(struct rec *r, struct rec_thread *th, uint32_t func, uint32_t binding,
 	r->lv->pool = UINT32_MAX;
 	r->func = func;
 	r->binding = binding;
-	r->outside = off == OFF_EARLY  ? REC_EARLY
-		     : off == OFF_LATE ? REC_LATE
-				       : 0;
+	r->outside = (int)off;
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	r->paused = rt.paused;
@@ -350,18 +354,6 @@ void rec_pmpi_done(struct rec *r)
 		r->locked = 1;
 	}
 	spill_enter();
-}
-
-static void record_stat(rondo_stat *s, uint64_t d)
-{
-	if (s->count == 0 || d < s->min_ns)
-		s->min_ns = d;
-	if (d > s->max_ns)
-		s->max_ns = d;
-	s->count++;
-	s->total_ns += d;
-	s->sumsq_ns2 += (double)d * (double)d;
-	s->hist[fmt_hist_bin(d)]++;
 }
 
 int rec_end(struct rec *r, int ret)

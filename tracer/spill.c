@@ -785,16 +785,8 @@ static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 					     ? rt_clock_ns(c[i].t1 - c[i].t0)
 					     : 0;
 
-			if (sig[i] != k)
-				continue;
-			if (st.count == 0 || d < st.min_ns)
-				st.min_ns = d;
-			if (d > st.max_ns)
-				st.max_ns = d;
-			st.count++;
-			st.total_ns += d;
-			st.sumsq_ns2 += (double)d * (double)d;
-			st.hist[fmt_hist_bin(d)]++;
+			if (sig[i] == k)
+				record_stat(&st, d);
 		}
 		put_stat(k, &st);
 	}

@@ -226,10 +226,16 @@ static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
 static int tag_ok(const struct ctx *c, const rondo_arg *tag,
 		  const rondo_comm_ref *cm)
 {
+	rondo_arg at;
 	int64_t v;
 
 	if (c->f->tag == AN_ANY)
 		return 1;
+	if (tag->kind == RONDO_ARG_VARY) { /* the caller's own */
+		if (rondo_arg_at_rank(c->t, tag, cm->world, &at) < 0)
+			return 0;
+		tag = &at;
+	}
 	if (tag->wire != RONDO_WIRE_SINT)
 		return 0;
 	v = tag->kind == RONDO_ARG_REL ? (int64_t)cm->rank + tag->i : tag->i;

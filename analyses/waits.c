@@ -350,8 +350,16 @@ static int wait_nocomm(struct waits *w)
 
 /* A tag value as the caller of cm meant it: 0, or -1 (a wildcard, or
  * not a tag). */
-static int tag_of(const rondo_arg *v, const rondo_comm_ref *cm, int64_t *tag)
+static int tag_of(const rondo_trace *t, const rondo_arg *v,
+		  const rondo_comm_ref *cm, int64_t *tag)
 {
+	rondo_arg at;
+
+	if (v->kind == RONDO_ARG_VARY) { /* the caller's own */
+		if (rondo_arg_at_rank(t, v, cm->world, &at) < 0)
+			return -1;
+		v = &at;
+	}
 	if (v->wire != RONDO_WIRE_SINT)
 		return -1;
 	if (v->kind == RONDO_ARG_TAG)
@@ -383,7 +391,7 @@ static int wait_send(struct waits *w, uint32_t r, const struct wsig *s,
 	dst = rondo_peer(w->b.t, &cm, &s->dest, NULL);
 	if (dst == RONDO_PEER_PROC_NULL)
 		return 0; /* MPI_PROC_NULL: no message */
-	if (dst < 0 || tag_of(&s->stag, &cm, &tag) < 0)
+	if (dst < 0 || tag_of(w->b.t, &s->stag, &cm, &tag) < 0)
 		return w->out->unresolved++, 0;
 	c = wait_chan(w, r, (uint32_t)dst, cm.id, tag);
 	if (!c)
@@ -448,7 +456,9 @@ static int wait_post(struct waits *w, uint32_t r, const struct wsig *s,
 		src = rondo_peer(w->b.t, &cm, &s->source, NULL);
 		if (src == RONDO_PEER_PROC_NULL)
 			return 0;
-		if (src < 0)
+		if (src == RONDO_PEER_ANY) /* this rank's own value */
+			src = -1;
+		else if (src < 0)
 			return w->out->unresolved++, 0;
 	}
 	m = calloc(1, sizeof(*m));
@@ -464,7 +474,7 @@ static int wait_post(struct waits *w, uint32_t r, const struct wsig *s,
 	m->post = x->start;
 	m->post_err = x->err;
 	m->any_tag = s->any_tag;
-	if (!m->any_tag && tag_of(&s->rtag, &cm, &m->tag) < 0) {
+	if (!m->any_tag && tag_of(w->b.t, &s->rtag, &cm, &m->tag) < 0) {
 		w->out->unresolved++;
 		return rmsg_free(w, m);
 	}

@@ -72,6 +72,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_TOPOLOGY] = "topology",
 		[FMT_SEC_TYPESIZES] = "typesizes",
 		[FMT_SEC_TIMING] = "timing",
+		[FMT_SEC_RANKVALS] = "rankvals",
 	};
 
 	return type < COUNTOF(names) ? names[type] : NULL;

@@ -54,6 +54,7 @@ enum fmt_section {
 	FMT_SEC_TOPOLOGY = 10,
 	FMT_SEC_TYPESIZES = 11,
 	FMT_SEC_TIMING = 12,
+	FMT_SEC_RANKVALS = 13,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -573,6 +574,47 @@ int fmt_timing_decode(struct fmt_timing *t, const uint8_t *p, size_t n,
 		      uint32_t nranks, struct fmt_err *e);
 void fmt_timing_free(struct fmt_timing *t);
 
+/* Values that differ by rank (section rankvals): an argument of kind VARY
+ * names slot k, whose value for rank r stands in the signature for that
+ * rank.  A slot is a rank map over items, each a value (wire NONE, UINT or
+ * SINT, not itself VARY) or a delta d from the previous rank's value (an
+ * integer of the same kind and wire, plus d), so that values in
+ * progression over ranks compress like the rank map. */
+struct fmt_rval {
+	uint64_t u; /* UINT: the value; SINT: int64_t bits */
+	uint32_t kind;
+	uint32_t wire;
+};
+
+struct fmt_vitem {
+	int delta;	     /* 1: val.u holds d (int64_t bits) */
+	struct fmt_rval val; /* delta 0: the value */
+};
+
+struct fmt_vslot {
+	uint32_t nitems;
+	struct fmt_vitem *item;
+	struct fmt_rankmap map; /* terminals: items; map.nranks: the job's */
+};
+
+struct fmt_rankvals {
+	uint32_t n;
+	struct fmt_vslot *slot;
+};
+
+void fmt_rankvals_encode(struct fmt_buf *b, const struct fmt_rankvals *v);
+/* Checks every item and every slot's map against nranks (the reader
+ * expands the maps and checks the deltas with fmt_vitem_apply). */
+int fmt_rankvals_decode(struct fmt_rankvals *v, const uint8_t *p, size_t n,
+			uint32_t nranks, struct fmt_err *e);
+void fmt_rankvals_free(struct fmt_rankvals *v);
+/* Rank r's value from item it and rank r - 1's value prev (NULL for rank
+ * 0) into *out: 0, or -1 for a delta with no integer before it, or one
+ * that overflows or takes a rank offset out of [-FMT_REL_MAX,
+ * FMT_REL_MAX]. */
+int fmt_vitem_apply(const struct fmt_vitem *it, const struct fmt_rval *prev,
+		    struct fmt_rval *out);
+
 /* Per-rank time in each signature.  Rank r called the signatures
  * sig[list[r] ..] (at[r + 1] - at[r] of them, strictly increasing) and spent
  * fmt_time_value(code[k]) ns in the k-th of them, k from at[r].  Ranks that
@@ -624,6 +666,20 @@ static inline unsigned fmt_hist_bin(uint64_t ns)
 		k++;
 #endif
 	return k;
+}
+
+/* Adds one call of d ns to statistics s: inline, the tracer does it on
+ * every call. */
+static inline void fmt_stat_record(rondo_stat *s, uint64_t d)
+{
+	if (s->count == 0 || d < s->min_ns)
+		s->min_ns = d;
+	if (d > s->max_ns)
+		s->max_ns = d;
+	s->count++;
+	s->total_ns += d;
+	s->sumsq_ns2 += (double)d * (double)d;
+	s->hist[fmt_hist_bin(d)]++;
 }
 
 #endif /* RONDO_FORMAT_H */

@@ -341,3 +341,167 @@ void fmt_timing_free(struct fmt_timing *t)
 	free(t->len);
 	memset(t, 0, sizeof(*t));
 }
+
+/* ---- values that differ by rank ------------------------------------------ */
+
+enum { VITEM_VALUE = 0, VITEM_DELTA = 1 };
+
+void fmt_rankvals_encode(struct fmt_buf *b, const struct fmt_rankvals *v)
+{
+	fmt_put_uvarint(b, v->n);
+	for (uint32_t s = 0; s < v->n; s++) {
+		const struct fmt_vslot *sl = &v->slot[s];
+
+		fmt_put_uvarint(b, sl->nitems);
+		for (uint32_t k = 0; k < sl->nitems; k++) {
+			const struct fmt_vitem *it = &sl->item[k];
+
+			if (it->delta) {
+				fmt_put_uvarint(b, VITEM_DELTA);
+				fmt_put_svarint(b, (int64_t)it->val.u);
+			} else if (it->val.wire == RONDO_WIRE_NONE) {
+				fmt_put_uvarint(b, VITEM_VALUE);
+				fmt_arg_put_none(b, it->val.kind);
+			} else {
+				fmt_put_uvarint(b, VITEM_VALUE);
+				fmt_put_varints(
+					b, 1,
+					fmt_arg_tag(it->val.kind, it->val.wire),
+					it->val.wire == RONDO_WIRE_SINT
+						? fmt_zigzag((int64_t)it->val.u)
+						: it->val.u);
+			}
+		}
+		fmt_rankmap_encode(b, &sl->map);
+	}
+}
+
+static int vitem_read(struct fmt_cur *c, struct fmt_vitem *it)
+{
+	size_t at = c->pos;
+	uint64_t mode;
+	rondo_arg a;
+	int rc = fmt_get_uvarint(c, &mode);
+
+	if (!rc && mode == VITEM_DELTA) {
+		int64_t d;
+
+		rc = fmt_get_svarint(c, &d);
+		*it = (struct fmt_vitem){1, {(uint64_t)d, 0, 0}};
+		return rc;
+	}
+	if (!rc && mode != VITEM_VALUE)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "per-rank value of mode %" PRIu64, mode);
+	at = c->pos;
+	rc = rc ? rc : fmt_arg_get(c, &a);
+	if (rc)
+		return rc;
+	if (a.kind == RONDO_ARG_VARY ||
+	    (a.wire != RONDO_WIRE_NONE && a.wire != RONDO_WIRE_UINT &&
+	     a.wire != RONDO_WIRE_SINT))
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "a per-rank value of kind %u, wire %u",
+				    a.kind, a.wire);
+	*it = (struct fmt_vitem){
+		0,
+		{a.wire == RONDO_WIRE_SINT ? (uint64_t)a.i : a.u, a.kind,
+		 a.wire}};
+	return 0;
+}
+
+static int vslot_read(struct fmt_cur *c, struct fmt_vslot *sl, uint32_t nranks)
+{
+	size_t at;
+	int rc = fmt_get_count(c, &sl->nitems, 2);
+
+	if (rc)
+		return rc;
+	sl->item = malloc(sizeof(*sl->item) * ((size_t)sl->nitems + 1));
+	if (!sl->item)
+		return fmt_cur_nomem(c);
+	for (uint32_t k = 0; k < sl->nitems && !rc; k++)
+		rc = vitem_read(c, &sl->item[k]);
+	at = c->pos;
+	rc = rc ? rc : rankmap_read(c, &sl->map, sl->nitems);
+	if (!rc && sl->map.nranks != nranks)
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				  "values for %u ranks, the job had %u",
+				  sl->map.nranks, nranks);
+	return rc;
+}
+
+static int rankvals_read(struct fmt_cur *c, struct fmt_rankvals *v,
+			 uint32_t nranks)
+{
+	uint32_t n;
+	int rc = fmt_get_count(c, &n, 5);
+
+	if (rc)
+		return rc;
+	v->slot = calloc((size_t)n + 1, sizeof(*v->slot));
+	if (!v->slot)
+		return fmt_cur_nomem(c);
+	/* a slot cut short counts, so that free finds what it holds */
+	for (uint32_t s = 0; s < n && !rc; s++, v->n++)
+		rc = vslot_read(c, &v->slot[s], nranks);
+	return rc;
+}
+
+int fmt_rankvals_decode(struct fmt_rankvals *v, const uint8_t *p, size_t n,
+			uint32_t nranks, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_RANKVALS), e);
+	rc = fmt_cur_done(&c, rankvals_read(&c, v, nranks));
+	if (rc)
+		fmt_rankvals_free(v);
+	return rc;
+}
+
+void fmt_rankvals_free(struct fmt_rankvals *v)
+{
+	for (uint32_t s = 0; v->slot && s < v->n; s++) {
+		free(v->slot[s].item);
+		fmt_rankmap_free(&v->slot[s].map);
+	}
+	free(v->slot);
+	memset(v, 0, sizeof(*v));
+}
+
+static int rel_kind(uint32_t kind)
+{
+	return kind == RONDO_ARG_RANK_REL || kind == RONDO_ARG_REL ||
+	       kind == RONDO_ARG_CART_REL;
+}
+
+int fmt_vitem_apply(const struct fmt_vitem *it, const struct fmt_rval *prev,
+		    struct fmt_rval *out)
+{
+	int64_t d = (int64_t)it->val.u, i;
+
+	if (!it->delta) {
+		*out = it->val;
+		return 0;
+	}
+	if (!prev)
+		return -1;
+	*out = *prev;
+	if (prev->wire == RONDO_WIRE_UINT) {
+		if (d < 0 ? prev->u < (uint64_t) - (d + 1) + 1
+			  : prev->u > UINT64_MAX - (uint64_t)d)
+			return -1;
+		out->u = prev->u + (uint64_t)d;
+		return 0;
+	}
+	if (prev->wire != RONDO_WIRE_SINT ||
+	    __builtin_add_overflow((int64_t)prev->u, d, &i))
+		return -1;
+	if (rel_kind(prev->kind) && (i < -FMT_REL_MAX || i > FMT_REL_MAX))
+		return -1;
+	out->u = (uint64_t)i;
+	return 0;
+}

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 2
+#define RONDO_FORMAT_MINOR 3
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -250,6 +250,8 @@ enum rondo_kind {
 	RONDO_ARG_DTYPE_SIZE = 25, /* list: a derived datatype's id (kind
 				      DATATYPE) and its size in bytes (kind
 				      INT) */
+	RONDO_ARG_VARY = 26,	   /* a value that differs by rank: a slot of
+				the per-rank values (rondo_arg_at_rank) */
 	RONDO_ARG_KIND_COUNT
 };
 
@@ -461,6 +463,20 @@ typedef struct rondo_comm_ref {
  */
 RONDO_API int rondo_sig_param(const rondo_trace *t, uint32_t sig,
 			      const char *name, rondo_arg *out);
+
+/**
+ * The value `in` stands for in a call made by world rank `rank`, into
+ * *out: when `in` is of kind RONDO_ARG_VARY (a value that differs by rank,
+ * kept once per rank in section rankvals so that ranks doing the same
+ * thing with different partners or communicators share a signature), the
+ * rank's value; else `in` itself.  The resolvers below (communicators,
+ * peers, the ranks of an argument) and the call texts do this themselves.
+ * Returns 0; RONDO_E_MISSING when `in` differs by rank and `rank` is
+ * RONDO_RANK_NONE (*out is then `in`); RONDO_E_RANGE for a rank beyond
+ * the job or a NULL pointer.
+ */
+RONDO_API int rondo_arg_at_rank(const rondo_trace *t, const rondo_arg *in,
+				uint32_t rank, rondo_arg *out);
 
 /**
  * Resolves the communicator value `v` (kind COMM, or the constant

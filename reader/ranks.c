@@ -242,15 +242,47 @@ static void ranks_ref_init(rondo_comm_ref *out, uint32_t rank)
 	out->world = rank;
 }
 
+int rondo_arg_at_rank(const rondo_trace *t, const rondo_arg *in, uint32_t rank,
+		      rondo_arg *out)
+{
+	const struct fmt_rval *v;
+
+	if (!t || !t->opened || !in || !out ||
+	    (rank != RONDO_RANK_NONE && rank >= t->rm.nranks))
+		return RONDO_E_RANGE;
+	*out = *in;
+	if (in->kind != RONDO_ARG_VARY || in->wire != RONDO_WIRE_UINT ||
+	    in->u >= t->nvary)
+		return 0;
+	if (rank == RONDO_RANK_NONE)
+		return RONDO_E_MISSING;
+	v = &t->vary[in->u * t->rm.nranks + rank];
+	memset(out, 0, sizeof(*out));
+	out->kind = v->kind;
+	out->wire = v->wire;
+	if (v->wire == RONDO_WIRE_SINT)
+		out->i = (int64_t)v->u;
+	else
+		out->u = v->u;
+	return 0;
+}
+
 int rondo_comm_resolve(const rondo_trace *t, const rondo_arg *v, uint32_t rank,
 		       rondo_comm_ref *out)
 {
+	rondo_arg at;
+
 	if (!out)
 		return RONDO_E_RANGE;
 	ranks_ref_init(out, rank);
 	if (!t || !t->opened || !v ||
 	    (rank != RONDO_RANK_NONE && rank >= t->rm.nranks))
 		return RONDO_E_RANGE;
+	if (v->kind == RONDO_ARG_VARY) {
+		if (rondo_arg_at_rank(t, v, rank, &at) < 0)
+			return RONDO_E_MISSING; /* which one depends on the rank */
+		v = &at;
+	}
 	if (ranks_is(v, t->k_world)) {
 		out->id = RONDO_COMM_WORLD;
 		out->size = t->rm.nranks;
@@ -367,11 +399,17 @@ int64_t rondo_peer(const rondo_trace *t, const rondo_comm_ref *cm,
 		   const rondo_arg *v, int64_t *local)
 {
 	int64_t k = -1, l = -1, w;
+	rondo_arg at;
 
 	if (local)
 		*local = -1;
 	if (!t || !t->opened || !cm || !v)
 		return RONDO_PEER_UNKNOWN;
+	if (v->kind == RONDO_ARG_VARY) {
+		if (rondo_arg_at_rank(t, v, cm->world, &at) < 0)
+			return RONDO_PEER_UNKNOWN;
+		v = &at;
+	}
 	if (ranks_is(v, t->k_proc_null))
 		return RONDO_PEER_PROC_NULL;
 	if (ranks_is(v, t->k_any_source))
@@ -448,9 +486,19 @@ static void ranks_of(const rondo_trace *t, const rondo_arg *v,
 		     struct ranks_out *o)
 {
 	rondo_comm_ref sc;
-	rondo_arg e;
+	rondo_arg e, at;
 	int64_t l;
 
+	if (v->kind == RONDO_ARG_VARY &&
+	    rondo_arg_at_rank(t, v, rank, &at) < 0) {
+		/* no caller: a rank we cannot say, if the values are ranks */
+		if (rondo_arg_at_rank(t, v, 0, &at) == 0 &&
+		    ranks_valued(t, &at))
+			ranks_put(o, RONDO_PEER_UNKNOWN, -1);
+		return;
+	}
+	if (v->kind == RONDO_ARG_VARY)
+		v = &at;
 	if (ranks_valued(t, v)) {
 		int64_t w = rondo_peer(t, cm, v, &l);
 

@@ -228,6 +228,18 @@ static void format_value(struct out *o, const struct fctx *c,
 	}
 	switch (a->kind) {
 	case RONDO_ARG_NULL: out_printf(o, "NULL"); return;
+	case RONDO_ARG_VARY: { /* the caller's own value, when known */
+		rondo_arg v;
+
+		if (a->wire != RONDO_WIRE_UINT)
+			break;
+		if (rondo_arg_at_rank(c->t, a, c->rank, &v) == 0 &&
+		    v.kind != RONDO_ARG_VARY)
+			format_value(o, c, &v);
+		else
+			out_printf(o, "rankval#%" PRIu64, a->u);
+		return;
+	}
 	case RONDO_ARG_INT:
 	case RONDO_ARG_RANK:
 	case RONDO_ARG_TAG:

@@ -68,6 +68,8 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_typesizes_free(&t->typesizes);
 	fmt_ranktime_free(&t->times);
 	fmt_timing_free(&t->timing);
+	fmt_rankvals_free(&t->rankvals);
+	free(t->vary);
 	fmt_tscale_free(&t->tscale);
 	free(t->tseq);
 	ranks_free(t);
@@ -228,6 +230,8 @@ static int trace_decode(rondo_trace *t)
 				   &e));
 	DECODE(FMT_SEC_TIMING, 0,
 	       fmt_timing_decode(&t->timing, p, n, t->rm.nranks, &e));
+	DECODE(FMT_SEC_RANKVALS, 0,
+	       fmt_rankvals_decode(&t->rankvals, p, n, t->rm.nranks, &e));
 #undef DECODE
 	return 0;
 }
@@ -306,6 +310,78 @@ static int trace_timing(rondo_trace *t)
 	return 0;
 }
 
+/* Slot k's value for every rank, from its items and its map. */
+static int trace_vary_slot(rondo_trace *t, uint32_t k)
+{
+	const struct fmt_vslot *sl = &t->rankvals.slot[k];
+	struct fmt_rval *v = t->vary + (size_t)k * t->rm.nranks;
+	uint32_t depth, item = 0;
+	struct walk w;
+
+	if (walk_depth(&sl->map.map, &depth) < 0 ||
+	    walk_init(&w, &sl->map.map, sl->map.len, depth,
+		      sl->map.map.nrules - 1) < 0)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	for (uint32_t r = 0; r < t->rm.nranks; r++) {
+		walk_next(&w, &item); /* the decoder checked the length */
+		if (fmt_vitem_apply(&sl->item[item], r ? &v[r - 1] : NULL,
+				    &v[r]) < 0) {
+			walk_free(&w);
+			return trace_fail(t, RONDO_E_CORRUPT,
+					  "section 'rankvals': slot %u: rank "
+					  "%u's value is a difference from no "
+					  "integer, or out of range",
+					  k, r);
+		}
+	}
+	walk_free(&w);
+	return 0;
+}
+
+/* Every signature's per-rank value names a slot the file has. */
+static int trace_vary_named(rondo_trace *t)
+{
+	for (uint32_t s = 0; s < t->cst.n; s++) {
+		struct fmt_cur c;
+		rondo_arg a;
+
+		fmt_cur_init(&c, t->cst.sig[s].args, t->cst.sig[s].len, NULL,
+			     NULL);
+		for (uint32_t i = 0; i < t->cst.sig[s].nargs; i++) {
+			if (fmt_arg_get(&c, &a) < 0)
+				break; /* the decoder checked them */
+			if (a.kind == RONDO_ARG_VARY &&
+			    (a.wire != RONDO_WIRE_UINT || a.u >= t->nvary))
+				return trace_fail(
+					t, RONDO_E_CORRUPT,
+					"section 'cst': signature %u names "
+					"per-rank value %" PRIu64
+					"; the trace has %u (section "
+					"'rankvals')",
+					s, a.u, t->nvary);
+		}
+	}
+	return 0;
+}
+
+/* Expands the per-rank values, then frees the section's own form. */
+static int trace_vary(rondo_trace *t)
+{
+	uint32_t n = t->rankvals.n;
+	int rc = 0;
+
+	if (n && (size_t)n > SIZE_MAX / sizeof(*t->vary) / t->rm.nranks)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	t->vary = malloc(sizeof(*t->vary) * ((size_t)n * t->rm.nranks + 1));
+	if (!t->vary)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	t->nvary = n;
+	for (uint32_t k = 0; k < n && rc == 0; k++)
+		rc = trace_vary_slot(t, k);
+	fmt_rankvals_free(&t->rankvals);
+	return rc ? rc : trace_vary_named(t);
+}
+
 static int trace_load(rondo_trace *t)
 {
 	struct fmt_err e = {0};
@@ -325,6 +401,9 @@ static int trace_load(rondo_trace *t)
 	if (rc < 0)
 		return rc;
 	rc = trace_timing(t);
+	if (rc < 0)
+		return rc;
+	rc = trace_vary(t);
 	if (rc < 0)
 		return rc;
 	if (ranks_init(t) < 0)

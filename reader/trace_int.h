@@ -43,6 +43,12 @@ struct rondo_trace {
 	struct fmt_tscale tscale;
 	uint32_t *tseq;	 /* 2 per rank: its durations' and intervals' rules */
 	uint32_t tdepth; /* the timing grammar's depth bound */
+	/* values that differ by rank: slot k's value for rank r is
+	 * vary[k * nranks + r] (rankvals.n slots; the section is freed
+	 * once expanded) */
+	struct fmt_rankvals rankvals;
+	struct fmt_rval *vary;
+	uint32_t nvary;
 	/* rank resolution (ranks.c): the constants it compares values
 	 * with (UINT32_MAX: the trace has none), and each communicator's
 	 * members sorted by world rank, order[base[c]...] indices into

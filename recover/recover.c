@@ -1008,6 +1008,8 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 	for (uint32_t k = 0; k < J->nranks && rc == 0; k++) {
 		struct rank *r = J->by_rank[k];
 		void *ctx[2] = {r, &J->nm};
+		const uint8_t *vals;
+		size_t nvals;
 
 		if (!r || r->bad) {
 			rc = merge_add_failed(m, 1);
@@ -1024,6 +1026,14 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 			else
 				merge_mark_failed(m, 1);
 			continue;
+		}
+		relative_values(R, &vals, &nvals);
+		if (merge_add_values(m, vals, nvals) != 0) {
+			say(J,
+			    "%s: out of memory for its per-rank values: "
+			    "rank %u counts as failed",
+			    r->path, k);
+			merge_mark_failed(m, 1);
 		}
 		if (r->failed & 1)
 			merge_mark_failed(m, 1);

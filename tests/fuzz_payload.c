@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 10) {
+	switch (data[0] % 11) {
 	case 0: {
 		struct fmt_meta m;
 
@@ -83,6 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		rc = fmt_timing_decode(&t, p, n, 4, &e);
 		fmt_timing_free(&t);
+		break;
+	}
+	case 9: {
+		struct fmt_rankvals v;
+
+		rc = fmt_rankvals_decode(&v, p, n, 4, &e);
+		fmt_rankvals_free(&v);
 		break;
 	}
 	default: {

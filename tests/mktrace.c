@@ -319,6 +319,49 @@ static int corpus_relative(const char *dir)
 	return rc;
 }
 
+/* Per-rank values no tracer writes: a first value that is a difference
+ * from the rank before (there is none); values for another number of
+ * ranks; a signature naming a slot when the file has no section rankvals
+ * (a trace of its own: the demo's signatures name none). */
+static int corpus_vary(const char *dir)
+{
+	uint32_t first[2] = {0, 1};
+	rondo_sym body[1] = {{0, 0, 4}};
+	struct fmt_vitem it = {1, {1, 0, 0}};
+	struct fmt_vslot sl = {1, &it, {4, {1, first, body}, NULL}};
+	struct fmt_rankvals rv = {1, &sl};
+	struct fmt_buf b = {0}, a = {0}, out = {0};
+	struct testtrace *tt = tt_create(2);
+	uint32_t f = tt_func(tt, "MPI_Send", "count", "dest", NULL), sig;
+	struct fmt_writer w;
+	int rc;
+
+	fmt_rankvals_encode(&b, &rv);
+	rc = with_payload(dir, "rankvals-first-delta.rondo", FMT_SEC_RANKVALS,
+			  &b);
+	b.len = 0;
+	sl.map.nranks = 3;
+	body[0].count = 3;
+	it.delta = 0;
+	it.val = (struct fmt_rval){1, RONDO_ARG_RANK_REL, RONDO_WIRE_SINT};
+	fmt_rankvals_encode(&b, &rv);
+	rc |= with_payload(dir, "rankvals-ranks.rondo", FMT_SEC_RANKVALS, &b);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 8);
+	fmt_arg_put_uint(&a, RONDO_ARG_VARY, 0);
+	sig = tt_sig(tt, f, &a, 2);
+	tt_call(tt, 0, sig, 1, 100);
+	tt_call(tt, 1, sig, 1, 100);
+	fmt_writer_init(&w);
+	rc |= tt_finish(tt, &w, 0) || fmt_writer_finish(&w, &out) ||
+	      write_file(dir, "cst-vary-no-slot.rondo", out.data, out.len);
+	fmt_writer_free(&w);
+	tt_free(tt);
+	fmt_buf_free(&a);
+	fmt_buf_free(&b);
+	fmt_buf_free(&out);
+	return rc;
+}
+
 /* A call of MPI_Sendrecv or MPI_Send/Recv on MPI_COMM_WORLD: `count`
  * elements of 8 bytes (MPI_DOUBLE) to and from ranks given as they are
  * (kind RANK; the relative kind when rel). */
@@ -467,7 +510,8 @@ static int make_corpus(const char *dir)
 	if (rc == 0)
 		rc = corpus_container(dir, good.data, good.len) |
 		     corpus_payloads(dir) | corpus_relative(dir) |
-		     corpus_limits(dir) | corpus_limit_times(dir) |
+		     corpus_vary(dir) | corpus_limits(dir) |
+		     corpus_limit_times(dir) |
 		     with_payload(dir, "missing-grammar.rondo", FMT_SEC_GRAMMAR,
 				  NULL);
 	fmt_buf_free(&good);

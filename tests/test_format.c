@@ -1929,8 +1929,106 @@ static void test_arg_map(void)
 	fmt_buf_free(&want);
 }
 
+/* A section of one slot over one rank: an item of mode `mode` holding a
+ * value of kind and wire (its payload 0, or an empty list). */
+static void one_value(struct fmt_buf *b, uint64_t mode, uint32_t kind,
+		      enum rondo_wire wire)
+{
+	fmt_put_uvarint(b, 1);
+	fmt_put_uvarint(b, 1);
+	fmt_put_uvarint(b, mode);
+	fmt_put_varints(b, wire != RONDO_WIRE_NONE, fmt_arg_tag(kind, wire), 0);
+	fmt_put_uvarint(b, 1); /* the map: 1 rank, 1 rule of item 0 */
+	fmt_put_uvarint(b, 1);
+	fmt_put_uvarint(b, 1);
+	fmt_put_uvarint(b, 0);
+}
+
+/* Per-rank values: items (values and deltas) over a rank map, checked
+ * for what the format forbids; fmt_vitem_apply's deltas. */
+static void test_rankvals(void)
+{
+	/* ranks 0-3 with partners rank XOR 1 as RANK_REL: +1, -1, +1, -1 */
+	struct fmt_vitem it[3] = {{0, {1, RONDO_ARG_RANK_REL, RONDO_WIRE_SINT}},
+				  {1, {(uint64_t)-2, 0, 0}},
+				  {1, {2, 0, 0}}};
+	uint32_t first[2] = {0, 4};
+	rondo_sym body[4] = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {1, 0, 1}};
+	struct fmt_vslot sl = {3, it, {4, {1, first, body}, NULL}};
+	struct fmt_rankvals in = {1, &sl}, out;
+	struct fmt_rval v[4];
+	struct fmt_buf b = {0};
+	struct fmt_err e = {0};
+	int64_t want[4] = {1, -1, 1, -1};
+
+	fmt_rankvals_encode(&b, &in);
+	CHECK(!b.oom);
+	CHECK(fmt_rankvals_decode(&out, b.data, b.len, 4, &e) == 0);
+	CHECK(out.n == 1 && out.slot[0].nitems == 3 &&
+	      out.slot[0].map.nranks == 4);
+	for (uint32_t r = 0; r < 4 && out.n == 1; r++) {
+		uint32_t term = RONDO_SYM_ID(out.slot[0].map.map.body[r].sym);
+
+		CHECK(fmt_vitem_apply(&out.slot[0].item[term],
+				      r ? &v[r - 1] : NULL, &v[r]) == 0);
+		CHECK(v[r].kind == RONDO_ARG_RANK_REL &&
+		      v[r].wire == RONDO_WIRE_SINT &&
+		      (int64_t)v[r].u == want[r]);
+	}
+	fmt_rankvals_free(&out);
+	for (size_t n = 0; n < b.len; n++)
+		CHECK(fmt_rankvals_decode(&out, b.data, n, 4, NULL) < 0);
+	/* another job's ranks */
+	CHECK(fmt_rankvals_decode(&out, b.data, b.len, 5, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(strcmp(e.section, "rankvals") == 0);
+	fmt_buf_free(&b);
+	/* a value that is itself per-rank, or a list, or an unknown mode */
+	one_value(&b, 0, RONDO_ARG_VARY, RONDO_WIRE_UINT);
+	CHECK(fmt_rankvals_decode(&out, b.data, b.len, 1, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "kind 26"));
+	fmt_buf_free(&b);
+	one_value(&b, 0, RONDO_ARG_INT, RONDO_WIRE_LIST);
+	CHECK(fmt_rankvals_decode(&out, b.data, b.len, 1, &e) ==
+	      RONDO_E_CORRUPT);
+	fmt_buf_free(&b);
+	one_value(&b, 0, RONDO_ARG_INT, RONDO_WIRE_UINT);
+	CHECK(fmt_rankvals_decode(&out, b.data, b.len, 1, &e) == 0);
+	fmt_rankvals_free(&out);
+	fmt_buf_free(&b);
+	one_value(&b, 7, RONDO_ARG_INT, RONDO_WIRE_UINT);
+	CHECK(fmt_rankvals_decode(&out, b.data, b.len, 1, &e) ==
+	      RONDO_E_CORRUPT);
+	CHECK(strstr(e.msg, "mode 7"));
+	fmt_buf_free(&b);
+	/* deltas: none before; from a constant; past 64 bits; a rank
+	 * offset past 2^32 */
+	{
+		struct fmt_vitem d = {1, {1, 0, 0}};
+		struct fmt_rval c = {3, RONDO_ARG_CONST, RONDO_WIRE_UINT},
+				k = {2, RONDO_ARG_COMM, RONDO_WIRE_UINT},
+				rel = {(uint64_t)FMT_REL_MAX, RONDO_ARG_REL,
+				       RONDO_WIRE_SINT},
+				big = {UINT64_MAX, RONDO_ARG_INT,
+				       RONDO_WIRE_UINT},
+				none = {0, RONDO_ARG_NULL, RONDO_WIRE_NONE}, o;
+
+		CHECK(fmt_vitem_apply(&d, NULL, &o) < 0);
+		CHECK(fmt_vitem_apply(&d, &none, &o) < 0);
+		CHECK(fmt_vitem_apply(&d, &k, &o) == 0 && o.u == 3 &&
+		      o.kind == RONDO_ARG_COMM);
+		CHECK(fmt_vitem_apply(&d, &c, &o) == 0); /* kinds are kept */
+		CHECK(fmt_vitem_apply(&d, &big, &o) < 0);
+		CHECK(fmt_vitem_apply(&d, &rel, &o) < 0);
+		d.val.u = (uint64_t)-3;
+		CHECK(fmt_vitem_apply(&d, &k, &o) < 0);
+	}
+}
+
 int main(void)
 {
+	test_rankvals();
 	test_comms();
 	test_topos();
 	test_arg_map();

@@ -542,6 +542,146 @@ static void test_relative(void)
 	fmt_buf_free(&file);
 }
 
+/* A slot over 4 ranks whose items are rank r's value, in order. */
+static void vary_slot(struct fmt_vslot *sl, struct fmt_vitem *it,
+		      uint32_t *first, rondo_sym *body)
+{
+	first[0] = 0;
+	first[1] = 4;
+	for (uint32_t r = 0; r < 4; r++)
+		body[r] = (rondo_sym){r, 0, 1};
+	*sl = (struct fmt_vslot){4, it, {4, {1, first, body}, NULL}};
+}
+
+/* Opens tt's trace with section rankvals `rv` (NULL: none); returns the
+ * open error (0: t is open). */
+static int vary_open(struct testtrace *tt, const struct fmt_rankvals *rv,
+		     rondo_trace *t, struct fmt_buf *file, char *why,
+		     size_t size)
+{
+	struct fmt_buf sec = {0};
+	struct tt_patch p = {FMT_SEC_RANKVALS, rv ? &sec : NULL};
+	struct fmt_writer w;
+	int rc;
+
+	if (rv)
+		fmt_rankvals_encode(&sec, rv);
+	fmt_writer_init(&w);
+	fmt_buf_free(file);
+	rc = tt_finish_patched(tt, &w, 0, &p, 1);
+	rc = rc ? rc : fmt_writer_finish(&w, file);
+	rc = rc ? rc
+		: rondo_trace_open_memory(t, file->data, file->len, "v.rondo");
+	snprintf(why, size, "%s", rc ? rondo_trace_error(t) : "");
+	fmt_writer_free(&w);
+	fmt_buf_free(&sec);
+	return rc;
+}
+
+/* Values that differ by rank (kind VARY, section rankvals): each rank's
+ * own partner, tag and communicator, in the call texts and the rank
+ * resolver; "rankval#k" without a rank; a slot the file does not have,
+ * or a value that cannot be made, refuse the file. */
+static void test_vary(void)
+{
+	struct fmt_buf file = {0}, a = {0};
+	struct testtrace *tt = tt_create(4);
+	uint32_t f = tt_func(tt, "MPI_Send", "buf", "count", "datatype", "dest",
+			     "tag", "comm", NULL);
+	uint32_t dbl = tt_const(tt, "MPI_DOUBLE"), sig;
+	uint32_t lo[2] = {0, 1}, hi[2] = {2, 3}, first[3][2];
+	rondo_sym body[3][4];
+	/* dest: rank of the pair, 1 0 1 0; tag: 0 10 20 30; comm: c0 c0
+	 * c1 c1 */
+	struct fmt_vitem dest[4] = {{0, {1, RONDO_ARG_RANK, RONDO_WIRE_SINT}},
+				    {1, {(uint64_t)-1, 0, 0}},
+				    {1, {1, 0, 0}},
+				    {1, {(uint64_t)-1, 0, 0}}};
+	struct fmt_vitem tag[4] = {{0, {0, RONDO_ARG_TAG, RONDO_WIRE_SINT}},
+				   {1, {10, 0, 0}},
+				   {1, {10, 0, 0}},
+				   {1, {10, 0, 0}}};
+	struct fmt_vitem comm[4] = {{0, {0, RONDO_ARG_COMM, RONDO_WIRE_UINT}},
+				    {1, {0, 0, 0}},
+				    {0, {1, RONDO_ARG_COMM, RONDO_WIRE_UINT}},
+				    {1, {0, 0, 0}}};
+	struct fmt_vslot sl[3];
+	struct fmt_rankvals rv = {3, sl};
+	rondo_trace *t = rondo_trace_create();
+	char buf[256], why[512];
+	int64_t world[2];
+	rondo_arg v, at;
+
+	vary_slot(&sl[0], dest, first[0], body[0]);
+	vary_slot(&sl[1], tag, first[1], body[1]);
+	vary_slot(&sl[2], comm, first[2], body[2]);
+	tt_comm(tt, 2, 0, lo);
+	tt_comm(tt, 2, 0, hi);
+	fmt_arg_put_none(&a, RONDO_ARG_NULL);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 1);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, dbl);
+	fmt_arg_put_uint(&a, RONDO_ARG_VARY, 0);
+	fmt_arg_put_uint(&a, RONDO_ARG_VARY, 1);
+	fmt_arg_put_uint(&a, RONDO_ARG_VARY, 2);
+	sig = tt_sig(tt, f, &a, 6);
+	for (uint32_t r = 0; r < 4; r++)
+		tt_call(tt, r, sig, 1, 1000);
+	CHECKF(vary_open(tt, &rv, t, &file, why, sizeof(why)) == 0, "%s", why);
+	CHECK(rondo_group_count(t) == 1);
+	rondo_sig_format(t, sig, buf, sizeof(buf));
+	CHECKF(strstr(buf, " dest=rankval#0, tag=rankval#1, "
+			   "comm=rankval#2)") != NULL,
+	       "%s", buf);
+	for (uint32_t r = 0; r < 4; r++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), " dest=%u, tag=%u, comm=c%u)",
+			 (r & 1) ^ 1, 10 * r, r / 2);
+		rondo_sig_format_rank(t, sig, r, buf, sizeof(buf));
+		CHECKF(strstr(buf, want) != NULL, "rank %u: %s", r, buf);
+		CHECK(rondo_sig_arg_ranks(t, sig, r, 3, world, NULL, 2) == 1 &&
+		      world[0] == (r ^ 1));
+		CHECK(rondo_sig_arg(t, sig, 4, &v) == 0 &&
+		      v.kind == RONDO_ARG_VARY);
+		CHECK(rondo_arg_at_rank(t, &v, r, &at) == 0 &&
+		      at.kind == RONDO_ARG_TAG && at.i == 10 * (int64_t)r);
+	}
+	CHECK(rondo_arg_at_rank(t, &v, RONDO_RANK_NONE, &at) ==
+	      RONDO_E_MISSING);
+	CHECK(rondo_arg_at_rank(t, &v, 4, &at) == RONDO_E_RANGE);
+	rondo_trace_free(t);
+	/* a slot past the section's; no section; a first value that is a
+	 * difference; one past 64 bits */
+	rv.n = 2;
+	t = rondo_trace_create();
+	CHECK(vary_open(tt, &rv, t, &file, why, sizeof(why)) ==
+	      RONDO_E_CORRUPT);
+	CHECKF(strstr(why, "names per-rank value 2; the trace has 2"), "%s",
+	       why);
+	rondo_trace_free(t);
+	t = rondo_trace_create();
+	CHECK(vary_open(tt, NULL, t, &file, why, sizeof(why)) ==
+	      RONDO_E_CORRUPT);
+	rondo_trace_free(t);
+	rv.n = 3;
+	comm[0].delta = 1;
+	t = rondo_trace_create();
+	CHECK(vary_open(tt, &rv, t, &file, why, sizeof(why)) ==
+	      RONDO_E_CORRUPT);
+	CHECKF(strstr(why, "slot 2: rank 0's value"), "%s", why);
+	rondo_trace_free(t);
+	comm[0].delta = 0;
+	comm[1].val.u = (uint64_t)-1;
+	t = rondo_trace_create();
+	CHECK(vary_open(tt, &rv, t, &file, why, sizeof(why)) ==
+	      RONDO_E_CORRUPT);
+	CHECKF(strstr(why, "slot 2: rank 1's value"), "%s", why);
+	rondo_trace_free(t);
+	tt_free(tt);
+	fmt_buf_free(&a);
+	fmt_buf_free(&file);
+}
+
 /* A Cartesian offset names the same peer on every rank of a periodic
  * grid, and every peer of any grid. */
 /* Datatype sizes: predefined ones from the typesizes section, derived
@@ -686,6 +826,7 @@ int main(void)
 	test_cart_peer();
 	test_type_size();
 	test_relative();
+	test_vary();
 	test_empty_rules();
 	test_demo();
 	test_random();

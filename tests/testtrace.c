@@ -403,6 +403,17 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 				    : fmt_writer_add(w, type[i], p->data,
 						     p->len, 3);
 	}
+	/* a patch of a section the writer does not make adds it */
+	for (int k = 0; k < npatch && rc == 0; k++) {
+		int own = 0;
+
+		for (int i = 0; i < 12; i++)
+			own |= patch[k].type == type[i];
+		if (!own && patch[k].payload)
+			rc = fmt_writer_add(w, patch[k].type,
+					    patch[k].payload->data,
+					    patch[k].payload->len, 3);
+	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
 		fmt_put_str(&b[12], "from the future");

@@ -61,8 +61,9 @@ void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset);
 int tt_finish(struct testtrace *tt, struct fmt_writer *w, int future);
 
 /* As tt_finish, with the payload of each section named in `patch`
- * replaced by the patch's (a NULL payload leaves the section out): the
- * tests' way to write damaged files. */
+ * replaced by the patch's (a NULL payload leaves the section out; a
+ * section the writer does not make is added): the tests' way to write
+ * damaged files, and sections it has no builder for. */
 struct tt_patch {
 	uint32_t type;
 	const struct fmt_buf *payload;

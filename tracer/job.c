@@ -11,6 +11,7 @@
 #include "config.h"
 #include "job.h"
 #include "merge.h"
+#include "rankvals.h"
 #include "reshape.h"
 #include "util.h"
 
@@ -235,6 +236,42 @@ static int job_rename_comms(struct job *j, struct fmt_cst *cst,
 	return j->oom ? -1 : 0;
 }
 
+/* The per-rank values the signatures name (rankvals.c), their slots
+ * renumbered in the signatures as equal ones were merged. */
+struct slot_map {
+	const uint32_t *to;
+	uint32_t n;
+};
+
+static uint64_t slot_renumber(void *ctx, uint64_t v)
+{
+	const struct slot_map *m = ctx;
+
+	return v < m->n ? m->to[v] : v;
+}
+
+static int job_rankvals(struct job *j, struct fmt_cst *cst,
+			struct fmt_buf *bytes, struct fmt_rankvals *rv)
+{
+	struct slot_map map = {NULL, rankvals_named(cst)};
+	const struct merge_val *v;
+	size_t n;
+	uint32_t *to;
+	int rc;
+
+	memset(rv, 0, sizeof(*rv));
+	if (!map.n)
+		return 0;
+	v = merge_values(j->m, &n);
+	if (rankvals_make(v, n, map.n, merge_ranks(j->m), job_comm_map, j, rv,
+			  &to))
+		return -1;
+	map.to = to;
+	rc = cst_map_kind(cst, bytes, RONDO_ARG_VARY, slot_renumber, &map);
+	free(to);
+	return rc || j->oom ? -1 : 0;
+}
+
 /* The named constants the signatures use, numbered in order of first
  * use: the consts section names only those. */
 struct used_consts {
@@ -256,11 +293,25 @@ static uint64_t used_const(void *ctx, uint64_t v)
 	return u->id[v];
 }
 
-/* The constants, and the sizes of those that are predefined datatypes
- * (in increasing order of the file's ids). */
+/* The constants (of the signatures and of the per-rank values), and the
+ * sizes of those that are predefined datatypes (in increasing order of
+ * the file's ids). */
+/* The constants among the per-rank values, by the same numbering. */
+static void rankvals_consts(struct fmt_rankvals *rv, struct used_consts *u)
+{
+	for (uint32_t k = 0; k < rv->n; k++)
+		for (uint32_t i = 0; i < rv->slot[k].nitems; i++) {
+			struct fmt_vitem *it = &rv->slot[k].item[i];
+
+			if (!it->delta && it->val.kind == RONDO_ARG_CONST &&
+			    it->val.wire == RONDO_WIRE_UINT)
+				it->val.u = used_const(u, it->val.u);
+		}
+}
+
 static int job_consts(const struct job_names *nm, struct fmt_cst *cst,
-		      struct fmt_buf *bytes, struct fmt_consts *consts,
-		      struct fmt_typesizes *ts)
+		      struct fmt_rankvals *rv, struct fmt_buf *bytes,
+		      struct fmt_consts *consts, struct fmt_typesizes *ts)
 {
 	uint32_t n = nm->nconsts;
 	struct used_consts u = {malloc(sizeof(uint32_t) * (n + 1)), consts, nm};
@@ -277,6 +328,8 @@ static int job_consts(const struct job_names *nm, struct fmt_cst *cst,
 	}
 	memset(u.id, 0xff, sizeof(uint32_t) * n);
 	rc = cst_map_kind(cst, bytes, RONDO_ARG_CONST, used_const, &u);
+	if (rc == 0)
+		rankvals_consts(rv, &u);
 	for (uint32_t id = 0; rc == 0 && id < consts->n; id++)
 		for (uint32_t v = 0; v < n; v++)
 			if (u.id[v] == id && nm->const_size[v] >= 0) {
@@ -311,12 +364,14 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_ranktime times;
 	struct fmt_typesizes ts = {0};
 	struct fmt_timing tm = {0};
-	struct fmt_buf b[12] = {{0}}, bytes = {0}, cbytes = {0};
-	static const uint32_t type[12] = {
+	struct fmt_rankvals rv = {0};
+	struct fmt_buf b[13] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
+	static const uint32_t type[13] = {
 		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
 		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
 		FMT_SEC_STATS,	  FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
-		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING};
+		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
+		FMT_SEC_RANKVALS};
 	int rc = -1, timed;
 
 	merge_ranktime(j->m, &times);
@@ -325,7 +380,9 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		rc = job_rename_comms(j, &cst, &bytes);
 	}
 	if (rc == 0)
-		rc = job_consts(j->names, &cst, &cbytes, &consts, &ts);
+		rc = job_rankvals(j, &cst, &vbytes, &rv);
+	if (rc == 0)
+		rc = job_consts(j->names, &cst, &rv, &cbytes, &consts, &ts);
 	if (rc == 0)
 		rc = job_funcs(j->names, &funcs, &cst);
 	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
@@ -349,17 +406,22 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_typesizes_encode(&b[10], &ts);
 		if (timed)
 			fmt_timing_encode(&b[11], &tm);
+		fmt_rankvals_encode(&b[12], &rv);
 	}
-	/* no communicator, topology, datatype or per-call time, no section */
-	for (int i = 0; i < 12 && rc == 0; i++)
+	/* no communicator, topology, datatype, per-call time or per-rank
+	 * value, no section */
+	for (int i = 0; i < 13 && rc == 0; i++)
 		rc = b[i].oom ? -1
 		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
-				     (i == 10 && !ts.n) || (i == 11 && !timed)
+				     (i == 10 && !ts.n) ||
+				     (i == 11 && !timed) || (i == 12 && !rv.n)
 			     ? 0
 			     : fmt_writer_add(w, type[i], b[i].data, b[i].len,
 					      job_pack_level(b[i].len));
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 13; i++)
 		fmt_buf_free(&b[i]);
+	fmt_rankvals_free(&rv);
+	fmt_buf_free(&vbytes);
 	fmt_timing_free(&tm);
 	fmt_typesizes_free(&ts);
 	fmt_buf_free(&bytes);

@@ -745,6 +745,16 @@ static int range_timing(struct merge *m, const struct range *r)
 	return rc;
 }
 
+/* Appends n values (rank set by the caller) from p. */
+static int vals_append(struct extra *x, const struct merge_val *v, size_t n)
+{
+	if (util_grow(&x->val, &x->capval, x->nval + n + 1, sizeof(*x->val)))
+		return RONDO_E_NOMEM;
+	memcpy(x->val + x->nval, v, sizeof(*v) * n);
+	x->nval += n;
+	return 0;
+}
+
 int merge_range_add(struct merge *m, const struct range *r)
 {
 	uint32_t *map = malloc(sizeof(*map) * ((size_t)r->cst.n + 1));
@@ -793,6 +803,13 @@ int merge_range_add(struct merge *m, const struct range *r)
 	for (uint32_t i = 0; !rc && i < r->comms.n; i++)
 		rc = merge_add_comm(m, r->keys[i], &r->comms.c[i],
 				    &r->topos.t[i]);
+	if (!rc && r->nval) {
+		size_t at = m->x.nval;
+
+		rc = vals_append(&m->x, r->val, r->nval);
+		for (size_t i = at; !rc && i < m->x.nval; i++)
+			m->x.val[i].rank += start;
+	}
 	if (!rc)
 		m->x.failed += (uint32_t)r->failed;
 	else if (m->grams.nranks != start || m->x.ntime != m->x.at[start])
@@ -802,6 +819,60 @@ int merge_range_add(struct merge *m, const struct range *r)
 	free(v);
 	free(x.run);
 	return rc;
+}
+
+/* ---- per-rank values ----------------------------------------------------- */
+
+int merge_val_read(struct fmt_cur *c, struct merge_val *v)
+{
+	uint64_t slot;
+	rondo_arg a;
+	int rc = fmt_get_uvarint(c, &slot);
+
+	rc = rc ? rc : fmt_arg_get(c, &a);
+	if (rc)
+		return rc;
+	if (slot > UINT32_MAX || a.kind == RONDO_ARG_VARY ||
+	    (a.wire != RONDO_WIRE_NONE && a.wire != RONDO_WIRE_UINT &&
+	     a.wire != RONDO_WIRE_SINT))
+		return RONDO_E_CORRUPT;
+	v->slot = (uint32_t)slot;
+	v->v = (struct fmt_rval){a.wire == RONDO_WIRE_SINT ? (uint64_t)a.i
+							   : a.u,
+				 a.kind, a.wire};
+	return 0;
+}
+
+int merge_add_values(struct merge *m, const uint8_t *p, size_t n)
+{
+	struct merge_val *v;
+	struct fmt_cur c;
+	uint32_t cnt;
+	int rc;
+
+	if (!m->grams.nranks || m->grams.failed)
+		return RONDO_E_STATE;
+	fmt_cur_init(&c, p, n, NULL, NULL);
+	rc = fmt_get_count(&c, &cnt, 2);
+	if (rc)
+		return rc;
+	v = malloc(sizeof(*v) * ((size_t)cnt + 1));
+	if (!v)
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < cnt && !rc; i++) {
+		rc = merge_val_read(&c, &v[i]);
+		v[i].rank = m->grams.nranks - 1;
+	}
+	rc = rc ? rc : fmt_cur_end(&c);
+	rc = rc ? rc : vals_append(&m->x, v, cnt);
+	free(v);
+	return rc;
+}
+
+const struct merge_val *merge_values(const struct merge *m, size_t *n)
+{
+	*n = m->x.nval;
+	return m->x.val;
 }
 
 uint32_t merge_ranks(const struct merge *m)
@@ -994,5 +1065,6 @@ void merge_free(struct merge *m)
 	fmt_comms_free(&m->x.comms);
 	free(m->x.key);
 	free(m->x.comm_index.slot);
+	free(m->x.val);
 	free(m);
 }

@@ -116,6 +116,24 @@ int merge_encode(struct merge *m, struct fmt_buf *b);
 int merge_add_encoded(struct merge *m, const uint8_t *p, size_t n,
 		      uint32_t nranks, uint32_t nfuncs, uint32_t nworld);
 
+/* ---- per-rank values (relative.c) ----------------------------------------
+ * A value that differs by rank (kind VARY in a signature) is kept per
+ * rank: each rank's values travel with the merge, in rank order, and
+ * job.c makes section rankvals of them. */
+struct merge_val {
+	uint32_t rank; /* in the merge, from 0 */
+	uint32_t slot;
+	struct fmt_rval v;
+};
+
+/* Adds the per-rank values of the rank added last, as relative_values
+ * gives them.  Returns 0, RONDO_E_NOMEM, RONDO_E_CORRUPT for bytes that
+ * are not such values, or RONDO_E_STATE when no rank was added. */
+int merge_add_values(struct merge *m, const uint8_t *p, size_t n);
+
+/* The values so far, in rank order, and how many (*n). */
+const struct merge_val *merge_values(const struct merge *m, size_t *n);
+
 /* Ranks added, those of them failed, and MPI calls (from the statistics). */
 uint32_t merge_ranks(const struct merge *m);
 uint32_t merge_failed(const struct merge *m);

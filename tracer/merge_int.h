@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "merge.h"
 
 /* Argument bytes; a chunk is full when the next signature does not fit. */
 struct chunk {
@@ -72,6 +73,9 @@ struct extra {
 	struct fmt_topo *topo;
 	size_t capcomms, capkeys, captopos;
 	struct table comm_index;
+	/* The ranks' per-rank values, in rank order. */
+	struct merge_val *val;
+	size_t nval, capval;
 };
 
 /* Per-call timing (merge_set_timing): every rank's duration and interval
@@ -104,6 +108,8 @@ struct range {
 	struct fmt_topos topos; /* one per communicator, in its order */
 	struct fmt_comms comms;
 	struct fmt_timing timing; /* base 0: none */
+	struct merge_val *val;	  /* ranks from 0 in the range */
+	size_t nval;
 };
 
 /* ---- merge.c ------------------------------------------------------------- */
@@ -111,6 +117,10 @@ struct range {
 /* Ranks added before without timing get none, when timing is on.
  * Returns 0 or RONDO_E_NOMEM. */
 int merge_timing_pad(struct merge *m);
+
+/* Reads one per-rank value (slot, then an argument value of wire NONE,
+ * UINT or SINT) into *v: 0, or RONDO_E_CORRUPT / TRUNCATED. */
+int merge_val_read(struct fmt_cur *c, struct merge_val *v);
 
 /* Appends a decoded range: everything is checked before the ranks are
  * added, so a damaged range adds none.  Returns 0 or a RONDO_E_* code;

@@ -247,8 +247,16 @@ struct merge *merge_tree_gather(struct merge_tree *t, struct relative *R,
 	/* without m, still take part: the others wait for this rank; the
 	 * parent counts its ranks as failed */
 	if (m) {
+		const uint8_t *vals;
+		size_t nvals;
+
 		if (ok && relative_apply(R, cst, &bytes, local_me, NULL) == 0 &&
 		    merge_add_rank(m, cst, g, st) == 0) {
+			/* its signatures name them: without them the rank's
+			 * calls cannot be read back */
+			relative_values(R, &vals, &nvals);
+			if (merge_add_values(m, vals, nvals) != 0)
+				merge_mark_failed(m, 1);
 			if (rt.failed) /* its calls up to the failure */
 				merge_mark_failed(m, 1);
 			local_timing(m);

@@ -23,7 +23,9 @@
  * (fmt_stats); times (fmt_ranktime, one list per rank); comms: the keys,
  * then the members (fmt_comms); timing: a base (f64, 0: none), then when
  * there is one the ranks' per-call timing (fmt_timing, its offsets the
- * ranks' clock origins). */
+ * ranks' clock origins); vals: the ranks' per-rank values, a count,
+ * then each one's rank (its difference from the one before), slot and
+ * value. */
 enum {
 	PART_CST,
 	PART_GRAMS,
@@ -32,6 +34,7 @@ enum {
 	PART_TIMES,
 	PART_COMMS,
 	PART_TIMING,
+	PART_VALS,
 	NPARTS
 };
 
@@ -121,6 +124,20 @@ int merge_encode(struct merge *m, struct fmt_buf *b)
 	put_part(b, &part);
 	timing_encode(m, &part);
 	put_part(b, &part);
+	fmt_put_uvarint(&part, x->nval);
+	for (size_t i = 0; i < x->nval; i++) {
+		const struct merge_val *v = &x->val[i];
+
+		fmt_put_uvarint(&part, v->rank - (i ? x->val[i - 1].rank : 0));
+		fmt_put_uvarint(&part, v->slot);
+		if (v->v.wire == RONDO_WIRE_NONE)
+			fmt_arg_put_none(&part, v->v.kind);
+		else if (v->v.wire == RONDO_WIRE_SINT)
+			fmt_arg_put_sint(&part, v->v.kind, (int64_t)v->v.u);
+		else
+			fmt_arg_put_uint(&part, v->v.kind, v->v.u);
+	}
+	put_part(b, &part);
 	fmt_grammar_free(&map);
 	free(st.st);
 	free(list);
@@ -138,6 +155,33 @@ static void range_free(struct range *r)
 	fmt_topos_free(&r->topos);
 	fmt_comms_free(&r->comms);
 	fmt_timing_free(&r->timing);
+	free(r->val);
+}
+
+/* The range's per-rank values: ranks in order, each below its ranks. */
+static int vals_decode(struct range *r, const uint8_t *p, size_t n)
+{
+	struct fmt_cur c;
+	uint32_t cnt, rank = 0;
+	int rc;
+
+	fmt_cur_init(&c, p, n, "merge", NULL);
+	rc = fmt_get_count(&c, &cnt, 4);
+	r->val = rc ? NULL : malloc(sizeof(*r->val) * ((size_t)cnt + 1));
+	if (!rc && !r->val)
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < cnt && !rc; i++) {
+		uint64_t d;
+
+		rc = fmt_get_uvarint(&c, &d);
+		if (!rc && d >= r->nranks - rank)
+			rc = RONDO_E_CORRUPT;
+		rank += rc ? 0 : (uint32_t)d;
+		rc = rc ? rc : merge_val_read(&c, &r->val[i]);
+		r->val[i].rank = rank;
+		r->nval = i + 1;
+	}
+	return rc ? rc : fmt_cur_end(&c);
 }
 
 static int range_decode(struct range *r, const uint8_t *p, size_t n,
@@ -227,7 +271,7 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 				rc = RONDO_E_CORRUPT;
 		}
 	}
-	return rc;
+	return rc ? rc : vals_decode(r, part[PART_VALS], len[PART_VALS]);
 }
 
 int merge_add_encoded(struct merge *m, const uint8_t *p, size_t n,

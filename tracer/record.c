@@ -391,7 +391,7 @@ int rec_end(struct rec *r, int ret)
 
 			if (lv->pool != UINT32_MAX)
 				rt.sig[sig].pool = lv->pool;
-			record_stat(&rt.sig[sig].st, d);
+			fmt_stat_record(&rt.sig[sig].st, d);
 			timing_call(sig, r->t0, d);
 			if (__builtin_expect(
 				    ++rt.ncalls % MEMORY_CHECK_EVERY == 0, 0))

@@ -220,19 +220,6 @@ int record_start(void);
  * the spill stream are on: records those kept from before, and has those
  * after MPI_Finalize said at exit (RONDO_VERBOSE). */
 void record_outside(void);
-/* Adds one call of d ns to a signature's statistics.  Inline: every call
- * does it. */
-static inline void record_stat(rondo_stat *s, uint64_t d)
-{
-	if (s->count == 0 || d < s->min_ns)
-		s->min_ns = d;
-	if (d > s->max_ns)
-		s->max_ns = d;
-	s->count++;
-	s->total_ns += d;
-	s->sumsq_ns2 += (double)d * (double)d;
-	s->hist[fmt_hist_bin(d)]++;
-}
 /* Finds or adds the signature of the current call; UINT32_MAX when out of
  * memory. */
 uint32_t record_signature(uint32_t func, uint32_t nargs, const uint8_t *p,

@@ -786,7 +786,7 @@ static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 					     : 0;
 
 			if (sig[i] == k)
-				record_stat(&st, d);
+				fmt_stat_record(&st, d);
 		}
 		put_stat(k, &st);
 	}

@@ -608,6 +608,11 @@ void fmt_rankvals_encode(struct fmt_buf *b, const struct fmt_rankvals *v);
 int fmt_rankvals_decode(struct fmt_rankvals *v, const uint8_t *p, size_t n,
 			uint32_t nranks, struct fmt_err *e);
 void fmt_rankvals_free(struct fmt_rankvals *v);
+/* A per-rank value from an argument value: 0, or -1 when a is not one
+ * (a list, bytes, or itself VARY). */
+int fmt_rval_of(const rondo_arg *a, struct fmt_rval *out);
+/* Writes v as an argument value. */
+void fmt_rval_put(struct fmt_buf *b, const struct fmt_rval *v);
 /* Rank r's value from item it and rank r - 1's value prev (NULL for rank
  * 0) into *out: 0, or -1 for a delta with no integer before it, or one
  * that overflows or takes a rank offset out of [-FMT_REL_MAX,

@@ -356,24 +356,37 @@ void fmt_rankvals_encode(struct fmt_buf *b, const struct fmt_rankvals *v)
 		for (uint32_t k = 0; k < sl->nitems; k++) {
 			const struct fmt_vitem *it = &sl->item[k];
 
-			if (it->delta) {
-				fmt_put_uvarint(b, VITEM_DELTA);
+			fmt_put_uvarint(b,
+					it->delta ? VITEM_DELTA : VITEM_VALUE);
+			if (it->delta)
 				fmt_put_svarint(b, (int64_t)it->val.u);
-			} else if (it->val.wire == RONDO_WIRE_NONE) {
-				fmt_put_uvarint(b, VITEM_VALUE);
-				fmt_arg_put_none(b, it->val.kind);
-			} else {
-				fmt_put_uvarint(b, VITEM_VALUE);
-				fmt_put_varints(
-					b, 1,
-					fmt_arg_tag(it->val.kind, it->val.wire),
-					it->val.wire == RONDO_WIRE_SINT
-						? fmt_zigzag((int64_t)it->val.u)
-						: it->val.u);
-			}
+			else
+				fmt_rval_put(b, &it->val);
 		}
 		fmt_rankmap_encode(b, &sl->map);
 	}
+}
+
+int fmt_rval_of(const rondo_arg *a, struct fmt_rval *out)
+{
+	if (a->kind == RONDO_ARG_VARY ||
+	    (a->wire != RONDO_WIRE_NONE && a->wire != RONDO_WIRE_UINT &&
+	     a->wire != RONDO_WIRE_SINT))
+		return -1;
+	*out = (struct fmt_rval){a->wire == RONDO_WIRE_SINT ? (uint64_t)a->i
+							    : a->u,
+				 a->kind, a->wire};
+	return 0;
+}
+
+void fmt_rval_put(struct fmt_buf *b, const struct fmt_rval *v)
+{
+	if (v->wire == RONDO_WIRE_NONE)
+		fmt_arg_put_none(b, v->kind);
+	else if (v->wire == RONDO_WIRE_SINT)
+		fmt_arg_put_sint(b, v->kind, (int64_t)v->u);
+	else
+		fmt_arg_put_uint(b, v->kind, v->u);
 }
 
 static int vitem_read(struct fmt_cur *c, struct fmt_vitem *it)
@@ -397,16 +410,11 @@ static int vitem_read(struct fmt_cur *c, struct fmt_vitem *it)
 	rc = rc ? rc : fmt_arg_get(c, &a);
 	if (rc)
 		return rc;
-	if (a.kind == RONDO_ARG_VARY ||
-	    (a.wire != RONDO_WIRE_NONE && a.wire != RONDO_WIRE_UINT &&
-	     a.wire != RONDO_WIRE_SINT))
+	it->delta = 0;
+	if (fmt_rval_of(&a, &it->val) < 0)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
 				    "a per-rank value of kind %u, wire %u",
 				    a.kind, a.wire);
-	*it = (struct fmt_vitem){
-		0,
-		{a.wire == RONDO_WIRE_SINT ? (uint64_t)a.i : a.u, a.kind,
-		 a.wire}};
 	return 0;
 }
 

@@ -832,14 +832,9 @@ int merge_val_read(struct fmt_cur *c, struct merge_val *v)
 	rc = rc ? rc : fmt_arg_get(c, &a);
 	if (rc)
 		return rc;
-	if (slot > UINT32_MAX || a.kind == RONDO_ARG_VARY ||
-	    (a.wire != RONDO_WIRE_NONE && a.wire != RONDO_WIRE_UINT &&
-	     a.wire != RONDO_WIRE_SINT))
+	if (slot > UINT32_MAX || fmt_rval_of(&a, &v->v) < 0)
 		return RONDO_E_CORRUPT;
 	v->slot = (uint32_t)slot;
-	v->v = (struct fmt_rval){a.wire == RONDO_WIRE_SINT ? (uint64_t)a.i
-							   : a.u,
-				 a.kind, a.wire};
 	return 0;
 }
 

@@ -130,12 +130,7 @@ int merge_encode(struct merge *m, struct fmt_buf *b)
 
 		fmt_put_uvarint(&part, v->rank - (i ? x->val[i - 1].rank : 0));
 		fmt_put_uvarint(&part, v->slot);
-		if (v->v.wire == RONDO_WIRE_NONE)
-			fmt_arg_put_none(&part, v->v.kind);
-		else if (v->v.wire == RONDO_WIRE_SINT)
-			fmt_arg_put_sint(&part, v->v.kind, (int64_t)v->v.u);
-		else
-			fmt_arg_put_uint(&part, v->v.kind, v->v.u);
+		fmt_rval_put(&part, &v->v);
 	}
 	put_part(b, &part);
 	fmt_grammar_free(&map);

@@ -206,40 +206,37 @@ double an_share(double part, uint64_t whole)
 	return whole ? part / (double)whole : NAN;
 }
 
-/* Adds rank r's total ns in a signature to that signature's spread. */
-static void contention_rank(struct an_contention *c, uint32_t r, uint64_t ns)
-{
-	if (c->ranks == 0 || ns > c->max_rank_ns)
-		c->max_rank_ns = ns, c->max_rank = r;
-	if (c->ranks == 0 || ns < c->min_rank_ns)
-		c->min_rank_ns = ns, c->min_rank = r;
-	c->mean_rank_ns += (double)ns; /* the sum until the end */
-	c->ranks++;
-}
-
-/* Every rank's stored times once: O(entries), not O(ranks x sigs). */
+/* The ranks' spread in each signature, from the trace's per-rank times:
+ * O(signatures), whatever the ranks. */
 static int contention_ranks(const rondo_trace *t, struct an_contention *c,
 			    uint32_t nsig)
 {
-	uint64_t ns;
-	uint32_t sig;
+	rondo_spread sp;
 
-	if (rondo_rank_count(t) > 0 &&
-	    rondo_rank_mpi_time(t, 0, &ns) == RONDO_E_MISSING)
+	if (rondo_rank_times_kept(t, NULL) == RONDO_RANKTIMES_NONE)
 		return 0; /* an older file: no imbalance to give */
-	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
-		for (uint32_t k = 0; k < rondo_rank_time_count(t, r); k++) {
-			int rc = rondo_rank_time_entry(t, r, k, &sig, &ns);
-
-			if (rc < 0)
-				return rc;
-			if (sig < nsig)
-				contention_rank(&c[sig], r, ns);
-		}
 	for (uint32_t s = 0; s < nsig; s++) {
-		if (c[s].ranks == 0)
+		int rc = rondo_sig_spread(t, s, &sp);
+		uint32_t last;
+
+		if (rc < 0)
+			return rc;
+		if (sp.ranks == 0)
 			continue;
-		c[s].mean_rank_ns /= c[s].ranks;
+		c[s].ranks = sp.ranks;
+		c[s].max_rank = sp.slow_rank[0];
+		c[s].max_rank_ns = sp.slow_ns[0];
+		/* the fastest: the first of the fast, or the last of the
+		 * slow when no rank is left for them, the lower rank on a
+		 * tie (those not listed come after the fast in rank) */
+		last = sp.nslow - 1;
+		c[s].min_rank = sp.nfast ? sp.fast_rank[0] : sp.slow_rank[last];
+		c[s].min_rank_ns = sp.nfast ? sp.fast_ns[0] : sp.slow_ns[last];
+		for (uint32_t j = 0; j < sp.nslow; j++)
+			if (sp.slow_ns[j] == c[s].min_rank_ns &&
+			    sp.slow_rank[j] < c[s].min_rank)
+				c[s].min_rank = sp.slow_rank[j];
+		c[s].mean_rank_ns = (double)sp.sum_ns / sp.ranks;
 		c[s].imbalance =
 			c[s].mean_rank_ns > 0
 				? (double)c[s].max_rank_ns / c[s].mean_rank_ns
@@ -292,6 +289,31 @@ int an_contention(const rondo_trace *t, struct an_contention **rows,
 	*rows = c;
 	*n = k;
 	return 0;
+}
+
+const char *an_rank_precision(const rondo_trace *t, char *buf, size_t size)
+{
+	uint32_t k;
+	/* 1/128 is 0.78125%: rounded up, it stays a bound */
+	double pct = ceil(10000 * RONDO_RANKTIME_ERROR) / 100;
+
+	switch (rondo_rank_times_kept(t, &k)) {
+	case RONDO_RANKTIMES_EACH:
+		snprintf(buf, size,
+			 "each rank's time in each signature, within %.2f%%",
+			 pct);
+		break;
+	case RONDO_RANKTIMES_SUMMARY:
+		snprintf(buf, size,
+			 "summarized: each rank's MPI time within %.2f%%; per "
+			 "signature the ranks' mean, the %u slowest and %u "
+			 "fastest ranks within %.2f%%, the others as a "
+			 "histogram of 9%% bins",
+			 pct, k, k, pct);
+		break;
+	default: snprintf(buf, size, "none (a file older than them)");
+	}
+	return buf;
 }
 
 void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size)

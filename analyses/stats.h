@@ -91,6 +91,11 @@ void an_totals(const rondo_trace *t, struct an_totals *tot);
 /** Returns part / whole, or NAN when whole is 0 (a share unknown). */
 double an_share(double part, uint64_t whole);
 
+/** Writes into buf what per-rank times trace t keeps and how precise
+ * they are, one line without its end ("each rank's time in each
+ * signature, within 0.79%", or what a summary keeps); returns buf. */
+const char *an_rank_precision(const rondo_trace *t, char *buf, size_t size);
+
 /** Writes the text of signature `sig` into buf as rondo_sig_format()
  * does, cut to size - 1 bytes ending in "..." when it is longer (never
  * inside a UTF-8 sequence): for reports in columns.  size >= 4. */

@@ -73,6 +73,8 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_TYPESIZES] = "typesizes",
 		[FMT_SEC_TIMING] = "timing",
 		[FMT_SEC_RANKVALS] = "rankvals",
+		[FMT_SEC_RANKSUM] = "ranksum",
+		[FMT_SEC_SIGSTATS] = "sigstats",
 	};
 
 	return type < COUNTOF(names) ? names[type] : NULL;

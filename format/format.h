@@ -55,6 +55,8 @@ enum fmt_section {
 	FMT_SEC_TYPESIZES = 11,
 	FMT_SEC_TIMING = 12,
 	FMT_SEC_RANKVALS = 13,
+	FMT_SEC_RANKSUM = 14,
+	FMT_SEC_SIGSTATS = 15,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -418,6 +420,16 @@ void fmt_stats_encode(struct fmt_buf *b, const struct fmt_stats *s);
 int fmt_stats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
 		     uint32_t nsigs, struct fmt_err *e);
 void fmt_stats_free(struct fmt_stats *s);
+/* The same statistics, compact (section sigstats, which a writer keeps
+ * instead of stats): the count is the histogram's sum, the histogram runs
+ * from the fastest call's bin to the slowest's, and the sum of squares is
+ * kept as the standard deviation's time code (within 1/128), so that the
+ * decoded sumsq_ns2 is count * (sd^2 + mean^2). */
+void fmt_sigstats_encode(struct fmt_buf *b, const struct fmt_stats *s);
+/* Checks as fmt_stats_decode, and that the histogram's end bins are not
+ * empty. */
+int fmt_sigstats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
+			uint32_t nsigs, struct fmt_err *e);
 
 /* Communicators: id k (the value of a COMM argument) has members world[0..
  * n-1], its rank i being world rank world[i]; an intercommunicator lists
@@ -641,6 +653,61 @@ void fmt_ranktime_encode(struct fmt_buf *b, const struct fmt_ranktime *r);
 int fmt_ranktime_decode(struct fmt_ranktime *r, const uint8_t *p, size_t n,
 			uint32_t nranks, uint32_t nsigs, struct fmt_err *e);
 void fmt_ranktime_free(struct fmt_ranktime *r);
+
+/* Per-rank time summarized (section ranksum), what a writer keeps instead
+ * of ranktime past a number of ranks: each rank's time in MPI, and for
+ * each signature the ranks that called it, their times summed, the k
+ * slowest and the k fastest of the others exactly (as time codes), and a
+ * histogram of all of them over code bins (FMT_RANK_BIN). */
+#define FMT_RANKSUM_KMAX 16
+/* The bin of a time code: 8 per power of two past 128 ns. */
+#define FMT_RANK_BIN(code) ((uint16_t)((code) >> 3))
+#define FMT_RANK_BIN_MAX   FMT_RANK_BIN(FMT_TIME_CODE_MAX)
+
+struct fmt_rankext {
+	uint32_t rank;
+	uint16_t code;
+};
+
+struct fmt_rankbin {
+	uint16_t bin;
+	uint32_t count;
+};
+
+struct fmt_sigsum {
+	uint32_t sig;
+	uint32_t ranks; /* ranks that called it, >= 1 */
+	uint64_t sum;	/* their times summed (as read back), ns */
+	uint32_t nslow; /* min(k, ranks) */
+	uint32_t nfast; /* min(k, ranks - nslow) */
+	size_t ext;	/* ext[ext ..]: nslow slowest (time down, then rank
+			   up), then nfast fastest (time up, then rank up) */
+	uint32_t nbins;
+	size_t bin; /* bin[bin ..]: bins increasing, counts summing to ranks */
+};
+
+struct fmt_ranksum {
+	uint32_t nranks;
+	uint32_t k;    /* <= FMT_RANKSUM_KMAX */
+	uint16_t *mpi; /* nranks time codes: each rank's MPI time; NULL in a
+			  summary made by a reader from ranktime */
+	uint32_t n;
+	struct fmt_sigsum *s; /* signatures increasing */
+	struct fmt_rankext *ext;
+	struct fmt_rankbin *bin;
+};
+
+/* Summarizes r (its signatures below nsigs) keeping k of each side; mpi
+ * (nranks codes, may be NULL) is copied.  0 or RONDO_E_NOMEM. */
+int fmt_ranksum_make(struct fmt_ranksum *out, const struct fmt_ranktime *r,
+		     uint32_t k, const uint16_t *mpi);
+void fmt_ranksum_encode(struct fmt_buf *b, const struct fmt_ranksum *s);
+/* Checks nranks, k, every code, rank and signature, the order of the
+ * extremes, the bins, and that the sum holds what is listed and at least
+ * the fastest listed time for each rank not listed. */
+int fmt_ranksum_decode(struct fmt_ranksum *s, const uint8_t *p, size_t n,
+		       uint32_t nranks, uint32_t nsigs, struct fmt_err *e);
+void fmt_ranksum_free(struct fmt_ranksum *s);
 
 /* A duration kept to 7 significant bits: exact below 128 ns, otherwise
  * rounded to the nearest of 64 values per power of two, so the value read

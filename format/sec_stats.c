@@ -180,11 +180,18 @@ static int stat_read(struct fmt_cur *c, struct fmt_stat *st, uint64_t next,
 	return rc ? rc : hist_read(c, &st->s);
 }
 
-static int stats_read(struct fmt_cur *c, struct fmt_stats *s, uint32_t nsigs)
+static int sigstat_read(struct fmt_cur *c, struct fmt_stat *st, uint64_t next,
+			uint32_t nsigs);
+
+/* The records of stats, or of sigstats (type FMT_SEC_SIGSTATS). */
+static int stats_read(struct fmt_cur *c, struct fmt_stats *s, uint32_t nsigs,
+		      uint32_t type)
 {
+	int compact = type == FMT_SEC_SIGSTATS;
 	uint32_t n;
-	/* sig, count, total, min, range, 8-byte sumsq, nbins, one bin */
-	int rc = fmt_get_count(c, &n, 16);
+	/* stats: sig, count, total, min, range, 8-byte sumsq, nbins, one
+	 * bin; sigstats: sig, total, min, range, sd, one bin */
+	int rc = fmt_get_count(c, &n, compact ? 6 : 16);
 
 	if (rc)
 		return rc;
@@ -193,29 +200,136 @@ static int stats_read(struct fmt_cur *c, struct fmt_stats *s, uint32_t nsigs)
 		return fmt_cur_nomem(c);
 	s->n = n;
 	for (uint32_t i = 0; i < n && !rc; i++)
-		rc = stat_read(c, &s->st[i], i ? s->st[i - 1].sig + 1ull : 0,
-			       nsigs);
+		rc = (compact ? sigstat_read : stat_read)(
+			c, &s->st[i], i ? s->st[i - 1].sig + 1ull : 0, nsigs);
+	return rc;
+}
+
+static int stats_decode_as(struct fmt_stats *s, const uint8_t *p, size_t n,
+			   uint32_t nsigs, struct fmt_err *e, uint32_t type)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	fmt_cur_init(&c, p, n, fmt_section_name(type), e);
+	rc = fmt_cur_done(&c, stats_read(&c, s, nsigs, type));
+	if (rc)
+		fmt_stats_free(s);
 	return rc;
 }
 
 int fmt_stats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
 		     uint32_t nsigs, struct fmt_err *e)
 {
-	struct fmt_cur c;
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_STATS), e);
-	rc = fmt_cur_done(&c, stats_read(&c, s, nsigs));
-	if (rc)
-		fmt_stats_free(s);
-	return rc;
+	return stats_decode_as(s, p, n, nsigs, e, FMT_SEC_STATS);
 }
 
 void fmt_stats_free(struct fmt_stats *s)
 {
 	free(s->st);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- statistics, compact ------------------------------------------------ */
+
+/* The standard deviation of s's durations as a time code. */
+static uint16_t stat_sd_code(const rondo_stat *s)
+{
+	double mean = (double)s->total_ns / (double)s->count;
+	double v = s->sumsq_ns2 / (double)s->count - mean * mean;
+	double sd = v > 0 ? sqrt(v) : 0;
+
+	return fmt_time_code(sd >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(sd));
+}
+
+void fmt_sigstats_encode(struct fmt_buf *b, const struct fmt_stats *s)
+{
+	fmt_put_uvarint(b, s->n);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const rondo_stat *st = &s->st[i].s;
+
+		fmt_put_uvarint(b, i ? s->st[i].sig - s->st[i - 1].sig - 1
+				     : s->st[i].sig);
+		fmt_put_uvarint(b, st->total_ns);
+		fmt_put_uvarint(b, st->min_ns);
+		fmt_put_uvarint(b, st->max_ns - st->min_ns);
+		fmt_put_uvarint(b, stat_sd_code(st));
+		for (unsigned k = fmt_hist_bin(st->min_ns);
+		     k <= fmt_hist_bin(st->max_ns); k++)
+			fmt_put_uvarint(b, st->hist[k]);
+	}
+}
+
+/* The bins from the fastest call's to the slowest's: their sum is the
+ * count, and the two ends hold a call each at least. */
+static int sigstat_bins(struct fmt_cur *c, rondo_stat *s)
+{
+	unsigned lo = fmt_hist_bin(s->min_ns), hi = fmt_hist_bin(s->max_ns);
+	size_t at = c->pos;
+	uint64_t v;
+	int rc;
+
+	s->count = 0;
+	for (unsigned k = lo; k <= hi; k++) {
+		at = c->pos;
+		rc = fmt_get_uvarint(c, &v);
+		if (rc)
+			return rc;
+		if (v > UINT64_MAX - s->count ||
+		    (v == 0 && (k == lo || k == hi)))
+			return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+					    "histogram bin %u holds %" PRIu64
+					    " calls",
+					    k, v);
+		s->hist[k] = v;
+		s->count += v;
+	}
+	return 0;
+}
+
+static int sigstat_read(struct fmt_cur *c, struct fmt_stat *st, uint64_t next,
+			uint32_t nsigs)
+{
+	rondo_stat *s = &st->s;
+	size_t at[4];
+	uint64_t range, sd;
+	double mean, d;
+	int rc = sig_next_read(c, &next, nsigs, &st->sig);
+
+	if (!rc)
+		rc = uv_at(c, &s->total_ns, &at[0]);
+	if (!rc)
+		rc = uv_at(c, &s->min_ns, &at[1]);
+	if (!rc)
+		rc = uv_at(c, &range, &at[2]);
+	if (!rc && range > UINT64_MAX - s->min_ns)
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at[2],
+				  "maximum overflows");
+	if (!rc)
+		rc = uv_at(c, &sd, &at[3]);
+	if (!rc && sd > FMT_TIME_CODE_MAX)
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at[3],
+				  "time code %" PRIu64 " past the largest (%u)",
+				  sd, FMT_TIME_CODE_MAX);
+	if (rc)
+		return rc;
+	s->max_ns = s->min_ns + range;
+	rc = sigstat_bins(c, s);
+	if (!rc)
+		rc = total_check(c, s, at[0]);
+	if (rc)
+		return rc;
+	mean = (double)s->total_ns / (double)s->count;
+	d = (double)fmt_time_value((uint16_t)sd);
+	s->sumsq_ns2 = (double)s->count * (d * d + mean * mean);
+	return 0;
+}
+
+int fmt_sigstats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
+			uint32_t nsigs, struct fmt_err *e)
+{
+	return stats_decode_as(s, p, n, nsigs, e, FMT_SEC_SIGSTATS);
 }
 
 /* ---- per-rank times ------------------------------------------------------ */
@@ -423,4 +537,438 @@ void fmt_ranktime_free(struct fmt_ranktime *r)
 	free(r->sig);
 	free(r->code);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- per-rank times summarized -------------------------------------------- */
+
+/* What a signature's ranks are sorted by: time down then rank up (the
+ * slowest), or time up then rank up (the fastest). */
+static int ext_slow_cmp(const void *a, const void *b)
+{
+	const struct fmt_rankext *x = a, *y = b;
+
+	if (x->code != y->code)
+		return x->code < y->code ? 1 : -1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int ext_fast_cmp(const void *a, const void *b)
+{
+	const struct fmt_rankext *x = a, *y = b;
+
+	if (x->code != y->code)
+		return x->code < y->code ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Rank k's i-th signature and time code. */
+#define RT_SIG(r, k, i)	 ((r)->sig[(r)->list[k] + (i)])
+#define RT_CODE(r, k, i) ((r)->code[(r)->at[k] + (i)])
+
+/* Every (rank, code) of r grouped by signature, ranks increasing within
+ * one: e[at[s] .. at[s + 1]) for signature s < *nsig.  Counting sort. */
+static int sum_group(const struct fmt_ranktime *r, uint32_t *nsig,
+		     size_t **at_out, struct fmt_rankext **e_out)
+{
+	uint64_t total = r->nranks ? r->at[r->nranks] : 0;
+	uint32_t n = 0;
+	size_t *at;
+	struct fmt_rankext *e;
+
+	for (uint32_t k = 0; k < r->nranks; k++)
+		for (uint64_t i = 0; i < r->at[k + 1] - r->at[k]; i++)
+			if (RT_SIG(r, k, i) >= n)
+				n = RT_SIG(r, k, i) + 1;
+	at = calloc((size_t)n + 2, sizeof(*at));
+	e = malloc(sizeof(*e) * ((size_t)total + 1));
+	if (!at || !e) {
+		free(at);
+		free(e);
+		return RONDO_E_NOMEM;
+	}
+	for (uint32_t k = 0; k < r->nranks; k++)
+		for (uint64_t i = 0; i < r->at[k + 1] - r->at[k]; i++)
+			at[RT_SIG(r, k, i) + 2]++;
+	for (uint32_t s = 0; s < n; s++)
+		at[s + 2] += at[s + 1];
+	for (uint32_t k = 0; k < r->nranks; k++)
+		for (uint64_t i = 0; i < r->at[k + 1] - r->at[k]; i++)
+			e[at[RT_SIG(r, k, i) + 1]++] =
+				(struct fmt_rankext){k, RT_CODE(r, k, i)};
+	*nsig = n;
+	*at_out = at;
+	*e_out = e;
+	return 0;
+}
+
+/* One signature's summary from its n >= 1 ranks e[] (reordered). */
+static void sum_one(struct fmt_ranksum *out, struct fmt_sigsum *ss,
+		    struct fmt_rankext *e, uint32_t n)
+{
+	uint32_t k = out->k;
+
+	ss->ranks = n;
+	ss->sum = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = fmt_time_value(e[i].code);
+
+		ss->sum = v > UINT64_MAX - ss->sum ? UINT64_MAX : ss->sum + v;
+	}
+	ss->nslow = n < k ? n : k;
+	ss->nfast = n - ss->nslow < k ? n - ss->nslow : k;
+	/* the slowest first, then the others fastest first; bins from the
+	 * others' order and the slowest' reversed */
+	qsort(e, n, sizeof(*e), ext_slow_cmp);
+	qsort(e + ss->nslow, n - ss->nslow, sizeof(*e), ext_fast_cmp);
+	ss->ext = out->n ? out->s[out->n - 1].ext + out->s[out->n - 1].nslow +
+				   out->s[out->n - 1].nfast
+			 : 0;
+	memcpy(out->ext + ss->ext, e,
+	       sizeof(*e) * ((size_t)ss->nslow + ss->nfast));
+	qsort(e, n, sizeof(*e), ext_fast_cmp);
+	ss->bin =
+		out->n ? out->s[out->n - 1].bin + out->s[out->n - 1].nbins : 0;
+	ss->nbins = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct fmt_rankbin *b = out->bin + ss->bin + ss->nbins;
+
+		if (ss->nbins && b[-1].bin == FMT_RANK_BIN(e[i].code)) {
+			b[-1].count++;
+			continue;
+		}
+		*b = (struct fmt_rankbin){FMT_RANK_BIN(e[i].code), 1};
+		ss->nbins++;
+	}
+}
+
+int fmt_ranksum_make(struct fmt_ranksum *out, const struct fmt_ranktime *r,
+		     uint32_t k, const uint16_t *mpi)
+{
+	uint32_t nsig = 0;
+	size_t *at = NULL;
+	struct fmt_rankext *e = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->nranks = r->nranks;
+	out->k = k > FMT_RANKSUM_KMAX ? FMT_RANKSUM_KMAX : k;
+	rc = sum_group(r, &nsig, &at, &e);
+	if (rc)
+		return rc;
+	out->s = calloc((size_t)nsig + 1, sizeof(*out->s));
+	/* at most 2k extremes and one bin per rank of each signature */
+	out->ext = malloc(sizeof(*out->ext) * (at[nsig] + 1));
+	out->bin = malloc(sizeof(*out->bin) * (at[nsig] + 1));
+	if (mpi) {
+		out->mpi = malloc(sizeof(*out->mpi) * ((size_t)r->nranks + 1));
+		if (out->mpi)
+			memcpy(out->mpi, mpi, sizeof(*mpi) * r->nranks);
+	}
+	if (!out->s || !out->ext || !out->bin || (mpi && !out->mpi))
+		rc = RONDO_E_NOMEM;
+	for (uint32_t s = 0; s < nsig && !rc; s++) {
+		if (at[s + 1] == at[s])
+			continue;
+		out->s[out->n].sig = s;
+		sum_one(out, &out->s[out->n], e + at[s],
+			(uint32_t)(at[s + 1] - at[s]));
+		out->n++;
+	}
+	free(at);
+	free(e);
+	if (rc)
+		fmt_ranksum_free(out);
+	return rc;
+}
+
+void fmt_ranksum_encode(struct fmt_buf *b, const struct fmt_ranksum *s)
+{
+	uint16_t base = FMT_TIME_CODE_MAX;
+
+	fmt_put_uvarint(b, s->nranks);
+	fmt_put_uvarint(b, s->k);
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if (s->mpi[r] < base)
+			base = s->mpi[r];
+	fmt_put_uvarint(b, s->nranks ? base : 0);
+	for (uint32_t r = 0; r < s->nranks; r++)
+		fmt_put_uvarint(b, s->mpi[r] - base);
+	fmt_put_uvarint(b, s->n);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct fmt_sigsum *ss = &s->s[i];
+		uint32_t next = 0;
+
+		fmt_put_uvarint(b, i ? ss->sig - s->s[i - 1].sig - 1 : ss->sig);
+		fmt_put_uvarint(b, ss->ranks);
+		fmt_put_uvarint(b, ss->sum);
+		for (uint32_t j = 0; j < ss->nslow + ss->nfast; j++) {
+			fmt_put_uvarint(b, s->ext[ss->ext + j].rank);
+			fmt_put_uvarint(b, s->ext[ss->ext + j].code);
+		}
+		fmt_put_uvarint(b, ss->nbins);
+		for (uint32_t j = 0; j < ss->nbins; j++) {
+			const struct fmt_rankbin *bn = &s->bin[ss->bin + j];
+
+			fmt_put_uvarint(b, bn->bin - next);
+			fmt_put_uvarint(b, bn->count);
+			next = bn->bin + 1u;
+		}
+	}
+}
+
+/* What reading a summary needs besides the cursor. */
+struct sread {
+	struct fmt_ranksum *s;
+	size_t next, capext, nbin, capbin;
+	uint32_t nsigs;
+};
+
+static int code_read(struct fmt_cur *c, uint64_t base, uint16_t *code)
+{
+	size_t at = c->pos;
+	uint64_t v;
+	int rc = fmt_get_uvarint(c, &v);
+
+	if (rc)
+		return rc;
+	if (v > FMT_TIME_CODE_MAX - base)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "time code %" PRIu64 " past the largest "
+				    "(%u)",
+				    v + base, FMT_TIME_CODE_MAX);
+	*code = (uint16_t)(v + base);
+	return 0;
+}
+
+static int mpi_read(struct fmt_cur *c, struct fmt_ranksum *s)
+{
+	uint64_t base;
+	size_t at;
+	int rc = uv_at(c, &base, &at);
+
+	if (rc)
+		return rc;
+	if (base > FMT_TIME_CODE_MAX)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "time code %" PRIu64 " past the largest "
+				    "(%u)",
+				    base, FMT_TIME_CODE_MAX);
+	rc = fmt_cur_need(c, s->nranks, "the ranks' MPI times");
+	if (rc)
+		return rc;
+	s->mpi = malloc(sizeof(*s->mpi) * ((size_t)s->nranks + 1));
+	if (!s->mpi)
+		return fmt_cur_nomem(c);
+	for (uint32_t r = 0; r < s->nranks && !rc; r++)
+		rc = code_read(c, base, &s->mpi[r]);
+	return rc;
+}
+
+/* x comes strictly after the extreme before it, in its list's order. */
+static int ext_after(const struct fmt_rankext *prev,
+		     const struct fmt_rankext *x, int slow)
+{
+	return (slow ? ext_slow_cmp : ext_fast_cmp)(prev, x) < 0;
+}
+
+static int ext_read(struct fmt_cur *c, struct sread *st,
+		    const struct fmt_sigsum *ss, uint32_t j)
+{
+	struct fmt_rankext *x = &st->s->ext[ss->ext + j];
+	size_t at = c->pos;
+	uint64_t rank;
+	int rc = fmt_get_uvarint(c, &rank);
+
+	if (!rc)
+		rc = code_read(c, 0, &x->code);
+	if (rc)
+		return rc;
+	if (rank >= st->s->nranks)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "rank %" PRIu64 " of %u", rank,
+				    st->s->nranks);
+	x->rank = (uint32_t)rank;
+	/* each list in its order; a rank once in the two lists */
+	if (j != 0 && j != ss->nslow && !ext_after(x - 1, x, j < ss->nslow))
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "extreme ranks out of order");
+	for (uint32_t i = 0; i < j; i++)
+		if (st->s->ext[ss->ext + i].rank == x->rank)
+			return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+					    "rank %u listed twice", x->rank);
+	if (j >= ss->nslow && ss->nslow &&
+	    x->code > st->s->ext[ss->ext + ss->nslow - 1].code)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "a fast rank slower than a slow one");
+	return 0;
+}
+
+static int bins_read(struct fmt_cur *c, struct sread *st, struct fmt_sigsum *ss)
+{
+	size_t at = c->pos;
+	uint64_t next = 0, total = 0, d, cnt;
+	int rc = fmt_get_count(c, &ss->nbins, 2);
+
+	if (rc)
+		return rc;
+	if (util_grow(&st->s->bin, &st->capbin, st->nbin + ss->nbins,
+		      sizeof(*st->s->bin)))
+		return fmt_cur_nomem(c);
+	ss->bin = st->nbin;
+	for (uint32_t j = 0; j < ss->nbins; j++) {
+		at = c->pos;
+		rc = fmt_get_uvarint(c, &d);
+		if (!rc)
+			rc = fmt_get_uvarint(c, &cnt);
+		if (rc)
+			return rc;
+		if (d > FMT_RANK_BIN_MAX - next || cnt == 0 ||
+		    cnt > ss->ranks - total)
+			return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+					    "a bin of ranks out of order, "
+					    "empty, or more ranks than "
+					    "%u",
+					    ss->ranks);
+		next += d;
+		st->s->bin[st->nbin + j] =
+			(struct fmt_rankbin){(uint16_t)next, (uint32_t)cnt};
+		next++;
+		total += cnt;
+	}
+	st->nbin += ss->nbins;
+	if (total != ss->ranks)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "bins hold %" PRIu64 " ranks, %u called "
+				    "the signature",
+				    total, ss->ranks);
+	return 0;
+}
+
+/* The sum holds the listed times, and at least the fastest listed for
+ * each rank not listed (times only grow when calls are added). */
+static int sum_check(struct fmt_cur *c, const struct fmt_ranksum *s,
+		     const struct fmt_sigsum *ss, size_t at)
+{
+	uint64_t listed = 0, rest = ss->ranks - ss->nslow - ss->nfast;
+	const struct fmt_rankext *e = s->ext + ss->ext;
+	uint64_t lo = 0;
+
+	for (uint32_t j = 0; j < ss->nslow + ss->nfast; j++) {
+		uint64_t v = fmt_time_value(e[j].code);
+
+		listed = v > UINT64_MAX - listed ? UINT64_MAX : listed + v;
+	}
+	if (rest) {
+		uint64_t f = fmt_time_value(e[ss->nslow + ss->nfast - 1].code);
+
+		lo = f && rest > UINT64_MAX / f ? UINT64_MAX : rest * f;
+	}
+	/* a sum past 2^64 ns saturates, and holds anything then */
+	if (ss->sum < listed ||
+	    (ss->sum - listed < lo && ss->sum != UINT64_MAX) ||
+	    (!rest && ss->sum != listed))
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "the sum %" PRIu64 " ns cannot hold the "
+				    "times listed",
+				    ss->sum);
+	return 0;
+}
+
+static int sigsum_read(struct fmt_cur *c, struct sread *st, uint64_t *next)
+{
+	struct fmt_ranksum *s = st->s;
+	struct fmt_sigsum *ss = &s->s[s->n];
+	size_t at;
+	uint64_t ranks;
+	int rc = sig_next_read(c, next, st->nsigs, &ss->sig);
+
+	at = c->pos;
+	if (!rc)
+		rc = fmt_get_uvarint(c, &ranks);
+	if (!rc && (ranks == 0 || ranks > s->nranks))
+		rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				  "%" PRIu64 " ranks of %u called a signature",
+				  ranks, s->nranks);
+	at = c->pos;
+	if (!rc)
+		rc = fmt_get_uvarint(c, &ss->sum);
+	if (rc)
+		return rc;
+	ss->ranks = (uint32_t)ranks;
+	ss->nslow = ss->ranks < s->k ? ss->ranks : s->k;
+	ss->nfast = ss->ranks - ss->nslow < s->k ? ss->ranks - ss->nslow : s->k;
+	ss->ext = st->next;
+	if (util_grow(&s->ext, &st->capext, st->next + ss->nslow + ss->nfast,
+		      sizeof(*s->ext)))
+		return fmt_cur_nomem(c);
+	for (uint32_t j = 0; j < ss->nslow + ss->nfast && !rc; j++)
+		rc = ext_read(c, st, ss, j);
+	st->next += ss->nslow + ss->nfast;
+	if (!rc)
+		rc = sum_check(c, s, ss, at);
+	return rc ? rc : bins_read(c, st, ss);
+}
+
+static int ranksum_read(struct fmt_cur *c, struct fmt_ranksum *s,
+			uint32_t nranks, uint32_t nsigs)
+{
+	struct sread st = {s, 0, 0, 0, 0, nsigs};
+	uint64_t k, next = 0;
+	uint32_t n;
+	size_t at = c->pos;
+	int rc = fmt_get_count(c, &n, 1);
+
+	if (rc)
+		return rc;
+	if (n != nranks)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "times for %u ranks, the job had %u", n,
+				    nranks);
+	s->nranks = n;
+	at = c->pos;
+	rc = fmt_get_uvarint(c, &k);
+	if (rc)
+		return rc;
+	if (k == 0 || k > FMT_RANKSUM_KMAX)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "%" PRIu64 " extreme ranks kept, 1 to %d",
+				    k, FMT_RANKSUM_KMAX);
+	s->k = (uint32_t)k;
+	rc = mpi_read(c, s);
+	/* sig, ranks, sum, one extreme (2), nbins, one bin (2) */
+	if (!rc)
+		rc = fmt_get_count(c, &n, 8);
+	if (rc)
+		return rc;
+	s->s = calloc((size_t)n + 1, sizeof(*s->s));
+	if (!s->s)
+		return fmt_cur_nomem(c);
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		rc = sigsum_read(c, &st, &next);
+		s->n++;
+	}
+	return rc;
+}
+
+int fmt_ranksum_decode(struct fmt_ranksum *s, const uint8_t *p, size_t n,
+		       uint32_t nranks, uint32_t nsigs, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_RANKSUM), e);
+	rc = fmt_cur_done(&c, ranksum_read(&c, s, nranks, nsigs));
+	if (rc)
+		fmt_ranksum_free(s);
+	return rc;
+}
+
+void fmt_ranksum_free(struct fmt_ranksum *s)
+{
+	free(s->mpi);
+	free(s->s);
+	free(s->ext);
+	free(s->bin);
+	memset(s, 0, sizeof(*s));
 }

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 3
+#define RONDO_FORMAT_MINOR 4
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -624,6 +624,65 @@ RONDO_API uint32_t rondo_rank_time_count(const rondo_trace *t, uint32_t rank);
  */
 RONDO_API int rondo_rank_time_entry(const rondo_trace *t, uint32_t rank,
 				    uint32_t k, uint32_t *sig, uint64_t *ns);
+
+/* Past a number of ranks (16 unless RONDO_RANKTIME_EXACT said otherwise  */
+/* when the job was traced) a trace keeps a summary instead of each rank's   */
+/* time in each signature: each rank's time in MPI (within 0.79% still), and */
+/* for each signature a spread over the ranks that called it (below).  The  */
+/* functions above then give each rank's MPI time; rondo_rank_time_count()  */
+/* is 0 and rondo_rank_time_entry() returns RONDO_E_MISSING; and            */
+/* rondo_sig_rank_time() answers for the ranks the spread lists, and        */
+/* returns RONDO_E_MISSING for the others.                                   */
+
+/* What per-rank times a trace keeps (rondo_rank_times_kept). */
+#define RONDO_RANKTIMES_NONE	0 /* none (an older file) */
+#define RONDO_RANKTIMES_EACH	1 /* each rank's time in each signature */
+#define RONDO_RANKTIMES_SUMMARY 2 /* each rank's MPI time, spreads */
+
+/* Every per-rank time a trace keeps is within this share of the time
+ * measured (exact below 128 ns). */
+#define RONDO_RANKTIME_ERROR (1.0 / 128)
+
+/** Returns RONDO_RANKTIMES_NONE, _EACH or _SUMMARY (0 for a NULL t); sets
+ * *extremes (may be NULL) to how many of the slowest and of the fastest
+ * ranks a spread lists at most: the summary's own number, or
+ * RONDO_SPREAD_MAX when each rank's times are kept (0 with none). */
+RONDO_API int rondo_rank_times_kept(const rondo_trace *t, uint32_t *extremes);
+
+#define RONDO_SPREAD_MAX 16
+
+/* How the ranks that called one signature spread their time in it: each
+ * rank's total over its calls.  The slowest ranks are listed slowest first,
+ * then the fastest of the others fastest first, ties by increasing rank;
+ * when ranks <= nslow + nfast every rank is listed.  The mean over the
+ * ranks is sum_ns / ranks, the imbalance the slowest over the mean. */
+typedef struct rondo_spread {
+	uint32_t ranks;	 /* ranks that called it (0: none) */
+	uint64_t sum_ns; /* their totals summed */
+	uint32_t nslow, nfast;
+	uint32_t slow_rank[RONDO_SPREAD_MAX];
+	uint64_t slow_ns[RONDO_SPREAD_MAX];
+	uint32_t fast_rank[RONDO_SPREAD_MAX];
+	uint64_t fast_ns[RONDO_SPREAD_MAX];
+	uint32_t nbins; /* bins of the histogram (rondo_sig_spread_bin) */
+} rondo_spread;
+
+/** Fills *out with the spread of signature `sig` over the ranks.  Returns
+ * 0, RONDO_E_RANGE, or RONDO_E_MISSING when the file has no per-rank
+ * times. */
+RONDO_API int rondo_sig_spread(const rondo_trace *t, uint32_t sig,
+			       rondo_spread *out);
+
+/**
+ * Reads bin `k` (from 0, bins in increasing time) of the histogram of the
+ * ranks' totals in `sig`: *ranks of them read back between *lo_ns and
+ * *hi_ns, both included (8 bins per power of two from 128 ns, 8 ns wide
+ * below).  Any pointer may be NULL.  Returns 0, RONDO_E_RANGE, or
+ * RONDO_E_MISSING.
+ */
+RONDO_API int rondo_sig_spread_bin(const rondo_trace *t, uint32_t sig,
+				   uint32_t k, uint64_t *lo_ns, uint64_t *hi_ns,
+				   uint32_t *ranks);
 
 /* ------------------------------------------------------------------------ */
 /* Walking calls in order                                                    */

@@ -306,17 +306,20 @@ int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v)
 
 /* ---- per-rank times ------------------------------------------------------ */
 
-/* 0, or why rank r's times cannot be read. */
-static int times_check(const rondo_trace *t, uint32_t rank)
+/* 0, or why rank r's times cannot be read: RONDO_E_MISSING when the file
+ * keeps none, or (each 1) only a summary. */
+static int times_check(const rondo_trace *t, uint32_t rank, int each)
 {
 	if (!t || !t->opened || rank >= t->rm.nranks)
 		return RONDO_E_RANGE;
-	return t->times.at ? 0 : RONDO_E_MISSING;
+	if (t->times.at)
+		return 0;
+	return t->summed && !each ? 0 : RONDO_E_MISSING;
 }
 
 uint32_t rondo_rank_time_count(const rondo_trace *t, uint32_t rank)
 {
-	if (times_check(t, rank) < 0)
+	if (times_check(t, rank, 1) < 0)
 		return 0;
 	/* A list holds distinct signatures: the count fits. */
 	return (uint32_t)(t->times.at[rank + 1] - t->times.at[rank]);
@@ -325,7 +328,7 @@ uint32_t rondo_rank_time_count(const rondo_trace *t, uint32_t rank)
 int rondo_rank_time_entry(const rondo_trace *t, uint32_t rank, uint32_t k,
 			  uint32_t *sig, uint64_t *ns)
 {
-	int rc = times_check(t, rank);
+	int rc = times_check(t, rank, 1);
 
 	if (rc < 0)
 		return rc;
@@ -338,19 +341,54 @@ int rondo_rank_time_entry(const rondo_trace *t, uint32_t rank, uint32_t k,
 	return 0;
 }
 
+/* The spread of signature sig, or NULL when no rank called it. */
+static const struct fmt_sigsum *spread_of(const rondo_trace *t, uint32_t sig)
+{
+	uint32_t lo = 0, hi = t->sum.n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->sum.s[mid].sig < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->sum.n && t->sum.s[lo].sig == sig ? &t->sum.s[lo] : NULL;
+}
+
+/* A summary's answer: the rank's time when the spread lists it, 0 when
+ * it lists every rank that called sig and not this one. */
+static int sig_rank_summed(const rondo_trace *t, uint32_t sig, uint32_t rank,
+			   uint64_t *ns)
+{
+	const struct fmt_sigsum *ss = spread_of(t, sig);
+
+	if (!ss)
+		return 0;
+	for (uint32_t j = 0; j < ss->nslow + ss->nfast; j++)
+		if (t->sum.ext[ss->ext + j].rank == rank) {
+			*ns = fmt_time_value(t->sum.ext[ss->ext + j].code);
+			return 0;
+		}
+	return ss->ranks == ss->nslow + ss->nfast ? 0 : RONDO_E_MISSING;
+}
+
 int rondo_sig_rank_time(const rondo_trace *t, uint32_t sig, uint32_t rank,
 			uint64_t *ns)
 {
 	const struct fmt_ranktime *r;
 	uint32_t lo = 0, hi;
-	int rc = times_check(t, rank);
+	int rc = times_check(t, rank, 0);
 
 	if (rc == RONDO_E_RANGE || sig >= t->cst.n || !ns)
 		return RONDO_E_RANGE;
 	if (rc < 0)
 		return rc;
-	r = &t->times;
 	*ns = 0;
+	if (!t->times.at)
+		return sig_rank_summed(t, sig, rank, ns);
+	r = &t->times;
 	hi = rondo_rank_time_count(t, rank);
 	while (lo < hi) { /* the rank's signatures are increasing */
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -368,11 +406,15 @@ int rondo_sig_rank_time(const rondo_trace *t, uint32_t sig, uint32_t rank,
 
 int rondo_rank_mpi_time(const rondo_trace *t, uint32_t rank, uint64_t *ns)
 {
-	int rc = times_check(t, rank);
+	int rc = times_check(t, rank, 0);
 	uint64_t sum = 0;
 
 	if (rc < 0 || !ns)
 		return rc < 0 ? rc : RONDO_E_RANGE;
+	if (!t->times.at) {
+		*ns = fmt_time_value(t->sum.mpi[rank]);
+		return 0;
+	}
 	for (uint64_t k = t->times.at[rank]; k < t->times.at[rank + 1]; k++) {
 		uint64_t v = fmt_time_value(t->times.code[k]);
 
@@ -380,5 +422,86 @@ int rondo_rank_mpi_time(const rondo_trace *t, uint32_t rank, uint64_t *ns)
 		sum = v > UINT64_MAX - sum ? UINT64_MAX : sum + v;
 	}
 	*ns = sum;
+	return 0;
+}
+
+int rondo_rank_times_kept(const rondo_trace *t, uint32_t *extremes)
+{
+	int kept = !t || !t->opened ? RONDO_RANKTIMES_NONE
+		   : t->times.at    ? RONDO_RANKTIMES_EACH
+		   : t->summed	    ? RONDO_RANKTIMES_SUMMARY
+				    : RONDO_RANKTIMES_NONE;
+
+	if (extremes)
+		*extremes = kept == RONDO_RANKTIMES_EACH      ? RONDO_SPREAD_MAX
+			    : kept == RONDO_RANKTIMES_SUMMARY ? t->sum.k
+							      : 0;
+	return kept;
+}
+
+_Static_assert(RONDO_SPREAD_MAX == FMT_RANKSUM_KMAX,
+	       "a spread holds what a summary may list");
+
+/* 0, or why the spreads of t cannot be read. */
+static int spread_check(const rondo_trace *t, uint32_t sig)
+{
+	if (!t || !t->opened || sig >= t->cst.n)
+		return RONDO_E_RANGE;
+	return t->times.at || t->summed ? 0 : RONDO_E_MISSING;
+}
+
+int rondo_sig_spread(const rondo_trace *t, uint32_t sig, rondo_spread *out)
+{
+	const struct fmt_sigsum *ss;
+	int rc = out ? spread_check(t, sig) : RONDO_E_RANGE;
+
+	if (rc < 0)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	ss = spread_of(t, sig);
+	if (!ss)
+		return 0;
+	out->ranks = ss->ranks;
+	out->sum_ns = ss->sum;
+	out->nslow = ss->nslow;
+	out->nfast = ss->nfast;
+	out->nbins = ss->nbins;
+	for (uint32_t j = 0; j < ss->nslow; j++) {
+		out->slow_rank[j] = t->sum.ext[ss->ext + j].rank;
+		out->slow_ns[j] = fmt_time_value(t->sum.ext[ss->ext + j].code);
+	}
+	for (uint32_t j = 0; j < ss->nfast; j++) {
+		const struct fmt_rankext *x =
+			&t->sum.ext[ss->ext + ss->nslow + j];
+
+		out->fast_rank[j] = x->rank;
+		out->fast_ns[j] = fmt_time_value(x->code);
+	}
+	return 0;
+}
+
+int rondo_sig_spread_bin(const rondo_trace *t, uint32_t sig, uint32_t k,
+			 uint64_t *lo_ns, uint64_t *hi_ns, uint32_t *ranks)
+{
+	const struct fmt_sigsum *ss;
+	const struct fmt_rankbin *b;
+	uint32_t last;
+	int rc = spread_check(t, sig);
+
+	if (rc < 0)
+		return rc;
+	ss = spread_of(t, sig);
+	if (!ss || k >= ss->nbins)
+		return RONDO_E_RANGE;
+	b = &t->sum.bin[ss->bin + k];
+	last = b->bin * 8u + 7u;
+	if (lo_ns)
+		*lo_ns = fmt_time_value((uint16_t)(b->bin * 8u));
+	if (hi_ns)
+		*hi_ns = fmt_time_value((uint16_t)(last > FMT_TIME_CODE_MAX
+							   ? FMT_TIME_CODE_MAX
+							   : last));
+	if (ranks)
+		*ranks = b->count;
 	return 0;
 }

@@ -67,6 +67,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_topos_free(&t->topos);
 	fmt_typesizes_free(&t->typesizes);
 	fmt_ranktime_free(&t->times);
+	fmt_ranksum_free(&t->sum);
 	fmt_timing_free(&t->timing);
 	fmt_rankvals_free(&t->rankvals);
 	free(t->vary);
@@ -217,8 +218,11 @@ static int trace_decode(rondo_trace *t)
 	       fmt_grammar_decode(&t->g, p, n, t->cst.n, &t->rule_calls, &e));
 	DECODE(FMT_SEC_RANKMAP, 1,
 	       fmt_rankmap_decode(&t->rm, p, n, t->g.nrules, &e));
-	DECODE(FMT_SEC_STATS, 0,
-	       fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
+	DECODE(FMT_SEC_SIGSTATS, 0,
+	       fmt_sigstats_decode(&t->stats, p, n, t->cst.n, &e));
+	if (!t->stats.st) /* an older file's */
+		DECODE(FMT_SEC_STATS, 0,
+		       fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_TOPOLOGY, 0,
@@ -228,6 +232,14 @@ static int trace_decode(rondo_trace *t)
 	DECODE(FMT_SEC_RANKTIME, 0,
 	       fmt_ranktime_decode(&t->times, p, n, t->rm.nranks, t->cst.n,
 				   &e));
+	if (!t->times.at) /* each rank's times, when there are, say more */
+		DECODE(FMT_SEC_RANKSUM, 0,
+		       fmt_ranksum_decode(&t->sum, p, n, t->rm.nranks, t->cst.n,
+					  &e));
+	t->summed = t->sum.mpi != NULL;
+	if (t->times.at &&
+	    fmt_ranksum_make(&t->sum, &t->times, FMT_RANKSUM_KMAX, NULL))
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
 	DECODE(FMT_SEC_TIMING, 0,
 	       fmt_timing_decode(&t->timing, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_RANKVALS, 0,

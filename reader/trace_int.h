@@ -38,6 +38,10 @@ struct rondo_trace {
 	struct fmt_topos topos;
 	struct fmt_typesizes typesizes;
 	struct fmt_ranktime times; /* at == NULL: the file has none */
+	/* the spreads over ranks: the section ranksum (summed), or made
+	 * from times (mpi NULL); nranks 0 when neither is there */
+	struct fmt_ranksum sum;
+	int summed;
 	/* per-call timing: timing.nranks == 0 when the file has none */
 	struct fmt_timing timing;
 	struct fmt_tscale tscale;

@@ -12,7 +12,11 @@
  *     its old root followed by its calls (ranks whose old root and calls
  *     are the same share it, so rank groups stay as they were), and the
  *     roots are compressed again into the rank map;
- *   - stats, ranktime: the calls' times added;
+ *   - stats (or sigstats), ranktime: the calls' times added; ranksum (a summary of the
+ *     per-rank times): each rank's MPI time with its calls added, and the
+ *     spread of the signatures only calls after MPI_Finalize made; the
+ *     spread of a signature called before too is left as it was (the
+ *     summary does not say whether a rank it does not list called it);
  *   - meta: "bindings" counts them, "after" says what was added.
  * Per-call times (section timing) are left as they were: the calls added
  * have none, as calls past RONDO_TIMING_LIMIT.
@@ -45,12 +49,15 @@ enum {
 	S_STATS,
 	S_RANKTIME,
 	S_TIMING,
+	S_RANKSUM,
+	S_SIGSTATS,
 	NS
 };
 
 static const uint32_t sec_type[NS] = {
-	FMT_SEC_META,	 FMT_SEC_FUNCS, FMT_SEC_CST,	  FMT_SEC_GRAMMAR,
-	FMT_SEC_RANKMAP, FMT_SEC_STATS, FMT_SEC_RANKTIME, FMT_SEC_TIMING};
+	FMT_SEC_META,	 FMT_SEC_FUNCS,	  FMT_SEC_CST,	    FMT_SEC_GRAMMAR,
+	FMT_SEC_RANKMAP, FMT_SEC_STATS,	  FMT_SEC_RANKTIME, FMT_SEC_TIMING,
+	FMT_SEC_RANKSUM, FMT_SEC_SIGSTATS};
 
 struct trace_in {
 	uint8_t *data;
@@ -67,6 +74,7 @@ struct trace_in {
 	struct fmt_rankmap rm;
 	struct fmt_stats st;
 	struct fmt_ranktime rtime;
+	struct fmt_ranksum rsum;
 	uint32_t *roots; /* each rank's root rule */
 	struct fmt_timing tm;
 	uint32_t *troots; /* each rank's durations' and intervals' roots */
@@ -240,7 +248,10 @@ static int trace_read(struct trace_in *t, const char *path, const struct ctx *x)
 				     &e)) ||
 	    (rc = fmt_rankmap_decode(&t->rm, RAW(S_RANKMAP), t->g.nrules, &e)))
 		goto bad;
-	if (t->at[S_STATS] >= 0 &&
+	if (t->at[S_SIGSTATS] >= 0 &&
+	    (rc = fmt_sigstats_decode(&t->st, RAW(S_SIGSTATS), t->cst.n, &e)))
+		goto bad;
+	if (t->at[S_SIGSTATS] < 0 && t->at[S_STATS] >= 0 &&
 	    (rc = fmt_stats_decode(&t->st, RAW(S_STATS), t->cst.n, &e)))
 		goto bad;
 	if (t->at[S_RANKTIME] >= 0 &&
@@ -249,6 +260,10 @@ static int trace_read(struct trace_in *t, const char *path, const struct ctx *x)
 		goto bad;
 	if (t->at[S_TIMING] >= 0 &&
 	    (rc = fmt_timing_decode(&t->tm, RAW(S_TIMING), t->rm.nranks, &e)))
+		goto bad;
+	if (t->at[S_RANKSUM] >= 0 &&
+	    (rc = fmt_ranksum_decode(&t->rsum, RAW(S_RANKSUM), t->rm.nranks,
+				     t->cst.n, &e)))
 		goto bad;
 #undef RAW
 	t->roots = malloc(sizeof(uint32_t) * ((size_t)t->rm.nranks + 1));
@@ -288,6 +303,7 @@ static void trace_free(struct trace_in *t)
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->st);
 	fmt_ranktime_free(&t->rtime);
+	fmt_ranksum_free(&t->rsum);
 	free(t->roots);
 	fmt_timing_free(&t->tm);
 	free(t->troots);
@@ -646,6 +662,119 @@ static int ranktime_with(const struct trace_in *t, const struct adding *d,
 	return 0;
 }
 
+/* The spreads of n signatures of a and then of b, in order (disjoint
+ * signatures), into out; its ext and bin arrays hold both. */
+static int ranksum_join(const struct fmt_ranksum *a,
+			const struct fmt_ranksum *b, struct fmt_ranksum *out)
+{
+	size_t ne = 0, nb = 0, na_ext = 0, na_bin = 0;
+	uint32_t i = 0, k = 0;
+
+	for (uint32_t j = 0; j < a->n; j++)
+		na_ext += a->s[j].nslow + a->s[j].nfast,
+			na_bin += a->s[j].nbins;
+	for (uint32_t j = 0; j < b->n; j++)
+		ne += b->s[j].nslow + b->s[j].nfast, nb += b->s[j].nbins;
+	out->s = malloc(sizeof(*out->s) * ((size_t)a->n + b->n + 1));
+	out->ext = malloc(sizeof(*out->ext) * (na_ext + ne + 1));
+	out->bin = malloc(sizeof(*out->bin) * (na_bin + nb + 1));
+	if (!out->s || !out->ext || !out->bin)
+		return RONDO_E_NOMEM;
+	ne = nb = 0;
+	while (i < a->n || k < b->n) {
+		int from_a =
+			k == b->n || (i < a->n && a->s[i].sig < b->s[k].sig);
+		const struct fmt_ranksum *f = from_a ? a : b;
+		struct fmt_sigsum ss = from_a ? a->s[i++] : b->s[k++];
+
+		memcpy(out->ext + ne, f->ext + ss.ext,
+		       sizeof(*out->ext) * (ss.nslow + ss.nfast));
+		memcpy(out->bin + nb, f->bin + ss.bin,
+		       sizeof(*out->bin) * ss.nbins);
+		ss.ext = ne;
+		ss.bin = nb;
+		ne += ss.nslow + ss.nfast;
+		nb += ss.nbins;
+		out->s[out->n++] = ss;
+	}
+	return 0;
+}
+
+/* Puts ns in signature s into the rank's list nt[from .. n), keeping it
+ * increasing (two of the file's signatures may be one of the trace's):
+ * returns its new end. */
+static size_t ranksum_put(struct fmt_ranktime *nt, size_t from, size_t n,
+			  uint32_t s, uint64_t ns)
+{
+	size_t j = n;
+
+	while (j > from && nt->sig[j - 1] > s)
+		j--;
+	if (j > from && nt->sig[j - 1] == s) {
+		nt->code[j - 1] =
+			fmt_time_code(fmt_time_value(nt->code[j - 1]) + ns);
+		return n;
+	}
+	memmove(nt->sig + j + 1, nt->sig + j, sizeof(uint32_t) * (n - j));
+	memmove(nt->code + j + 1, nt->code + j, sizeof(uint16_t) * (n - j));
+	nt->sig[j] = s;
+	nt->code[j] = fmt_time_code(ns);
+	return n + 1;
+}
+
+/* The summary with the calls' times added: each rank's MPI time, and the
+ * spreads of the signatures no rank called before (see the top). */
+static int ranksum_with(const struct trace_in *t, const struct adding *d,
+			struct fmt_ranksum *rs)
+{
+	const struct fmt_ranksum *o = &t->rsum;
+	struct fmt_ranktime nt = {o->nranks, NULL, NULL, NULL, NULL};
+	struct fmt_ranksum fresh = {0};
+	size_t cap = 0, n = 0;
+	int rc;
+
+	for (uint32_t r = 0; r < d->nranks; r++)
+		cap += d->by_rank[r] ? d->by_rank[r]->nsig : 0;
+	nt.at = malloc(sizeof(uint64_t) * ((size_t)o->nranks + 1));
+	nt.list = malloc(sizeof(uint64_t) * ((size_t)o->nranks + 1));
+	nt.sig = malloc(sizeof(uint32_t) * (cap + 1));
+	nt.code = malloc(sizeof(uint16_t) * (cap + 1));
+	*rs = (struct fmt_ranksum){o->nranks, o->k, NULL, 0, NULL, NULL, NULL};
+	rs->mpi = malloc(sizeof(uint16_t) * ((size_t)o->nranks + 1));
+	rc = nt.at && nt.list && nt.sig && nt.code && rs->mpi ? 0
+							      : RONDO_E_NOMEM;
+	for (uint32_t r = 0; r < o->nranks && !rc; r++) {
+		const struct after_rank *a = d->by_rank[r];
+		uint64_t mpi = fmt_time_value(o->mpi[r]);
+
+		nt.at[r] = nt.list[r] = n;
+		for (uint32_t k = 0; a && k < a->nsig && k < a->nstats; k++) {
+			uint32_t s = d->gsig[r][k];
+			uint64_t ns = a->stats[k].total_ns;
+			int known = 0;
+
+			mpi = ns > UINT64_MAX - mpi ? UINT64_MAX : mpi + ns;
+			for (uint32_t j = 0; j < o->n && !known; j++)
+				known = o->s[j].sig == s;
+			if (!known)
+				n = ranksum_put(&nt, nt.at[r], n, s, ns);
+		}
+		rs->mpi[r] = fmt_time_code(mpi);
+	}
+	if (!rc) {
+		nt.at[o->nranks] = n;
+		rc = fmt_ranksum_make(&fresh, &nt, o->k, NULL);
+	}
+	if (!rc)
+		rc = ranksum_join(o, &fresh, rs);
+	fmt_ranksum_free(&fresh);
+	free(nt.at);
+	free(nt.list);
+	free(nt.sig);
+	free(nt.code);
+	return rc;
+}
+
 /* "C: 1200 calls on 4 ranks; ...": read back as job_bindings_text
  * writes it, into calls[] and ranks[]; -1 when it is not that. */
 static int bindings_read(const char *text, uint64_t *calls, uint64_t *ranks)
@@ -760,6 +889,7 @@ static int sections_check(const struct trace_in *t, const struct fmt_buf *b,
 	struct fmt_rankmap rm = {0};
 	struct fmt_stats st = {0};
 	struct fmt_ranktime rt = {0};
+	struct fmt_ranksum rs = {0};
 	struct fmt_timing tm = {0};
 	int rc = fmt_meta_decode(&meta, b[S_META].data, b[S_META].len, &e);
 
@@ -775,7 +905,10 @@ static int sections_check(const struct trace_in *t, const struct fmt_buf *b,
 	if (!rc)
 		rc = fmt_rankmap_decode(&rm, b[S_RANKMAP].data,
 					b[S_RANKMAP].len, g.nrules, &e);
-	if (!rc && t->at[S_STATS] >= 0)
+	if (!rc && t->at[S_SIGSTATS] >= 0)
+		rc = fmt_sigstats_decode(&st, b[S_SIGSTATS].data,
+					 b[S_SIGSTATS].len, cst.n, &e);
+	else if (!rc && t->at[S_STATS] >= 0)
 		rc = fmt_stats_decode(&st, b[S_STATS].data, b[S_STATS].len,
 				      cst.n, &e);
 	if (!rc && t->at[S_RANKTIME] >= 0)
@@ -785,6 +918,10 @@ static int sections_check(const struct trace_in *t, const struct fmt_buf *b,
 	if (!rc && t->at[S_TIMING] >= 0)
 		rc = fmt_timing_decode(&tm, b[S_TIMING].data, b[S_TIMING].len,
 				       rm.nranks, &e);
+	if (!rc && t->at[S_RANKSUM] >= 0)
+		rc = fmt_ranksum_decode(&rs, b[S_RANKSUM].data,
+					b[S_RANKSUM].len, rm.nranks, cst.n, &e);
+	fmt_ranksum_free(&rs);
 	fmt_meta_free(&meta);
 	fmt_funcs_free(&funcs);
 	fmt_cst_free(&cst);
@@ -812,6 +949,7 @@ static int write_with(const struct trace_in *t, struct adding *d,
 	struct fmt_rankmap rm = {0};
 	struct fmt_stats st = {0};
 	struct fmt_ranktime rt = {0};
+	struct fmt_ranksum rs = {0};
 	struct fmt_timing tm = {0};
 	struct fmt_buf b[NS] = {{0}};
 	struct fmt_writer w;
@@ -827,10 +965,12 @@ static int write_with(const struct trace_in *t, struct adding *d,
 		if (rc == 0)
 			rc = rankmap_with(t->troots, 2 * t->tm.nranks, &tm.map);
 	}
-	if (rc == 0 && t->at[S_STATS] >= 0)
+	if (rc == 0 && (t->at[S_STATS] >= 0 || t->at[S_SIGSTATS] >= 0))
 		rc = stats_with(t, d, &st);
 	if (rc == 0 && t->at[S_RANKTIME] >= 0)
 		rc = ranktime_with(t, d, &rt);
+	if (rc == 0 && t->at[S_RANKSUM] >= 0)
+		rc = ranksum_with(t, d, &rs);
 	if (rc == 0) {
 		meta_with(t, d, &meta);
 		fmt_meta_encode(&b[S_META], &meta);
@@ -838,12 +978,16 @@ static int write_with(const struct trace_in *t, struct adding *d,
 		fmt_cst_encode(&b[S_CST], &cst);
 		fmt_grammar_encode(&b[S_GRAMMAR], &g);
 		fmt_rankmap_encode(&b[S_RANKMAP], &rm);
-		if (t->at[S_STATS] >= 0)
+		if (t->at[S_SIGSTATS] >= 0)
+			fmt_sigstats_encode(&b[S_SIGSTATS], &st);
+		else if (t->at[S_STATS] >= 0)
 			fmt_stats_encode(&b[S_STATS], &st);
 		if (t->at[S_RANKTIME] >= 0)
 			fmt_ranktime_encode(&b[S_RANKTIME], &rt);
 		if (t->at[S_TIMING] >= 0)
 			fmt_timing_encode(&b[S_TIMING], &tm);
+		if (t->at[S_RANKSUM] >= 0)
+			fmt_ranksum_encode(&b[S_RANKSUM], &rs);
 		for (int s = 0; s < NS; s++)
 			if (b[s].oom)
 				rc = RONDO_E_NOMEM;
@@ -875,6 +1019,7 @@ static int write_with(const struct trace_in *t, struct adding *d,
 	fmt_rankmap_free(&rm);
 	fmt_stats_free(&st);
 	fmt_ranktime_free(&rt);
+	fmt_ranksum_free(&rs);
 	fmt_grammar_free(&tm.g);
 	fmt_rankmap_free(&tm.map);
 	return rc;

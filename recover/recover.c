@@ -1078,6 +1078,8 @@ static int write_trace(struct job_in *J, const char *out)
 	j.names = &J->nm;
 	j.meta = recover_meta;
 	j.ctx = &x;
+	/* as the tracer would have; a bad value gives the default */
+	j.exact_ranks = job_exact_ranks(getenv("RONDO_RANKTIME_EXACT"));
 	fmt_writer_init(&w);
 	if (rc == 0)
 		rc = merge_job(J, m, &j.ref);

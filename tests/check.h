@@ -36,6 +36,18 @@ static int check_count;
 	} while (0)
 
 /* Ends main(): prints a summary line and returns the exit status. */
+/* calloc that ends the test when memory is short (n 0: one item). */
+static inline void *xalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		perror("calloc");
+		exit(1);
+	}
+	return p;
+}
+
 static inline int check_done(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

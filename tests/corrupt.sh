@@ -36,8 +36,10 @@ expect() {
 	cst-*) echo "section 'cst'" ;;
 	meta-*) echo "section 'meta'" ;;
 	stats-*) echo "section 'stats'" ;;
+	sigstats-*) echo "section 'sigstats': histogram bin 9 holds 0 calls" ;;
 	comms-*) echo "section 'comms'" ;;
 	ranktime-*) echo "section 'ranktime'" ;;
+	ranksum-*) echo "section 'ranksum'" ;;
 	typesizes-*) echo "section 'typesizes'" ;;
 	timing-*) echo "section 'timing'" ;;
 	rankvals-*) echo "section 'rankvals'" ;;

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 11) {
+	switch (data[0] % 13) {
 	case 0: {
 		struct fmt_meta m;
 
@@ -90,6 +90,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		rc = fmt_rankvals_decode(&v, p, n, 4, &e);
 		fmt_rankvals_free(&v);
+		break;
+	}
+	case 10: {
+		struct fmt_ranksum s;
+
+		rc = fmt_ranksum_decode(&s, p, n, 4, 16, &e);
+		fmt_ranksum_free(&s);
+		break;
+	}
+	case 11: {
+		struct fmt_stats s;
+
+		rc = fmt_sigstats_decode(&s, p, n, 16, &e);
+		fmt_stats_free(&s);
 		break;
 	}
 	default: {

@@ -83,25 +83,101 @@ static int tt_save_in(struct testtrace *tt, const char *dir, const char *name)
 	return tt_save(tt, path) == 0 ? 0 : -1;
 }
 
-/* The demo trace with one section's payload replaced by `payload`, or
- * left out when it is NULL. */
-static int with_payload(const char *dir, const char *name, uint32_t type,
-			const struct fmt_buf *payload)
+/* The demo trace with the payloads of the sections in `patch` replaced
+ * (added when the demo has none; left out when NULL). */
+static int with_patches(const char *dir, const char *name,
+			const struct tt_patch *patch, int npatch)
 {
 	struct testtrace *tt = tt_demo(4, 10);
-	struct tt_patch patch = {type, payload};
 	struct fmt_writer w;
 	struct fmt_buf out = {0};
 	int rc;
 
 	fmt_writer_init(&w);
-	rc = tt_finish_patched(tt, &w, 0, &patch, 1);
+	rc = tt_finish_patched(tt, &w, 0, patch, npatch);
 	rc = rc ? rc : fmt_writer_finish(&w, &out);
 	if (rc == 0)
 		rc = write_file(dir, name, out.data, out.len);
 	fmt_buf_free(&out);
 	fmt_writer_free(&w);
 	tt_free(tt);
+	return rc;
+}
+
+/* The demo trace with one section's payload replaced by `payload`, or
+ * left out when it is NULL. */
+static int with_payload(const char *dir, const char *name, uint32_t type,
+			const struct fmt_buf *payload)
+{
+	struct tt_patch patch = {type, payload};
+
+	return with_patches(dir, name, &patch, 1);
+}
+
+/* The demo trace with a section ranksum of `payload` instead of its
+ * ranktime (the reader reads ranksum only in a file without ranktime). */
+static int with_ranksum(const char *dir, const char *name,
+			const struct fmt_buf *payload)
+{
+	struct tt_patch patch[2] = {{FMT_SEC_RANKTIME, NULL},
+				    {FMT_SEC_RANKSUM, payload}};
+
+	return with_patches(dir, name, patch, 2);
+}
+
+/* The start of a summary of per-rank times: nranks, k, and every rank's
+ * MPI time 0 ns (base 0, each 0 above it). */
+static void ranksum_head(struct fmt_buf *b, uint32_t nranks, uint32_t k)
+{
+	fmt_put_uvarint(b, nranks);
+	fmt_put_uvarint(b, k);
+	for (uint32_t r = 0; r <= nranks; r++)
+		fmt_put_uvarint(b, 0);
+}
+
+/* Damaged summaries of per-rank times for the demo's 4 ranks: a
+ * signature the job does not have; the two slowest of a signature listed
+ * fastest first; the MPI times of 3 ranks. */
+static int corpus_ranksum(const char *dir)
+{
+	struct fmt_buf b = {0};
+	int rc;
+
+	ranksum_head(&b, 4, 1);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 500); /* the signature */
+	fmt_put_uvarint(&b, 1);	  /* ranks that called it */
+	fmt_put_uvarint(&b, 10);  /* their sum, ns */
+	fmt_put_uvarint(&b, 0);	  /* rank 0 slowest, at 10 ns */
+	fmt_put_uvarint(&b, 10);
+	fmt_put_uvarint(&b, 1); /* one bin: 1 (8 to 15 ns), one rank */
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1);
+	rc = with_ranksum(dir, "ranksum-bad-sig.rondo", &b);
+	/* k = 2: signature 0's two ranks, slowest first, are 0 (10 ns)
+	 * and 1 (20 ns) */
+	b.len = 0;
+	ranksum_head(&b, 4, 2);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 2);
+	fmt_put_uvarint(&b, 30);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 10);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 20);
+	fmt_put_uvarint(&b, 2); /* bins 1 and 2, a rank each */
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 1);
+	rc |= with_ranksum(dir, "ranksum-order.rondo", &b);
+	/* 3 ranks of the 4, no signature */
+	b.len = 0;
+	ranksum_head(&b, 3, 1);
+	fmt_put_uvarint(&b, 0);
+	rc |= with_ranksum(dir, "ranksum-ranks.rondo", &b);
+	fmt_buf_free(&b);
 	return rc;
 }
 
@@ -223,6 +299,17 @@ static int corpus_payloads(const char *dir)
 	fmt_put_uvarint(&b, 3);
 	fmt_put_uvarint(&b, 1);
 	rc |= with_payload(dir, "stats-hist-mismatch.rondo", FMT_SEC_STATS, &b);
+	/* compact statistics: the fastest call's bin is empty */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 4000);
+	fmt_put_uvarint(&b, 900);
+	fmt_put_uvarint(&b, 200);
+	fmt_put_uvarint(&b, 100);
+	fmt_put_uvarint(&b, 0);
+	fmt_put_uvarint(&b, 4);
+	rc |= with_payload(dir, "sigstats-end-bin.rondo", FMT_SEC_SIGSTATS, &b);
 	/* per-rank times: rank 0 called a signature the job does not have */
 	b.len = 0;
 	fmt_put_uvarint(&b, 4);
@@ -248,6 +335,7 @@ static int corpus_payloads(const char *dir)
 			   &b);
 	fmt_buf_free(&b);
 	rc |= corpus_timing(dir);
+	rc |= corpus_ranksum(dir);
 	return rc;
 }
 

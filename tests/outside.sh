@@ -13,6 +13,8 @@
 #    rest are left out and rank 0 says how many (and the trace, for
 #    those after);
 #  - with per-call timing, the calls after MPI_Finalize have their times;
+#  - with per-rank times summarized, the spread of the signatures only
+#    they call;
 #  - the calls before MPI_Init reach the spill stream too: a job ended by
 #    MPI_Abort, whose trace `rondo run` makes from the spill files, has
 #    them.
@@ -63,6 +65,16 @@ done
 "$rondo" stats outside.rondo >stats.out 2>&1 || fail "rondo stats: $(cat stats.out)"
 grep -q "MPI_Get_version" stats.out || fail "rondo stats names no MPI_Get_version: $(cat stats.out)"
 grep -q "MPI_Finalized" stats.out || fail "rondo stats names no MPI_Finalized: $(cat stats.out)"
+
+# per-rank times summarized (past RONDO_RANKTIME_EXACT ranks): the spread
+# of MPI_Finalized, which only calls after MPI_Finalize make, is there
+RONDO_RANKTIME_EXACT=1 run summed 3 0 || fail "summed: exit status $?: $(tail -5 summed.out)"
+compare summed 3
+after summed 3 6
+grep -q "^  ranksum " summed.info || fail "summed: no ranksum section: $(grep -A14 '^sections' summed.info)"
+"$rondo" contention --csv summed.csv summed.rondo 2>&1 || fail "summed: rondo contention failed"
+awk -F, '$2 == "MPI_Finalized" && $9 == 3 { ok = 1 } END { exit !ok }' summed.csv ||
+	fail "summed: MPI_Finalized not on 3 ranks: $(grep MPI_Finalized summed.csv)"
 
 # with per-call times: the calls after MPI_Finalize have theirs (their
 # order against the calls before is as good as the format's bound: a

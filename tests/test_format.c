@@ -298,6 +298,14 @@ static void fx_stats(struct fmt_buf *b)
 	fmt_stats_encode(b, &s);
 }
 
+static void fx_sigstats(struct fmt_buf *b)
+{
+	struct fmt_stats s;
+
+	fx_stats_fill(&s);
+	fmt_sigstats_encode(b, &s);
+}
+
 /* Four ranks (as fx_rankmap) over 3 signatures: rank 2 called what rank
  * 0 did, rank 3 nothing; times exact, rounded, and the largest. */
 static uint64_t fx_at[] = {0, 2, 3, 5, 5};
@@ -311,21 +319,44 @@ static void fx_ranktime(struct fmt_buf *b)
 	fmt_ranktime_encode(b, &r);
 }
 
+/* Ten ranks over 4 signatures, none calling signature 1 (so the summary
+ * has 0, 2 and 3): everyone signature 0, with ties at both ends; five
+ * ranks signature 2 (one of them left out of the lists at k = 2); ranks 3
+ * and 9 signature 3 at the largest time, whose sum saturates.
+ *   code:  10 -> 10 ns, 50 -> 50, 130 -> 132, 200 -> 288, 300 -> 864,
+ *          1000 -> 1703936, 3775 -> 127 << 57; 5 and 7 exact */
+static uint64_t fs_at[] = {0, 2, 3, 5, 7, 9, 10, 12, 13, 15, 17};
+static uint32_t fs_sig[] = {0, 2, 0, 0, 2, 0, 3, 0, 2, 0, 0, 2, 0, 0, 2, 0, 3};
+static uint16_t fs_code[] = {200, 1000, 50,   200, 5,	50, 3775, 130, 5,
+			     300, 50,	1000, 10,  300, 7,  130,  3775};
+static uint16_t fs_mpi[] = {500, 400, 450, 3775, 401, 400, 999, 420, 430, 410};
+static const struct fmt_ranktime fs_times = {10, fs_at, fs_at, fs_sig, fs_code};
+
+static void fx_ranksum(struct fmt_buf *b)
+{
+	struct fmt_ranksum s;
+
+	CHECK(fmt_ranksum_make(&s, &fs_times, 2, fs_mpi) == 0);
+	fmt_ranksum_encode(b, &s);
+	fmt_ranksum_free(&s);
+}
+
 /* The whole trace as a file: every known section but comms, and an
- * unknown one. */
+ * unknown one (ranksum summarizes the 10 ranks of its own fixture). */
 static void fx_file(struct fmt_buf *out, int level)
 {
-	void (*enc[])(struct fmt_buf *) = {fx_meta,  fx_funcs,	 fx_consts,
-					   fx_cst,   fx_grammar, fx_rankmap,
-					   fx_stats, fx_ranktime};
+	void (*enc[])(struct fmt_buf *) = {
+		fx_meta,    fx_funcs, fx_consts,   fx_cst,     fx_grammar,
+		fx_rankmap, fx_stats, fx_ranktime, fx_ranksum, fx_sigstats};
 	static const uint32_t type[] = {FMT_SEC_META,	 FMT_SEC_FUNCS,
 					FMT_SEC_CONSTS,	 FMT_SEC_CST,
 					FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP,
-					FMT_SEC_STATS,	 FMT_SEC_RANKTIME};
+					FMT_SEC_STATS,	 FMT_SEC_RANKTIME,
+					FMT_SEC_RANKSUM, FMT_SEC_SIGSTATS};
 	struct fmt_writer w;
 
 	fmt_writer_init(&w);
-	for (uint32_t i = 0; i < 8; i++) {
+	for (uint32_t i = 0; i < 10; i++) {
 		struct fmt_buf b = {0};
 
 		enc[i](&b);
@@ -662,6 +693,16 @@ static int dec_stats(const uint8_t *p, size_t n, struct fmt_err *e)
 	return rc;
 }
 
+static int dec_sigstats(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_stats s;
+	int rc = fmt_sigstats_decode(&s, p, n, 3, e);
+
+	CHECK(rc == 0 || s.st == NULL);
+	fmt_stats_free(&s);
+	return rc;
+}
+
 static int dec_ranktime(const uint8_t *p, size_t n, struct fmt_err *e)
 {
 	struct fmt_ranktime r;
@@ -669,6 +710,17 @@ static int dec_ranktime(const uint8_t *p, size_t n, struct fmt_err *e)
 
 	CHECK(rc == 0 || (r.at == NULL && r.sig == NULL && r.code == NULL));
 	fmt_ranktime_free(&r);
+	return rc;
+}
+
+static int dec_ranksum(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_ranksum s;
+	int rc = fmt_ranksum_decode(&s, p, n, 10, 4, e);
+
+	CHECK(rc == 0 ||
+	      (s.mpi == NULL && s.s == NULL && s.ext == NULL && s.bin == NULL));
+	fmt_ranksum_free(&s);
 	return rc;
 }
 
@@ -694,6 +746,8 @@ static void test_prefixes(void)
 	check_codec("rankmap", fx_rankmap, dec_rankmap);
 	check_codec("stats", fx_stats, dec_stats);
 	check_codec("ranktime", fx_ranktime, dec_ranktime);
+	check_codec("ranksum", fx_ranksum, dec_ranksum);
+	check_codec("sigstats", fx_sigstats, dec_sigstats);
 }
 
 static void test_strings(void)
@@ -1067,6 +1121,95 @@ static void test_stats(void)
 	fmt_buf_free(&b);
 }
 
+/* The compact statistics: the same counts, totals, extremes and
+ * histograms; the deviation within 1/128; what a reader checks. */
+static double stat_sd(const rondo_stat *s)
+{
+	double m = (double)s->total_ns / (double)s->count;
+	double v = s->sumsq_ns2 / (double)s->count - m * m;
+
+	return v > 0 ? sqrt(v) : 0;
+}
+
+/* s's first statistic encoded compact after edit(bytes) at its end, then
+ * decoded against nsigs signatures. */
+static int sigstat_bytes(const uint64_t *v, size_t n, uint32_t nsigs,
+			 struct fmt_err *e)
+{
+	struct fmt_buf b = {0};
+	struct fmt_stats got;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		fmt_put_uvarint(&b, v[i]);
+	rc = fmt_sigstats_decode(&got, b.data, b.len, nsigs, e);
+	fmt_stats_free(&got);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+static void test_sigstats(void)
+{
+	struct fmt_buf b = {0}, old = {0};
+	struct fmt_stats want, got;
+	struct fmt_err e = {0};
+
+	/* smaller for calls whose bins follow each other */
+	fx_stats_fill(&want);
+	want.n = 1;
+	fmt_sigstats_encode(&b, &want);
+	fmt_stats_encode(&old, &want);
+	CHECKF(b.len + 8 <= old.len, "%zu bytes, stats %zu", b.len, old.len);
+	fmt_buf_free(&b);
+	fx_stats_fill(&want);
+	fmt_sigstats_encode(&b, &want);
+	CHECK(fmt_sigstats_decode(&got, b.data, b.len, 3, &e) == 0);
+	CHECK(got.n == 2);
+	for (uint32_t i = 0; got.n == 2 && i < 2; i++) {
+		const rondo_stat *x = &got.st[i].s, *y = &want.st[i].s;
+		double a = stat_sd(x), c = stat_sd(y);
+
+		CHECK(got.st[i].sig == want.st[i].sig);
+		CHECK(x->count == y->count && x->total_ns == y->total_ns &&
+		      x->min_ns == y->min_ns && x->max_ns == y->max_ns &&
+		      memcmp(x->hist, y->hist, sizeof(x->hist)) == 0);
+		CHECKF(fabs(a - c) <= c / 128 + 1, "sd %g, want %g", a, c);
+	}
+	fmt_stats_free(&got);
+	CHECK(fmt_sigstats_decode(&got, b.data, b.len, 2, &e) ==
+		      RONDO_E_CORRUPT &&
+	      strcmp(e.section, "sigstats") == 0);
+	fmt_buf_free(&b);
+	fmt_buf_free(&old);
+	/* n, sig, total, min, range, sd, bins from bin(min) to bin(max) */
+	CHECK(sigstat_bytes((uint64_t[]){1, 0, 4000, 900, 200, 100, 2, 2}, 8, 1,
+			    &e) == 0);
+	/* an empty end bin: the fastest's, the slowest's */
+	CHECK(sigstat_bytes((uint64_t[]){1, 0, 4000, 900, 200, 100, 0, 4}, 8, 1,
+			    &e) == RONDO_E_CORRUPT &&
+	      strstr(e.msg, "bin 9 holds 0"));
+	CHECK(sigstat_bytes((uint64_t[]){1, 0, 4000, 900, 200, 100, 4, 0}, 8, 1,
+			    &e) == RONDO_E_CORRUPT &&
+	      strstr(e.msg, "bin 10 holds 0"));
+	/* a deviation past the largest time code */
+	CHECK(sigstat_bytes((uint64_t[]){1, 0, 4000, 900, 200,
+					 FMT_TIME_CODE_MAX + 1, 2, 2},
+			    8, 1, &e) == RONDO_E_CORRUPT &&
+	      strstr(e.msg, "time code"));
+	/* a total four calls of 900 to 1100 ns cannot make */
+	CHECK(sigstat_bytes((uint64_t[]){1, 0, 5000, 900, 200, 100, 2, 2}, 8, 1,
+			    &e) == RONDO_E_CORRUPT &&
+	      strstr(e.msg, "impossible"));
+	/* a maximum past 2^64 */
+	CHECK(sigstat_bytes(
+		      (uint64_t[]){1, 0, 4000, 900, UINT64_MAX, 100, 2, 2}, 8,
+		      1, &e) == RONDO_E_CORRUPT &&
+	      strstr(e.msg, "overflows"));
+	/* the histogram stops early */
+	CHECK(sigstat_bytes((uint64_t[]){1, 0, 4000, 900, 200, 100, 2}, 7, 1,
+			    &e) == RONDO_E_TRUNCATED);
+}
+
 /* Encodes one record of fx_stats' first entry after `edit`. */
 static int stat_edited(void (*edit)(struct fmt_stat *), uint32_t nsigs,
 		       struct fmt_err *e)
@@ -1178,14 +1321,21 @@ static void test_stats_bad(void)
 static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 {
 	struct fmt_container c;
-	uint8_t *sec[10] = {0};
-	size_t len[10] = {0};
+	uint8_t *sec[16] = {0};
+	size_t len[16] = {0};
 	int rc = fmt_container_parse(&c, p, n, e);
-	decode_fn dec[10] = {NULL,    dec_meta,	   dec_funcs,	dec_consts,
-			     dec_cst, dec_grammar, dec_rankmap, dec_stats,
-			     NULL,    dec_ranktime};
+	decode_fn dec[16] = {[FMT_SEC_META] = dec_meta,
+			     [FMT_SEC_FUNCS] = dec_funcs,
+			     [FMT_SEC_CONSTS] = dec_consts,
+			     [FMT_SEC_CST] = dec_cst,
+			     [FMT_SEC_GRAMMAR] = dec_grammar,
+			     [FMT_SEC_RANKMAP] = dec_rankmap,
+			     [FMT_SEC_STATS] = dec_stats,
+			     [FMT_SEC_RANKTIME] = dec_ranktime,
+			     [FMT_SEC_RANKSUM] = dec_ranksum,
+			     [FMT_SEC_SIGSTATS] = dec_sigstats};
 
-	for (uint32_t t = 1; !rc && t < 10; t++) {
+	for (uint32_t t = 1; !rc && t < 16; t++) {
 		int i = fmt_container_find(&c, t);
 
 		if (!dec[t])
@@ -1198,7 +1348,7 @@ static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 		if (!rc)
 			rc = dec[t](sec[t], len[t], e);
 	}
-	for (uint32_t t = 0; t < 10; t++)
+	for (uint32_t t = 0; t < 15; t++)
 		free(sec[t]);
 	fmt_container_free(&c);
 	return rc;
@@ -1217,7 +1367,7 @@ static void test_roundtrip(void)
 	CHECK(open_all(f.data, f.len, &e) == 0);
 	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
 	CHECK(c.major == RONDO_FORMAT_MAJOR && c.minor == RONDO_FORMAT_MINOR);
-	CHECK(c.nsec == 9 && c.sec[3].type == 999);
+	CHECK(c.nsec == 11 && c.sec[3].type == 999);
 	CHECK(fmt_container_find(&c, 42) == -1);
 	/* The unknown section is listed and loadable, and readers skip it. */
 	i = fmt_container_find(&c, 999);
@@ -1230,7 +1380,7 @@ static void test_roundtrip(void)
 	fx_meta(&want);
 	CHECK(len == want.len && memcmp(out, want.data, len) == 0);
 	free(out);
-	CHECK(fmt_section_load(&c, 9, &out, &len, &e) == RONDO_E_RANGE);
+	CHECK(fmt_section_load(&c, 11, &out, &len, &e) == RONDO_E_RANGE);
 	CHECK(out == NULL && len == 0);
 	fmt_container_free(&c);
 	fmt_container_free(&c);
@@ -1800,6 +1950,401 @@ static void test_ranktime_shared(void)
 	fmt_buf_free(&b);
 }
 
+/* ---- per-rank times summarized ------------------------------------------- */
+
+/* Signature i of s keeps these extremes, as (rank, code) pairs. */
+static int ext_is(const struct fmt_ranksum *s, uint32_t i, uint32_t nslow,
+		  uint32_t nfast, const uint32_t *want)
+{
+	const struct fmt_sigsum *ss = &s->s[i];
+
+	if (ss->nslow != nslow || ss->nfast != nfast)
+		return 0;
+	for (uint32_t j = 0; j < nslow + nfast; j++)
+		if (s->ext[ss->ext + j].rank != want[2 * j] ||
+		    s->ext[ss->ext + j].code != want[2 * j + 1])
+			return 0;
+	return 1;
+}
+
+/* Signature i of s has these bins, as (bin, count) pairs. */
+static int bins_are(const struct fmt_ranksum *s, uint32_t i, uint32_t nbins,
+		    const uint32_t *want)
+{
+	const struct fmt_sigsum *ss = &s->s[i];
+
+	if (ss->nbins != nbins)
+		return 0;
+	for (uint32_t j = 0; j < nbins; j++)
+		if (s->bin[ss->bin + j].bin != want[2 * j] ||
+		    s->bin[ss->bin + j].count != want[2 * j + 1])
+			return 0;
+	return 1;
+}
+
+static int same_ranksum(const struct fmt_ranksum *a,
+			const struct fmt_ranksum *b)
+{
+	if (a->nranks != b->nranks || a->k != b->k || a->n != b->n ||
+	    !a->mpi != !b->mpi)
+		return 0;
+	for (uint32_t r = 0; a->mpi && r < a->nranks; r++)
+		if (a->mpi[r] != b->mpi[r])
+			return 0;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct fmt_sigsum *x = &a->s[i], *y = &b->s[i];
+
+		if (x->sig != y->sig || x->ranks != y->ranks ||
+		    x->sum != y->sum || x->nslow != y->nslow ||
+		    x->nfast != y->nfast || x->nbins != y->nbins)
+			return 0;
+		for (uint32_t j = 0; j < x->nslow + x->nfast; j++)
+			if (a->ext[x->ext + j].rank !=
+				    b->ext[y->ext + j].rank ||
+			    a->ext[x->ext + j].code != b->ext[y->ext + j].code)
+				return 0;
+		for (uint32_t j = 0; j < x->nbins; j++)
+			if (a->bin[x->bin + j].bin != b->bin[y->bin + j].bin ||
+			    a->bin[x->bin + j].count !=
+				    b->bin[y->bin + j].count)
+				return 0;
+	}
+	return 1;
+}
+
+/* Encodes s and decodes it back for its ranks and 4 signatures. */
+static int ranksum_back(const struct fmt_ranksum *s, struct fmt_ranksum *got,
+			struct fmt_err *e)
+{
+	struct fmt_buf b = {0};
+	int rc;
+
+	fmt_ranksum_encode(&b, s);
+	CHECK(!b.oom);
+	rc = fmt_ranksum_decode(got, b.data, b.len, s->nranks, 4, e);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+/* Failed as corrupt, in section ranksum, saying `why`. */
+static int rs_bad(int rc, const struct fmt_err *e, const char *why)
+{
+	return rc == RONDO_E_CORRUPT && e->code == rc && e->section &&
+	       strcmp(e->section, "ranksum") == 0 && strstr(e->msg, why);
+}
+
+/* The fixture's summary at k = 2, checked by hand, and read back. */
+static void test_ranksum(void)
+{
+	struct fmt_ranksum s, got;
+	struct fmt_buf b = {0};
+	struct fmt_err e = {0};
+
+	CHECK(fmt_ranksum_make(&s, &fs_times, 2, fs_mpi) == 0);
+	CHECK(s.nranks == 10 && s.k == 2 && s.n == 3);
+	CHECK(s.mpi && s.mpi != fs_mpi &&
+	      memcmp(s.mpi, fs_mpi, sizeof(fs_mpi)) == 0);
+	if (s.n == 3) {
+		CHECK(s.s[0].sig == 0 && s.s[1].sig == 2 && s.s[2].sig == 3);
+		/* signature 0: the two at 300 (rank 5 before 8), then the
+		 * fastest of the others: 10, and of the three at 50 rank 1 */
+		CHECK(s.s[0].ranks == 10 &&
+		      s.s[0].sum == 2 * 288 + 3 * 50 + 2 * 132 + 2 * 864 + 10);
+		CHECK(ext_is(&s, 0, 2, 2,
+			     (uint32_t[]){5, 300, 8, 300, 7, 10, 1, 50}));
+		CHECK(bins_are(&s, 0, 5,
+			       (uint32_t[]){1, 1, 6, 3, 16, 2, 25, 2, 37, 2}));
+		/* signature 2: rank 8 (7 ns) in neither list */
+		CHECK(s.s[1].ranks == 5 &&
+		      s.s[1].sum == 2 * UINT64_C(1703936) + 5 + 5 + 7);
+		CHECK(ext_is(&s, 1, 2, 2,
+			     (uint32_t[]){0, 1000, 6, 1000, 2, 5, 4, 5}));
+		CHECK(bins_are(&s, 1, 2, (uint32_t[]){0, 3, 125, 2}));
+		/* signature 3: two slow, no fast; the sum saturates */
+		CHECK(s.s[2].ranks == 2 && s.s[2].sum == UINT64_MAX);
+		CHECK(ext_is(&s, 2, 2, 0, (uint32_t[]){3, 3775, 9, 3775}));
+		CHECK(bins_are(&s, 2, 1, (uint32_t[]){471, 2}));
+	}
+	CHECK(ranksum_back(&s, &got, &e) == 0);
+	CHECK(same_ranksum(&s, &got));
+	fmt_ranksum_free(&got);
+	fmt_ranksum_free(&got);
+	/* the job and the signatures must match */
+	fmt_ranksum_encode(&b, &s);
+	CHECK(rs_bad(fmt_ranksum_decode(&got, b.data, b.len, 11, 4, &e), &e,
+		     "10 ranks, the job had 11") &&
+	      e.offset == 0);
+	CHECK(got.mpi == NULL && got.s == NULL);
+	fmt_ranksum_free(&got);
+	CHECK(rs_bad(fmt_ranksum_decode(&got, b.data, b.len, 10, 3, &e), &e,
+		     "past the last"));
+	fmt_ranksum_free(&got);
+	fmt_buf_free(&b);
+	fmt_ranksum_free(&s);
+	/* no MPI times: none copied */
+	CHECK(fmt_ranksum_make(&s, &fs_times, 2, NULL) == 0);
+	CHECK(s.mpi == NULL && s.n == 3);
+	fmt_ranksum_free(&s);
+}
+
+/* Everything listed: k at least the ranks of each signature, or twice k
+ * at least, and then the sum is exactly the listed times. */
+/* Summed times past 2^64 ns saturate, with ranks left out of the lists:
+ * the file made still reads (three ranks of 2^64 - 2^57 ns, k = 1). */
+static void test_ranksum_saturated(void)
+{
+	uint64_t at[4] = {0, 1, 2, 3};
+	uint32_t sig[3] = {0, 0, 0};
+	uint16_t code[3] = {FMT_TIME_CODE_MAX, FMT_TIME_CODE_MAX,
+			    FMT_TIME_CODE_MAX},
+		 mpi[3] = {FMT_TIME_CODE_MAX, FMT_TIME_CODE_MAX,
+			   FMT_TIME_CODE_MAX};
+	struct fmt_ranktime r = {3, at, at, sig, code};
+	struct fmt_ranksum s, got;
+	struct fmt_err e = {0};
+
+	CHECK(fmt_ranksum_make(&s, &r, 1, mpi) == 0);
+	CHECK(s.n == 1 && s.s[0].sum == UINT64_MAX && s.s[0].nslow == 1 &&
+	      s.s[0].nfast == 1 && s.s[0].ranks == 3);
+	CHECKF(ranksum_back(&s, &got, &e) == 0, "%s", e.msg);
+	fmt_ranksum_free(&got);
+	fmt_ranksum_free(&s);
+}
+
+static void test_ranksum_all(void)
+{
+	struct fmt_ranksum s, got;
+	struct fmt_err e = {0};
+
+	/* k past the most is the most */
+	CHECK(fmt_ranksum_make(&s, &fs_times, 100, fs_mpi) == 0);
+	CHECK(s.k == FMT_RANKSUM_KMAX && s.n == 3);
+	if (s.n == 3) {
+		CHECK(ext_is(&s, 0, 10, 0,
+			     (uint32_t[]){5,   300, 8,	 300, 0,   200, 2,
+					  200, 4,   130, 9,   130, 1,	50,
+					  3,   50,  6,	 50,  7,   10}));
+		CHECK(ext_is(&s, 1, 5, 0,
+			     (uint32_t[]){0, 1000, 6, 1000, 8, 7, 2, 5, 4, 5}));
+		CHECK(ranksum_back(&s, &got, &e) == 0 &&
+		      same_ranksum(&s, &got));
+		fmt_ranksum_free(&got);
+		s.s[0].sum++;
+		CHECK(ranksum_back(&s, &got, &e) == RONDO_E_CORRUPT &&
+		      strstr(e.msg, "cannot hold"));
+		s.s[0].sum -= 2;
+		CHECK(ranksum_back(&s, &got, &e) == RONDO_E_CORRUPT &&
+		      strstr(e.msg, "cannot hold"));
+		s.s[0].sum++;
+		/* saturated: at least what is listed, so the most */
+		s.s[2].sum--;
+		CHECK(ranksum_back(&s, &got, &e) == RONDO_E_CORRUPT &&
+		      strstr(e.msg, "cannot hold"));
+	}
+	fmt_ranksum_free(&s);
+	/* k = 5 lists all ten of signature 0 too, five on each side; rank
+	 * 9 (130) fast, as slow as the last slow one */
+	CHECK(fmt_ranksum_make(&s, &fs_times, 5, fs_mpi) == 0);
+	CHECK(s.n == 3);
+	if (s.n == 3) {
+		CHECK(ext_is(&s, 0, 5, 5,
+			     (uint32_t[]){5,   300, 8,	 300, 0,  200, 2,
+					  200, 4,   130, 7,   10, 1,   50,
+					  3,   50,  6,	 50,  9,  130}));
+		CHECK(ranksum_back(&s, &got, &e) == 0 &&
+		      same_ranksum(&s, &got));
+		fmt_ranksum_free(&got);
+		s.s[0].sum--;
+		CHECK(ranksum_back(&s, &got, &e) == RONDO_E_CORRUPT &&
+		      strstr(e.msg, "cannot hold"));
+	}
+	fmt_ranksum_free(&s);
+}
+
+/* Decodes the payload of uvarints v[0..n-1] for `nranks` ranks and 2
+ * signatures. */
+static int ranksum_of(uint32_t nranks, const uint64_t *v, size_t n,
+		      struct fmt_err *e)
+{
+	struct fmt_ranksum got;
+	struct fmt_buf b = {0};
+	int rc;
+
+	for (size_t k = 0; k < n; k++)
+		fmt_put_uvarint(&b, v[k]);
+	memset(e, 0, sizeof(*e));
+	rc = fmt_ranksum_decode(&got, b.data, b.len, nranks, 2, e);
+	CHECK(rc == 0 || (got.mpi == NULL && got.s == NULL && got.ext == NULL &&
+			  got.bin == NULL));
+	fmt_ranksum_free(&got);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+#define RSUM(nranks, e, ...)                                                   \
+	ranksum_of(nranks, (uint64_t[]){__VA_ARGS__},                          \
+		   sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), e)
+
+/* Each rule the decoder checks, broken alone.  A payload: nranks, k, the
+ * MPI base and each rank's code above it, the signatures; each its delta,
+ * ranks, sum, the extremes as (rank, code), the bins as (gap, count).
+ * The good ones: 3 ranks, one signature at 40, 20 and 10 ns; at k = 1
+ * the 20 is in no list, at k = 2 all are. */
+#define RS_HEAD(k) 3, k, 0, 0, 0, 0
+#define RS_BINS	   3, 1, 1, 0, 1, 2, 1 /* bins 1, 2 and 5 */
+static void test_ranksum_bad(void)
+{
+	struct fmt_err e;
+
+	CHECK(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, RS_BINS) == 0);
+	CHECK(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 70, 2, 40, 1, 20, 0, 10,
+		   RS_BINS) == 0);
+	/* the sum's bound: the rank not listed at the last fast time */
+	CHECK(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 60, 2, 40, 0, 10, RS_BINS) == 0);
+	/* every rank at the largest code: the sum saturated */
+	CHECK(RSUM(3, &e, RS_HEAD(2), 1, 1, 2, UINT64_MAX, 0, 3775, 2, 3775, 1,
+		   471, 2) == 0);
+	CHECK(RSUM(3, &e, 3, 1, 3775, 0, 0, 0, 0) == 0);
+	CHECK(RSUM(3, &e, 3, 16, 0, 0, 0, 0, 0) == 0);
+
+	/* the job's ranks */
+	CHECK(rs_bad(RSUM(3, &e, 2, 1, 0, 0, 0, 0), &e,
+		     "2 ranks, the job had 3") &&
+	      e.offset == 0);
+	CHECK(rs_bad(RSUM(3, &e, 4, 1, 0, 0, 0, 0, 0, 0), &e,
+		     "4 ranks, the job had 3"));
+	/* k */
+	CHECK(rs_bad(RSUM(3, &e, 3, 0, 0, 0, 0, 0, 0), &e,
+		     "0 extreme ranks kept") &&
+	      e.offset == 1);
+	CHECK(rs_bad(RSUM(3, &e, 3, 17, 0, 0, 0, 0, 0), &e,
+		     "17 extreme ranks kept"));
+	/* the codes: the MPI base, one past it, an extreme's */
+	CHECK(rs_bad(RSUM(3, &e, 3, 1, 3776, 0, 0, 0, 0), &e,
+		     "time code 3776"));
+	CHECK(rs_bad(RSUM(3, &e, 3, 1, 3000, 0, 776, 0, 0), &e,
+		     "time code 3776") &&
+	      e.offset == 5);
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 3776, 0, 10, RS_BINS),
+		&e, "time code 3776"));
+	/* signatures below the job's, increasing: 0 then 1; 2 first; 1
+	 * then 2 */
+	CHECK(RSUM(3, &e, RS_HEAD(1), 2, 0, 1, 40, 2, 40, 1, 5, 1, 0, 1, 10, 0,
+		   10, 1, 1, 1) == 0);
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 2, 3, 70, 2, 40, 0, 10,
+			  RS_BINS),
+		     &e, "past the last") &&
+	      e.offset == 7);
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 2, 0, 1, 40, 2, 40, 1, 5, 1, 1, 1,
+			  10, 0, 10, 1, 1, 1),
+		     &e, "past the last") &&
+	      e.offset == 15);
+	/* the ranks that called one: none, more than the job's */
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 0, 70, 2, 40, 0, 10, RS_BINS), &e,
+		"0 ranks of 3"));
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 4, 70, 2, 40, 0, 10, RS_BINS), &e,
+		"4 ranks of 3"));
+	/* an extreme rank not of the job */
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 3, 40, 0, 10,
+			  RS_BINS),
+		     &e, "rank 3 of 3") &&
+	      e.offset == 10);
+	/* a rank listed twice: in the slow list, in both */
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 70, 2, 40, 2, 20, 0, 10,
+			  RS_BINS),
+		     &e, "rank 2 listed twice"));
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 2, 10, RS_BINS), &e,
+		"rank 2 listed twice"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 70, 2, 40, 1, 20, 1, 10,
+			  RS_BINS),
+		     &e, "rank 1 listed twice"));
+	/* the slow list: time down, then rank up, each once */
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 70, 1, 20, 2, 40, 0, 10,
+			  RS_BINS),
+		     &e, "out of order"));
+	CHECK(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 90, 1, 40, 2, 40, 0, 10, 2, 1, 1,
+		   3, 2) == 0);
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 90, 2, 40, 1, 40, 0, 10,
+			  2, 1, 1, 3, 2),
+		     &e, "out of order"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 90, 1, 40, 1, 40, 0, 10,
+			  2, 1, 1, 3, 2),
+		     &e, "out of order"));
+	/* the fast list, of 4 ranks at k = 2 (40, 30 slow): time up, then
+	 * rank up, each once; bins 1 (twice), 3 and 5 */
+#define RS_FOUR(sum) 4, 2, 0, 0, 0, 0, 0, 1, 0, 4, sum, 3, 40, 2, 30
+#define RS_FOUR_BINS 3, 1, 2, 1, 1, 1, 1
+	CHECK(RSUM(4, &e, RS_FOUR(90), 0, 10, 1, 10, RS_FOUR_BINS) == 0);
+	CHECK(rs_bad(RSUM(4, &e, RS_FOUR(100), 0, 20, 1, 10, RS_FOUR_BINS), &e,
+		     "out of order"));
+	CHECK(rs_bad(RSUM(4, &e, RS_FOUR(90), 1, 10, 0, 10, RS_FOUR_BINS), &e,
+		     "out of order"));
+	CHECK(rs_bad(RSUM(4, &e, RS_FOUR(100), 0, 10, 0, 20, RS_FOUR_BINS), &e,
+		     "rank 0 listed twice"));
+	/* no fast rank slower than the last slow one; as slow is fine */
+	CHECK(rs_bad(RSUM(4, &e, RS_FOUR(115), 0, 10, 1, 35, RS_FOUR_BINS), &e,
+		     "fast rank slower"));
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 110, 2, 40, 0, 50, RS_BINS),
+		&e, "fast rank slower"));
+	CHECK(RSUM(4, &e, RS_FOUR(110), 0, 10, 1, 30, 3, 1, 1, 1, 2, 1, 1) ==
+	      0);
+#undef RS_FOUR
+#undef RS_FOUR_BINS
+	/* bins: past the last bin (there is room for the largest), empty,
+	 * more ranks than called the signature, fewer */
+	CHECK(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 2, 1, 2,
+		   FMT_RANK_BIN_MAX - 2, 1) == 0);
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 2, 1, 2,
+			  FMT_RANK_BIN_MAX - 1, 1),
+		     &e, "out of order"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 2,
+			  FMT_RANK_BIN_MAX + 1, 3, 0, 0),
+		     &e, "out of order"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 2, 1, 3,
+			  0, 0),
+		     &e, "empty"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 2, 1, 2,
+			  0, 2),
+		     &e, "more ranks than 3"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 2, 1, 1,
+			  0, 1),
+		     &e, "bins hold 2 ranks, 3 called"));
+	/* the sum: below what is listed, below the bound for the rank not
+	 * listed, or not exactly what is listed when all are */
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 49, 2, 40, 0, 10,
+			  RS_BINS),
+		     &e, "the sum 49 ns cannot hold") &&
+	      e.offset == 9);
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 59, 2, 40, 0, 10, RS_BINS), &e,
+		"the sum 59 ns cannot hold"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 71, 2, 40, 1, 20, 0, 10,
+			  RS_BINS),
+		     &e, "the sum 71 ns cannot hold"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 0, 3, 69, 2, 40, 1, 20, 0, 10,
+			  RS_BINS),
+		     &e, "the sum 69 ns cannot hold"));
+	CHECK(rs_bad(RSUM(3, &e, RS_HEAD(2), 1, 1, 2, UINT64_MAX - 1, 0, 3775,
+			  2, 3775, 1, 471, 2),
+		     &e, "cannot hold"));
+	/* counts the bytes left cannot hold: signatures, bins */
+	CHECK(RSUM(3, &e, RS_HEAD(1), 2, 0, 3, 70, 2, 40, 0, 10, RS_BINS) ==
+	      RONDO_E_TRUNCATED);
+	CHECK(RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, 4, 1, 1, 0, 1,
+		   2, 1) == RONDO_E_TRUNCATED);
+	/* a byte after the end */
+	CHECK(rs_bad(
+		RSUM(3, &e, RS_HEAD(1), 1, 0, 3, 70, 2, 40, 0, 10, RS_BINS, 0),
+		&e, ""));
+}
+#undef RS_HEAD
+#undef RS_BINS
+
 /* Communicators: members as runs, checked against the job's ranks. */
 static void test_comms(void)
 {
@@ -2053,6 +2598,11 @@ int main(void)
 	test_time_code();
 	test_ranktime();
 	test_ranktime_shared();
+	test_ranksum();
+	test_ranksum_all();
+	test_sigstats();
+	test_ranksum_saturated();
+	test_ranksum_bad();
 	test_prefixes();
 	test_roundtrip();
 	test_codecs_used();

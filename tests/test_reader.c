@@ -179,6 +179,149 @@ static void check_rank_times(rondo_trace *t, const struct seqs *q, uint32_t r,
 	CHECK(rondo_rank_mpi_time(t, r, &all) == 0 && all == sum);
 }
 
+/* The demo job's per-rank times summarized as a tracer would past
+ * RONDO_RANKTIME_EXACT ranks (k = 2 each side), in place of its ranktime
+ * section, opened into u. */
+static void summary_open(rondo_trace *t, struct testtrace *tt, rondo_trace *u,
+			 struct fmt_buf *file)
+{
+	uint32_t n = rondo_rank_count(t), total = 0;
+	struct fmt_ranktime rt = {n, NULL, NULL, NULL, NULL};
+	struct fmt_ranksum rs;
+	struct fmt_buf sec = {0};
+	struct tt_patch p[2] = {{FMT_SEC_RANKTIME, NULL},
+				{FMT_SEC_RANKSUM, &sec}};
+	struct fmt_writer w;
+	uint16_t *mpi = xalloc(n, sizeof(*mpi));
+
+	for (uint32_t r = 0; r < n; r++)
+		total += rondo_rank_time_count(t, r);
+	rt.at = xalloc(n + 1, sizeof(*rt.at));
+	rt.list = xalloc(n + 1, sizeof(*rt.list));
+	rt.sig = xalloc(total + 1, sizeof(*rt.sig));
+	rt.code = xalloc(total + 1, sizeof(*rt.code));
+	total = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		uint64_t ns;
+
+		rt.at[r] = rt.list[r] = total;
+		for (uint32_t i = 0; i < rondo_rank_time_count(t, r); i++) {
+			CHECK(rondo_rank_time_entry(t, r, i, &rt.sig[total],
+						    &ns) == 0);
+			rt.code[total++] = fmt_time_code(ns);
+		}
+		CHECK(rondo_rank_mpi_time(t, r, &ns) == 0);
+		mpi[r] = fmt_time_code(ns);
+	}
+	rt.at[n] = total;
+	CHECK(fmt_ranksum_make(&rs, &rt, 2, mpi) == 0);
+	fmt_ranksum_encode(&sec, &rs);
+	fmt_writer_init(&w);
+	CHECK(tt_finish_patched(tt, &w, 0, p, 2) == 0 &&
+	      fmt_writer_finish(&w, file) == 0);
+	CHECKF(rondo_trace_open_memory(u, file->data, file->len, "s.rondo") ==
+		       0,
+	       "%s", rondo_trace_error(u));
+	fmt_writer_free(&w);
+	fmt_buf_free(&sec);
+	fmt_ranksum_free(&rs);
+	fmt_ranktime_free(&rt);
+	free(mpi);
+}
+
+/* One signature's spread in the summary u against each rank's times in
+ * t: the same ranks and sum; the slowest and fastest as each rank's times
+ * order them; every other rank between them (or not calling it), said to
+ * be unknown; every
+ * rank in one bin of the histogram. */
+static void check_spread(rondo_trace *t, rondo_trace *u, uint32_t s)
+{
+	rondo_spread a, b;
+	uint32_t n = rondo_rank_count(t), inbins = 0;
+	uint64_t ns, got, lo = 0, hi = UINT64_MAX;
+
+	CHECK(rondo_sig_spread(t, s, &a) == 0 &&
+	      rondo_sig_spread(u, s, &b) == 0);
+	CHECK(a.ranks == b.ranks && a.sum_ns == b.sum_ns);
+	if (!b.ranks)
+		return;
+	CHECK(b.nslow == (b.ranks < 2 ? b.ranks : 2));
+	CHECK(b.nfast == (b.ranks - b.nslow < 2 ? b.ranks - b.nslow : 2));
+	/* t lists every rank (12 <= 16), slowest first */
+	CHECK(a.nslow == a.ranks && a.nfast == 0);
+	for (uint32_t j = 0; j < b.nslow; j++)
+		CHECK(b.slow_rank[j] == a.slow_rank[j] &&
+		      b.slow_ns[j] == a.slow_ns[j]);
+	for (uint32_t j = 0; j < b.nfast; j++)
+		CHECK(b.fast_ns[j] == a.slow_ns[a.ranks - 1 - j]);
+	if (b.nfast)
+		lo = b.fast_ns[b.nfast - 1], hi = b.slow_ns[b.nslow - 1];
+	for (uint32_t r = 0; r < n; r++) {
+		int rc = rondo_sig_rank_time(u, s, r, &got);
+
+		CHECK(rondo_sig_rank_time(t, s, r, &ns) == 0);
+		/* a rank not listed may also not have called it at all */
+		CHECKF(rc == 0 ? got == ns
+			       : rc == RONDO_E_MISSING &&
+					 (ns == 0 || (ns >= lo && ns <= hi)),
+		       "sig %u rank %u: %d, %llu ns, truly %llu", s, r, rc,
+		       (unsigned long long)got, (unsigned long long)ns);
+	}
+	for (uint32_t k = 0; k < b.nbins; k++) {
+		uint64_t blo, bhi;
+		uint32_t cnt, have = 0;
+
+		CHECK(rondo_sig_spread_bin(u, s, k, &blo, &bhi, &cnt) == 0);
+		for (uint32_t r = 0; r < a.ranks; r++)
+			have += a.slow_ns[r] >= blo && a.slow_ns[r] <= bhi;
+		CHECKF(have == cnt,
+		       "sig %u bin %u: %u ranks, %u in [%llu, %llu]", s, k, cnt,
+		       have, (unsigned long long)blo, (unsigned long long)bhi);
+		inbins += cnt;
+	}
+	CHECK(inbins == b.ranks);
+	CHECK(rondo_sig_spread_bin(u, s, b.nbins, NULL, NULL, NULL) ==
+	      RONDO_E_RANGE);
+}
+
+/* Per-rank times summarized (section ranksum): what the summary keeps
+ * reads back as each rank's times say, and what it does not is said to be
+ * missing, not made up. */
+static void test_summary(void)
+{
+	struct fmt_buf file = {0}, file2 = {0};
+	struct testtrace *tt = tt_demo(12, 3);
+	rondo_trace *t = tt_open(tt, &file, 0), *u = rondo_trace_create();
+	uint32_t k, sig;
+	uint64_t ns, want;
+
+	summary_open(t, tt, u, &file2);
+	CHECK(rondo_rank_times_kept(t, &k) == RONDO_RANKTIMES_EACH &&
+	      k == RONDO_SPREAD_MAX);
+	CHECK(rondo_rank_times_kept(u, &k) == RONDO_RANKTIMES_SUMMARY &&
+	      k == 2);
+	CHECK(rondo_rank_times_kept(NULL, &k) == RONDO_RANKTIMES_NONE && !k);
+	for (uint32_t r = 0; r < rondo_rank_count(t); r++) {
+		CHECK(rondo_rank_mpi_time(t, r, &want) == 0);
+		CHECK(rondo_rank_mpi_time(u, r, &ns) == 0 &&
+		      ns == fmt_time_value(fmt_time_code(want)) &&
+		      near(ns, want));
+		CHECK(rondo_rank_time_count(u, r) == 0);
+		CHECK(rondo_rank_time_entry(u, r, 0, &sig, &ns) ==
+		      RONDO_E_MISSING);
+	}
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
+		check_spread(t, u, s);
+	CHECK(rondo_sig_spread(u, rondo_sig_count(u), NULL) == RONDO_E_RANGE);
+	CHECK(rondo_sig_rank_time(u, 0, rondo_rank_count(u), &ns) ==
+	      RONDO_E_RANGE);
+	rondo_trace_free(t);
+	rondo_trace_free(u);
+	tt_free(tt);
+	fmt_buf_free(&file);
+	fmt_buf_free(&file2);
+}
+
 static void test_random(void)
 {
 	struct seqs q;
@@ -830,6 +973,7 @@ int main(void)
 	test_empty_rules();
 	test_demo();
 	test_random();
+	test_summary();
 	test_errors();
 	return check_done("test_reader");
 }

@@ -4,6 +4,7 @@
  * communicators renumbered from their identities, the ranks' clock
  * origins put onto one clock.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,16 +366,19 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_typesizes ts = {0};
 	struct fmt_timing tm = {0};
 	struct fmt_rankvals rv = {0};
+	struct fmt_ranksum sum = {0};
 	struct fmt_buf b[13] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
 	static const uint32_t type[13] = {
 		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
 		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
-		FMT_SEC_STATS,	  FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
+		FMT_SEC_SIGSTATS, FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
 		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
 		FMT_SEC_RANKVALS};
-	int rc = -1, timed;
+	int rc = -1, timed, summed;
 
 	merge_ranktime(j->m, &times);
+	summed = times.nranks >
+		 (j->exact_ranks ? j->exact_ranks : JOB_EXACT_RANKS);
 	if (cst.sig && st.st && stat && merge_finish(j->m, &g, &rm) == 0) {
 		memcpy(cst.sig, all->sig, sizeof(*cst.sig) * all->n);
 		rc = job_rename_comms(j, &cst, &bytes);
@@ -385,6 +389,11 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		rc = job_consts(j->names, &cst, &rv, &cbytes, &consts, &ts);
 	if (rc == 0)
 		rc = job_funcs(j->names, &funcs, &cst);
+	if (rc == 0 && summed)
+		rc = fmt_ranksum_make(&sum, &times, JOB_EXTREMES,
+				      merge_rank_mpi(j->m))
+			     ? -1
+			     : 0;
 	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
 	if (timed)
 		job_offsets(j, &tm);
@@ -399,9 +408,12 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_cst_encode(&b[3], &cst);
 		fmt_grammar_encode(&b[4], &g);
 		fmt_rankmap_encode(&b[5], &rm);
-		fmt_stats_encode(&b[6], &st);
+		fmt_sigstats_encode(&b[6], &st);
 		fmt_comms_encode(&b[7], &j->comms);
-		fmt_ranktime_encode(&b[8], &times);
+		if (summed)
+			fmt_ranksum_encode(&b[8], &sum);
+		else
+			fmt_ranktime_encode(&b[8], &times);
 		fmt_topos_encode(&b[9], &j->topos);
 		fmt_typesizes_encode(&b[10], &ts);
 		if (timed)
@@ -416,11 +428,15 @@ int job_sections(struct job *j, struct fmt_writer *w)
 				     (i == 10 && !ts.n) ||
 				     (i == 11 && !timed) || (i == 12 && !rv.n)
 			     ? 0
-			     : fmt_writer_add(w, type[i], b[i].data, b[i].len,
+			     : fmt_writer_add(w,
+					      i == 8 && summed ? FMT_SEC_RANKSUM
+							       : type[i],
+					      b[i].data, b[i].len,
 					      job_pack_level(b[i].len));
 	for (int i = 0; i < 13; i++)
 		fmt_buf_free(&b[i]);
 	fmt_rankvals_free(&rv);
+	fmt_ranksum_free(&sum);
 	fmt_buf_free(&vbytes);
 	fmt_timing_free(&tm);
 	fmt_typesizes_free(&ts);
@@ -434,6 +450,20 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	fmt_grammar_free(&g);
 	fmt_rankmap_free(&rm);
 	return rc;
+}
+
+uint32_t job_exact_ranks(const char *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!v)
+		return JOB_EXACT_RANKS;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || *end || *v == '-' || n == 0 || n > UINT32_MAX)
+		return 0;
+	return (uint32_t)n;
 }
 
 void job_free(struct job *j)

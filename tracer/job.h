@@ -39,7 +39,22 @@ struct job {
 	size_t capcomms;
 	struct fmt_topos topos; /* borrowed from the merge too */
 	int oom;
+	/* Each rank's time in each signature is kept (section ranktime) up
+	 * to this many ranks; past it, a summary (ranksum).  0: the
+	 * default, JOB_EXACT_RANKS. */
+	uint32_t exact_ranks;
 };
+
+/* Ranks up to which a trace keeps each rank's time in each signature, and
+ * how many of the slowest and of the fastest ranks a summary keeps per
+ * signature past it. */
+#define JOB_EXACT_RANKS 16
+#define JOB_EXTREMES	4
+
+/* RONDO_RANKTIME_EXACT's value v (NULL: unset): the number of ranks,
+ * JOB_EXACT_RANKS when unset, or 0 when v is not a number from 1 to
+ * 2^32 - 1. */
+uint32_t job_exact_ranks(const char *v);
 
 /* The zstd level a section of len bytes is written at. */
 int job_pack_level(size_t len);

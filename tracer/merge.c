@@ -489,11 +489,14 @@ static int stats_add(struct merge *m, const struct fmt_stats *st,
 /* The time lists start for ranks nranks .. nranks + count - 1, empty. */
 static int times_empty(struct extra *x, uint32_t nranks, uint64_t count)
 {
-	if (util_grow(&x->at, &x->capat, nranks + count + 1, sizeof(*x->at)))
+	if (util_grow(&x->at, &x->capat, nranks + count + 1, sizeof(*x->at)) ||
+	    util_grow(&x->mpi, &x->capmpi, nranks + count, sizeof(*x->mpi)))
 		return RONDO_E_NOMEM;
 	x->at[0] = 0;
-	for (uint64_t k = 1; k <= count; k++)
+	for (uint64_t k = 1; k <= count; k++) {
 		x->at[nranks + k] = x->ntime;
+		x->mpi[nranks + k - 1] = 0;
+	}
 	return 0;
 }
 
@@ -512,8 +515,10 @@ static int by_sig(const void *a, const void *b)
 
 /* The time list of the rank being added (the last one), from n (signature,
  * time) pairs renumbered by map: sorted, and two signatures that map to
- * one give one entry with their sum, so that the list increases. */
-static int times_add(struct merge *m, struct sig_time *v, uint32_t n)
+ * one give one entry with their sum, so that the list increases; mpi is
+ * the code of its time in MPI. */
+static int times_add(struct merge *m, struct sig_time *v, uint32_t n,
+		     uint16_t mpi)
 {
 	struct extra *x = &m->x;
 	uint32_t k = 0, rank = m->grams.nranks;
@@ -538,6 +543,7 @@ static int times_add(struct merge *m, struct sig_time *v, uint32_t n)
 	}
 	x->ntime += k;
 	x->at[rank + 1] = x->ntime;
+	x->mpi[rank] = mpi;
 	return 0;
 }
 
@@ -625,6 +631,7 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 	uint32_t *map = malloc(sizeof(*map) * ((size_t)cst->n + 1)), u;
 	struct sig_time *v = malloc(sizeof(*v) * ((size_t)st->n + 1));
 	int rc = map && v ? 0 : RONDO_E_NOMEM;
+	uint64_t mpi = 0;
 
 	if (!rc && m->grams.failed)
 		rc = RONDO_E_STATE;
@@ -637,6 +644,9 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 			v[i] = (struct sig_time){
 				map[st->st[i].sig],
 				fmt_time_code(st->st[i].s.total_ns), 0};
+		mpi = st->st[i].s.total_ns > UINT64_MAX - mpi
+			      ? UINT64_MAX
+			      : mpi + st->st[i].s.total_ns;
 	}
 	if (!rc)
 		rc = gram_intern(&m->grams, g->nrules ? g : &empty, map, cst->n,
@@ -644,7 +654,7 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 	if (!rc)
 		rc = stats_add(m, st, map);
 	if (!rc)
-		rc = times_add(m, v, st->n);
+		rc = times_add(m, v, st->n, fmt_time_code(mpi));
 	if (!rc)
 		rc = ranks_add(m, u, 1);
 	free(map);
@@ -794,7 +804,7 @@ int merge_range_add(struct merge *m, const struct range *r)
 		/* times_add files them under rank nranks: the ranks
 		 * themselves are added below */
 		m->grams.nranks = start + k;
-		rc = times_add(m, v, (uint32_t)n);
+		rc = times_add(m, v, (uint32_t)n, r->mpi[k]);
 	}
 	m->grams.nranks = start;
 	rc = rc ? rc : range_timing(m, r);
@@ -899,6 +909,11 @@ void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt)
 {
 	*rt = (struct fmt_ranktime){m->grams.nranks, m->x.at, m->x.at, m->x.sig,
 				    m->x.code};
+}
+
+const uint16_t *merge_rank_mpi(const struct merge *m)
+{
+	return m->x.mpi;
 }
 
 const struct fmt_comms *merge_comms(const struct merge *m,
@@ -1050,6 +1065,7 @@ void merge_free(struct merge *m)
 	free(m->t.origin);
 	free(m->x.stat);
 	free(m->x.at);
+	free(m->x.mpi);
 	free(m->x.sig);
 	free(m->x.code);
 	for (uint32_t i = 0; i < m->x.comms.n; i++) {

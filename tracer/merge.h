@@ -145,6 +145,10 @@ const rondo_stat *merge_stats(struct merge *m);
 
 /* Each rank's time per signature (pointers owned by m). */
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt);
+/* Each rank's time in MPI, a time code of the exact sum of its
+ * signatures' totals (owned by m; merge_ranks() of them, or NULL when
+ * there are none). */
+const uint16_t *merge_rank_mpi(const struct merge *m);
 
 /* The communicators, their identities in *keys and their topologies in
  * *topo, one each, in the same order (owned by m). */

@@ -66,6 +66,9 @@ struct extra {
 	uint32_t *sig;
 	uint16_t *code;
 	size_t ntime, capsig, capcode;
+	uint16_t *mpi; /* each rank's time in MPI, a time code of the exact
+			  sum of its signatures' totals */
+	size_t capmpi;
 	/* The communicator identities the ranks speak for, and their
 	 * Cartesian topologies (ndims 0: none). */
 	struct fmt_comms comms;
@@ -110,6 +113,7 @@ struct range {
 	struct fmt_timing timing; /* base 0: none */
 	struct merge_val *val;	  /* ranks from 0 in the range */
 	size_t nval;
+	uint16_t *mpi; /* nranks time codes */
 };
 
 /* ---- merge.c ------------------------------------------------------------- */

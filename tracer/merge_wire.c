@@ -35,6 +35,7 @@ enum {
 	PART_COMMS,
 	PART_TIMING,
 	PART_VALS,
+	PART_MPI,
 	NPARTS
 };
 
@@ -133,6 +134,9 @@ int merge_encode(struct merge *m, struct fmt_buf *b)
 		fmt_rval_put(&part, &v->v);
 	}
 	put_part(b, &part);
+	for (uint32_t k = 0; k < gs->nranks; k++)
+		fmt_put_uvarint(&part, x->mpi[k]);
+	put_part(b, &part);
 	fmt_grammar_free(&map);
 	free(st.st);
 	free(list);
@@ -151,6 +155,27 @@ static void range_free(struct range *r)
 	fmt_comms_free(&r->comms);
 	fmt_timing_free(&r->timing);
 	free(r->val);
+	free(r->mpi);
+}
+
+/* The range's ranks' times in MPI: one code per rank. */
+static int mpi_decode(struct range *r, const uint8_t *p, size_t n)
+{
+	struct fmt_cur c;
+	uint64_t v;
+	int rc = 0;
+
+	fmt_cur_init(&c, p, n, "merge", NULL);
+	r->mpi = malloc(sizeof(*r->mpi) * (r->nranks + 1));
+	if (!r->mpi)
+		return RONDO_E_NOMEM;
+	for (uint64_t k = 0; k < r->nranks && !rc; k++) {
+		rc = fmt_get_uvarint(&c, &v);
+		if (!rc && v > FMT_TIME_CODE_MAX)
+			rc = RONDO_E_CORRUPT;
+		r->mpi[k] = (uint16_t)v;
+	}
+	return rc ? rc : fmt_cur_end(&c);
 }
 
 /* The range's per-rank values: ranks in order, each below its ranks. */
@@ -266,7 +291,8 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 				rc = RONDO_E_CORRUPT;
 		}
 	}
-	return rc ? rc : vals_decode(r, part[PART_VALS], len[PART_VALS]);
+	rc = rc ? rc : vals_decode(r, part[PART_VALS], len[PART_VALS]);
+	return rc ? rc : mpi_decode(r, part[PART_MPI], len[PART_MPI]);
 }
 
 int merge_add_encoded(struct merge *m, const uint8_t *p, size_t n,

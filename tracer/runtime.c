@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "fortran.h"
+#include "job.h"
 #include "runtime.h"
 #include "spill.h"
 #include "util.h"
@@ -254,6 +255,13 @@ void rt_settings(void)
 	char *end;
 
 	timing_settings();
+	rt.exact_ranks = job_exact_ranks(getenv("RONDO_RANKTIME_EXACT"));
+	if (!rt.exact_ranks) {
+		rt_warn("RONDO_RANKTIME_EXACT='%s' is not a number of ranks "
+			"(1 or more); using %d",
+			getenv("RONDO_RANKTIME_EXACT"), JOB_EXACT_RANKS);
+		rt.exact_ranks = JOB_EXACT_RANKS;
+	}
 	rt.mem_limit =
 		setting_size("RONDO_MEMORY_LIMIT", memory_default_limit());
 	rt.disabled = setting_bool("RONDO_DISABLE", 0);

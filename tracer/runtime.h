@@ -132,10 +132,11 @@ struct rt {
 	size_t mem_limit;    /* RONDO_MEMORY_LIMIT, bytes (memory.c) */
 	uint64_t count_from; /* rt.ncalls when counting started */
 	/* per-call timing (timing.c) */
-	int timing;	     /* RONDO_TIMING: 1 per call */
-	double time_base;    /* RONDO_TIME_BASE */
-	size_t timing_limit; /* RONDO_TIMING_LIMIT, bytes */
-	int tstate;	     /* enum rt_timing */
+	int timing;	      /* RONDO_TIMING: 1 per call */
+	double time_base;     /* RONDO_TIME_BASE */
+	size_t timing_limit;  /* RONDO_TIMING_LIMIT, bytes */
+	uint32_t exact_ranks; /* RONDO_RANKTIME_EXACT (job.h) */
+	int tstate;	      /* enum rt_timing */
 	struct fmt_tscale tscale;
 	struct fmt_tenc tenc;
 	struct grammar *gd, *gi;	 /* durations, intervals */

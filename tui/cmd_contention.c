@@ -69,7 +69,7 @@ static void cont_header(const rondo_trace *t, const struct an_totals *tot,
 			uint64_t lost, int have_ranks)
 {
 	const char *prog = rondo_meta_get(t, "program");
-	char run[24], in[24], mpi[24];
+	char run[24], in[24], mpi[24], prec[256];
 
 	cli_duration(in, sizeof(in), (double)lost, 0);
 	cli_duration(mpi, sizeof(mpi), (double)tot->mpi_ns, 0);
@@ -87,6 +87,9 @@ static void cont_header(const rondo_trace *t, const struct an_totals *tot,
 	if (!have_ranks)
 		printf("(no per-rank times in this trace: imbalance "
 		       "unknown)\n");
+	else
+		printf("per-rank times: %s\n",
+		       an_rank_precision(t, prec, sizeof(prec)));
 	putchar('\n');
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sat.h"
+#include "stats.h"
 
 static void info_usage(FILE *f)
 {
@@ -59,6 +60,14 @@ static void info_rank_times(const rondo_trace *t)
 	printf("mpi time     mean %s/rank, min %s (rank %" PRIu32 "), max %s "
 	       "(rank %" PRIu32 "), max/mean %.2f\n",
 	       smean, smin, lo, smax, hi, sum > 0 ? max / (sum / n) : 1.0);
+}
+
+/* What the per-rank figures are worth. */
+static void info_rank_precision(const rondo_trace *t)
+{
+	char buf[256];
+
+	printf("rank times   %s\n", an_rank_precision(t, buf, sizeof(buf)));
 }
 
 struct func_use {
@@ -204,6 +213,7 @@ int cmd_info(int argc, char **argv)
 	info_group_count(t);
 	printf("comms        %" PRIu32 "\n", rondo_comm_count(t));
 	info_rank_times(t);
+	info_rank_precision(t);
 	info_timing(t);
 	printf("\nmetadata:\n");
 	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {

@@ -270,7 +270,8 @@ static void stats_missing(const char *path, enum an_by by, int rc)
 			  "before they were recorded)",
 			  path);
 	else
-		cli_error("%s has no call statistics (no 'stats' section)",
+		cli_error("%s has no call statistics (no 'sigstats' or 'stats' "
+			  "section)",
 			  path);
 }
 
@@ -304,9 +305,13 @@ int cmd_stats(int argc, char **argv)
 		rc = stats_csv(t, &o, rows, n, &tot);
 	} else {
 		stats_header(t, &tot);
-		if (o.by == AN_BY_RANK)
+		if (o.by == AN_BY_RANK) {
+			char prec[256];
+
+			printf("per-rank times: %s\n\n",
+			       an_rank_precision(t, prec, sizeof(prec)));
 			stats_text_ranks(rows, n, &tot);
-		else
+		} else
 			stats_text_calls(t, o.by, rows, n, &tot);
 	}
 	if (rc == CLI_EXIT_OK)

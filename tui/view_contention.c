@@ -279,6 +279,10 @@ static void draw_detail(struct view *v, int top, int height)
 		 "in a collective, the rank with the least time in it is the "
 		 "one "
 		 "the others waited for");
+	snprintf(line, sizeof(line), "per-rank times: ");
+	an_rank_precision(v->t, line + strlen(line),
+			  sizeof(line) - strlen(line));
+	view_put(v, top + 8, 1, v->cols - 2, theme_attr(THEME_DIM), line);
 }
 
 static void view_draw_cont(struct view *v, int top, int height)

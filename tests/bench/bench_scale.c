@@ -9,7 +9,13 @@
  * sizes and merge times of 1 024 to 16 384 ranks are measured, not
  * extrapolated.
  *
- *   bench_scale --pattern NAME --ranks P [--iters N] [--noise X] [-o FILE]
+ *   bench_scale --pattern NAME --ranks P [--iters N] [--noise X]
+ *               [--truth FILE] [-o FILE]
+ *
+ * --truth writes each rank's time in MPI as it went into the merge,
+ * "rank ns" a line, for tests to hold what the file says against; the
+ * trace keeps each rank's time in each signature up to
+ * RONDO_RANKTIME_EXACT ranks, as the tracer does.
  *
  * This file is the driver: the options, the choice of relative integers
  * and the merge, each up its tree, then the file and the figures.  The
@@ -67,6 +73,7 @@ struct run {
 	size_t largest;		 /* the largest message rank 0 took in */
 	uint64_t calls;
 	double run_ns; /* the longest rank's time in MPI */
+	FILE *truth;   /* --truth: each rank's time in MPI, exactly */
 };
 
 /* Rank `rank`'s tables, made (observe: its signatures only). */
@@ -180,6 +187,13 @@ static double rank_merge(struct run *R, uint32_t rank, struct merge **m)
 	for (uint32_t s = 0; s < r.nsig; s++)
 		if (r.sig[s].st.count)
 			st.st[st.n++] = (struct fmt_stat){s, r.sig[s].st};
+	if (R->truth) {
+		unsigned long long mpi = 0;
+
+		for (uint32_t s = 0; s < st.n; s++)
+			mpi += st.st[s].s.total_ns;
+		fprintf(R->truth, "%u %llu\n", rank, mpi);
+	}
 	if (relative_apply(R->choice, &cst, &bytes, rk_rank_me, &r) < 0 ||
 	    merge_add_rank(*m, &cst, &g, &st) != 0)
 		die("a rank's tables do not merge");
@@ -299,7 +313,8 @@ static void scale_meta(struct fmt_meta *m, void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_scale --pattern NAME --ranks P "
-			"[--iters N] [--noise X] [-o FILE]\npatterns:");
+			"[--iters N] [--noise X] [--truth FILE] [-o FILE]\n"
+			"patterns:");
 	for (size_t k = 0; k < rk_npatterns; k++)
 		fprintf(stderr, " %s", rk_patterns[k].name);
 	fprintf(stderr, "\n");
@@ -308,10 +323,13 @@ static void usage(void)
 
 static void options(int argc, char **argv, struct run *R, const char **out)
 {
-	static const struct option opts[] = {
-		{"pattern", 1, 0, 'p'}, {"ranks", 1, 0, 'r'},
-		{"iters", 1, 0, 'n'},	{"noise", 1, 0, 'x'},
-		{"output", 1, 0, 'o'},	{0, 0, 0, 0}};
+	static const struct option opts[] = {{"pattern", 1, 0, 'p'},
+					     {"ranks", 1, 0, 'r'},
+					     {"iters", 1, 0, 'n'},
+					     {"noise", 1, 0, 'x'},
+					     {"output", 1, 0, 'o'},
+					     {"truth", 1, 0, 't'},
+					     {0, 0, 0, 0}};
 	unsigned long v;
 	char *end;
 	int c;
@@ -323,6 +341,12 @@ static void options(int argc, char **argv, struct run *R, const char **out)
 		}
 		if (c == '?')
 			usage();
+		if (c == 't') {
+			R->truth = fopen(optarg, "w");
+			if (!R->truth)
+				die("cannot write the --truth file");
+			continue;
+		}
 		if (c == 'x') {
 			rk_noise = strtod(optarg, &end);
 			if (*end || !*optarg ||
@@ -403,6 +427,11 @@ int main(int argc, char **argv)
 	j.names = &rk_names;
 	j.meta = scale_meta;
 	j.ctx = &x;
+	j.exact_ranks = job_exact_ranks(getenv("RONDO_RANKTIME_EXACT"));
+	if (!j.exact_ranks)
+		die("RONDO_RANKTIME_EXACT is not a number of ranks");
+	if (R.truth && fclose(R.truth) != 0)
+		die("cannot write the --truth file");
 	if (job_sections(&j, &w) < 0)
 		die("out of memory making the sections");
 	if (fmt_writer_save(&w, out, why, sizeof(why)) != 0) {

@@ -130,6 +130,8 @@ void rk_names_init(void)
 			p[n - fn->flags[fn->nparams]] = '\0';
 			fn->params[fn->nparams++] = p;
 		}
+		if (!fn->nparams) /* else the parameters point into it */
+			free(list);
 	}
 	rk_names = (struct job_names){NFUNCS, funcs, NCONSTS, const_names,
 				      const_sizes};

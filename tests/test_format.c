@@ -1348,7 +1348,7 @@ static int open_all(const uint8_t *p, size_t n, struct fmt_err *e)
 		if (!rc)
 			rc = dec[t](sec[t], len[t], e);
 	}
-	for (uint32_t t = 0; t < 15; t++)
+	for (size_t t = 0; t < COUNTOF(sec); t++)
 		free(sec[t]);
 	fmt_container_free(&c);
 	return rc;

@@ -708,6 +708,10 @@ void fmt_ranksum_encode(struct fmt_buf *b, const struct fmt_ranksum *s);
 int fmt_ranksum_decode(struct fmt_ranksum *s, const uint8_t *p, size_t n,
 		       uint32_t nranks, uint32_t nsigs, struct fmt_err *e);
 void fmt_ranksum_free(struct fmt_ranksum *s);
+/* The spread of signature sig in s (a binary search), or NULL when no
+ * rank called it. */
+const struct fmt_sigsum *fmt_ranksum_find(const struct fmt_ranksum *s,
+					  uint32_t sig);
 
 /* A duration kept to 7 significant bits: exact below 128 ns, otherwise
  * rounded to the nearest of 64 values per power of two, so the value read

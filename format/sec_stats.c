@@ -964,6 +964,22 @@ int fmt_ranksum_decode(struct fmt_ranksum *s, const uint8_t *p, size_t n,
 	return rc;
 }
 
+const struct fmt_sigsum *fmt_ranksum_find(const struct fmt_ranksum *s,
+					  uint32_t sig)
+{
+	uint32_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->s[mid].sig < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->s[lo].sig == sig ? &s->s[lo] : NULL;
+}
+
 void fmt_ranksum_free(struct fmt_ranksum *s)
 {
 	free(s->mpi);

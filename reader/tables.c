@@ -341,28 +341,12 @@ int rondo_rank_time_entry(const rondo_trace *t, uint32_t rank, uint32_t k,
 	return 0;
 }
 
-/* The spread of signature sig, or NULL when no rank called it. */
-static const struct fmt_sigsum *spread_of(const rondo_trace *t, uint32_t sig)
-{
-	uint32_t lo = 0, hi = t->sum.n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->sum.s[mid].sig < sig)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->sum.n && t->sum.s[lo].sig == sig ? &t->sum.s[lo] : NULL;
-}
-
 /* A summary's answer: the rank's time when the spread lists it, 0 when
  * it lists every rank that called sig and not this one. */
 static int sig_rank_summed(const rondo_trace *t, uint32_t sig, uint32_t rank,
 			   uint64_t *ns)
 {
-	const struct fmt_sigsum *ss = spread_of(t, sig);
+	const struct fmt_sigsum *ss = fmt_ranksum_find(&t->sum, sig);
 
 	if (!ss)
 		return 0;
@@ -458,7 +442,7 @@ int rondo_sig_spread(const rondo_trace *t, uint32_t sig, rondo_spread *out)
 	if (rc < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
-	ss = spread_of(t, sig);
+	ss = fmt_ranksum_find(&t->sum, sig);
 	if (!ss)
 		return 0;
 	out->ranks = ss->ranks;
@@ -490,7 +474,7 @@ int rondo_sig_spread_bin(const rondo_trace *t, uint32_t sig, uint32_t k,
 
 	if (rc < 0)
 		return rc;
-	ss = spread_of(t, sig);
+	ss = fmt_ranksum_find(&t->sum, sig);
 	if (!ss || k >= ss->nbins)
 		return RONDO_E_RANGE;
 	b = &t->sum.bin[ss->bin + k];

@@ -751,12 +751,9 @@ static int ranksum_with(const struct trace_in *t, const struct adding *d,
 		for (uint32_t k = 0; a && k < a->nsig && k < a->nstats; k++) {
 			uint32_t s = d->gsig[r][k];
 			uint64_t ns = a->stats[k].total_ns;
-			int known = 0;
 
 			mpi = ns > UINT64_MAX - mpi ? UINT64_MAX : mpi + ns;
-			for (uint32_t j = 0; j < o->n && !known; j++)
-				known = o->s[j].sig == s;
-			if (!known)
+			if (!fmt_ranksum_find(o, s))
 				n = ranksum_put(&nt, nt.at[r], n, s, ns);
 		}
 		rs->mpi[r] = fmt_time_code(mpi);

@@ -7,7 +7,8 @@
 #  - Up to the threshold the file keeps each rank's time in each signature
 #    (section ranktime), past it a summary (ranksum); the boundary is
 #    exact (16 ranks with the threshold at 16 and at 15), and `rondo info`
-#    says which, with its precision.
+#    says which, with its precision, as do the contention and by-rank
+#    reports.
 #  - Either way each rank's MPI time (`rondo stats --by rank`) is within
 #    1/128 of the truth, and the contention report (imbalance, the
 #    slowest and the fastest rank and their times, the mean) is the same
@@ -21,7 +22,11 @@ scale="$top_builddir/tests/bench/bench_scale"
 [ -x "$scale" ] || { echo "FAIL: $scale not built"; exit 1; }
 cd "$tmp" || exit 1
 
-# make NAME PATTERN RANKS EXACT: the job's file NAME.rondo and its truth.
+# what info and the reports say of the per-rank figures, by form
+each_text="each rank's time in each signature, within 0.79%"
+sum_text="summarized: each rank's MPI time within 0.79%; per signature the ranks' mean, the 4 slowest and 4 fastest ranks within 0.79%, the others as a histogram of 9% bins"
+
+# job NAME PATTERN RANKS EXACT: the job's file NAME.rondo and its truth.
 job() {
 	RONDO_RANKTIME_EXACT=$4 "$scale" --pattern "$2" --ranks "$3" \
 		--iters 20 --truth "$1.truth" -o "$1.rondo" >"$1.out" 2>&1 ||
@@ -34,8 +39,8 @@ kept() {
 	got=$(awk '$1 == "ranktime" || $1 == "ranksum" { print $1 }' "$1.info")
 	[ "$got" = "$2" ] || fail "$1: per-rank times in '$got', not $2"
 	case $2 in
-	ranktime) want="rank times   each rank's time in each signature, within 0.79%" ;;
-	ranksum) want="rank times   summarized: each rank's MPI time within 0.79%; per signature the ranks' mean, the 4 slowest and 4 fastest ranks within 0.79%, the others as a histogram of 9% bins" ;;
+	ranktime) want="rank times   $each_text" ;;
+	ranksum) want="rank times   $sum_text" ;;
 	esac
 	grep -qxF "$want" "$1.info" || fail "$1: info does not say '$want': $(grep '^rank times' "$1.info")"
 }
@@ -67,6 +72,15 @@ for p in stencil xor; do
 	[ "$(wc -l <"$p-each.csv")" -gt 3 ] || fail "$p: contention has no rows"
 	cmp -s "$p-each.csv" "$p-sum.csv" ||
 		fail "$p: contention from the summary differs: $(diff "$p-each.csv" "$p-sum.csv" | head -5)"
+	# the text reports say what the per-rank figures are worth
+	for f in each sum; do
+		[ $f = each ] && want=$each_text || want=$sum_text
+		"$rondo" contention "$p-$f.rondo" >"$p-$f.txt" 2>&1 &&
+			"$rondo" stats --by rank "$p-$f.rondo" >>"$p-$f.txt" 2>&1 ||
+			fail "$p-$f: contention or stats failed"
+		[ "$(grep -cxF "per-rank times: $want" "$p-$f.txt")" = 2 ] ||
+			fail "$p-$f: the reports do not both say 'per-rank times: $want': $(grep 'per-rank' "$p-$f.txt")"
+	done
 	# the ranks the pattern makes slow are named, not all alike
 	awk -F, 'NR > 1 && $10 > 1.1 { slow++ } END { exit !slow }' "$p-sum.csv" ||
 		fail "$p: no signature shows an imbalance: $(head -3 "$p-sum.csv")"

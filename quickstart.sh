@@ -16,15 +16,18 @@ top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 packages="gcc make autoconf automake libtool pkg-config libopenmpi-dev
 openmpi-bin libncurses-dev libzstd-dev libyaml-dev python3 tmux
-python3-mpi4py netpipe-openmpi"
+python3-mpi4py netpipe-openmpi libopen-trace-format2-dev"
 # The tests run against MPICH too (it also has the MPI-4 sessions Open MPI
 # 4.1 lacks), with Fortran programs (gfortran) and NetPIPE built for each;
-# clang-format checks the code's layout (tests/style.sh).
-test_packages="libmpich-dev mpich gfortran netpipe-mpich2 clang-format"
+# clang-format checks the code's layout (tests/style.sh); OTF2's tools
+# and its Python reader read back what rondo export --otf2 writes
+# (tests/export_otf2.sh).
+test_packages="libmpich-dev mpich gfortran netpipe-mpich2 clang-format
+otf2-tools python3-otf2"
 # Against MPICH, the tests that run MPI programs or the tracer (tests/lib.sh
 # launches them with its mpiexec); the others read traces only, and do not
 # depend on the library.
-mpich_tests="tests/mpi.sh tests/merge.sh tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/matrix.sh tests/preload.sh tests/fortran.sh tests/debian.sh tests/traceout.sh tests/tools.sh tests/outside.sh tests/ending.sh tests/memlimit.sh"
+mpich_tests="tests/mpi.sh tests/merge.sh tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/matrix.sh tests/preload.sh tests/fortran.sh tests/debian.sh tests/traceout.sh tests/tools.sh tests/outside.sh tests/ending.sh tests/memlimit.sh tests/export.sh tests/export_otf2.sh"
 
 say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
@@ -127,11 +130,11 @@ check() {
 do_test() {
 	packages="$packages $test_packages"
 	install_packages
-	build "$top/build-check" --enable-asan
+	build "$top/build-check" --enable-asan --with-otf2
 	say "make check"
 	check "$top/build-check"
 	# The tracer against MPICH: every test of MPI programs.
-	build "$top/build-mpich" --with-mpi=mpich --enable-asan
+	build "$top/build-mpich" --with-mpi=mpich --enable-asan --with-otf2
 	say "make check against MPICH: $mpich_tests"
 	check "$top/build-mpich" TESTS="$mpich_tests"
 	summarize "$top/build-check/check.out" "$top/build-mpich/check.out"

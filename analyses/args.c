@@ -40,3 +40,34 @@ uint32_t an_req_id(const rondo_arg *a)
 		       ? (uint32_t)a->u
 		       : UINT32_MAX;
 }
+
+/* Parameter `name` of s, else `other` (the array form, a Sendrecv's). */
+static rondo_arg arg_or(const rondo_trace *t, uint32_t s, const char *name,
+			const char *other)
+{
+	rondo_arg a = an_arg(t, s, name);
+
+	return a.kind == RONDO_ARG_NULL ? an_arg(t, s, other) : a;
+}
+
+void an_p2p_args(const rondo_trace *t, uint32_t s, struct an_p2p *a)
+{
+	a->comm = an_arg(t, s, "comm");
+	a->dest = an_arg(t, s, "dest");
+	a->source = an_arg(t, s, "source");
+	a->stag = arg_or(t, s, "tag", "sendtag");
+	a->rtag = arg_or(t, s, "tag", "recvtag");
+	a->scount = arg_or(t, s, "count", "sendcount");
+	a->rcount = arg_or(t, s, "count", "recvcount");
+	a->stype = arg_or(t, s, "datatype", "sendtype");
+	a->rtype = arg_or(t, s, "datatype", "recvtype");
+	if (a->rtype.kind == RONDO_ARG_NULL) /* Sendrecv_replace */
+		a->rtype = a->stype;
+	a->req = arg_or(t, s, "request", "array_of_requests");
+	a->status = arg_or(t, s, "status", "array_of_statuses");
+	a->index = arg_or(t, s, "index", "array_of_indices");
+	a->flag = an_arg(t, s, "flag");
+	a->message = an_arg(t, s, "message");
+	a->any_src = an_is_const(t, &a->source, "MPI_ANY_SOURCE") != 0;
+	a->any_tag = an_is_const(t, &a->rtag, "MPI_ANY_TAG") != 0;
+}

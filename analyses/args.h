@@ -26,4 +26,22 @@ int64_t an_int(const rondo_arg *a);
 /* The request id a value names, or UINT32_MAX (MPI_REQUEST_NULL...). */
 uint32_t an_req_id(const rondo_arg *a);
 
+/* The values of a point-to-point or completion call, by what they do
+ * (a NULL value where the function has none): a Sendrecv's send and
+ * receive sides, a Send's send side, a Recv's receive side. */
+struct an_p2p {
+	rondo_arg comm;
+	rondo_arg dest, stag, scount, stype;   /* what it sends */
+	rondo_arg source, rtag, rcount, rtype; /* what it receives */
+	rondo_arg req;		  /* request, or array_of_requests */
+	rondo_arg status;	  /* status, or array_of_statuses */
+	rondo_arg index;	  /* index, or array_of_indices */
+	rondo_arg flag;		  /* a Test's */
+	rondo_arg message;	  /* a matched probe's */
+	uint8_t any_src, any_tag; /* source MPI_ANY_SOURCE, tag MPI_ANY_TAG */
+};
+
+/* Fills *a with signature s's values. */
+void an_p2p_args(const rondo_trace *t, uint32_t s, struct an_p2p *a);
+
 #endif /* RONDO_ARGS_H */

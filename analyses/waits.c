@@ -98,8 +98,7 @@ static const struct wfn {
 /* What a signature does, and the values it does it with. */
 struct wsig {
 	uint8_t cls, lr;
-	uint8_t any_src, any_tag; /* a receive's wildcards */
-	rondo_arg comm, dest, stag, source, rtag, req, status, index, flag;
+	struct an_p2p a;
 };
 
 /* A send waiting for its receive. */
@@ -386,12 +385,12 @@ static int wait_send(struct waits *w, uint32_t r, const struct wsig *s,
 	struct chan *c;
 	int64_t dst, tag;
 
-	if (rondo_comm_resolve(w->b.t, &s->comm, r, &cm) < 0)
+	if (rondo_comm_resolve(w->b.t, &s->a.comm, r, &cm) < 0)
 		return wait_nocomm(w);
-	dst = rondo_peer(w->b.t, &cm, &s->dest, NULL);
+	dst = rondo_peer(w->b.t, &cm, &s->a.dest, NULL);
 	if (dst == RONDO_PEER_PROC_NULL)
 		return 0; /* MPI_PROC_NULL: no message */
-	if (dst < 0 || tag_of(w->b.t, &s->stag, &cm, &tag) < 0)
+	if (dst < 0 || tag_of(w->b.t, &s->a.stag, &cm, &tag) < 0)
 		return w->out->unresolved++, 0;
 	c = wait_chan(w, r, (uint32_t)dst, cm.id, tag);
 	if (!c)
@@ -450,10 +449,10 @@ static int wait_post(struct waits *w, uint32_t r, const struct wsig *s,
 	int64_t src = -1;
 
 	*out = NULL;
-	if (rondo_comm_resolve(w->b.t, &s->comm, r, &cm) < 0)
+	if (rondo_comm_resolve(w->b.t, &s->a.comm, r, &cm) < 0)
 		return wait_nocomm(w);
-	if (!s->any_src) {
-		src = rondo_peer(w->b.t, &cm, &s->source, NULL);
+	if (!s->a.any_src) {
+		src = rondo_peer(w->b.t, &cm, &s->a.source, NULL);
 		if (src == RONDO_PEER_PROC_NULL)
 			return 0;
 		if (src == RONDO_PEER_ANY) /* this rank's own value */
@@ -473,8 +472,8 @@ static int wait_post(struct waits *w, uint32_t r, const struct wsig *s,
 	m->src = src;
 	m->post = x->start;
 	m->post_err = x->err;
-	m->any_tag = s->any_tag;
-	if (!m->any_tag && tag_of(w->b.t, &s->rtag, &cm, &m->tag) < 0) {
+	m->any_tag = s->a.any_tag;
+	if (!m->any_tag && tag_of(w->b.t, &s->a.rtag, &cm, &m->tag) < 0) {
 		w->out->unresolved++;
 		return rmsg_free(w, m);
 	}
@@ -584,28 +583,29 @@ static int wait_completion(struct waits *w, uint32_t r, const struct wsig *s,
 	rondo_arg v, st;
 	int64_t i;
 
-	if (test && c != W_WAITSOME && an_int(&s->flag) != 1)
+	if (test && c != W_WAITSOME && an_int(&s->a.flag) != 1)
 		return 0; /* nothing completed */
 	switch (c) {
-	case W_WAIT: rc = wait_take(w, r, &s->req, &s->status); break;
+	case W_WAIT: rc = wait_take(w, r, &s->a.req, &s->a.status); break;
 	case W_WAITALL:
-		for (uint64_t k = 0; rc == 0 && k < list_len(&s->req); k++) {
-			v = elem(&s->req, k);
-			st = elem(&s->status, k);
+		for (uint64_t k = 0; rc == 0 && k < list_len(&s->a.req); k++) {
+			v = elem(&s->a.req, k);
+			st = elem(&s->a.status, k);
 			rc = wait_take(w, r, &v, &st);
 		}
 		break;
 	case W_WAITANY:
-		i = an_int(&s->index);
-		v = elem(&s->req, i < 0 ? UINT64_MAX : (uint64_t)i);
-		rc = wait_take(w, r, &v, &s->status);
+		i = an_int(&s->a.index);
+		v = elem(&s->a.req, i < 0 ? UINT64_MAX : (uint64_t)i);
+		rc = wait_take(w, r, &v, &s->a.status);
 		break;
 	default: /* Waitsome: the indices, each with its status */
-		for (uint64_t k = 0; rc == 0 && k < list_len(&s->index); k++) {
-			st = elem(&s->index, k);
+		for (uint64_t k = 0; rc == 0 && k < list_len(&s->a.index);
+		     k++) {
+			st = elem(&s->a.index, k);
 			i = an_int(&st);
-			v = elem(&s->req, i < 0 ? UINT64_MAX : (uint64_t)i);
-			st = elem(&s->status, k);
+			v = elem(&s->a.req, i < 0 ? UINT64_MAX : (uint64_t)i);
+			st = elem(&s->a.status, k);
 			rc = wait_take(w, r, &v, &st);
 		}
 		break;
@@ -651,7 +651,7 @@ static int wait_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 	case W_RECV:
 		if (s->cls == W_SENDRECV && (rc = wait_send(w, r, s, x, 0)) < 0)
 			return rc;
-		rc = wait_post(w, r, s, x, &s->status, &m);
+		rc = wait_post(w, r, s, x, &s->a.status, &m);
 		if (rc < 0 || !m)
 			return rc;
 		w->done[0] = m; /* w->done has room: made so at the start */
@@ -663,22 +663,22 @@ static int wait_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 		    (rc = wait_send(w, r, s, x, 0)) < 0)
 			return rc;
 		rc = wait_post(w, r, s, x, NULL, &m);
-		return rc ? rc : wait_bind(w, r, &s->req, m);
+		return rc ? rc : wait_bind(w, r, &s->a.req, m);
 	case W_SINIT:
 	case W_RINIT:
-		if ((rc = wait_req(w, r, &s->req, &q)) < 0 || !q)
+		if ((rc = wait_req(w, r, &s->a.req, &q)) < 0 || !q)
 			return rc;
 		q->init = x->sig;
 		return 0;
-	case W_START: return wait_start(w, r, &s->req, x);
+	case W_START: return wait_start(w, r, &s->a.req, x);
 	case W_STARTALL:
-		for (uint64_t k = 0; rc == 0 && k < list_len(&s->req); k++) {
-			v = elem(&s->req, k);
+		for (uint64_t k = 0; rc == 0 && k < list_len(&s->a.req); k++) {
+			v = elem(&s->a.req, k);
 			rc = wait_start(w, r, &v, x);
 		}
 		return rc;
 	case W_FREE:
-		if ((rc = wait_req(w, r, &s->req, &q)) < 0 || !q)
+		if ((rc = wait_req(w, r, &s->a.req, &q)) < 0 || !q)
 			return rc;
 		m = q->m;
 		*q = (struct wreq){NONE, NULL};
@@ -712,26 +712,7 @@ static int waits_init(struct waits *w, const rondo_trace *t,
 		if (x->cls == W_NONE)
 			continue;
 		tbase_use(&w->b, s);
-		x->comm = an_arg(t, s, "comm");
-		x->dest = an_arg(t, s, "dest");
-		x->source = an_arg(t, s, "source");
-		x->stag = x->rtag = an_arg(t, s, "tag");
-		if (x->stag.kind == RONDO_ARG_NULL) { /* Sendrecv */
-			x->stag = an_arg(t, s, "sendtag");
-			x->rtag = an_arg(t, s, "recvtag");
-		}
-		x->req = an_arg(t, s, "request");
-		if (x->req.kind == RONDO_ARG_NULL)
-			x->req = an_arg(t, s, "array_of_requests");
-		x->status = an_arg(t, s, "status");
-		if (x->status.kind == RONDO_ARG_NULL)
-			x->status = an_arg(t, s, "array_of_statuses");
-		x->index = an_arg(t, s, "index");
-		if (x->index.kind == RONDO_ARG_NULL)
-			x->index = an_arg(t, s, "array_of_indices");
-		x->flag = an_arg(t, s, "flag");
-		x->any_src = an_is_const(t, &x->source, "MPI_ANY_SOURCE") != 0;
-		x->any_tag = an_is_const(t, &x->rtag, "MPI_ANY_TAG") != 0;
+		an_p2p_args(t, s, &x->a);
 	}
 	return 0;
 }

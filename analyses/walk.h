@@ -11,9 +11,6 @@
  * run, a few entries, not a rank's whole run.  Besides that, the walk
  * holds a timed iterator per rank (the grammar's depth and 8 bytes per
  * signature each) and takes time proportional to the calls.
- *
- * And the map the analyses keep what is in flight in: from three 64-bit
- * values to an index.
  */
 #ifndef RONDO_WALK_H
 #define RONDO_WALK_H
@@ -22,6 +19,7 @@
 #include <stdint.h>
 
 #include "args.h"
+#include "kmap.h"
 #include "rondo.h"
 
 /* No index: an empty slot of a map, no request, no entry. */
@@ -31,23 +29,6 @@ static inline int64_t max64(int64_t a, int64_t b)
 {
 	return a > b ? a : b;
 }
-
-/* ---- a hash map from three 64-bit values to an index -------------------- */
-
-/* Zeroed: an empty map. */
-struct kmap {
-	uint64_t *key; /* three per slot */
-	uint32_t *val; /* NONE: an empty slot */
-	size_t cap, n; /* cap: a power of two, at most half full */
-};
-
-/* The index stored under (a, b, c); else `next`, stored there (*added
- * set: the caller makes that entry).  NONE when memory is short. */
-uint32_t kmap_get(struct kmap *m, uint64_t a, uint64_t b, uint64_t c,
-		  uint32_t next, int *added);
-
-/* Frees the map's memory; m is an empty map again. */
-void kmap_free(struct kmap *m);
 
 /* ---- every rank's calls in the order of their start times ---------------- */
 

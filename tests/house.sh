@@ -1,15 +1,16 @@
 #!/bin/sh
 # house.sh - the house rules are mechanical: each part's include path
 # (Makefile.am's INC_* variables, exported here by make check) reaches
-# only the headers it may use.  tui/ and analyses/ see the public rondo.h,
-# common/ and analyses/ (and tui/ its own); the tracer sees the format's
-# header and its own, nothing of librondo, the analyses or the command.
+# only the headers it may use.  tui/, export/ and analyses/ see the public
+# rondo.h, common/ and analyses/ (tui/ export/ as well, and each its own);
+# the tracer sees the format's header and its own, nothing of librondo,
+# the analyses, the export or the command.
 # And no source names a header by a path that would step around them.
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
 : "${top_srcdir:=$top_builddir}"
-[ -n "${INC_TUI:-}" ] && [ -n "${INC_TRACER:-}" ] ||
+[ -n "${INC_TUI:-}" ] && [ -n "${INC_TRACER:-}" ] && [ -n "${INC_EXPORT:-}" ] ||
 	{ echo "FAIL: run by make check, which gives the include paths"; exit 1; }
 cd "$top_builddir" || exit 1
 
@@ -36,15 +37,17 @@ mustnot() {
 
 tracer_h="grammar.h merge.h runtime.h record.h hmap.h relative.h reshape.h fortran.h"
 reader_h="trace_int.h format.h"
-must tui "$INC_TUI" rondo.h fileio.h util.h matrix.h stats.h skew.h view.h recover.h
+must tui "$INC_TUI" rondo.h fileio.h util.h matrix.h stats.h skew.h view.h recover.h export.h
 mustnot tui "$INC_TUI" $tracer_h $reader_h job.h spill_fmt.h spill.h
 must analyses "$INC_ANALYSES" rondo.h util.h matrix.h walk.h
-mustnot analyses "$INC_ANALYSES" $tracer_h $reader_h view.h cli.h
+mustnot analyses "$INC_ANALYSES" $tracer_h $reader_h view.h cli.h export.h
+must export "$INC_EXPORT" rondo.h fileio.h util.h args.h kmap.h export.h
+mustnot export "$INC_EXPORT" $tracer_h $reader_h view.h cli.h recover.h
 must tracer "$INC_TRACER" format.h rondo.h grammar.h hmap.h
-mustnot tracer "$INC_TRACER" trace_int.h matrix.h stats.h view.h cli.h
+mustnot tracer "$INC_TRACER" trace_int.h matrix.h stats.h view.h cli.h export.h
 
 # No quoted include with a directory in it (#include "../tracer/x.h").
-for d in common format reader tracer recover analyses tui; do
+for d in common format reader tracer recover analyses export tui; do
 	grep -n '#include "[^"]*/' "$top_srcdir/$d"/*.[ch] 2>/dev/null |
 		sed 's/^/FAIL: a path around the include rules: /' >"$tmp/paths"
 	[ -s "$tmp/paths" ] && { cat "$tmp/paths"; fails=$((fails + 1)); }

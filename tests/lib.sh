@@ -187,3 +187,23 @@ compare() {
 		r=$((r + 1))
 	done
 }
+
+# export_traces: traces the bundled programs rondo export is tested on
+# (tests/export.sh, tests/export_otf2.sh) into $tmp/NAME.rondo, 4 ranks
+# each, with per-call times; p2p_agg is p2p without them.  Sets
+# export_names.  Returns 1 after a failure (reported).
+export_traces() {
+	export_names="p2p coll comms topo completion waitany testsome p2p_agg"
+	for name in $export_names; do
+		prog=${name%_agg}
+		timing=percall
+		[ "$name" = "$prog" ] || timing=aggregated
+		[ -x "$top_builddir/tests/mpi/$prog" ] ||
+			{ echo "FAIL: tests/mpi/$prog not built"; return 1; }
+		timeout 120 "$rondo" run --timing "$timing" -o "$tmp/$name.rondo" -- \
+			mpirun -np 4 ${san:+-x ASAN_OPTIONS} \
+			"$top_builddir/tests/mpi/$prog" >"$tmp/$name.run" 2>&1 &&
+			[ -s "$tmp/$name.rondo" ] ||
+			{ echo "FAIL: tracing $prog: $(tail -5 "$tmp/$name.run")"; return 1; }
+	done
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "matrix.h"
@@ -300,4 +301,89 @@ void cli_duration(char *buf, size_t size, double ns, int utf8)
 		   : utf8 ? "\xe2\x89\xa5"
 			  : ">=",
 		   ns, utf8 ? CLI_UNIT_NS_UTF8 : CLI_UNIT_NS);
+}
+
+int cli_ranks_parse(const char *s, struct util_ranks_run **runs)
+{
+	struct util_ranks_run r, *grown;
+	int n = 0, rc;
+
+	*runs = NULL;
+	while ((rc = util_ranks_next(&s, &r)) == 1) {
+		grown = realloc(*runs, sizeof(r) * (size_t)(n + 1));
+		if (!grown)
+			return -1;
+		*runs = grown;
+		(*runs)[n++] = r;
+	}
+	return rc < 0 || *s ? -1 : n;
+}
+
+uint8_t *cli_ranks_select(const rondo_trace *t, const char *file,
+			  const struct util_ranks_run *runs, int nruns)
+{
+	uint32_t n = rondo_rank_count(t);
+	uint8_t *sel = calloc(n ? n : 1, 1);
+
+	if (!sel) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	if (nruns < 0)
+		memset(sel, 1, n); /* no list: every rank */
+	for (int i = 0; i < nruns; i++) {
+		if (runs[i].last >= n) {
+			cli_error("rank %" PRIu32
+				  ": %s has ranks 0 to %" PRIu32,
+				  runs[i].last, file, n - 1);
+			free(sel);
+			return NULL;
+		}
+		for (uint64_t r = runs[i].first; r <= runs[i].last;
+		     r += runs[i].step)
+			sel[r] = 1;
+	}
+	return sel;
+}
+
+/* Function f is the one `name` (len bytes) names: "MPI_Send", "Send",
+ * "mpi_send", "send". */
+static int function_is(const char *f, const char *name, size_t len)
+{
+	if (strlen(f) == len && !strncasecmp(f, name, len))
+		return 1;
+	return !strncasecmp(f, "MPI_", 4) && strlen(f + 4) == len &&
+	       !strncasecmp(f + 4, name, len);
+}
+
+uint8_t *cli_select_function(const rondo_trace *t, const char *file,
+			     const char *names)
+{
+	uint32_t n = rondo_sig_count(t);
+	uint8_t *sel = calloc(n ? n : 1, 1);
+
+	if (!sel) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	for (const char *p = names, *e; *p; p = *e ? e + 1 : e) {
+		size_t len = strcspn(p, ",");
+		uint32_t hits = 0;
+
+		e = p + len;
+		for (uint32_t s = 0; s < n; s++) {
+			const char *f =
+				rondo_func_name(t, rondo_sig_func(t, s));
+
+			if (f && function_is(f, p, len))
+				sel[s] = 1, hits++;
+		}
+		if (!hits) {
+			cli_error("--function %.*s: %s has no calls of it",
+				  (int)len, p, file);
+			free(sel);
+			return NULL;
+		}
+	}
+	return sel;
 }

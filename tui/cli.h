@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fileio.h"
+#include "util.h"
 #include "rondo.h"
 
 #define CLI_EXIT_OK    0
@@ -30,6 +31,7 @@ int cmd_skew(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_waits(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -84,6 +86,22 @@ FILE *cli_csv_open(const char *path);
  * and the file is not kept); returns the exit status, after one message
  * when something was not written. */
 int cli_csv_close(FILE *out, const char *path, int failed);
+
+/* Parses a rank list "0-3,7,10-20:2" into *runs (malloc'd); the number
+ * of runs, or -1 (syntax). */
+int cli_ranks_parse(const char *s, struct util_ranks_run **runs);
+
+/* A flag per rank of t: the ranks of runs[0..nruns-1], or every rank when
+ * nruns < 0; NULL (message printed, naming file) for a rank beyond the
+ * job. */
+uint8_t *cli_ranks_select(const rondo_trace *t, const char *file,
+			  const struct util_ranks_run *runs, int nruns);
+
+/* A flag per signature of t: those of the functions `names` lists
+ * ("MPI_Send,Recv": with or without MPI_, in any case, commas between);
+ * NULL (message printed, naming file) when t has no calls of one. */
+uint8_t *cli_select_function(const rondo_trace *t, const char *file,
+			     const char *names);
 
 /* Seconds since the job's origin (a decimal number), as ns: 0, or -1. */
 int cli_parse_seconds(const char *s, int64_t *ns);

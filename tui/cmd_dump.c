@@ -20,8 +20,8 @@ static void dump_usage(FILE *f)
 		"after \"->\" its outputs; ranks are absolute.\n\n"
 		"  -r, --rank R        only rank R\n"
 		"      --ranks LIST    only these ranks: 0-3,7,10-20:2\n"
-		"  -f, --function NAME only calls of this function\n"
-		"                      (MPI_Send, or Send)\n"
+		"  -f, --function NAMES only calls of these functions\n"
+		"                      (MPI_Send, send, or Send,Recv)\n"
 		"  -n, --limit N       at most N calls in all\n"
 		"  -t, --times         each call's start and end, in seconds\n"
 		"                      since the job's time origin, after the\n"
@@ -42,46 +42,6 @@ struct dump_sel {
 	uint64_t left; /* calls still to print */
 	int times;     /* --times */
 };
-
-/* Parses "0-3,7,10-20:2"; the number of runs, or -1 (syntax). */
-static int parse_ranks(const char *s, struct util_ranks_run **runs)
-{
-	struct util_ranks_run r, *grown;
-	int n = 0, rc;
-
-	*runs = NULL;
-	while ((rc = util_ranks_next(&s, &r)) == 1) {
-		grown = realloc(*runs, sizeof(r) * (size_t)(n + 1));
-		if (!grown)
-			return -1;
-		*runs = grown;
-		(*runs)[n++] = r;
-	}
-	return rc < 0 || *s ? -1 : n;
-}
-
-/* Flags the signatures of function `name` ("MPI_Send" or "Send"); NULL
- * when the trace has no such function. */
-static uint8_t *select_function(const rondo_trace *t, const char *name)
-{
-	uint32_t n = rondo_sig_count(t), hits = 0;
-	uint8_t *sel = calloc(n ? n : 1, 1);
-
-	for (uint32_t s = 0; sel && s < n; s++) {
-		const char *f = rondo_func_name(t, rondo_sig_func(t, s));
-
-		if (f && (!strcmp(f, name) ||
-			  (!strncmp(f, "MPI_", 4) && !strcmp(f + 4, name)))) {
-			sel[s] = 1;
-			hits++;
-		}
-	}
-	if (!hits) {
-		free(sel);
-		return NULL;
-	}
-	return sel;
-}
 
 /* Formats signature `sig` as `rank` made it (ranks absolute), or with
  * ranks relative for rank UINT32_MAX, into a buffer grown as needed. */
@@ -233,30 +193,11 @@ static int dump_select(const rondo_trace *t, const char *file,
 		       const struct util_ranks_run *runs, int nruns,
 		       const char *func, struct dump_sel *sel)
 {
-	uint32_t n = rondo_rank_count(t);
-
-	sel->rank = calloc(n ? n : 1, 1);
-	if (!sel->rank) {
-		cli_error("out of memory");
+	sel->rank = cli_ranks_select(t, file, runs, nruns);
+	if (!sel->rank)
 		return CLI_EXIT_FAIL;
-	}
-	if (nruns < 0)
-		memset(sel->rank, 1, n); /* no list: every rank */
-	for (int i = 0; i < nruns; i++) {
-		if (runs[i].last >= n) {
-			cli_error("rank %" PRIu32
-				  ": %s has ranks 0 to %" PRIu32,
-				  runs[i].last, file, n - 1);
-			return CLI_EXIT_FAIL;
-		}
-		for (uint64_t r = runs[i].first; r <= runs[i].last;
-		     r += runs[i].step)
-			sel->rank[r] = 1;
-	}
-	if (func && !(sel->sig = select_function(t, func))) {
-		cli_error("--function %s: %s has no calls of it", func, file);
+	if (func && !(sel->sig = cli_select_function(t, file, func)))
 		return CLI_EXIT_FAIL;
-	}
 	if (sel->times && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL) {
 		cli_error("--times: %s has no per-call times (trace with "
 			  "RONDO_TIMING=percall, or rondo run --timing "
@@ -292,7 +233,7 @@ int cmd_dump(int argc, char **argv)
 		case 'r':
 		case 'R':
 			free(runs);
-			nruns = parse_ranks(optarg, &runs);
+			nruns = cli_ranks_parse(optarg, &runs);
 			if (nruns < 0) {
 				free(runs);
 				return cli_usage_error(

@@ -72,3 +72,31 @@ void kmap_free(struct kmap *m)
 	free(m->val);
 	memset(m, 0, sizeof(*m));
 }
+
+void kmap_del(struct kmap *m, uint64_t a, uint64_t b, uint64_t c)
+{
+	const uint64_t k[3] = {a, b, c};
+	size_t i, j, h, mask = m->cap - 1;
+
+	if (!m->cap)
+		return;
+	for (i = kmap_slot(m->cap, k); m->val[i] != KMAP_NONE;
+	     i = (i + 1) & mask)
+		if (!memcmp(m->key + 3 * i, k, sizeof(k)))
+			break;
+	if (m->val[i] == KMAP_NONE)
+		return;
+	/* empty slot i; move back each later entry of its run that would
+	 * no longer be found (its home not cyclically in (i, j]) */
+	m->val[i] = KMAP_NONE;
+	m->n--;
+	for (j = (i + 1) & mask; m->val[j] != KMAP_NONE; j = (j + 1) & mask) {
+		h = kmap_slot(m->cap, m->key + 3 * j);
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		memcpy(m->key + 3 * i, m->key + 3 * j, sizeof(k));
+		m->val[i] = m->val[j];
+		m->val[j] = KMAP_NONE;
+		i = j;
+	}
+}

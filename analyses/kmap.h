@@ -25,6 +25,9 @@ struct kmap {
 uint32_t kmap_get(struct kmap *m, uint64_t a, uint64_t b, uint64_t c,
 		  uint32_t next, int *added);
 
+/* Removes the entry under (a, b, c), if any. */
+void kmap_del(struct kmap *m, uint64_t a, uint64_t b, uint64_t c);
+
 /* Frees the map's memory; m is an empty map again. */
 void kmap_free(struct kmap *m);
 

@@ -40,6 +40,7 @@ static const char *const ch_kinds[] = {
 	[EX_RECV] = "recv",
 	[EX_IRECV_POST] = "irecv",
 	[EX_IRECV_DONE] = "irecv_done",
+	[EX_CANCELLED] = "cancelled",
 };
 
 static const char *const ch_ops[] = {
@@ -241,15 +242,17 @@ static void ch_str(struct ex *x, const char *str)
 static void ch_msg(struct ex *x, const struct ex_msg *m)
 {
 	char comm[32];
-	int nonblocking = m->kind == EX_ISEND || m->kind == EX_ISEND_DONE ||
-			  m->kind == EX_IRECV_POST || m->kind == EX_IRECV_DONE;
+	int nonblocking = m->kind != EX_SEND && m->kind != EX_RECV;
+	/* a request's post of a receive, a completion of a send or a
+	 * cancellation names no peer (a posted receive may not know it) */
+	int message = m->kind == EX_SEND || m->kind == EX_ISEND ||
+		      m->kind == EX_RECV || m->kind == EX_IRECV_DONE;
 
 	ch_printf(x, "{\"kind\":\"%s\"",
 		  m->kind < COUNTOF(ch_kinds) && ch_kinds[m->kind]
 			  ? ch_kinds[m->kind]
 			  : "?");
-	/* a posted receive may not know its source and tag yet */
-	if (m->kind != EX_IRECV_POST) {
+	if (message) {
 		ch_puts(x, ",\"comm\":");
 		ch_str(x, ex_comm_name(m->comm, comm, sizeof(comm)));
 		if (m->peer_world != UINT32_MAX)
@@ -260,7 +263,7 @@ static void ch_msg(struct ex *x, const struct ex_msg *m)
 	if (nonblocking)
 		ch_printf(x, ",\"request\":%" PRIu64, m->req);
 	if (m->flow)
-		ch_printf(x, ",\"flow\":%" PRIu64, m->flow);
+		ch_printf(x, ",\"flow\":\"0x%016" PRIx64 "\"", m->flow);
 	ch_put(x, "}", 1);
 }
 
@@ -332,7 +335,7 @@ static int ch_flow(struct ex *x, const struct ex_call *c,
 	ch_event(x);
 	ch_printf(x,
 		  "{\"name\":\"message\",\"cat\":\"message\",\"ph\":%s"
-		  ",\"id\":%" PRIu64 ",\"pid\":%" PRIu32
+		  ",\"id\":\"0x%016" PRIx64 "\",\"pid\":%" PRIu32
 		  ",\"tid\":0,\"ts\":%s}",
 		  start ? "\"s\"" : "\"f\",\"bp\":\"e\"", m->flow, c->rank,
 		  ch_time(ts, sizeof(ts), start ? c->start + 1 : c->end - 1));

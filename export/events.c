@@ -6,8 +6,10 @@
  * Two passes over the exported ranks.  The first counts each message
  * channel's sends and receives, and which of their ends are exported; the
  * second writes.  Both run the same code on the same calls, so the k-th
- * send of a channel is the k-th in both, and its flow id (the channel's
- * base plus k) is known at the send before the receive is walked.
+ * send of a channel is the k-th in both, and whether it has a flow, and
+ * its id, are known at the send before its receive is walked
+ * (channels.c, which holds only the channels that cross the rank
+ * walked).
  *
  * Times.  With per-call timing, each call's start and end as read back,
  * moved where needed so that a rank's times never decrease: a start
@@ -82,18 +84,6 @@ uint32_t ex_comm_member(const struct ex *x, uint32_t c, uint32_t k)
 
 /* ---- the state of an export ----------------------------------------------- */
 
-/* A message channel: (sender, receiver, communicator, tag). */
-struct chan {
-	uint64_t nsend, nrecv; /* counted by the first pass */
-	uint64_t ks, kr;       /* the next send's and receive's k */
-	uint64_t lo[2], hi[2]; /* [0] sends, [1] receives: the k's
-				  exported, when they are one run */
-	uint8_t any[2], gap[2];
-	uint8_t sized, mixed; /* sends seen, of different sizes */
-	uint64_t sbytes;      /* their size when all alike */
-	uint64_t base;	      /* the flow id of k = 0 */
-};
-
 /* A receive posted and not completed. */
 struct pend {
 	uint8_t on;	 /* posted; else nothing (MPI_PROC_NULL too) */
@@ -129,9 +119,7 @@ struct walk {
 	const struct ex_sink *s;
 	int pass;	  /* 1: counting, 2: writing */
 	struct esig *sig; /* by signature */
-	struct kmap chanmap;
-	struct chan *chan;
-	size_t nchan, capchan;
+	struct ex_chans ch;
 	/* the rank walked */
 	uint32_t rank;
 	int exported; /* its current call */
@@ -156,89 +144,6 @@ static int64_t comm_index(const rondo_comm_ref *cm)
 	if (cm->id == RONDO_COMM_SELF)
 		return EX_COMM_SELF;
 	return cm->id >= 0 ? EX_COMM_FIRST + cm->id : -1;
-}
-
-/* The channel from src to dst on comm with tag; NONE when memory is
- * short. */
-static uint32_t chan_get(struct walk *w, uint32_t src, uint32_t dst,
-			 uint32_t comm, int64_t tag)
-{
-	int added;
-	uint32_t i = kmap_get(&w->chanmap, (uint64_t)src << 32 | dst, comm,
-			      (uint64_t)tag, (uint32_t)w->nchan, &added);
-
-	if (i == KMAP_NONE)
-		return NONE;
-	if (added) {
-		if (util_grow(&w->chan, &w->capchan, w->nchan + 1,
-			      sizeof(*w->chan)) < 0)
-			return NONE;
-		memset(&w->chan[i], 0, sizeof(w->chan[i]));
-		w->nchan++;
-	}
-	return i;
-}
-
-/* Message k of channel c, end `side` (0 send, 1 receive), was walked: in
- * the first pass noted as exported or not, in the second its flow id (0:
- * none). */
-static uint64_t chan_end(struct walk *w, uint32_t c, int side, uint64_t k)
-{
-	struct chan *ch = &w->chan[c];
-
-	if (w->pass == 1) {
-		side ? ch->nrecv++ : ch->nsend++;
-		if (!w->exported)
-			return 0;
-		if (!ch->any[side]) {
-			ch->any[side] = 1;
-			ch->lo[side] = k;
-		} else if (ch->hi[side] != k) {
-			ch->gap[side] = 1;
-		}
-		ch->hi[side] = k + 1;
-		return 0;
-	}
-	if (!w->exported || k >= ch->nsend || k >= ch->nrecv)
-		return 0;
-	for (int e = 0; e < 2; e++)
-		if (!ch->any[e] || ch->gap[e] || k < ch->lo[e] ||
-		    k >= ch->hi[e])
-			return 0;
-	return ch->base + k;
-}
-
-/* A send of `bytes` on channel c (counted in the first pass): whether
- * all are alike, so that a receive whose status was ignored knows the
- * size it received. */
-static void chan_size(struct walk *w, uint32_t c, uint64_t bytes)
-{
-	struct chan *ch = &w->chan[c];
-
-	if (w->pass != 1)
-		return;
-	if (ch->sized && ch->sbytes != bytes)
-		ch->mixed = 1;
-	ch->sized = 1;
-	ch->sbytes = bytes;
-}
-
-/* After the first pass: what has no match, and each channel's flow
- * ids. */
-static void chan_settle(struct walk *w)
-{
-	uint64_t next = 1;
-
-	for (size_t i = 0; i < w->nchan; i++) {
-		struct chan *c = &w->chan[i];
-		uint64_t m = c->nsend < c->nrecv ? c->nsend : c->nrecv;
-
-		w->x->n.unmatched_sends += c->nsend - m;
-		w->x->n.unmatched_recvs += c->nrecv - m;
-		c->base = next;
-		next += m;
-		c->ks = c->kr = 0;
-	}
 }
 
 /* ---- one rank's requests --------------------------------------------------- */
@@ -365,11 +270,11 @@ static int do_send(struct walk *w, uint32_t s, uint8_t kind, uint64_t num)
 	m.peer_world = (uint32_t)dst;
 	m.bytes = sig_bytes(w, &g->a.scount, &g->a.stype, &tsize);
 	if (rank_exported(w->x, (uint32_t)dst)) {
-		c = chan_get(w, w->rank, (uint32_t)dst, m.comm, m.tag);
+		c = chans_open(&w->ch, w->rank, (uint32_t)dst, m.comm, m.tag);
 		if (c == NONE)
 			return RONDO_E_NOMEM;
-		chan_size(w, c, m.bytes);
-		m.flow = chan_end(w, c, 0, w->chan[c].ks++);
+		chans_sent(&w->ch, c, m.bytes);
+		m.flow = chans_end(&w->ch, c, 0, w->ch.c[c].ks++, w->exported);
 	} else {
 		outside(w);
 	}
@@ -384,10 +289,11 @@ static int recv_place(struct walk *w, struct pend *p)
 	p->chan = NONE;
 	if (!rank_exported(w->x, (uint32_t)p->src))
 		return 0;
-	p->chan = chan_get(w, (uint32_t)p->src, w->rank, p->comm, p->tag);
+	p->chan =
+		chans_open(&w->ch, (uint32_t)p->src, w->rank, p->comm, p->tag);
 	if (p->chan == NONE)
 		return RONDO_E_NOMEM;
-	p->k = w->chan[p->chan].kr++;
+	p->k = w->ch.c[p->chan].kr++;
 	return 0;
 }
 
@@ -480,7 +386,6 @@ static int do_complete(struct walk *w, struct pend *p, uint8_t kind,
 		       const rondo_arg *st)
 {
 	struct ex_msg m = {.kind = kind, .req = p->num};
-	const struct chan *ch;
 	int rc, counted;
 
 	if (!p->on)
@@ -491,8 +396,8 @@ static int do_complete(struct walk *w, struct pend *p, uint8_t kind,
 	if (cancelled(w, st)) {
 		/* it took no message: the next receive takes its place */
 		if (p->known && p->chan != NONE &&
-		    w->chan[p->chan].kr == p->k + 1)
-			w->chan[p->chan].kr--;
+		    w->ch.c[p->chan].kr == p->k + 1)
+			w->ch.c[p->chan].kr--;
 		m.kind = EX_CANCELLED;
 		return kind == EX_IRECV_DONE ? msg_add(w, &m) : 0;
 	}
@@ -509,11 +414,11 @@ static int do_complete(struct walk *w, struct pend *p, uint8_t kind,
 	if (p->chan == NONE)
 		return outside(w), msg_add(w, &m);
 	/* a status ignored: a matched message is the size its sends are */
-	ch = &w->chan[p->chan];
-	if (!counted && w->pass == 2 && p->k < ch->nsend && ch->sized &&
-	    !ch->mixed)
-		m.bytes = ch->sbytes;
-	m.flow = chan_end(w, p->chan, 1, p->k);
+	if (!counted && w->pass == 1)
+		chans_ignored(&w->ch, p->chan, p->bytes);
+	if (!counted && w->pass == 2)
+		chans_size(&w->ch, p->chan, p->k, &m.bytes);
+	m.flow = chans_end(&w->ch, p->chan, 1, p->k, w->exported);
 	return msg_add(w, &m);
 }
 
@@ -884,6 +789,7 @@ static int walk_init(struct walk *w, struct ex *x, const struct ex_sink *s)
 	rondo_stat st;
 
 	memset(w, 0, sizeof(*w));
+	chans_init(&w->ch);
 	w->x = x;
 	w->s = s;
 	w->sig = calloc((size_t)nsig + 1, sizeof(*w->sig));
@@ -907,8 +813,7 @@ static int walk_init(struct walk *w, struct ex *x, const struct ex_sink *s)
 static void walk_free(struct walk *w)
 {
 	rank_reset(w);
-	kmap_free(&w->chanmap);
-	free(w->chan);
+	chans_free(&w->ch);
 	free(w->req);
 	free(w->msgs);
 	free(w->sig);
@@ -964,6 +869,7 @@ static int run_pass(struct walk *w, int pass)
 			break;
 		if ((rc = walk_rank(w, r)) < 0)
 			break;
+		chans_close(&w->ch, r, &x->n);
 		progress(w, 1);
 		if (pass == 2) {
 			x->n.ranks++;
@@ -995,8 +901,9 @@ int ex_run(struct ex *x, const rondo_trace *t, const struct ex_opts *o,
 	}
 	w.total_calls = calls_to_walk(x);
 	rc = run_pass(&w, 1);
+	if (rc == 0 && chans_second(&w.ch) < 0)
+		rc = ex_fail(x, RONDO_E_NOMEM, "out of memory");
 	if (rc == 0) {
-		chan_settle(&w);
 		x->t0 = w.any_start && w.first_start < 0 ? w.first_start : 0;
 		begun = 1;
 		rc = s->begin(x);

@@ -16,7 +16,7 @@
  *
  * Only one rank is in flight at a time, so a sink's memory is one rank's
  * buffer (OTF2 keeps a location's events until its writer closes), and
- * the walk's is the grammar's depth plus a map of message channels.
+ * the walk's is the grammar's depth plus the channels open (below).
  *
  * Messages are matched as `rondo waits` matches them: the k-th send and
  * the k-th receive of a channel (sender, receiver, communicator, tag), a
@@ -25,7 +25,10 @@
  * the k-th message of a channel has a flow id shared by its two ends when
  * both are exported (the peer among the ranks, both calls in the time
  * window and of the functions asked for), 0 when not.  Nothing is
- * guessed: what has no match is counted (struct ex_counts).
+ * guessed: what has no match is counted (struct ex_counts).  The walk
+ * holds only the channels that cross the rank being walked, and those
+ * whose messages do not all pair off (channels.c): its memory does not
+ * grow with the ranks for the usual patterns.
  *
  * Functions that can fail return 0 or a negative RONDO_E_* code, with a
  * message in ex->err; nothing here prints or exits but the progress line
@@ -110,8 +113,8 @@ struct ex_msg {
 	uint64_t req;  /* a request's number on this rank, unique
 			  for the rank's run (OTF2 requestID) */
 	uint64_t flow; /* > 0: the message's flow id, the same at its
-			  other end; 0: no flow (unmatched, or its other
-			  end not exported) */
+			  other end (any 64-bit value: a hash); 0: no flow
+			  (unmatched, or its other end not exported) */
 };
 
 /* The collective a call takes part in, with Score-P's byte conventions

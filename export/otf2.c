@@ -37,6 +37,7 @@
 #include <otf2/otf2.h>
 
 #include "export.h"
+#include "util.h"
 
 #define CHUNK_EVENTS (1u << 20)
 #define CHUNK_DEFS   (4u << 20)
@@ -96,6 +97,57 @@ static OTF2_FlushType otf2_pre_flush(void *user, OTF2_FileType type,
 }
 
 static OTF2_FlushCallbacks otf2_flush = {otf2_pre_flush, NULL};
+
+/* A location's event buffer would keep every chunk until its writer
+ * closes, a whole rank's events in memory; past CHUNKS_KEPT chunks the
+ * allocator says no, and OTF2 writes them out and starts over (the
+ * flush it asks otf2_pre_flush for).  Definitions keep OTF2's own. */
+#define CHUNKS_KEPT 8
+
+struct otf2_chunks {
+	void **c;
+	size_t n, cap;
+};
+
+static void *otf2_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc,
+			void **per_buffer, uint64_t size)
+{
+	struct otf2_chunks *k = *per_buffer;
+	void *p;
+
+	(void)user;
+	(void)loc;
+	if (!k && !(k = *per_buffer = calloc(1, sizeof(*k))))
+		return NULL;
+	if (type == OTF2_FILETYPE_EVENTS && k->n == CHUNKS_KEPT)
+		return NULL; /* OTF2 flushes, frees, asks again */
+	if (util_grow(&k->c, &k->cap, k->n + 1, sizeof(*k->c)) < 0 ||
+	    !(p = malloc(size)))
+		return NULL;
+	return k->c[k->n++] = p;
+}
+
+static void otf2_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
+			  void **per_buffer, bool final)
+{
+	struct otf2_chunks *k = *per_buffer;
+
+	(void)user;
+	(void)type;
+	(void)loc;
+	if (!k)
+		return;
+	for (unsigned i = 0; i < k->n; i++)
+		free(k->c[i]);
+	k->n = 0;
+	if (final) {
+		free(k->c);
+		free(k);
+		*per_buffer = NULL;
+	}
+}
+
+static OTF2_MemoryCallbacks otf2_memory = {otf2_alloc, otf2_free_all};
 
 /* ---- removing an archive ---------------------------------------------------- */
 
@@ -186,6 +238,8 @@ static int otf2_begin(struct ex *x)
 	o->created = 1;
 	TRY(x, OTF2_Archive_SetFlushCallbacks(o->a, &otf2_flush, NULL),
 	    "flush callbacks");
+	TRY(x, OTF2_Archive_SetMemoryCallbacks(o->a, &otf2_memory, NULL),
+	    "memory callbacks");
 	TRY(x, OTF2_Archive_SetSerialCollectiveCallbacks(o->a),
 	    "collective callbacks");
 	TRY(x, OTF2_Archive_SetCreator(o->a, "rondo " RONDO_VERSION_STRING),

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "format.h"
+#include "kmap.h"
 #include "matrix.h"
 #include "skew.h"
 #include "testtrace.h"
@@ -703,8 +704,43 @@ static void test_untimed(void)
 	fmt_buf_free(&file);
 }
 
+/* The map the analyses and the export keep what is in flight in: entries
+ * removed (in a scrambled order, so that runs of collisions are cut in
+ * their middle) are gone, and every other is still found under its key
+ * with its index, through growth and removal alike. */
+static void test_kmap(void)
+{
+	struct kmap m = {0};
+	const uint32_t n = 5000;
+	int added, bad = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (kmap_get(&m, i, i * 7u, ~(uint64_t)i, i, &added) != i ||
+		    !added)
+			bad++;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i =
+			(uint32_t)((uint64_t)k * 7919 % n); /* a permutation */
+
+		if (i % 3)
+			kmap_del(&m, i, i * 7u, ~(uint64_t)i);
+	}
+	kmap_del(&m, n + 1, 0, 0); /* absent: nothing */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v =
+			kmap_get(&m, i, i * 7u, ~(uint64_t)i, n + i, &added);
+
+		if (i % 3 ? v != n + i || !added : v != i || added)
+			bad++;
+	}
+	CHECKF(bad == 0, "kmap: %d entries wrong after removals", bad);
+	CHECK(m.n == n); /* those kept, and those removed made again */
+	kmap_free(&m);
+}
+
 int main(void)
 {
+	test_kmap();
 	test_skew();
 	test_mismatch();
 	test_bound();

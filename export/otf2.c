@@ -39,8 +39,11 @@
 #include "export.h"
 #include "util.h"
 
-#define CHUNK_EVENTS (1u << 20)
-#define CHUNK_DEFS   (4u << 20)
+/* Chunks of OTF2_CHUNK_SIZE_MIN: OTF2 clears a location's buffers when
+ * it closes them, so their size is paid once per rank (4 MB chunks made a
+ * 16384-rank export spend minutes in memset). */
+#define CHUNK_EVENTS (256u << 10)
+#define CHUNK_DEFS   (256u << 10)
 
 struct otf2 {
 	OTF2_Archive *a;
@@ -102,7 +105,7 @@ static OTF2_FlushCallbacks otf2_flush = {otf2_pre_flush, NULL};
  * closes, a whole rank's events in memory; past CHUNKS_KEPT chunks the
  * allocator says no, and OTF2 writes them out and starts over (the
  * flush it asks otf2_pre_flush for).  Definitions keep OTF2's own. */
-#define CHUNKS_KEPT 8
+#define CHUNKS_KEPT 16
 
 struct otf2_chunks {
 	void **c;

@@ -754,7 +754,9 @@ static int walk_rank(struct walk *w, uint32_t r)
 	rank_reset(w);
 	if (flags)
 		prev_end = INT64_MIN / 4;
-	while ((rc = rondo_iter_next(it, &s)) == 1) {
+	for (uint64_t k = 0;
+	     (!o->limit || k < o->limit) && (rc = rondo_iter_next(it, &s)) == 1;
+	     k++) {
 		call_times(w, it, s, &prev_end, &start, &end);
 		w->exported =
 			(!o->sigs || o->sigs[s]) &&
@@ -843,14 +845,18 @@ static uint64_t start_epoch(const rondo_trace *t)
 	return (uint64_t)(at - off) * 1000000000ull;
 }
 
-/* Sums the calls to walk, for the progress line. */
-static uint64_t calls_to_walk(const struct ex *x)
+uint64_t ex_calls(const rondo_trace *t, const struct ex_opts *o)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, c;
 
-	for (uint32_t r = 0; r < rondo_rank_count(x->t); r++)
-		if (rank_exported(x, r))
-			n += rondo_rank_calls(x->t, r);
+	for (uint32_t r = 0; r < rondo_rank_count(t); r++) {
+		if (o->ranks && !o->ranks[r])
+			continue;
+		c = rondo_rank_calls(t, r);
+		if (o->limit && c > o->limit)
+			c = o->limit;
+		n = n + c < n ? UINT64_MAX : n + c;
+	}
 	return n;
 }
 
@@ -899,7 +905,7 @@ int ex_run(struct ex *x, const rondo_trace *t, const struct ex_opts *o,
 		walk_free(&w);
 		return ex_fail(x, rc, "out of memory");
 	}
-	w.total_calls = calls_to_walk(x);
+	w.total_calls = ex_calls(t, o);
 	rc = run_pass(&w, 1);
 	if (rc == 0 && chans_second(&w.ch) < 0)
 		rc = ex_fail(x, RONDO_E_NOMEM, "out of memory");

@@ -173,7 +173,13 @@ struct ex_opts {
 	FILE *progress;	      /* a progress line on it (a terminal), or
 				 NULL */
 	int force;	      /* OTF2: replace an archive in the directory */
+	uint64_t limit;	      /* > 0: only each rank's first `limit` calls */
 };
+
+/* The calls an export with options o walks per pass (each exported rank's
+ * calls, or the limit): what the progress line counts, and what a command
+ * warns of before a long export. */
+uint64_t ex_calls(const rondo_trace *t, const struct ex_opts *o);
 
 struct ex;
 

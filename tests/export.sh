@@ -15,7 +15,8 @@
 #  - the flows per pair of ranks are the messages `rondo matrix` counts
 #    (rondo's matching against the matrix's own count), and rondo reports
 #    no unmatched message;
-# then the filters (--ranks, --function, --from/--to) and the errors (no
+# then the filters (--ranks, --function, --from/--to, --limit), a trace
+# of 2^64 calls (warned of, exported with --limit), and the errors (no
 # format, a bad rank list, an output that cannot be written, a damaged
 # trace, --from/--to without per-call times): exit 1 or 2, one message.
 # tests/export_otf2.sh checks the OTF2 archives of the same programs.
@@ -114,11 +115,27 @@ got=$("$py" "$here/export_chrome.py" "$tmp/w.json" 2>"$tmp/err" | awk '$1 == "to
 [ -n "$inwin" ] && [ "$inwin" -gt 20 ] && [ "$got" = "$inwin" ] ||
 	fail "--from $from --to $to: $got calls, want $inwin: $(cat "$tmp/err")"
 
+# --limit: each rank's first N calls.
+expect_exit 0 "$rondo" export -q --limit 5 --chrome "$tmp/l.json" "$t"
+"$py" "$here/export_chrome.py" "$tmp/l.json" >"$tmp/l.ch" 2>"$tmp/err" ||
+	fail "--limit 5: $(cat "$tmp/err")"
+grep -qx "total 20 [0-9]*" "$tmp/l.ch" ||
+	fail "--limit 5 on 4 ranks: $(tail -1 "$tmp/l.ch") (want 20 calls)"
+# A trace too large to write whole (2^64 calls and more, the corpus's)
+# is said to be before the work starts, and --limit exports its start.
+big="$here/corpus/limit-messages.rondo"
+timeout 5 "$rondo" export --perfetto "$tmp/big.pf" "$big" >/dev/null 2>"$tmp/err"
+grep -q "calls to write, .* --limit" "$tmp/err" ||
+	fail "no warning before a huge export: $(head -2 "$tmp/err")"
+expect_exit 0 timeout 60 "$rondo" export -q --limit 1000 --perfetto "$tmp/big.pf" "$big"
+
 # Errors: one message, the same statuses as every command.
 expect_exit 2 "$rondo" export "$t"
 usage_error export "say what to write"
 expect_exit 2 "$rondo" export --ranks 1-x --chrome "$tmp/x.json" "$t"
 usage_error export "not a rank list"
+expect_exit 2 "$rondo" export --limit 0 --chrome "$tmp/x.json" "$t"
+usage_error export "rondo: --limit: '0' is not a number of calls"
 expect_exit 2 "$rondo" export --chrome "$tmp/x.json" --from 2 --to 1 "$t"
 usage_error export "rondo: --from must come before --to"
 expect_exit 1 "$rondo" export --ranks 9 --chrome "$tmp/x.json" "$t"

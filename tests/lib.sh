@@ -200,9 +200,13 @@ export_traces() {
 		[ "$name" = "$prog" ] || timing=aggregated
 		[ -x "$top_builddir/tests/mpi/$prog" ] ||
 			{ echo "FAIL: tests/mpi/$prog not built"; return 1; }
-		timeout 120 "$rondo" run --timing "$timing" -o "$tmp/$name.rondo" -- \
-			mpirun -np 4 ${san:+-x ASAN_OPTIONS} \
-			"$top_builddir/tests/mpi/$prog" >"$tmp/$name.run" 2>&1 &&
+		# the programs write what they expected beside them
+		# (RONDO_EXPECT, tests/mpi/expect.h): into $tmp, never the
+		# build directory (make distcheck counts what is left there)
+		(cd "$tmp" && RONDO_EXPECT="$tmp/$name.expect" timeout 120 \
+			"$rondo" run --timing "$timing" -o "$tmp/$name.rondo" -- \
+			mpirun -np 4 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} \
+			"$top_builddir/tests/mpi/$prog") >"$tmp/$name.run" 2>&1 &&
 			[ -s "$tmp/$name.rondo" ] ||
 			{ echo "FAIL: tracing $prog: $(tail -5 "$tmp/$name.run")"; return 1; }
 	done

@@ -62,6 +62,10 @@ static void export_usage(FILE *f)
 
 enum { O_OTF2 = 256, O_PERFETTO, O_CHROME, O_FROM, O_TO, O_FORCE };
 
+/* Past this many calls an export takes long enough to say so first (about
+ * a microsecond a call: README, "Export"). */
+#define EXPORT_LONG 1000000000ull
+
 /* One output asked for. */
 struct want {
 	const struct ex_sink *sink;
@@ -111,20 +115,17 @@ static int export_one(const rondo_trace *t, const char *file,
 		      const struct ex_opts *o, const struct want *w, int quiet)
 {
 	struct ex x;
-	uint64_t calls = 0;
+	uint64_t calls = ex_calls(t, o);
 
 	if (w->sink == &ex_sink_chrome) {
-		for (uint32_t r = 0; r < rondo_rank_count(t); r++)
-			if (!o->ranks || o->ranks[r])
-				calls += rondo_rank_calls(t, r);
 		if (calls > EX_BROWSER_EVENTS && !quiet)
 			fprintf(stderr,
 				"rondo: export: %s has %" PRIu64
 				" calls: browsers fail to load a JSON "
 				"trace past about a million events; "
 				"--perfetto or --otf2 open at any size, "
-				"--ranks, --function or --from/--to make a "
-				"slice\n",
+				"--ranks, --function, --from/--to or --limit "
+				"make a slice\n",
 				file, calls);
 	}
 	if (ex_run(&x, t, o, w->sink, w->path) < 0) {
@@ -151,13 +152,16 @@ static int export_args(int argc, char **argv, struct want *wants, int *nwant,
 		{"from", required_argument, 0, O_FROM},
 		{"to", required_argument, 0, O_TO},
 		{"force", no_argument, 0, O_FORCE},
+		{"limit", required_argument, 0, 'n'},
 		{"quiet", no_argument, 0, 'q'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c, have[2] = {0, 0};
 	int64_t *win[2] = {&o->from, &o->to};
 
-	while ((c = getopt_long(argc, argv, "r:f:qh", opts, NULL)) != -1) {
+	uint32_t limit;
+
+	while ((c = getopt_long(argc, argv, "r:f:n:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case O_OTF2:
 		case O_PERFETTO:
@@ -195,6 +199,16 @@ static int export_args(int argc, char **argv, struct want *wants, int *nwant,
 			have[c == O_TO] = 1;
 			break;
 		case O_FORCE: o->force = 1; break;
+		case 'n':
+			if (cli_parse_u32(optarg, UINT32_MAX, &limit) < 0 ||
+			    limit == 0)
+				return cli_usage_error(
+					"export ",
+					"--limit: '%s' is not a number "
+					"of calls",
+					optarg);
+			o->limit = limit;
+			break;
 		case 'q': *quiet = 1; break;
 		case 'h': export_usage(stdout); return -1;
 		default: return cli_usage_error("export ", "bad option");
@@ -252,6 +266,12 @@ int cmd_export(int argc, char **argv)
 	o.ranks = rsel;
 	o.sigs = fsel;
 	o.progress = !quiet && isatty(STDERR_FILENO) ? stderr : NULL;
+	if (!quiet && ex_calls(t, &o) > EXPORT_LONG)
+		fprintf(stderr,
+			"rondo: export: %s has %" PRIu64 " calls to write, at "
+			"about a microsecond each per format; --limit, "
+			"--ranks, --function or --from/--to make a slice\n",
+			argv[optind], ex_calls(t, &o));
 	rc = CLI_EXIT_OK;
 	for (int i = 0; i < nwant && rc == CLI_EXIT_OK; i++)
 		rc = export_one(t, argv[optind], &o, &wants[i], quiet);

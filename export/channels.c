@@ -228,7 +228,6 @@ void chans_close(struct ex_chans *t, uint32_t rank, struct ex_counts *n)
 		} else {
 			c->kept = 1;
 			c->ks = c->kr = 0;
-			t->nkept++;
 		}
 	}
 }

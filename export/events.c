@@ -22,7 +22,6 @@
 #define _GNU_SOURCE /* strptime, timegm */
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

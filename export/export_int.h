@@ -94,7 +94,6 @@ struct ex_chans {
 	uint32_t free;	/* the first free slot, or UINT32_MAX */
 	uint32_t *heap; /* open slots by last rank */
 	size_t nheap, capheap;
-	uint64_t nkept;
 	int pass; /* 1 or 2 */
 };
 

@@ -332,9 +332,7 @@ void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size)
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-/* A text field, quoted when it holds a comma, a quote or a line break
- * (RFC 4180), quotes doubled. */
-static void csv_text(FILE *out, const char *s)
+void an_csv_text(FILE *out, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, out);
@@ -371,7 +369,7 @@ static int csv_sig(const rondo_trace *t, uint32_t sig, FILE *out)
 		rondo_sig_format(t, sig, big, (size_t)len + 1);
 	}
 	putc(',', out);
-	csv_text(out, len < 0 ? "" : big ? big : buf);
+	an_csv_text(out, len < 0 ? "" : big ? big : buf);
 	free(big);
 	return 0;
 }
@@ -399,7 +397,7 @@ static int csv_calls_row(const rondo_trace *t, enum an_by by,
 
 	if (by == AN_BY_SIGNATURE)
 		fprintf(out, "%" PRIu32 ",", r->id);
-	csv_text(out, name ? name : "?");
+	an_csv_text(out, name ? name : "?");
 	if (by == AN_BY_FUNCTION)
 		fprintf(out, ",%" PRIu32, r->sigs);
 	fprintf(out,
@@ -443,7 +441,7 @@ static void csv_contention_row(const rondo_trace *t,
 	const char *name = rondo_func_name(t, rondo_sig_func(t, c->sig));
 
 	fprintf(out, "%" PRIu32 ",", c->sig);
-	csv_text(out, name ? name : "?");
+	an_csv_text(out, name ? name : "?");
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->count,
 		c->total_ns, c->min_ns, c->lost_ns);
 	csv_share(out, an_share((double)c->lost_ns, tot->run_ns));

@@ -101,6 +101,10 @@ const char *an_rank_precision(const rondo_trace *t, char *buf, size_t size);
  * inside a UTF-8 sequence): for reports in columns.  size >= 4. */
 void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size);
 
+/* Writes text field s as CSV: quoted when it holds a comma, a quote or a
+ * line break (RFC 4180), quotes doubled. */
+void an_csv_text(FILE *out, const char *s);
+
 /**
  * Writes rows[0..n-1] of a report `by` as CSV, a header row first, times
  * in nanoseconds and shares as fractions (empty when unknown), the

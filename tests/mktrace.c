@@ -731,11 +731,13 @@ static int cut_line(char *buf, size_t size, const char *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mktrace [--ranks P] [--iters N] [--future]\n"
-			"               [--cut RANKS=ENDING]... OUT\n"
-			"       mktrace --timed [--ranks P] OUT\n"
-			"       mktrace --peers OUT\n"
-			"       mktrace --corpus DIR\n");
+	fprintf(stderr,
+		"usage: mktrace [--ranks P] [--iters N] [--future]\n"
+		"               [--cut RANKS=ENDING]...\n"
+		"               [--change call|count|peer|time|buffers] OUT\n"
+		"       mktrace --timed [--ranks P] OUT\n"
+		"       mktrace --peers OUT\n"
+		"       mktrace --corpus DIR\n");
 	exit(2);
 }
 
@@ -750,7 +752,11 @@ int main(int argc, char **argv)
 		{"timed", no_argument, 0, 't'},
 		{"peers", no_argument, 0, 'p'},
 		{"cut", required_argument, 0, 'x'},
+		{"change", required_argument, 0, 'C'},
 		{0, 0, 0, 0}};
+	static const char *const changes[] = {"none", "call", "count",
+					      "peer", "time", "buffers"};
+	enum tt_change change = TT_CHANGE_NONE;
 	unsigned long ranks = 4, iters = 100;
 	int future = 0, corpus = 0, timed = 0, peers = 0, c, rc;
 	struct testtrace *tt;
@@ -765,6 +771,13 @@ int main(int argc, char **argv)
 		case 'd': break; /* the defaults are the demo */
 		case 't': timed = 1; break;
 		case 'p': peers = 1; break;
+		case 'C':
+			for (change = 0; change < COUNTOF(changes); change++)
+				if (!strcmp(optarg, changes[change]))
+					break;
+			if (change == COUNTOF(changes))
+				usage();
+			break;
 		case 'x':
 			if (cut_line(cut, sizeof(cut), optarg) < 0)
 				usage();
@@ -779,7 +792,8 @@ int main(int argc, char **argv)
 		return make_corpus(argv[optind]);
 	tt = peers   ? tt_peers()
 	     : timed ? timed_job((uint32_t)ranks)
-		     : tt_demo((uint32_t)ranks, (uint32_t)iters);
+		     : tt_demo_changed((uint32_t)ranks, (uint32_t)iters,
+				       change);
 	if (cut[0])
 		tt_meta(tt, "cut", cut);
 	rc = future ? make_future(tt, argv[optind])

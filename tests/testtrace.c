@@ -481,6 +481,8 @@ struct demo {
 	struct testtrace *tt;
 	uint32_t f_isend, f_irecv, f_waitall, f_allreduce;
 	uint32_t c_world, c_double, c_sum, c_ignore;
+	enum tt_change change;
+	uint32_t barrier, changed; /* the signatures of a change */
 };
 
 /* Deterministic spread of durations: base times 1..8. */
@@ -492,8 +494,8 @@ static uint64_t demo_ns(uint64_t base, uint32_t rank, uint32_t iter)
 	return base * (1 + (h * 2246822519u >> 29));
 }
 
-static uint32_t demo_p2p(struct demo *d, uint32_t func, int64_t peer,
-			 uint32_t req)
+static uint32_t demo_p2p_as(struct demo *d, uint32_t func, int64_t peer,
+			    uint32_t req, int64_t count)
 {
 	struct fmt_buf a = {0};
 	uint32_t sig;
@@ -501,7 +503,7 @@ static uint32_t demo_p2p(struct demo *d, uint32_t func, int64_t peer,
 	fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
 	fmt_arg_put_uint(&a, RONDO_ARG_INT, func == d->f_isend ? 1 : 2);
 	fmt_arg_put_sint(&a, RONDO_ARG_INT, peer < 0 ? 0 : 8192);
-	fmt_arg_put_sint(&a, RONDO_ARG_INT, 1024);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, count);
 	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_double);
 	fmt_arg_put_sint(&a, RONDO_ARG_RANK_REL, peer);
 	fmt_arg_put_sint(&a, RONDO_ARG_TAG, 7);
@@ -510,6 +512,12 @@ static uint32_t demo_p2p(struct demo *d, uint32_t func, int64_t peer,
 	sig = tt_sig(d->tt, func, &a, 7);
 	fmt_buf_free(&a);
 	return sig;
+}
+
+static uint32_t demo_p2p(struct demo *d, uint32_t func, int64_t peer,
+			 uint32_t req)
+{
+	return demo_p2p_as(d, func, peer, req, 1024);
 }
 
 static uint32_t demo_waitall(struct demo *d, uint32_t nreq)
@@ -532,11 +540,13 @@ static uint32_t demo_allreduce(struct demo *d, uint32_t count)
 	struct fmt_buf a = {0};
 	uint32_t sig;
 
+	uint32_t seg = d->change == TT_CHANGE_BUFFERS ? 4 : 3;
+
 	fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
-	fmt_arg_put_uint(&a, RONDO_ARG_INT, 3);
+	fmt_arg_put_uint(&a, RONDO_ARG_INT, seg);
 	fmt_arg_put_sint(&a, RONDO_ARG_INT, 0);
 	fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
-	fmt_arg_put_uint(&a, RONDO_ARG_INT, 3);
+	fmt_arg_put_uint(&a, RONDO_ARG_INT, seg);
 	fmt_arg_put_sint(&a, RONDO_ARG_INT, 64);
 	fmt_arg_put_sint(&a, RONDO_ARG_INT, count);
 	fmt_arg_put_uint(&a, RONDO_ARG_CONST, d->c_double);
@@ -560,9 +570,20 @@ static uint32_t demo_simple(struct demo *d, uint32_t func, int with_comm)
 	return sig;
 }
 
+/* The send to the right of rank 1, as the change makes it. */
+static uint32_t demo_right(const struct demo *d, uint32_t r, uint32_t sig)
+{
+	if (r == 1 &&
+	    (d->change == TT_CHANGE_COUNT || d->change == TT_CHANGE_PEER))
+		return d->changed;
+	return sig;
+}
+
 static void demo_rank(struct demo *d, uint32_t r, uint32_t nranks,
 		      uint32_t iters, const uint32_t *sig)
 {
+	uint64_t coll = d->change == TT_CHANGE_TIME ? 10000 : 5000;
+
 	for (uint32_t it = 0; it < iters; it++) {
 		uint32_t nreq = 0;
 
@@ -574,19 +595,27 @@ static void demo_rank(struct demo *d, uint32_t r, uint32_t nranks,
 		if (r + 1 < nranks) {
 			tt_call(d->tt, r, sig[nreq ? 2 : 4], 1,
 				demo_ns(900, r, it));
-			tt_call(d->tt, r, sig[nreq ? 3 : 5], 1,
-				demo_ns(1100, r, it));
+			tt_call(d->tt, r, demo_right(d, r, sig[nreq ? 3 : 5]),
+				1, demo_ns(1100, r, it));
 			nreq += 2;
 		}
 		tt_call(d->tt, r, sig[nreq == 4 ? 7 : 6], 1,
 			demo_ns(20000, r, it));
-		tt_call(d->tt, r, sig[8], 2, demo_ns(5000, r, it));
+		tt_call(d->tt, r, sig[8], 2, demo_ns(coll, r, it));
+		if (d->change == TT_CHANGE_CALL && r == 2 && it == iters / 2)
+			tt_call(d->tt, r, d->barrier, 1, 3000);
 	}
 }
 
 struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 {
-	struct demo d = {.tt = tt_create(nranks)};
+	return tt_demo_changed(nranks, iters, TT_CHANGE_NONE);
+}
+
+struct testtrace *tt_demo_changed(uint32_t nranks, uint32_t iters,
+				  enum tt_change change)
+{
+	struct demo d = {.tt = tt_create(nranks), .change = change};
 	uint32_t f_init, f_barrier, f_final, init, barrier, final, sig[9];
 	char n[32], cmd[96];
 
@@ -628,6 +657,11 @@ struct testtrace *tt_demo(uint32_t nranks, uint32_t iters)
 	sig[8] = demo_allreduce(&d, 1);
 	barrier = demo_simple(&d, f_barrier, 1);
 	final = demo_simple(&d, f_final, 0);
+	d.barrier = barrier;
+	if (change == TT_CHANGE_COUNT)
+		d.changed = demo_p2p_as(&d, d.f_isend, +1, 3, 2048);
+	if (change == TT_CHANGE_PEER)
+		d.changed = demo_p2p_as(&d, d.f_isend, +2, 3, 1024);
 	for (uint32_t r = 0; r < nranks; r++) {
 		tt_call(d.tt, r, init, 1, 150000 + 1000 * r);
 		demo_rank(&d, r, nranks, iters, sig);

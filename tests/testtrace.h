@@ -82,6 +82,21 @@ int tt_save(struct testtrace *tt, const char *path);
  * iterations, each with two Allreduce calls; returns a filled builder. */
 struct testtrace *tt_demo(uint32_t nranks, uint32_t iters);
 
+/* The demo job with one change, for rondo diff: rank 2 calls one more
+ * MPI_Barrier (in its middle iteration), rank 1's send to the right moves
+ * 2048 doubles instead of 1024 or goes 2 ranks right, every Allreduce
+ * takes twice as long, or the Allreduce buffers are another segment. */
+enum tt_change {
+	TT_CHANGE_NONE,
+	TT_CHANGE_CALL,
+	TT_CHANGE_COUNT,
+	TT_CHANGE_PEER,
+	TT_CHANGE_TIME,
+	TT_CHANGE_BUFFERS
+};
+struct testtrace *tt_demo_changed(uint32_t nranks, uint32_t iters,
+				  enum tt_change change);
+
 /* The peers job: 8 ranks whose calls name ranks in every form the tracer
  * writes (relative, Cartesian, subcommunicators, an intercommunicator,
  * MPI_PROC_NULL, MPI_ANY_SOURCE, statuses); see testtrace.c. */

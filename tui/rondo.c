@@ -54,6 +54,8 @@ static const struct command {
 	{"export", cmd_export,
 	 "--otf2 DIR|--perfetto PATH|--chrome PATH [--ranks L] [-f F] FILE",
 	 "the trace for Vampir and OTF2 tools, Perfetto or Chrome"},
+	{"diff", cmd_diff, "[--ignore buffers] [--csv PATH|-] A B",
+	 "how two traces differ: calls, matrix, time (exit 1: they do)"},
 	{"timeline", cmd_timeline,
 	 "[--buckets N] [--from T1] [--to T2] [--csv PATH|-] FILE",
 	 "each rank's share of time in MPI by time bucket (per-call times)"},

@@ -34,8 +34,8 @@ static void stats_add(struct an_row *row, const rondo_stat *st)
 
 /* Rows by function or by signature: a slot per id, then the empty ones
  * squeezed out. */
-static int stats_calls(const rondo_trace *t, int by_func, struct an_row *rows,
-		       uint32_t nslots, uint32_t *n)
+static int stats_calls(const rondo_trace *t, int by_func, int before,
+		       struct an_row *rows, uint32_t nslots, uint32_t *n)
 {
 	uint32_t nsig = rondo_sig_count(t), found = 0, k = 0;
 	rondo_stat st;
@@ -45,7 +45,9 @@ static int stats_calls(const rondo_trace *t, int by_func, struct an_row *rows,
 	for (uint32_t s = 0; s < nsig; s++) {
 		uint32_t slot = by_func ? rondo_sig_func(t, s) : s;
 
-		if (slot >= nslots || rondo_sig_stat(t, s, &st) < 0 ||
+		if (slot >= nslots ||
+		    (before ? rondo_sig_gap_stat(t, s, &st)
+			    : rondo_sig_stat(t, s, &st)) < 0 ||
 		    st.count == 0)
 			continue;
 		stats_add(&rows[slot], &st);
@@ -73,8 +75,9 @@ static int stats_ranks(const rondo_trace *t, struct an_row *rows, uint32_t n)
 	return 0;
 }
 
-int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
-	     uint32_t *n)
+/* an_stats and an_stats_before. */
+static int stats_rows(const rondo_trace *t, enum an_by by, int before,
+		      struct an_row **rows, uint32_t *n)
 {
 	uint32_t slots = by == AN_BY_FUNCTION	 ? rondo_func_count(t)
 			 : by == AN_BY_SIGNATURE ? rondo_sig_count(t)
@@ -90,7 +93,7 @@ int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
 		rc = stats_ranks(t, a, slots);
 		*n = rc < 0 ? 0 : slots;
 	} else {
-		rc = stats_calls(t, by == AN_BY_FUNCTION, a, slots, n);
+		rc = stats_calls(t, by == AN_BY_FUNCTION, before, a, slots, n);
 	}
 	if (rc < 0) {
 		free(a);
@@ -98,6 +101,31 @@ int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
 	}
 	*rows = a;
 	return 0;
+}
+
+int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
+	     uint32_t *n)
+{
+	return stats_rows(t, by, 0, rows, n);
+}
+
+int an_stats_before(const rondo_trace *t, enum an_by by, struct an_row **rows,
+		    uint32_t *n)
+{
+	if (by == AN_BY_RANK)
+		return RONDO_E_RANGE;
+	return stats_rows(t, by, 1, rows, n);
+}
+
+uint64_t an_before_total(const rondo_trace *t)
+{
+	uint64_t all = 0;
+	rondo_stat st;
+
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
+		if (rondo_sig_gap_stat(t, s, &st) == 0)
+			all = sat_add(all, st.total_ns);
+	return all;
 }
 
 double an_row_mean(const struct an_row *r)

@@ -57,6 +57,14 @@ struct an_row {
 int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
 	     uint32_t *n);
 
+/* The same rows by function or signature, of the time before each call
+ * (rondo_sig_gap_stat: the computation since the rank's previous call);
+ * RONDO_E_MISSING for a trace that keeps none, RONDO_E_RANGE by rank.
+ * an_before_total: that time summed over every signature. */
+int an_stats_before(const rondo_trace *t, enum an_by by, struct an_row **rows,
+		    uint32_t *n);
+uint64_t an_before_total(const rondo_trace *t);
+
 /** Orders rows[0..n-1] by `key`, the largest first, ties by increasing
  * id; AN_KEY_ID orders by increasing id alone. */
 void an_stats_sort(struct an_row *rows, uint32_t n, enum an_key key);

@@ -75,6 +75,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_RANKVALS] = "rankvals",
 		[FMT_SEC_RANKSUM] = "ranksum",
 		[FMT_SEC_SIGSTATS] = "sigstats",
+		[FMT_SEC_GAPSTATS] = "gapstats",
 	};
 
 	return type < COUNTOF(names) ? names[type] : NULL;

@@ -57,6 +57,7 @@ enum fmt_section {
 	FMT_SEC_RANKVALS = 13,
 	FMT_SEC_RANKSUM = 14,
 	FMT_SEC_SIGSTATS = 15,
+	FMT_SEC_GAPSTATS = 16,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 4
+#define RONDO_FORMAT_MINOR 5
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -584,6 +584,17 @@ typedef struct rondo_stat {
  * RONDO_E_MISSING when the file has no statistics for it. */
 RONDO_API int rondo_sig_stat(const rondo_trace *t, uint32_t sig,
 			     rondo_stat *out);
+
+/**
+ * Fills *out with the statistics of the time before the calls of `sig`:
+ * from the end of the rank's previous call to the start of this one (the
+ * computation between MPI calls, which a replay reproduces), over all
+ * ranks; a rank's first call has none.  Returns 0, RONDO_E_RANGE, or
+ * RONDO_E_MISSING when the file keeps none for it (no call of it came
+ * after another, or the file was written before the section gapstats).
+ */
+RONDO_API int rondo_sig_gap_stat(const rondo_trace *t, uint32_t sig,
+				 rondo_stat *out);
 
 /* ------------------------------------------------------------------------ */
 /* Time per rank: how long each rank spent in each signature, for the        */

@@ -161,7 +161,14 @@ static const char *status_field(const struct fctx *c, const rondo_arg *e)
 	return NULL;
 }
 
-/* A status: its fields by name, "status{source=3, tag=7}".  The source is
+/* Name is `want` (either may be NULL). */
+static int format_is(const char *name, const char *want)
+{
+	return name && want && !strcmp(name, want);
+}
+
+/* A status: its fields by name, "status{source=3, tag=7}", or
+ * "MPI_STATUS_IGNORE{source=3}" for one the program did not ask for.  The source is
  * a rank of the communicator the status names last (a Wait's, whose call
  * names none), else of the call's (a blocking receive's), else of the
  * world (rondo_status_comm).  The fields that can be inferred are not
@@ -173,9 +180,22 @@ static void format_status(struct out *o, const struct fctx *c,
 	const char *field;
 	rondo_arg e;
 
+	uint64_t n = a->n;
+
 	rondo_status_comm(c->t, a, &c->cm, c->rank, &w.cm);
-	out_printf(o, "status{");
-	for (uint64_t k = 0; k < a->n && k < FORMAT_MAX_ELEMS; k++) {
+	/* a status the program ignored, kept by the tracer: marked last */
+	if (n > 0 && rondo_arg_elem(a, n - 1, &e) == 0 &&
+	    e.kind == RONDO_ARG_CONST && e.wire == RONDO_WIRE_UINT &&
+	    e.u <= UINT32_MAX &&
+	    format_is(rondo_const_name(c->t, (uint32_t)e.u),
+		      "MPI_STATUS_IGNORE")) {
+		out_printf(o, "MPI_STATUS_IGNORE");
+		n--;
+	} else {
+		out_printf(o, "status");
+	}
+	out_printf(o, "{");
+	for (uint64_t k = 0; k < n && k < FORMAT_MAX_ELEMS; k++) {
 		if (rondo_arg_elem(a, k, &e) < 0)
 			break;
 		out_printf(o, "%s", k ? ", " : "");

@@ -256,25 +256,37 @@ int64_t rondo_group_ranks(const rondo_trace *t, uint32_t g, uint32_t *ranks,
 	return t->groups[g].size;
 }
 
-int rondo_sig_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
+/* The record of `sig` in st (sorted by signature), into *out. */
+static int stats_find(const rondo_trace *t, const struct fmt_stats *st,
+		      uint32_t sig, rondo_stat *out)
 {
 	uint32_t lo = 0, hi;
 
 	if (!t || !t->opened || sig >= t->cst.n || !out)
 		return RONDO_E_RANGE;
-	hi = t->stats.n;
-	while (lo < hi) { /* records are sorted by signature */
+	hi = st->n;
+	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (t->stats.st[mid].sig < sig)
+		if (st->st[mid].sig < sig)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == t->stats.n || t->stats.st[lo].sig != sig)
+	if (lo == st->n || st->st[lo].sig != sig)
 		return RONDO_E_MISSING;
-	*out = t->stats.st[lo].s;
+	*out = st->st[lo].s;
 	return 0;
+}
+
+int rondo_sig_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
+{
+	return stats_find(t, t ? &t->stats : NULL, sig, out);
+}
+
+int rondo_sig_gap_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
+{
+	return stats_find(t, t ? &t->gaps : NULL, sig, out);
 }
 
 int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v)

@@ -63,6 +63,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_grammar_free(&t->g);
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->stats);
+	fmt_stats_free(&t->gaps);
 	fmt_comms_free(&t->comms);
 	fmt_topos_free(&t->topos);
 	fmt_typesizes_free(&t->typesizes);
@@ -223,6 +224,8 @@ static int trace_decode(rondo_trace *t)
 	if (!t->stats.st) /* an older file's */
 		DECODE(FMT_SEC_STATS, 0,
 		       fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
+	DECODE(FMT_SEC_GAPSTATS, 0,
+	       fmt_sigstats_decode(&t->gaps, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_TOPOLOGY, 0,

@@ -34,6 +34,7 @@ struct rondo_trace {
 	uint32_t ngroups;
 	struct trace_group *groups;
 	struct fmt_stats stats;
+	struct fmt_stats gaps; /* section gapstats: the time before calls */
 	struct fmt_comms comms;
 	struct fmt_topos topos;
 	struct fmt_typesizes typesizes;

@@ -44,6 +44,9 @@ function bad(s) { print s; fails++ }'
 "$mktrace" --ranks 4 --iters 5 demo.rondo || { echo "FAIL: mktrace"; exit 1; }
 
 # ---- by function: the known durations of the demo job -------------------
+# the writer keeps no time between calls: said so, once
+expect_exit 1 "$rondo" stats --before demo.rondo
+one_error "^rondo: demo.rondo keeps no time between calls \\(no 'gapstats' section"
 expect_exit 0 "$rondo" stats --csv - demo.rondo
 [ "$(head -1 "$tmp/out")" = "function,signatures,calls,total_ns,mean_ns,min_ns,max_ns,sd_ns,mpi_share,run_share" ] ||
 	fail "stats CSV header: $(head -1 "$tmp/out")"
@@ -355,6 +358,23 @@ else
 		expect_exit 0 "$rondo" stats --csv - slow.rondo
 		grep -q '^MPI_Allreduce,1,200,' "$tmp/out" ||
 			fail "slowrank: not 200 Allreduce calls: $(cat "$tmp/out")"
+		# the time before each call: the work slowrank does, 1 ms on
+		# three ranks and 9 ms on rank 2 before each Allreduce (a
+		# sleep is never shorter than asked; a bound of twice the
+		# mean only catches a time taken from the wrong place)
+		expect_exit 0 "$rondo" stats --before --csv - slow.rondo
+		awk -F, '$1 == "MPI_Allreduce" { found = 1
+			if ($3 != 200 || $6 < 1000000 || $7 < 9000000 ||
+			    $5 < 3000000 || $5 > 6000000) exit 1 }
+			END { exit !found }' "$tmp/out" ||
+			fail "slowrank: the time before the Allreduce: $(cat "$tmp/out")"
+		awk -F, '$1 == "MPI_Init" { exit 1 }' "$tmp/out" ||
+			fail "slowrank: time before MPI_Init, the first call: $(cat "$tmp/out")"
+		expect_exit 0 "$rondo" stats --before --by signature slow.rondo
+		grep -q "^time before each call: from the end of the rank's previous MPI call" "$tmp/out" ||
+			fail "slowrank: stats --before's header: $(head -3 "$tmp/out")"
+		echo "slowrank, before: $(grep Allreduce "$tmp/out" | cut -c1-100)"
+		expect_exit 2 "$rondo" stats --before --by rank slow.rondo
 		echo "slowrank: $("$rondo" contention --top 1 slow.rondo | tail -1 | cut -c1-110)"
 	fi
 fi

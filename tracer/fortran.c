@@ -206,6 +206,19 @@ MPI_Status *fort_statuses(struct rec *r, const MPI_Fint *f, int64_t n)
 	return c;
 }
 
+MPI_Fint *fort_status_own(struct rec *r, MPI_Fint *f, int64_t n, int many)
+{
+	MPI_Fint *own;
+
+	if (!f || n <= 0 || !is(many ? S_STATUSES_IGNORE : S_STATUS_IGNORE, f))
+		return f;
+	own = fort_tmp(r, sizeof(*own) * F_STATUS_INTS * (size_t)n);
+	if (!own)
+		return f; /* recorded as ignored, as before */
+	r->own_status = 1;
+	return own;
+}
+
 int *fort_weights(const MPI_Fint *f)
 {
 	if (f && is(S_UNWEIGHTED, f))

@@ -56,6 +56,10 @@ const void *fort_desc(const void *desc);
 MPI_Status *fort_status(const MPI_Fint *f, MPI_Status *c);
 /* n statuses: MPI_STATUSES_IGNORE, or converted into the call's scratch. */
 MPI_Status *fort_statuses(struct rec *r, const MPI_Fint *f, int64_t n);
+/* Where the library writes a status (many: an array of n) the program
+ * passed as f: f, or the tracer's own when f is MPI_STATUS(ES)_IGNORE,
+ * as rec_status_own does for C. */
+MPI_Fint *fort_status_own(struct rec *r, MPI_Fint *f, int64_t n, int many);
 /* Graph weights and spawn error codes: their sentinels. */
 int *fort_weights(const MPI_Fint *f);
 int *fort_errcodes(MPI_Fint *f);

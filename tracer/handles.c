@@ -154,6 +154,11 @@ uint32_t handles_const_cancelled(void)
 	return C_CANCELLED;
 }
 
+uint32_t handles_const_status_ignore(void)
+{
+	return C_STATUS_IGNORE;
+}
+
 /* Index in predef[] of a predefined handle, by name. */
 static uint32_t predef_const(const char *name)
 {

@@ -353,11 +353,14 @@ int job_sections(struct job *j, struct fmt_writer *w)
 {
 	const struct fmt_cst *all = merge_cst(j->m);
 	const rondo_stat *stat = merge_stats(j->m);
+	const rondo_stat *gap = merge_gaps(j->m);
 	struct fmt_cst cst = {
 		all->n, malloc(sizeof(struct fmt_sig) * (all->n + 1)), NULL};
 	struct fmt_funcs funcs = {0};
 	struct fmt_consts consts = {0};
 	struct fmt_stats st = {0,
+			       malloc(sizeof(struct fmt_stat) * (all->n + 1))};
+	struct fmt_stats gs = {0,
 			       malloc(sizeof(struct fmt_stat) * (all->n + 1))};
 	struct fmt_meta meta = {0};
 	struct fmt_grammar g = {0};
@@ -367,19 +370,20 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_timing tm = {0};
 	struct fmt_rankvals rv = {0};
 	struct fmt_ranksum sum = {0};
-	struct fmt_buf b[13] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
-	static const uint32_t type[13] = {
+	struct fmt_buf b[14] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
+	static const uint32_t type[14] = {
 		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
 		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
 		FMT_SEC_SIGSTATS, FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
 		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
-		FMT_SEC_RANKVALS};
+		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS};
 	int rc = -1, timed, summed;
 
 	merge_ranktime(j->m, &times);
 	summed = times.nranks >
 		 (j->exact_ranks ? j->exact_ranks : JOB_EXACT_RANKS);
-	if (cst.sig && st.st && stat && merge_finish(j->m, &g, &rm) == 0) {
+	if (cst.sig && st.st && gs.st && stat && gap &&
+	    merge_finish(j->m, &g, &rm) == 0) {
 		memcpy(cst.sig, all->sig, sizeof(*cst.sig) * all->n);
 		rc = job_rename_comms(j, &cst, &bytes);
 	}
@@ -398,9 +402,12 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	if (timed)
 		job_offsets(j, &tm);
 	if (rc == 0) {
-		for (uint32_t s = 0; s < all->n; s++)
+		for (uint32_t s = 0; s < all->n; s++) {
 			if (stat[s].count)
 				st.st[st.n++] = (struct fmt_stat){s, stat[s]};
+			if (gap[s].count)
+				gs.st[gs.n++] = (struct fmt_stat){s, gap[s]};
+		}
 		j->meta(&meta, j->ctx);
 		fmt_meta_encode(&b[0], &meta);
 		fmt_funcs_encode(&b[1], &funcs);
@@ -419,21 +426,23 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		if (timed)
 			fmt_timing_encode(&b[11], &tm);
 		fmt_rankvals_encode(&b[12], &rv);
+		fmt_sigstats_encode(&b[13], &gs);
 	}
-	/* no communicator, topology, datatype, per-call time or per-rank
-	 * value, no section */
-	for (int i = 0; i < 13 && rc == 0; i++)
+	/* no communicator, topology, datatype, per-call time, per-rank
+	 * value or time between calls, no section */
+	for (int i = 0; i < 14 && rc == 0; i++)
 		rc = b[i].oom ? -1
 		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
 				     (i == 10 && !ts.n) ||
-				     (i == 11 && !timed) || (i == 12 && !rv.n)
+				     (i == 11 && !timed) ||
+				     (i == 12 && !rv.n) || (i == 13 && !gs.n)
 			     ? 0
 			     : fmt_writer_add(w,
 					      i == 8 && summed ? FMT_SEC_RANKSUM
 							       : type[i],
 					      b[i].data, b[i].len,
 					      job_pack_level(b[i].len));
-	for (int i = 0; i < 13; i++)
+	for (int i = 0; i < 14; i++)
 		fmt_buf_free(&b[i]);
 	fmt_rankvals_free(&rv);
 	fmt_ranksum_free(&sum);
@@ -447,6 +456,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	free(consts.name);
 	free(cst.sig);
 	free(st.st);
+	free(gs.st);
 	fmt_grammar_free(&g);
 	fmt_rankmap_free(&rm);
 	return rc;

@@ -459,18 +459,29 @@ void merge_stat_add(rondo_stat *to, const rondo_stat *s)
 		to->hist[k] += s->hist[k];
 }
 
-/* Statistics for every signature so far (new ones empty). */
-static int stats_reserve(struct merge *m)
+/* Statistics *v (of capacity *cap) for every signature so far, new ones
+ * empty. */
+static int stat_reserve(struct merge *m, rondo_stat **v, size_t *cap)
 {
-	struct extra *x = &m->x;
-	size_t have = x->capstat, need = m->sigs.cst.n;
+	size_t have = *cap, need = m->sigs.cst.n;
 
 	if (need <= have)
 		return 0;
-	if (util_grow(&x->stat, &x->capstat, need, sizeof(*x->stat)))
+	if (util_grow(v, cap, need, sizeof(**v)))
 		return RONDO_E_NOMEM;
-	memset(x->stat + have, 0, sizeof(*x->stat) * (x->capstat - have));
+	memset(*v + have, 0, sizeof(**v) * (*cap - have));
 	return 0;
+}
+
+/* The durations' statistics; the time before calls'. */
+static int stats_reserve(struct merge *m)
+{
+	return stat_reserve(m, &m->x.stat, &m->x.capstat);
+}
+
+static int gaps_reserve(struct merge *m)
+{
+	return stat_reserve(m, &m->x.gap, &m->x.capgap);
 }
 
 /* Adds statistics over signatures numbered by map. */
@@ -484,6 +495,37 @@ static int stats_add(struct merge *m, const struct fmt_stats *st,
 		m->x.calls += st->st[i].s.count;
 	}
 	return 0;
+}
+
+/* Adds statistics of the time before calls, over signatures numbered by
+ * map (n of them). */
+static int gaps_add(struct merge *m, const struct fmt_stats *st,
+		    const uint32_t *map, uint32_t n)
+{
+	if (gaps_reserve(m))
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < st->n; i++) {
+		if (st->st[i].sig >= n)
+			return RONDO_E_RANGE;
+		merge_stat_add(&m->x.gap[map[st->st[i].sig]], &st->st[i].s);
+	}
+	return 0;
+}
+
+int merge_add_gaps(struct merge *m, const struct fmt_cst *cst,
+		   const struct fmt_stats *gaps)
+{
+	uint32_t *map = malloc(sizeof(*map) * ((size_t)cst->n + 1));
+	int rc = map ? 0 : RONDO_E_NOMEM;
+
+	if (!rc && m->grams.failed)
+		rc = RONDO_E_STATE;
+	if (!rc)
+		rc = merge_add_cst(m, cst, map);
+	if (!rc)
+		rc = gaps_add(m, gaps, map, cst->n);
+	free(map);
+	return rc;
 }
 
 /* The time lists start for ranks nranks .. nranks + count - 1, empty. */
@@ -789,6 +831,7 @@ int merge_range_add(struct merge *m, const struct range *r)
 		rc = RONDO_E_RANGE;
 	/* from here on only memory can fail, and that ends the merge */
 	rc = rc ? rc : stats_add(m, &r->st, map);
+	rc = rc ? rc : gaps_add(m, &r->gaps, map, r->cst.n);
 	for (uint32_t k = 0; !rc && k < r->nranks; k++) {
 		uint64_t n = r->times.at[k + 1] - r->times.at[k];
 		const uint32_t *sig = r->times.sig + r->times.list[k];
@@ -903,6 +946,11 @@ uint64_t merge_calls(const struct merge *m)
 const rondo_stat *merge_stats(struct merge *m)
 {
 	return stats_reserve(m) ? NULL : m->x.stat;
+}
+
+const rondo_stat *merge_gaps(struct merge *m)
+{
+	return gaps_reserve(m) ? NULL : m->x.gap;
 }
 
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt)
@@ -1064,6 +1112,7 @@ void merge_free(struct merge *m)
 	grams_free(&m->t.g);
 	free(m->t.origin);
 	free(m->x.stat);
+	free(m->x.gap);
 	free(m->x.at);
 	free(m->x.mpi);
 	free(m->x.sig);

@@ -88,6 +88,12 @@ void merge_stat_add(rondo_stat *to, const rondo_stat *s);
 int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 		   const struct fmt_grammar *g, const struct fmt_stats *st);
 
+/* Adds statistics of the time before each call (the computation between
+ * calls) over the signatures of cst, a rank's, after merge_add_rank.
+ * Returns 0, RONDO_E_NOMEM, RONDO_E_RANGE, or RONDO_E_STATE. */
+int merge_add_gaps(struct merge *m, const struct fmt_cst *cst,
+		   const struct fmt_stats *gaps);
+
 /* Adds n ranks with no call, counted as failed (their tables are missing
  * or damaged). */
 int merge_add_failed(struct merge *m, uint32_t n);
@@ -142,6 +148,8 @@ uint64_t merge_calls(const struct merge *m);
 /* Statistics by signature id, one per signature of merge_cst(m); NULL
  * when out of memory. */
 const rondo_stat *merge_stats(struct merge *m);
+/* The same for the time before each call (merge_add_gaps). */
+const rondo_stat *merge_gaps(struct merge *m);
 
 /* Each rank's time per signature (pointers owned by m). */
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt);

@@ -59,6 +59,8 @@ struct extra {
 	uint64_t calls;
 	rondo_stat *stat; /* by signature id, sigs.cst.n of them in use */
 	size_t capstat;
+	rondo_stat *gap; /* the time before each call, likewise */
+	size_t capgap;
 	/* Each rank's time per signature: rank k's signature ids (increasing)
 	 * and time codes are sig[at[k] .. at[k + 1]). */
 	uint64_t *at;
@@ -105,7 +107,7 @@ struct range {
 	uint64_t nranks, failed, calls;
 	struct fmt_cst cst;
 	struct fmt_grammar grams, map;
-	struct fmt_stats st;
+	struct fmt_stats st, gaps;
 	struct fmt_ranktime times;
 	uint64_t *keys;
 	struct fmt_topos topos; /* one per communicator, in its order */

@@ -236,6 +236,24 @@ static void local_timing(struct merge *m)
 	fmt_grammar_free(&i);
 }
 
+/* This rank's statistics of the time before its calls, added to m over
+ * cst (the rank's signatures, as merge_add_rank took them). */
+static int local_gaps(struct merge *m, const struct fmt_cst *cst)
+{
+	struct fmt_stats gs = {
+		0, malloc(sizeof(struct fmt_stat) * ((size_t)rt.nsig + 1))};
+	int rc;
+
+	if (!gs.st)
+		return RONDO_E_NOMEM;
+	for (uint32_t s = 0; s < rt.nsig && s < cst->n; s++)
+		if (rt.sig[s].gap.count)
+			gs.st[gs.n++] = (struct fmt_stat){s, rt.sig[s].gap};
+	rc = merge_add_gaps(m, cst, &gs);
+	free(gs.st);
+	return rc;
+}
+
 struct merge *merge_tree_gather(struct merge_tree *t, struct relative *R,
 				struct fmt_cst *cst, int ok,
 				const struct fmt_grammar *g,
@@ -251,7 +269,8 @@ struct merge *merge_tree_gather(struct merge_tree *t, struct relative *R,
 		size_t nvals;
 
 		if (ok && relative_apply(R, cst, &bytes, local_me, NULL) == 0 &&
-		    merge_add_rank(m, cst, g, st) == 0) {
+		    merge_add_rank(m, cst, g, st) == 0 &&
+		    local_gaps(m, cst) == 0) {
 			/* its signatures name them: without them the rank's
 			 * calls cannot be read back */
 			relative_values(R, &vals, &nvals);

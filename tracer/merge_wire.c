@@ -25,7 +25,8 @@
  * there is one the ranks' per-call timing (fmt_timing, its offsets the
  * ranks' clock origins); vals: the ranks' per-rank values, a count,
  * then each one's rank (its difference from the one before), slot and
- * value. */
+ * value; mpi: each rank's time code in MPI; gaps: statistics of the time
+ * before each call (fmt_stats). */
 enum {
 	PART_CST,
 	PART_GRAMS,
@@ -36,6 +37,7 @@ enum {
 	PART_TIMING,
 	PART_VALS,
 	PART_MPI,
+	PART_GAPS,
 	NPARTS
 };
 
@@ -137,6 +139,12 @@ int merge_encode(struct merge *m, struct fmt_buf *b)
 	for (uint32_t k = 0; k < gs->nranks; k++)
 		fmt_put_uvarint(&part, x->mpi[k]);
 	put_part(b, &part);
+	st.n = 0;
+	for (uint32_t s = 0; s < m->sigs.cst.n && s < x->capgap; s++)
+		if (x->gap[s].count)
+			st.st[st.n++] = (struct fmt_stat){s, x->gap[s]};
+	fmt_stats_encode(&part, &st);
+	put_part(b, &part);
 	fmt_grammar_free(&map);
 	free(st.st);
 	free(list);
@@ -149,6 +157,7 @@ static void range_free(struct range *r)
 	fmt_grammar_free(&r->grams);
 	fmt_grammar_free(&r->map);
 	fmt_stats_free(&r->st);
+	fmt_stats_free(&r->gaps);
 	fmt_ranktime_free(&r->times);
 	free(r->keys);
 	fmt_topos_free(&r->topos);
@@ -233,6 +242,9 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 				     r->grams.nrules, NULL, &e);
 	rc = rc ? rc
 		: fmt_stats_decode(&r->st, part[PART_STATS], len[PART_STATS],
+				   r->cst.n, &e);
+	rc = rc ? rc
+		: fmt_stats_decode(&r->gaps, part[PART_GAPS], len[PART_GAPS],
 				   r->cst.n, &e);
 	rc = rc ? rc
 		: fmt_ranktime_decode(&r->times, part[PART_TIMES],

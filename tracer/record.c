@@ -316,6 +316,7 @@ begin(struct rec *r, struct rec_thread *th, uint32_t func, uint32_t binding,
 	r->t0 = r->t1 = 0;
 	r->locked = 0;
 	r->paused = rt.paused;
+	r->own_status = 0;
 	return 1;
 }
 
@@ -361,6 +362,7 @@ int rec_end(struct rec *r, int ret)
 	struct rt_level *lv = r->lv;
 	const struct rec_func *f = rt_func(r->func);
 	uint32_t sig;
+	int gap_from = 0;
 
 	if (rt.locking && !r->locked) {
 		pthread_mutex_lock(&rt.lock);
@@ -392,6 +394,11 @@ int rec_end(struct rec *r, int ret)
 			if (lv->pool != UINT32_MAX)
 				rt.sig[sig].pool = lv->pool;
 			fmt_stat_record(&rt.sig[sig].st, d);
+			if (rt.last_end && r->t0 >= rt.last_end)
+				fmt_stat_record(
+					&rt.sig[sig].gap,
+					rt_clock_ns(r->t0 - rt.last_end));
+			gap_from = 1;
 			timing_call(sig, r->t0, d);
 			if (__builtin_expect(
 				    ++rt.ncalls % MEMORY_CHECK_EVERY == 0, 0))
@@ -404,6 +411,10 @@ int rec_end(struct rec *r, int ret)
 		}
 	}
 	spill_leave();
+	/* the next call's gap starts when the program has its control back:
+	 * the tracer's own work is not the program's computation */
+	if (gap_from && r->t0)
+		rt.last_end = rt_clock();
 	if (r->locked)
 		pthread_mutex_unlock(&rt.lock);
 	lv->args.len = 0;
@@ -432,6 +443,32 @@ MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n)
 	}
 	memcpy(lv->saved, a, sizeof(*a) * (size_t)n);
 	return lv->saved;
+}
+
+MPI_Status *rec_status_own(struct rec *r, MPI_Status *s, MPI_Status *own)
+{
+	if (s != MPI_STATUS_IGNORE)
+		return s;
+	r->own_status = 1;
+	return own;
+}
+
+MPI_Status *rec_statuses_own(struct rec *r, MPI_Status *a, int n)
+{
+	struct rt_level *lv = r->lv;
+
+	if (a != MPI_STATUSES_IGNORE || n <= 0)
+		return a;
+	if ((size_t)n > lv->nown) {
+		MPI_Status *p = realloc(lv->own, sizeof(*p) * (size_t)n);
+
+		if (!p)
+			return a; /* recorded as ignored, as before */
+		lv->own = p;
+		lv->nown = (size_t)n;
+	}
+	r->own_status = 1;
+	return lv->own;
 }
 
 /* ---- arguments recorded before (record.h) -------------------------------- */

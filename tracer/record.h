@@ -90,6 +90,8 @@ struct rec {
 	struct rt_level *lv; /* its scratch space: where values are encoded */
 	uint64_t epoch;	     /* rec_epoch when rec_memo_hit looked */
 	uint64_t memo_hash;  /* of the values it looked for */
+	int own_status;	     /* the program passed MPI_STATUS(ES)_IGNORE: the
+				call got the tracer's own, recorded marked */
 };
 
 /* A function the wrappers know: its name and its parameters, in order;
@@ -326,6 +328,15 @@ void rec_comm_dup_out(struct rec *r, MPI_Comm c, MPI_Comm parent);
 /* A copy of n requests, taken before a call that may change them (Waitall,
  * Testsome...); valid until rec_end. */
 MPI_Request *rec_save_requests(struct rec *r, const MPI_Request *a, int n);
+
+/* The status a call's PMPI gets: s, or `own` when the program passed
+ * MPI_STATUS_IGNORE, so that the trace keeps what a replay needs (the
+ * source and tag a wildcard receive matched); its fields are then
+ * recorded, marked MPI_STATUS_IGNORE.  rec_statuses_own: the same for an
+ * array of n statuses (MPI_STATUSES_IGNORE), the level's scratch valid
+ * until rec_end (MPI_STATUSES_IGNORE itself when memory is short). */
+MPI_Status *rec_status_own(struct rec *r, MPI_Status *s, MPI_Status *own);
+MPI_Status *rec_statuses_own(struct rec *r, MPI_Status *a, int n);
 
 /* ---- lengths the API description marks "*" ------------------------------ */
 int rec_comm_size(MPI_Comm comm);     /* remote size for an intercomm */

@@ -450,7 +450,10 @@ static void put_status(struct rec *r, const MPI_Status *s,
 	} else if (info->base == REQ_BASE_ABSOLUTE) {
 		me = -1;
 	}
-	fmt_arg_put_list(b, RONDO_ARG_STATUS, (uint64_t)(n + named));
+	/* the program passed MPI_STATUS(ES)_IGNORE: what the tracer's own
+	 * status says, marked so, last */
+	fmt_arg_put_list(b, RONDO_ARG_STATUS,
+			 (uint64_t)(n + named + (r->own_status != 0)));
 	if (fields & ST_SOURCE)
 		rec_status_source(r, s->MPI_SOURCE, me, size);
 	if (fields & ST_TAG)
@@ -461,6 +464,9 @@ static void put_status(struct rec *r, const MPI_Status *s,
 		fmt_arg_put_uint(b, RONDO_ARG_CONST, handles_const_cancelled());
 	if (named)
 		fmt_arg_put_uint(b, info->comm_kind, info->comm_value);
+	if (r->own_status)
+		fmt_arg_put_uint(b, RONDO_ARG_CONST,
+				 handles_const_status_ignore());
 }
 
 void rec_status(struct rec *r, const MPI_Status *s)

@@ -57,6 +57,8 @@ struct rt_level {
 	struct fmt_buf args; /* the encoded argument values */
 	MPI_Request *saved;  /* rec_save_requests */
 	size_t nsaved;
+	MPI_Status *own; /* rec_statuses_own */
+	size_t nown;
 	struct req_info *ctx; /* the requests the call named, in order */
 	uint32_t nctx;
 	size_t capctx;
@@ -90,6 +92,9 @@ struct rt_sig {
 	uint64_t hash;
 	uint64_t tail; /* calls counted past the memory limit (memory.c) */
 	rondo_stat st;
+	rondo_stat gap; /* the time from the end of the rank's previous call
+			   to the start of this one: the computation before
+			   it, which a replay spins for */
 };
 
 struct rt {
@@ -110,6 +115,8 @@ struct rt {
 	struct rt_sig *sig; /* local call signatures */
 	struct fmt_buf sig_bytes;
 	uint64_t ncalls;
+	uint64_t last_end;   /* the end of the last call recorded (clock), 0
+			      before the first */
 	uint32_t *sig_index; /* open addressing over sig, UINT32_MAX empty */
 	uint32_t index_cap;
 	size_t capsig;
@@ -283,6 +290,7 @@ uint32_t handles_const_count(void);
 uint32_t handles_const_undefined(void);
 uint32_t handles_const_request_null(void);
 uint32_t handles_const_cancelled(void);
+uint32_t handles_const_status_ignore(void);
 /* A status's source, a rank of a communicator where the caller is rank
  * me of size (me < 0: recorded absolute), and MPI_STATUS_IGNORE. */
 void rec_status_source(struct rec *r, int source, int me, int size);

@@ -20,6 +20,7 @@ struct stats_opts {
 	enum an_by by;
 	enum an_key key;
 	int sorted;	 /* --sort given */
+	int before;	 /* --before: the time before each call */
 	uint32_t top;	 /* 0: every row */
 	const char *csv; /* NULL: text on stdout */
 };
@@ -27,7 +28,7 @@ struct stats_opts {
 static void stats_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rondo stats [--by function|signature|rank]\n"
+		"usage: rondo stats [--by function|signature|rank] [--before]\n"
 		"                   [--sort total|count|mean|max] [--top N]\n"
 		"                   [--csv PATH|-] FILE\n\n"
 		"Where the time in MPI goes, from the trace's statistics:\n"
@@ -39,7 +40,11 @@ static void stats_usage(FILE *f)
 		"Rows come by total time, ranks by rank, unless --sort says;\n"
 		"--top N keeps the first N.  --csv writes CSV (times in\n"
 		"nanoseconds) to PATH, or to stdout with -, instead of "
-		"text.\n");
+		"text.\n"
+		"--before: the same rows of the time before each call, from\n"
+		"the end of the rank's previous MPI call (the computation\n"
+		"between calls, which rondo-replay reproduces); its shares\n"
+		"are of all the time between calls.\n");
 }
 
 /* The index of s among names[0..n-1], a unique prefix being enough
@@ -66,6 +71,7 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 		{"sort", required_argument, 0, 's'},
 		{"top", required_argument, 0, 'n'},
 		{"csv", required_argument, 0, 'c'},
+		{"before", no_argument, 0, 'B'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	static const char *const by[] = {"function", "signature", "rank"};
@@ -103,6 +109,7 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 					optarg);
 			break;
 		case 'c': o->csv = optarg; break;
+		case 'B': o->before = 1; break;
 		case 'h': return stats_usage(stdout), CLI_EXIT_OK;
 		default: return cli_usage_error("stats ", "bad option");
 		}
@@ -110,6 +117,9 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 	if (o->by == AN_BY_RANK && o->sorted && o->key == AN_KEY_MAX)
 		return cli_usage_error("stats ", "--sort max: the trace keeps "
 						 "no longest call per rank");
+	if (o->before && o->by == AN_BY_RANK)
+		return cli_usage_error("stats ", "--before: by function or "
+						 "signature");
 	if (optind != argc - 1)
 		return cli_usage_error("stats ", "stats takes one FILE");
 	return -1;
@@ -144,6 +154,20 @@ static void stats_header(const rondo_trace *t, const struct an_totals *tot)
 		      an_share((double)mpi, sat_mul(tot->run_ns, tot->ranks)));
 	printf("run time %s (%s over all ranks), MPI time %s (%s of it)\n\n",
 	       run, all, in, pc);
+}
+
+/* The line above a report of the time before calls (--before). */
+static void stats_header_before(const rondo_trace *t,
+				const struct an_totals *tot)
+{
+	const char *prog = rondo_meta_get(t, "program");
+	char all[24];
+
+	cli_duration(all, sizeof(all), (double)tot->mpi_ns, 0);
+	printf("%s: %" PRIu32 " rank%s, %s between MPI calls over all ranks\n"
+	       "time before each call: from the end of the rank's previous "
+	       "MPI call to its start\n\n",
+	       prog ? prog : "?", tot->ranks, tot->ranks == 1 ? "" : "s", all);
 }
 
 /* The function column's width: the longest name printed. */
@@ -188,7 +212,7 @@ static void stats_numbers(const struct an_row *r, const struct an_totals *tot)
 
 static void stats_text_calls(const rondo_trace *t, enum an_by by,
 			     const struct an_row *rows, uint32_t n,
-			     const struct an_totals *tot)
+			     const struct an_totals *tot, int before)
 {
 	int fn = by == AN_BY_FUNCTION,
 	    w = fn ? stats_name_width(t, rows, n) : 0;
@@ -199,7 +223,7 @@ static void stats_text_calls(const rondo_trace *t, enum an_by by,
 	else
 		printf("%6s", "sig");
 	printf(" %12s %10s %10s %10s %10s %10s %7s %7s%s\n", "calls", "total",
-	       "mean", "min", "max", "sd", "MPI%", "run%",
+	       "mean", "min", "max", "sd", before ? "share" : "MPI%", "run%",
 	       fn ? "" : "  signature");
 	for (uint32_t i = 0; i < n; i++) {
 		if (fn) {
@@ -261,10 +285,15 @@ static int stats_csv(const rondo_trace *t, const struct stats_opts *o,
 }
 
 /* Why a report cannot be made, once. */
-static void stats_missing(const char *path, enum an_by by, int rc)
+static void stats_missing(const char *path, enum an_by by, int before, int rc)
 {
 	if (rc != RONDO_E_MISSING)
 		cli_error("%s: %s", path, rondo_strerror(rc));
+	else if (before)
+		cli_error("%s keeps no time between calls (no 'gapstats' "
+			  "section: written by a tracer from before it was "
+			  "recorded)",
+			  path);
 	else if (by == AN_BY_RANK)
 		cli_error("%s has no per-rank times (written by a tracer from "
 			  "before they were recorded)",
@@ -277,7 +306,7 @@ static void stats_missing(const char *path, enum an_by by, int rc)
 
 int cmd_stats(int argc, char **argv)
 {
-	struct stats_opts o = {AN_BY_FUNCTION, AN_KEY_TOTAL, 0, 0, NULL};
+	struct stats_opts o = {AN_BY_FUNCTION, AN_KEY_TOTAL, 0, 0, 0, NULL};
 	struct an_totals tot;
 	struct an_row *rows;
 	rondo_trace *t;
@@ -289,13 +318,16 @@ int cmd_stats(int argc, char **argv)
 	t = cli_open(argv[optind]);
 	if (!t)
 		return CLI_EXIT_FAIL;
-	rc = an_stats(t, o.by, &rows, &n);
+	rc = o.before ? an_stats_before(t, o.by, &rows, &n)
+		      : an_stats(t, o.by, &rows, &n);
 	if (rc < 0) {
-		stats_missing(argv[optind], o.by, rc);
+		stats_missing(argv[optind], o.by, o.before, rc);
 		rondo_trace_free(t);
 		return CLI_EXIT_FAIL;
 	}
 	an_totals(t, &tot);
+	if (o.before) /* shares of the time between calls */
+		tot.mpi_ns = an_before_total(t);
 	an_stats_sort(rows, n,
 		      o.by == AN_BY_RANK && !o.sorted ? AN_KEY_ID : o.key);
 	if (o.top && o.top < n)
@@ -304,7 +336,10 @@ int cmd_stats(int argc, char **argv)
 	if (o.csv) {
 		rc = stats_csv(t, &o, rows, n, &tot);
 	} else {
-		stats_header(t, &tot);
+		if (o.before)
+			stats_header_before(t, &tot);
+		else
+			stats_header(t, &tot);
 		if (o.by == AN_BY_RANK) {
 			char prec[256];
 
@@ -312,7 +347,7 @@ int cmd_stats(int argc, char **argv)
 			       an_rank_precision(t, prec, sizeof(prec)));
 			stats_text_ranks(rows, n, &tot);
 		} else
-			stats_text_calls(t, o.by, rows, n, &tot);
+			stats_text_calls(t, o.by, rows, n, &tot, o.before);
 	}
 	if (rc == CLI_EXIT_OK)
 		cli_saturated(o.csv != NULL);

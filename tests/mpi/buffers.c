@@ -66,7 +66,7 @@ static void xfer(const void *s, int sid, long soff, void *r, int rid, long roff,
 	EXPECT("MPI_Sendrecv\\(sendbuf=%s, sendcount=%d, sendtype=MPI_INT, "
 	       "dest=%s, sendtag=0, " OUT "recvbuf=%s, recvcount=%d, "
 	       "recvtype=MPI_INT, source=%s, recvtag=0, "
-	       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       "comm=MPI_COMM_WORLD, " OUT "status=" IGNORED "\\)",
 	       sb, n, rx_rank(peer, WORLD), rb, n, rx_rank(peer, WORLD));
 }
 
@@ -199,8 +199,8 @@ int main(int argc, char **argv)
 				 "sendtype=t[0-9]+:4B, dest=%s, sendtag=1, " OUT
 				 "recvbuf=%s, recvcount=1, "
 				 "recvtype=MPI_INT, source=%s, recvtag=1, "
-				 "comm=MPI_COMM_WORLD, " OUT
-				 "status=MPI_STATUS_IGNORE\\)",
+				 "comm=MPI_COMM_WORLD, " OUT "status=" IGNORED
+				 "\\)",
 				 rx_rank(peer, WORLD), B(st + 8, 5, 0),
 				 rx_rank(peer, WORLD)));
 	MPI_Type_free(&abs_type);

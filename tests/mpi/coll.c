@@ -46,8 +46,8 @@ static void expect_coll(const char *name, const char *fmt, ...)
 	       name + 1, args);
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	CHECK(req == MPI_REQUEST_NULL);
-	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
-	       "status=MPI_STATUS_IGNORE\\)");
+	EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT "status=" IGNORED
+	       "\\)");
 }
 
 /* The form of the collective this round tests. */
@@ -312,7 +312,7 @@ static void in_place(void)
 	"comm=MPI_COMM_WORLD, " OUT "request=%s\\)"
 #define WAITALL2                                                               \
 	"MPI_Waitall\\(count=2, " OUT "array_of_requests=\\[" REQ ", " REQ     \
-	"\\], " OUT "array_of_statuses=MPI_STATUSES_IGNORE\\)"
+	"\\], " OUT "array_of_statuses=" IGNORED_ALL "\\)"
 
 /* Two requests in flight: alone, both complete at once, and Open MPI
  * returns the same (completed) request object for both; they are still
@@ -337,7 +337,7 @@ static void overlapping(void)
 		MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Test\\(" OUT "request=" REQ ", " OUT "flag=%d, " OUT
 		       "status=%s\\)",
-		       flag, flag ? "MPI_STATUS_IGNORE" : "NULL");
+		       flag, flag ? IGNORED : "NULL");
 	} while (!flag);
 }
 
@@ -404,7 +404,7 @@ static void persistent(void)
 		EXPECT("MPI_Start\\(" OUT "request=" REQ "\\)");
 		MPI_Wait(&pr, MPI_STATUS_IGNORE);
 		EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
-		       "status=MPI_STATUS_IGNORE\\)");
+		       "status=" IGNORED "\\)");
 		CHECK(b == size * (size - 1) / 2);
 	}
 	MPI_Request_free(&pr);

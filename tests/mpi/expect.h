@@ -38,6 +38,12 @@
 #define COMM  "c[0-9]+"
 #define REQ   "r[0-9]+"
 #define GROUP "g[0-9]+"
+/* A status the program passed MPI_STATUS_IGNORE for, which the tracer
+ * replaced by its own and recorded: here with no field to add. */
+#define IGNORED "MPI_STATUS_IGNORE\\{\\}"
+/* An array of them (MPI_STATUSES_IGNORE). */
+#define IGNORED_ALL                                                            \
+	"\\[(MPI_STATUS_IGNORE\\{\\}(, )?)+(, \\.\\.\\. [0-9]+ in all)?\\]"
 
 static FILE *expect_file;
 static FILE *pending_file;
@@ -253,10 +259,11 @@ static inline const char *rx_tag(int tag)
 #define NO	INT_MIN
 #define ST_NONE "status\\{\\}"
 
-static inline const char *rx_st(int source, int tag, int count)
+static inline const char *rx_st_as(const char *name, int source, int tag,
+				   int count)
 {
 	char *b = rx_buf();
-	size_t len = (size_t)snprintf(b, RX_SIZE, "status\\{");
+	size_t len = (size_t)snprintf(b, RX_SIZE, "%s\\{", name);
 	const char *sep = "";
 
 	if (source != NO) {
@@ -275,6 +282,18 @@ static inline const char *rx_st(int source, int tag, int count)
 	if (len < RX_SIZE)
 		snprintf(b + len, RX_SIZE - len, "\\}");
 	return b;
+}
+
+static inline const char *rx_st(int source, int tag, int count)
+{
+	return rx_st_as("status", source, tag, count);
+}
+
+/* The same for a status the program passed MPI_STATUS_IGNORE for, which
+ * the tracer replaced by its own (IGNORED: with no field to add). */
+static inline const char *rx_ign(int source, int tag, int count)
+{
+	return rx_st_as("MPI_STATUS_IGNORE", source, tag, count);
 }
 
 /* A string's text (between the quotes) as `rondo dump` prints it, matched

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	MPI_File_write_at_all(fh, rank * bytes, out, N, MPI_INT,
 			      MPI_STATUS_IGNORE);
 	EXPECT("MPI_File_write_at_all\\(fh=f0, offset=%lld, buf=" BUF ", "
-	       "count=%d, datatype=MPI_INT, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       "count=%d, datatype=MPI_INT, " OUT "status=" IGNORED "\\)",
 	       (long long)(rank * bytes), N);
 	MPI_File_sync(fh);
 	EXPECT("MPI_File_sync\\(fh=f0\\)");

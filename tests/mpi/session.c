@@ -68,7 +68,7 @@ static MPI_Session run(const char *tag, int id, int iters)
 		       "sendtype=MPI_INT, dest=%d, sendtag=7, " OUT
 		       "recvbuf=m[0-9]+\\+0, recvcount=1, "
 		       "recvtype=MPI_INT, source=%d, recvtag=7, comm=c0, " OUT
-		       "status=MPI_STATUS_IGNORE\\)",
+		       "status=" IGNORED "\\)",
 		       right, left);
 	}
 	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 			       req[0], req[1], req[2], index);
 			MPI_Wait(&send, MPI_STATUS_IGNORE);
 			EXPECT("MPI_Wait\\(" OUT "request=" REQ ", " OUT
-			       "status=MPI_STATUS_IGNORE\\)");
+			       "status=" IGNORED "\\)");
 		}
 	}
 	expect_finalize();

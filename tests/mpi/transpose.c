@@ -49,7 +49,7 @@ static void step(MPI_Comm row, int it)
 	EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=1, "
 	       "sendtype=MPI_INT, dest=%s, sendtag=5, " OUT "recvbuf=" BUF
 	       ", recvcount=1, recvtype=MPI_INT, source=%s, recvtag=5, "
-	       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       "comm=MPI_COMM_WORLD, " OUT "status=" IGNORED "\\)",
 	       rx_rank(t, WORLD), rx_rank(t, WORLD));
 }
 

@@ -24,7 +24,7 @@ static void exchange(int rank, int partner, int k, int it, double *acc)
 	EXPECT("MPI_Sendrecv\\(sendbuf=" BUF ", sendcount=3, "
 	       "sendtype=MPI_DOUBLE, dest=%s, sendtag=%d, " OUT "recvbuf=" BUF
 	       ", recvcount=3, recvtype=MPI_DOUBLE, source=%s, recvtag=%d, "
-	       "comm=MPI_COMM_WORLD, " OUT "status=MPI_STATUS_IGNORE\\)",
+	       "comm=MPI_COMM_WORLD, " OUT "status=" IGNORED "\\)",
 	       rx_rank(partner, WORLD), k, rx_rank(partner, WORLD), k);
 	*acc += in[2];
 }

@@ -141,10 +141,15 @@ class FortranEntry:
         elif c.base == "MPI_Status" and c.depth == 1 and p.length is None:
             f = self.fparam("MPI_Fint *", v)
             self.locals.append("MPI_Status %s_c;" % v)
+            if p.own:
+                self.pre.append("%s = fort_status_own(rp, %s, 1, 0);" % (f, f))
             self.val(p, "fort_status(%s, &%s_c)" % (f, v),
                      "pre" if p.direction == "in" else "post")
         elif c.base == "MPI_Status":
             f = self.fparam("MPI_Fint *", v)
+            if p.own:
+                self.pre.append("%s = fort_status_own(rp, %s, %s, 1);"
+                                % (f, f, p.own))
             self.post_ok(p, "fort_statuses(rp, %s, %s)" % (f, self.length(p)))
         elif c.base in self.handles and c.depth == 1:
             self.handle_pointer(p)

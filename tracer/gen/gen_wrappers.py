@@ -443,6 +443,8 @@ class Param:
         self.stmt = None     # the recorder call
         self.out = int(self.direction == "out")
         self.deref = False   # the value is read through a pointer after the call
+        self.own = None      # a status (array) the program may ignore: the
+                             # expression of its length, "1" for one status
 
 
 class Result:
@@ -669,6 +671,8 @@ class Wrapper:
             p.stmt = self.status(p)
             p.deref = True
             p.out = int(p.direction != "in")
+            if p.direction == "out":
+                p.own = "1"
         elif c.depth == 1:
             self.pointee(p)
         if p.stmt is None:
@@ -731,6 +735,10 @@ class Wrapper:
                 kind = "status_of_requests"
             else:
                 kind = "status"
+            if p.direction == "out" and kind != "status":
+                # MPI_STATUSES_IGNORE: the call gets an array of the
+                # tracer's own, as long as its requests
+                p.own = self.param_name("incount") or n
         elif c.base == "MPI_Request" and p.direction == "inout":
             saved = self.fresh("saved_" + v)
             self.helpers.add("save_requests")
@@ -893,6 +901,27 @@ class Wrapper:
         out += ["\t" + s for s in self.setup] + body + ["}"]
         return "\n".join(out).replace("&" + r, self.rp)
 
+    def owned(self):
+        """The statuses a program may ignore, which the C entry point
+        replaces by the tracer's own (STATUS_RULES): declarations before
+        the call, and the name each parameter is passed as."""
+        decls, names = [], []
+        for p in self.params:
+            if p.own is None:
+                names.append(p.c.name)
+                continue
+            v = p.c.name
+            mine = self.fresh("own_" + v)
+            if p.own == "1":
+                decls += ["\tMPI_Status %s_s;" % mine,
+                          "\tMPI_Status *%s = rec_status_own(%s, %s, &%s_s);"
+                          % (mine, self.rp, v, mine)]
+            else:
+                decls.append("\tMPI_Status *%s = rec_statuses_own(%s, %s, %s);"
+                             % (mine, self.rp, v, p.own))
+            names.append(mine)
+        return decls, names
+
     def emit(self):
         """The C entry point."""
         f, ret, rp = self.f, self.ret, self.rp
@@ -905,6 +934,14 @@ class Wrapper:
         out += ["",
                "\tif (!rec_begin(%s, RF_%s))" % (rp, f.name), "\t\treturn %s;" % call]
         out += ["\t%s%s = %s;" % sv for sv in self.saves()]
+        decls, names = self.owned()
+        if decls and f.name not in NO_RETURN:
+            out += decls
+            call = "P%s(%s)" % (f.name, ", ".join(names))
+            out += ["\trec_pmpi_start(%s);" % rp, "\t%s = %s;" % (ret, call),
+                    "\trec_pmpi_done(%s);" % rp,
+                    "\treturn %s;" % self.body_call(names), "}"]
+            return "\n".join(out).replace("&" + self.r, rp)
         if f.name in NO_RETURN:
             hook, arg = NO_RETURN[f.name]
             out += ["\trec_pmpi_start(%s);" % rp, "\trec_pmpi_done(%s);" % rp,
@@ -1073,8 +1110,10 @@ def helper_text(kind):
                                        "rec_%s(r, a[i])" % kind, None, "")
     named = ""
     if kind.startswith("status"):
-        named = ("if (a == MPI_STATUSES_IGNORE) {\n\t\trec_statuses_ignored(r);"
-                 "\n\t\treturn;\n\t}\n\t")
+        # an array of the tracer's own (rec_statuses_own) that holds no
+        # status: what the program passed
+        named = ("if (a == MPI_STATUSES_IGNORE || (r->own_status && n <= 0)) {"
+                 "\n\t\trec_statuses_ignored(r);\n\t\treturn;\n\t}\n\t")
     return LIST_HELPER % {"name": ident(kind), "params": params, "extra": extra,
                           "absent": absent or "!a || n < 0", "elem": elem,
                           "named": named}

@@ -84,6 +84,8 @@ struct rank {
 	size_t capcomms;
 	rondo_stat *stats;
 	size_t capstats;
+	rondo_stat *gaps; /* the time before calls (SPILL_GAPS) */
+	size_t capgaps;
 	struct chunk *chunks[SPILL_NSTREAMS];
 	uint32_t nchunks[SPILL_NSTREAMS];
 	size_t capchunks[SPILL_NSTREAMS];
@@ -95,7 +97,7 @@ struct rank {
 	/* rebuilt */
 	struct fmt_cst cst;
 	struct fmt_grammar g, gd, gi;
-	struct fmt_stats st;
+	struct fmt_stats st, gst;
 	struct fmt_buf bytes;
 	int bad; /* could not be rebuilt: counted as failed */
 };
@@ -343,7 +345,8 @@ static int read_comms(struct rank *r, struct fmt_cur *c)
 	return 0;
 }
 
-static int read_stats(struct rank *r, struct fmt_cur *c)
+/* Statistics records into *v (of capacity *cap), by signature. */
+static int read_stats(rondo_stat **v, size_t *cap, struct fmt_cur *c)
 {
 	while (c->pos < c->len) {
 		rondo_stat s = {0};
@@ -373,16 +376,14 @@ static int read_stats(struct rank *r, struct fmt_cur *c)
 		}
 		if (total != s.count || s.min_ns > s.max_ns)
 			return RONDO_E_CORRUPT;
-		if (sig >= r->capstats) {
-			size_t had = r->capstats;
+		if (sig >= *cap) {
+			size_t had = *cap;
 
-			if (util_grow(&r->stats, &r->capstats, (size_t)sig + 1,
-				      sizeof(s)) < 0)
+			if (util_grow(v, cap, (size_t)sig + 1, sizeof(s)) < 0)
 				return RONDO_E_NOMEM;
-			memset(r->stats + had, 0,
-			       sizeof(s) * (r->capstats - had));
+			memset(*v + had, 0, sizeof(s) * (*cap - had));
 		}
-		r->stats[sig] = s;
+		(*v)[sig] = s;
 	}
 	return 0;
 }
@@ -464,7 +465,8 @@ static int read_record(struct rank *r, uint32_t type, const uint8_t *p,
 	case SPILL_FUNCS: return read_funcs(r, &c);
 	case SPILL_SIGS: return read_sigs(r, &c);
 	case SPILL_COMMS: return read_comms(r, &c);
-	case SPILL_STATS: return read_stats(r, &c);
+	case SPILL_STATS: return read_stats(&r->stats, &r->capstats, &c);
+	case SPILL_GAPS: return read_stats(&r->gaps, &r->capgaps, &c);
 	case SPILL_CHUNK: return read_chunk(r, &c);
 	case SPILL_MARK: return read_mark(r, &c, 0);
 	case SPILL_END: return read_mark(r, &c, 1);
@@ -719,11 +721,16 @@ static int rebuild(struct rank *r)
 			return RONDO_E_CORRUPT;
 	job_reshape(&r->g, r->nsig, &was, &now);
 	r->st.st = calloc((size_t)r->nsig + 1, sizeof(*r->st.st));
-	if (!r->st.st)
+	r->gst.st = calloc((size_t)r->nsig + 1, sizeof(*r->gst.st));
+	if (!r->st.st || !r->gst.st)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < r->nsig && s < r->capstats; s++)
 		if (r->stats[s].count)
 			r->st.st[r->st.n++] = (struct fmt_stat){s, r->stats[s]};
+	for (uint32_t s = 0; s < r->nsig && s < r->capgaps; s++)
+		if (r->gaps[s].count)
+			r->gst.st[r->gst.n++] =
+				(struct fmt_stat){s, r->gaps[s]};
 	if (!r->timing || r->ntimed == 0)
 		return 0;
 	/* per-call times: two streams of codes, one pair per timed call */
@@ -1027,6 +1034,8 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 				merge_mark_failed(m, 1);
 			continue;
 		}
+		/* short of memory, only the time before calls is lost */
+		(void)merge_add_gaps(m, &r->cst, &r->gst);
 		relative_values(R, &vals, &nvals);
 		if (merge_add_values(m, vals, nvals) != 0) {
 			say(J,
@@ -1185,12 +1194,14 @@ static void rank_free(struct rank *r)
 	free(r->sigs);
 	free(r->comms);
 	free(r->stats);
+	free(r->gaps);
 	for (int s = 0; s < SPILL_NSTREAMS; s++)
 		free(r->chunks[s]);
 	fmt_grammar_free(&r->g);
 	fmt_grammar_free(&r->gd);
 	fmt_grammar_free(&r->gi);
 	free(r->st.st);
+	free(r->gst.st);
 	fmt_buf_free(&r->bytes);
 }
 

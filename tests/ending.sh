@@ -219,6 +219,10 @@ RONDO_EXPECT="$tmp/manual.expect" timeout -s TERM 5 "$M" -np 3 -x RONDO_EXPECT \
 cp -r manual.spill damaged.spill
 "$rondo" recover manual.spill >recover.out 2>&1 || fail "recover: $(cat recover.out)"
 rm -rf manual.spill
+# the time before calls came through the spill files too
+expect_exit 0 "$rondo" stats --before --csv - manual.rondo
+awk -F, 'NR > 1 && $3 > 0 { n++ } END { exit !n }' "$tmp/out" ||
+	fail "manual: no time before calls in the recovered trace: $(cat "$tmp/out" "$tmp/err")"
 got=0 want=0
 check manual "(signal 15 \(SIGTERM\) inside MPI_Recv|no word after its last spill)" -
 # Damaged files: one cut in the middle is read up to its last good

@@ -463,13 +463,15 @@ static void put_streams(int can_alloc)
 	}
 }
 
-static void put_stat(uint32_t s, const rondo_stat *st)
+/* Statistics st of signature s, in a record of `type` (SPILL_STATS or
+ * SPILL_GAPS). */
+static void put_stat(uint32_t type, uint32_t s, const rondo_stat *st)
 {
 	uint32_t bins = 0;
 
 	for (int b = 0; b < RONDO_HIST_BINS; b++)
 		bins += st->hist[b] != 0;
-	spill_w_room(&wr, SPILL_STATS, (7 + 2 * bins) * SPILL_UV_MAX + 8);
+	spill_w_room(&wr, type, (7 + 2 * bins) * SPILL_UV_MAX + 8);
 	spill_w_uv(&wr, s);
 	spill_w_uv(&wr, st->count);
 	spill_w_uv(&wr, st->total_ns);
@@ -494,12 +496,18 @@ static void put_stats(int can_alloc)
 			memset(sp.stat_done + had, 0,
 			       sizeof(*sp.stat_done) * (sp.stat_cap - had));
 	}
+	/* the durations of the signatures called since, then the time
+	 * before their calls, each a run of records of one type */
+	for (uint32_t s = 0; s < rt.nsig; s++)
+		if (s >= sp.stat_cap || sp.stat_done[s] != rt.sig[s].st.count)
+			put_stat(SPILL_STATS, s, &rt.sig[s].st);
 	for (uint32_t s = 0; s < rt.nsig; s++) {
 		uint64_t count = rt.sig[s].st.count;
 
 		if (s < sp.stat_cap && sp.stat_done[s] == count)
 			continue;
-		put_stat(s, &rt.sig[s].st);
+		if (rt.sig[s].gap.count)
+			put_stat(SPILL_GAPS, s, &rt.sig[s].gap);
 		if (s < sp.stat_cap)
 			sp.stat_done[s] = count;
 	}
@@ -788,7 +796,7 @@ static void after_records(const struct spill_call *c, uint32_t n, uint64_t lost)
 			if (sig[i] == k)
 				fmt_stat_record(&st, d);
 		}
-		put_stat(k, &st);
+		put_stat(SPILL_STATS, k, &st);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (c[i].binding < REC_NBIND)

@@ -39,6 +39,7 @@ enum spill_rec {
 	SPILL_CHUNK,	/* the next values of a stream */
 	SPILL_MARK,	/* a consistent point */
 	SPILL_END,	/* how the rank ended (a MARK too) */
+	SPILL_GAPS,	/* the time before calls, of signatures that changed */
 	SPILL_NREC
 };
 

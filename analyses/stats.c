@@ -384,8 +384,7 @@ static void csv_share(FILE *out, double share)
 		fprintf(out, ",%.9g", share);
 }
 
-/* ",text of signature sig", as long as it is.  0 or RONDO_E_NOMEM. */
-static int csv_sig(const rondo_trace *t, uint32_t sig, FILE *out)
+int an_csv_sig(const rondo_trace *t, uint32_t sig, FILE *out)
 {
 	char buf[512], *big = NULL;
 	int len = rondo_sig_format(t, sig, buf, sizeof(buf));
@@ -396,10 +395,16 @@ static int csv_sig(const rondo_trace *t, uint32_t sig, FILE *out)
 			return RONDO_E_NOMEM;
 		rondo_sig_format(t, sig, big, (size_t)len + 1);
 	}
-	putc(',', out);
 	an_csv_text(out, len < 0 ? "" : big ? big : buf);
 	free(big);
 	return 0;
+}
+
+/* ",text of signature sig", as long as it is.  0 or RONDO_E_NOMEM. */
+static int csv_sig(const rondo_trace *t, uint32_t sig, FILE *out)
+{
+	putc(',', out);
+	return an_csv_sig(t, sig, out);
 }
 
 static void csv_rank_row(const struct an_row *r, const struct an_totals *tot,

@@ -113,6 +113,10 @@ void an_sig_text(const rondo_trace *t, uint32_t sig, char *buf, size_t size);
  * line break (RFC 4180), quotes doubled. */
 void an_csv_text(FILE *out, const char *s);
 
+/* Writes the text of signature sig as a CSV field, as long as it is.
+ * Returns 0 or RONDO_E_NOMEM. */
+int an_csv_sig(const rondo_trace *t, uint32_t sig, FILE *out);
+
 /**
  * Writes rows[0..n-1] of a report `by` as CSV, a header row first, times
  * in nanoseconds and shares as fractions (empty when unknown), the

@@ -134,6 +134,12 @@ static int diff_args(int argc, char **argv, struct diff_opts *o)
 /* The signature text of key k, from the trace that has it: as `rank`
  * called it (absolute peers), or as stored (relative peers, for a set of
  * ranks) when rank is RONDO_RANK_NONE. */
+/* The trace (0: A, 1: B) that has key k, A when both do. */
+static int key_side(const struct an_diff *d, uint32_t k)
+{
+	return d->keys[k].sig[0] != AN_DIFF_NONE ? 0 : 1;
+}
+
 static void key_text(const struct diff_opts *o, const struct an_diff *d,
 		     uint32_t k, uint32_t rank, char *buf, size_t size)
 {
@@ -144,7 +150,7 @@ static void key_text(const struct diff_opts *o, const struct an_diff *d,
 		snprintf(buf, size, "(no call: the rank's calls end here)");
 		return;
 	}
-	w = d->keys[k].sig[0] != AN_DIFF_NONE ? 0 : 1;
+	w = key_side(d, k);
 	if (rank != RONDO_RANK_NONE && rank >= d->nranks[w]) {
 		if (d->keys[k].sig[!w] != AN_DIFF_NONE && rank < d->nranks[!w])
 			w = !w;
@@ -416,19 +422,12 @@ static void diff_text(const struct diff_opts *o, const struct an_diff *d)
 static void csv_key(FILE *out, const struct diff_opts *o,
 		    const struct an_diff *d, uint32_t k)
 {
-	char small[512], *big = NULL;
-	int w, len;
+	int w;
 
 	if (k == AN_DIFF_NONE || k >= d->nkeys)
 		return;
-	w = d->keys[k].sig[0] != AN_DIFF_NONE ? 0 : 1;
-	len = rondo_sig_format(o->t[w], d->keys[k].sig[w], small,
-			       sizeof(small));
-	if (len >= (int)sizeof(small) && (big = malloc((size_t)len + 1)))
-		rondo_sig_format(o->t[w], d->keys[k].sig[w], big,
-				 (size_t)len + 1);
-	an_csv_text(out, len < 0 ? "" : big ? big : small);
-	free(big);
+	w = key_side(d, k);
+	an_csv_sig(o->t[w], d->keys[k].sig[w], out);
 }
 
 static void csv_ranks(FILE *out, const uint32_t *ranks, uint32_t n)

@@ -934,14 +934,6 @@ class Wrapper:
         out += ["",
                "\tif (!rec_begin(%s, RF_%s))" % (rp, f.name), "\t\treturn %s;" % call]
         out += ["\t%s%s = %s;" % sv for sv in self.saves()]
-        decls, names = self.owned()
-        if decls and f.name not in NO_RETURN:
-            out += decls
-            call = "P%s(%s)" % (f.name, ", ".join(names))
-            out += ["\trec_pmpi_start(%s);" % rp, "\t%s = %s;" % (ret, call),
-                    "\trec_pmpi_done(%s);" % rp,
-                    "\treturn %s;" % self.body_call(names), "}"]
-            return "\n".join(out).replace("&" + self.r, rp)
         if f.name in NO_RETURN:
             hook, arg = NO_RETURN[f.name]
             out += ["\trec_pmpi_start(%s);" % rp, "\trec_pmpi_done(%s);" % rp,
@@ -949,9 +941,13 @@ class Wrapper:
                                              "MPI_SUCCESS"),
                     "\t%s(%s);" % (hook, arg), "\treturn %s;" % call, "}"]
             return "\n".join(out).replace("&" + self.r, rp)
+        # statuses the program ignores: the call gets the tracer's own
+        decls, names = self.owned()
+        call = "P%s(%s)" % (f.name, ", ".join(names))
+        out += decls
         out += ["\trec_pmpi_start(%s);" % rp, "\t%s = %s;" % (ret, call),
                 "\trec_pmpi_done(%s);" % rp,
-                "\treturn %s;" % self.body_call(p.c.name for p in self.params), "}"]
+                "\treturn %s;" % self.body_call(names), "}"]
         return "\n".join(out).replace("&" + self.r, rp)
 
 

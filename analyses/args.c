@@ -71,3 +71,13 @@ void an_p2p_args(const rondo_trace *t, uint32_t s, struct an_p2p *a)
 	a->any_src = an_is_const(t, &a->source, "MPI_ANY_SOURCE") != 0;
 	a->any_tag = an_is_const(t, &a->rtag, "MPI_ANY_TAG") != 0;
 }
+
+rondo_arg an_elem(const rondo_arg *list, uint64_t k)
+{
+	rondo_arg e;
+
+	if (list->wire != RONDO_WIRE_LIST || k >= list->n ||
+	    rondo_arg_elem(list, k, &e) < 0)
+		memset(&e, 0, sizeof(e));
+	return e;
+}

@@ -23,6 +23,9 @@ int an_is_const(const rondo_trace *t, const rondo_arg *a, const char *name);
 /* A plain non-negative integer value (a count), or -1. */
 int64_t an_int(const rondo_arg *a);
 
+/* Element k of a list value, or a NULL value (also for k beyond it). */
+rondo_arg an_elem(const rondo_arg *list, uint64_t k);
+
 /* The request id a value names, or UINT32_MAX (MPI_REQUEST_NULL...). */
 uint32_t an_req_id(const rondo_arg *a);
 

@@ -168,6 +168,9 @@ struct ctx {
 	uint32_t *req_sig; /* by request id: the init signature (per rank) */
 	uint32_t nreq;
 	int failed;
+	an_send_fn *send; /* an_sends_rank: messages go to it, not to cells */
+	void *send_arg;
+	int send_rc; /* its first failure */
 };
 
 /* The matrix's own shorthands. */
@@ -280,6 +283,17 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 	to = rondo_peer(c->t, &cm, &dest, NULL);
 	if (to == RONDO_PEER_PROC_NULL) {
 		c->m->proc_null = sat_add(c->m->proc_null, n);
+		return;
+	}
+	if (c->send) {
+		int rc = 0;
+
+		if (to < 0 || to >= c->m->n)
+			c->m->unresolved = sat_add(c->m->unresolved, n);
+		else
+			rc = c->send(c->send_arg, rank, &cm, to, n);
+		if (rc < 0 && !c->send_rc)
+			c->send_rc = rc;
 		return;
 	}
 	cell(c, rank, to, n,
@@ -523,9 +537,10 @@ static void rank_add(struct ctx *c, uint32_t rank, const uint64_t *mult,
 	}
 }
 
-/* Sets up c: which signatures count, the matrix zeroed. */
+/* Sets up c: which signatures count, the matrix zeroed (its cells made
+ * when `cells` is set). */
 static int ctx_init(struct ctx *c, const rondo_trace *t,
-		    const struct an_filter *f, struct an_matrix *m)
+		    const struct an_filter *f, struct an_matrix *m, int cells)
 {
 	static const struct an_filter all = {AN_ANY, NULL, AN_ANY, 0, 1};
 	uint32_t n = rondo_rank_count(t);
@@ -537,11 +552,15 @@ static int ctx_init(struct ctx *c, const rondo_trace *t,
 	c->m = m;
 	c->nsig = rondo_sig_count(t);
 	m->n = n;
-	m->msgs = calloc((size_t)n * n + 1, sizeof(uint64_t));
-	m->bytes = calloc((size_t)n * n + 1, sizeof(uint64_t));
+	if (cells) {
+		m->msgs = calloc((size_t)n * n + 1, sizeof(uint64_t));
+		m->bytes = calloc((size_t)n * n + 1, sizeof(uint64_t));
+		if (!m->msgs || !m->bytes)
+			return RONDO_E_NOMEM;
+	}
 	c->op = calloc(c->nsig + 1, 1);
 	c->todo = malloc(sizeof(uint32_t) * (c->nsig + 1));
-	if (!m->msgs || !m->bytes || !c->op || !c->todo)
+	if (!c->op || !c->todo)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < c->nsig; s++) {
 		enum op op = op_of(rondo_func_name(t, rondo_sig_func(t, s)));
@@ -573,7 +592,7 @@ int an_matrix(const rondo_trace *t, const struct an_filter *f,
 	struct ctx c;
 	uint64_t *mult = NULL, *work = NULL;
 	uint32_t *ranks = NULL;
-	int rc = ctx_init(&c, t, f, m);
+	int rc = ctx_init(&c, t, f, m, 1);
 
 	if (!rc) {
 		mult = malloc(sizeof(*mult) * (c.nsig + 1));
@@ -593,6 +612,53 @@ int an_matrix(const rondo_trace *t, const struct an_filter *f,
 	free(work);
 	free(ranks);
 	return ctx_done(&c, rc);
+}
+
+/* The sends of one rank at a time, by the rules above, for an analysis
+ * that keys them otherwise (pairing.c): a context without cells. */
+struct an_sends {
+	struct ctx c;
+	struct an_matrix m;
+};
+
+int an_sends_open(const rondo_trace *t, struct an_sends **out)
+{
+	struct an_sends *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return RONDO_E_NOMEM;
+	rc = ctx_init(&s->c, t, NULL, &s->m, 0);
+	if (rc) {
+		ctx_done(&s->c, rc);
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int an_sends_rank(struct an_sends *s, uint32_t rank, const uint64_t *mult,
+		  an_send_fn *fn, void *arg, uint64_t *unresolved)
+{
+	s->c.send = fn;
+	s->c.send_arg = arg;
+	s->c.send_rc = 0;
+	s->m.unresolved = 0;
+	rank_add(&s->c, rank, mult, mult);
+	s->c.send = NULL;
+	if (unresolved)
+		*unresolved = s->m.unresolved;
+	return s->c.failed ? RONDO_E_NOMEM : s->c.send_rc;
+}
+
+void an_sends_free(struct an_sends *s)
+{
+	if (!s)
+		return;
+	ctx_done(&s->c, 0);
+	free(s);
 }
 
 /* Rank r's calls counted one by one: all of them in made[], and in
@@ -634,7 +700,7 @@ static int matrix_walk(const rondo_trace *t, const struct an_filter *f,
 {
 	struct ctx c;
 	uint64_t *mult = NULL, *made = NULL;
-	int rc = ctx_init(&c, t, f, m);
+	int rc = ctx_init(&c, t, f, m, 1);
 
 	if (!rc && w && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL)
 		rc = RONDO_E_MISSING;

@@ -67,6 +67,30 @@ int an_matrix_window(const rondo_trace *t, const struct an_filter *f,
 
 void an_matrix_free(struct an_matrix *m);
 
+/* The same sends one rank at a time, for an analysis that keys them
+ * otherwise than by sender and receiver (pairing.c): fn is told each
+ * message rank `rank` sends, `n` times, on communicator *cm to world rank
+ * `to`, and returns 0 or a RONDO_E_* code. */
+typedef int an_send_fn(void *arg, uint32_t rank, const rondo_comm_ref *cm,
+		       int64_t to, uint64_t n);
+struct an_sends;
+
+/* Which signatures send, for an_sends_rank.  Returns 0 or
+ * RONDO_E_NOMEM (*out NULL). */
+int an_sends_open(const rondo_trace *t, struct an_sends **out);
+
+/* Calls fn for each message rank `rank` sends (the matrix's rules:
+ * point-to-point sends, a Sendrecv's send side, persistent sends at each
+ * start; none to MPI_PROC_NULL), its calls counted in mult[]
+ * (an_rule_mult); sets *unresolved (may be NULL) to the messages whose
+ * communicator or destination the trace does not resolve.  Returns 0,
+ * RONDO_E_NOMEM, or fn's first failure. */
+int an_sends_rank(struct an_sends *s, uint32_t rank, const uint64_t *mult,
+		  an_send_fn *fn, void *arg, uint64_t *unresolved);
+
+/* Accepts NULL. */
+void an_sends_free(struct an_sends *s);
+
 /* Writes the matrix as CSV: long form "src,dst,messages,bytes" (the cells
  * that are not zero, by sender then receiver) or, with wide, the square
  * form of `what` (0 messages, 1 bytes).  Returns 0 or -1 (write error). */

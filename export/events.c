@@ -423,17 +423,6 @@ static int do_complete(struct walk *w, struct pend *p, uint8_t kind,
 
 /* ---- completions ----------------------------------------------------------- */
 
-/* Element k of a list value, or a NULL value. */
-static rondo_arg elem(const rondo_arg *list, uint64_t k)
-{
-	rondo_arg e;
-
-	if (list->wire != RONDO_WIRE_LIST || k >= list->n ||
-	    rondo_arg_elem(list, k, &e) < 0)
-		memset(&e, 0, sizeof(e));
-	return e;
-}
-
 /* The operation request value v names completes, with status st. */
 static int take(struct walk *w, const rondo_arg *v, const rondo_arg *st)
 {
@@ -475,22 +464,22 @@ static int completion(struct walk *w, uint32_t s, uint8_t p2p)
 	case P_WAIT: return take(w, reqs, sts);
 	case P_WAITALL:
 		for (uint64_t k = 0; rc == 0 && k < list_len(reqs); k++) {
-			v = elem(reqs, k);
-			st = elem(sts, k);
+			v = an_elem(reqs, k);
+			st = an_elem(sts, k);
 			rc = take(w, &v, &st);
 		}
 		return rc;
 	case P_WAITANY:
 		i = an_int(&g->a.index);
-		v = elem(reqs, i < 0 ? UINT64_MAX : (uint64_t)i);
+		v = an_elem(reqs, i < 0 ? UINT64_MAX : (uint64_t)i);
 		return take(w, &v, sts);
 	default: /* Waitsome: the indices, each with its status */
 		for (uint64_t k = 0; rc == 0 && k < list_len(&g->a.index);
 		     k++) {
-			st = elem(&g->a.index, k);
+			st = an_elem(&g->a.index, k);
 			i = an_int(&st);
-			v = elem(reqs, i < 0 ? UINT64_MAX : (uint64_t)i);
-			st = elem(sts, k);
+			v = an_elem(reqs, i < 0 ? UINT64_MAX : (uint64_t)i);
+			st = an_elem(sts, k);
 			rc = take(w, &v, &st);
 		}
 		return rc;
@@ -608,7 +597,7 @@ static int call_p2p(struct walk *w, uint32_t s)
 	case P_IMRECV: return matched_probe(w, s, p);
 	case P_STARTALL:
 		for (uint64_t k = 0; rc == 0 && k < list_len(&g->a.req); k++) {
-			rondo_arg v = elem(&g->a.req, k);
+			rondo_arg v = an_elem(&g->a.req, k);
 
 			rc = start(w, &v);
 		}

@@ -3,8 +3,9 @@
 # (Makefile.am's INC_* variables, exported here by make check) reaches
 # only the headers it may use.  tui/, export/ and analyses/ see the public
 # rondo.h, common/ and analyses/ (tui/ export/ as well, and each its own);
-# the tracer sees the format's header and its own, nothing of librondo,
-# the analyses, the export or the command.
+# replay/ sees rondo.h, common/ and analyses/; the tracer sees the
+# format's header and its own, nothing of librondo, the analyses, the
+# export or the command.
 # And no source names a header by a path that would step around them.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -43,11 +44,14 @@ must analyses "$INC_ANALYSES" rondo.h util.h matrix.h walk.h
 mustnot analyses "$INC_ANALYSES" $tracer_h $reader_h view.h cli.h export.h
 must export "$INC_EXPORT" rondo.h fileio.h util.h args.h kmap.h export.h
 mustnot export "$INC_EXPORT" $tracer_h $reader_h view.h cli.h recover.h
+# replay.h needs mpi.h: a probe of it would fail for that alone
+must replay "$INC_REPLAY" rondo.h util.h pairing.h
+mustnot replay "$INC_REPLAY" $tracer_h $reader_h view.h cli.h export.h recover.h
 must tracer "$INC_TRACER" format.h rondo.h grammar.h hmap.h
 mustnot tracer "$INC_TRACER" trace_int.h matrix.h stats.h view.h cli.h export.h
 
 # No quoted include with a directory in it (#include "../tracer/x.h").
-for d in common format reader tracer recover analyses export tui; do
+for d in common format reader tracer recover analyses export replay tui; do
 	grep -n '#include "[^"]*/' "$top_srcdir/$d"/*.[ch] 2>/dev/null |
 		sed 's/^/FAIL: a path around the include rules: /' >"$tmp/paths"
 	[ -s "$tmp/paths" ] && { cat "$tmp/paths"; fails=$((fails + 1)); }

@@ -6,6 +6,7 @@
  *   mktrace [--ranks P] [--iters N] [--future] [--cut RANKS=ENDING]... OUT
  *   mktrace --timed [--ranks P] OUT
  *   mktrace --peers OUT
+ *   mktrace --replay deadlock|unknown OUT
  *   mktrace --corpus DIR
  */
 #include <errno.h>
@@ -737,8 +738,63 @@ static void usage(void)
 		"               [--change call|count|peer|time|buffers] OUT\n"
 		"       mktrace --timed [--ranks P] OUT\n"
 		"       mktrace --peers OUT\n"
+		"       mktrace --replay deadlock|unknown OUT\n"
 		"       mktrace --corpus DIR\n");
 	exit(2);
+}
+
+/* Two ranks for rondo-replay's refusals: "deadlock", each rank's
+ * MPI_Ssend to the other before its receive (the messages pair up, but
+ * a replay waits for ever: the watchdog's case), or "unknown", a call of
+ * a function no MPI has. */
+static struct testtrace *replay_job(const char *kind)
+{
+	struct testtrace *tt = tt_create(2);
+	uint32_t f_init = tt_func(tt, "MPI_Init", "argc", "argv", NULL);
+	uint32_t f_ssend = tt_func(tt, "MPI_Ssend", "buf", "count", "datatype",
+				   "dest", "tag", "comm", NULL);
+	uint32_t f_recv = tt_func(tt, "MPI_Recv", ">buf", "count", "datatype",
+				  "source", "tag", "comm", ">status", NULL);
+	uint32_t f_odd = tt_func(tt, "MPI_Frobnicate", "comm", NULL);
+	uint32_t f_final = tt_func(tt, "MPI_Finalize", NULL);
+	uint32_t world = tt_const(tt, "MPI_COMM_WORLD");
+	uint32_t mpi_int = tt_const(tt, "MPI_INT");
+	uint32_t sig[4];
+	struct fmt_buf a = {0};
+
+	tt_meta(tt, "program", kind);
+	tt_meta(tt, "ranks", "2");
+	tt_typesize(tt, mpi_int, 4);
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 1);
+	fmt_arg_put_none(&a, RONDO_ARG_NULL);
+	sig[0] = tt_sig(tt, f_init, &a, 2);
+	a.len = 0;
+	for (int recv = 0; recv < 2; recv++) {
+		fmt_arg_put_list(&a, RONDO_ARG_BUFFER, 2);
+		fmt_arg_put_uint(&a, RONDO_ARG_INT, (uint64_t)recv);
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, 0);
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, 1);
+		fmt_arg_put_uint(&a, RONDO_ARG_CONST, mpi_int);
+		fmt_arg_put_sint(&a, RONDO_ARG_RANK_REL, 1);
+		fmt_arg_put_sint(&a, RONDO_ARG_TAG, 0);
+		fmt_arg_put_uint(&a, RONDO_ARG_CONST, world);
+		if (recv)
+			fmt_arg_put_list(&a, RONDO_ARG_STATUS, 0);
+		sig[1 + recv] =
+			tt_sig(tt, recv ? f_recv : f_ssend, &a, recv ? 7 : 6);
+		a.len = 0;
+	}
+	if (!strcmp(kind, "unknown")) {
+		fmt_arg_put_uint(&a, RONDO_ARG_CONST, world);
+		sig[1] = sig[2] = tt_sig(tt, f_odd, &a, 1);
+		a.len = 0;
+	}
+	sig[3] = tt_sig(tt, f_final, &a, 0);
+	for (uint32_t r = 0; r < 2; r++)
+		for (int k = 0; k < 4; k++)
+			tt_call(tt, r, sig[k], 1, 1000);
+	fmt_buf_free(&a);
+	return tt;
 }
 
 int main(int argc, char **argv)
@@ -753,6 +809,7 @@ int main(int argc, char **argv)
 		{"peers", no_argument, 0, 'p'},
 		{"cut", required_argument, 0, 'x'},
 		{"change", required_argument, 0, 'C'},
+		{"replay", required_argument, 0, 'R'},
 		{0, 0, 0, 0}};
 	static const char *const changes[] = {"none", "call", "count",
 					      "peer", "time", "buffers"};
@@ -761,6 +818,7 @@ int main(int argc, char **argv)
 	int future = 0, corpus = 0, timed = 0, peers = 0, c, rc;
 	struct testtrace *tt;
 	char cut[1024] = "";
+	const char *replay = NULL;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -771,6 +829,12 @@ int main(int argc, char **argv)
 		case 'd': break; /* the defaults are the demo */
 		case 't': timed = 1; break;
 		case 'p': peers = 1; break;
+		case 'R':
+			if (strcmp(optarg, "deadlock") &&
+			    strcmp(optarg, "unknown"))
+				usage();
+			replay = optarg;
+			break;
 		case 'C':
 			for (change = 0; change < COUNTOF(changes); change++)
 				if (!strcmp(optarg, changes[change]))
@@ -790,7 +854,8 @@ int main(int argc, char **argv)
 		usage();
 	if (corpus)
 		return make_corpus(argv[optind]);
-	tt = peers   ? tt_peers()
+	tt = replay  ? replay_job(replay)
+	     : peers ? tt_peers()
 	     : timed ? timed_job((uint32_t)ranks)
 		     : tt_demo_changed((uint32_t)ranks, (uint32_t)iters,
 				       change);

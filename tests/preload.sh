@@ -15,9 +15,11 @@ san_env
 
 # What the module exports: MPI_* and PMPI_*, the Fortran bindings' entry
 # points (mpi_send_, mpi_send__, mpi_send, MPI_SEND, mpi_send_f08_...), and
-# the allocation functions, and sigaction and signal (tracer/ending.c:
-# a handler set after MPI_Init is called after the tracer's).
-alloc="aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc sigaction signal valloc"
+# the allocation functions, sigaction and signal (tracer/ending.c:
+# a handler set after MPI_Init is called after the tracer's), and
+# rondo_replay_posted and rondo_replay_stand_ins (tracer/record.h:
+# rondo-replay's wildcards and polls).
+alloc="aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc rondo_replay_posted rondo_replay_stand_ins sigaction signal valloc"
 nm -D --defined-only "$lib" | awk '{ print $NF }' | sort >"$tmp/defined"
 others=$(grep -v -E '^(P?MPI_|mpi_)' "$tmp/defined" | tr '\n' ' ' | sed 's/ $//')
 [ "$others" = "$alloc" ] ||

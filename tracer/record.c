@@ -86,6 +86,28 @@ static int from_mpi_library(const void *caller)
  * binding's call on to rondo's was recorded a second time.  So the
  * binding's forwarding is marked on the thread instead (record.h). */
 
+/* ---- a replay's wildcards (record.h) ---------------------------------- */
+
+static __thread struct {
+	int set, source, tag;
+} posted;
+
+void rondo_replay_posted(int source, int tag)
+{
+	posted.set = 1;
+	posted.source = source;
+	posted.tag = tag;
+}
+
+void rec_as_posted(int *source, int *tag)
+{
+	if (!posted.set)
+		return;
+	*source = posted.source;
+	*tag = posted.tag;
+	posted.set = 0;
+}
+
 static inline uint64_t forward_key(uint32_t func, int depth)
 {
 	return (uint64_t)(func + 1) << 32 | (uint32_t)depth;

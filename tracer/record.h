@@ -142,6 +142,21 @@ void rec_pmpi_done(struct rec *r);
  * forwarding.  rec_forward returns the mark it replaced, for
  * rec_forward_done to put back after the call. */
 uint64_t rec_forward(uint32_t func, const unsigned char *calls_c);
+
+/* rondo-replay posts a wildcard receive or probe with the source and tag
+ * the original matched, so that matching is the original's, and says so
+ * first (rondo_replay_posted, exported): the call is recorded as the
+ * program posted it, a wildcard, and its status keeps what it matched.
+ * rec_as_posted, in the wrappers of calls with a source and a tag after
+ * the library's call, puts the posted values back; once per hint. */
+REC_API void rondo_replay_posted(int source, int tag);
+void rec_as_posted(int *source, int *tag);
+/* rondo-replay hands a Wait or Test call requests that never complete in
+ * place of those the original's call did not complete (so that it
+ * completes the same ones), and says so first: stand_in[k] is recorded as
+ * the request real[k] is, until it says n = 0 after the call. */
+REC_API void rondo_replay_stand_ins(const MPI_Request *stand_in,
+				    const MPI_Request *real, int n);
 void rec_forward_done(uint32_t func, uint64_t saved, unsigned char *calls_c);
 
 /* Records the call (signature, grammar, timing) and returns ret. */

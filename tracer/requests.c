@@ -258,9 +258,30 @@ static void put_null(struct rec *r)
 
 /* An existing request the call names; `released` when the call freed it
  * (the value came back as MPI_REQUEST_NULL). */
+/* rondo-replay's stand-ins (record.h). */
+static __thread struct {
+	const MPI_Request *in, *real;
+	int n;
+} stand;
+
+void rondo_replay_stand_ins(const MPI_Request *stand_in,
+			    const MPI_Request *real, int n)
+{
+	stand.in = stand_in;
+	stand.real = real;
+	stand.n = n > 0 && stand_in && real ? n : 0;
+}
+
 static void name_request(struct rec *r, MPI_Request h, int released)
 {
-	uint64_t key = request_key(h);
+	uint64_t key;
+
+	for (int k = 0; k < stand.n; k++)
+		if (h == stand.in[k] && h != MPI_REQUEST_NULL) {
+			h = stand.real[k];
+			break;
+		}
+	key = request_key(h);
 	uint32_t prev = NONE, at;
 	struct req *q;
 

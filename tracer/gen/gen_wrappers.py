@@ -946,8 +946,12 @@ class Wrapper:
         call = "P%s(%s)" % (f.name, ", ".join(names))
         out += decls
         out += ["\trec_pmpi_start(%s);" % rp, "\t%s = %s;" % (ret, call),
-                "\trec_pmpi_done(%s);" % rp,
-                "\treturn %s;" % self.body_call(names), "}"]
+                "\trec_pmpi_done(%s);" % rp]
+        # a replay's wildcard: recorded as posted (record.h, rec_as_posted)
+        source, tag = self.param_name("source"), self.param_name("tag", "recvtag")
+        if source and tag:
+            out.append("\trec_as_posted(&%s, &%s);" % (source, tag))
+        out += ["\treturn %s;" % self.body_call(names), "}"]
         return "\n".join(out).replace("&" + self.r, rp)
 
 

@@ -1,0 +1,561 @@
+/*
+ * replay.c - rondo-replay: an MPI program that replays a trace.
+ *
+ *   mpirun -np P rondo-replay [options] app.rondo
+ *
+ * Each rank walks its own rule of the grammar with an iterator (a stack of
+ * rule, position and repeats left, never the expanded calls) and issues
+ * every recorded call with its recorded parameters (calls.c, generated;
+ * complete.c; rt.c), spinning between calls for the time the original
+ * computed there.  Before the first call it checks that the trace can be
+ * replayed: every function is one it can issue, and (--check, or always
+ * before a run) that the ranks' messages and collectives pair up.
+ *
+ * Exit status: 0 replayed; 1 the trace cannot be read; 2 a usage error;
+ * 3 the trace cannot be replayed (a function it cannot issue, calls that
+ * do not pair up, another rank count); 4 the watchdog saw no progress.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pairing.h"
+#include "replay.h"
+
+#define EXIT_READ     1
+#define EXIT_USAGE    2
+#define EXIT_NOREPLAY 3
+#define EXIT_WATCHDOG 4
+
+static const char *prog = "rondo-replay";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpirun -np P %s [OPTION]... TRACE\n"
+		"Replay the MPI calls of TRACE (a .rondo file) on P ranks, "
+		"the\n"
+		"traced job's count: every call with its recorded parameters,\n"
+		"and the computation between calls as time spent spinning.\n"
+		"\n"
+		"  --check              only check that TRACE can be replayed\n"
+		"                       (functions, pairing); no MPI needed\n"
+		"  --compute scale=F    spin F times the recorded time "
+		"between\n"
+		"                       calls (default 1)\n"
+		"  --compute none       do not spin at all\n"
+		"  --polls once         a poll that failed in the original (a\n"
+		"                       Test, Testany, Iprobe... that found\n"
+		"                       nothing) is skipped: the one that\n"
+		"                       succeeded waits (default: --polls "
+		"each,\n"
+		"                       every poll replayed, failing again)\n"
+		"  --watchdog SECONDS   if no call completes for SECONDS, "
+		"print\n"
+		"                       where the rank is and stop (status 4)\n"
+		"  --help, --version\n"
+		"\n"
+		"Exit status: 0 replayed, 1 TRACE unreadable, 2 usage error,\n"
+		"3 TRACE not replayable, 4 the watchdog fired.\n",
+		prog);
+}
+
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	return EXIT_USAGE;
+}
+
+/* The rank this process will be, before MPI says so, from the launcher's
+ * environment (-1 when none says): only rank 0 reports problems found
+ * before MPI_Init. */
+static int env_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+					   "PMIX_RANK", "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
+}
+
+static int speaker(void)
+{
+	return env_rank() <= 0;
+}
+
+/* ---- what can be replayed ---------------------------------------------- */
+
+static int by_hand(const char *name)
+{
+	return !strcmp(name, "MPI_Init") || !strcmp(name, "MPI_Init_thread") ||
+	       !strcmp(name, "MPI_Finalize") || !strcmp(name, "MPI_Pcontrol");
+}
+
+static int entry_cmp(const void *key, const void *e)
+{
+	return strcmp(key, ((const struct rp_entry *)e)->name);
+}
+
+/* The generated function for function f of the trace, or -1 when there
+ * is none or its parameters are not the ones the trace recorded. */
+static int handler_of(const rondo_trace *t, uint32_t f)
+{
+	const char *name = rondo_func_name(t, f);
+	const struct rp_entry *e;
+	char params[1024];
+	size_t len = 0;
+
+	if (!name)
+		return -1;
+	e = bsearch(name, rp_calls, rp_ncalls, sizeof *rp_calls, entry_cmp);
+	if (!e)
+		return -1;
+	params[0] = '\0';
+	for (uint32_t p = 0; p < rondo_func_param_count(t, f); p++) {
+		const char *pn = rondo_func_param_name(t, f, p);
+		int w = snprintf(params + len, sizeof params - len, "%s%s",
+				 p ? " " : "", pn ? pn : "?");
+		if (w < 0 || (size_t)w >= sizeof params - len)
+			return -1;
+		len += (size_t)w;
+	}
+	return strcmp(params, e->params) ? -1 : (int)(e - rp_calls);
+}
+
+/* Names every function of t that cannot be replayed, with its calls;
+ * returns how many. */
+static unsigned unsupported(const rondo_trace *t, int *handler, int say)
+{
+	uint32_t nf = rondo_func_count(t), ns = rondo_sig_count(t);
+	uint64_t *calls = calloc(nf ? nf : 1, sizeof *calls);
+	unsigned bad = 0;
+
+	for (uint32_t f = 0; f < nf; f++) {
+		const char *n = rondo_func_name(t, f);
+		handler[f] = n && by_hand(n) ? -2 : handler_of(t, f);
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t f = rondo_sig_func(t, s);
+		if (f < nf && handler[f] == -1) {
+			if (calls)
+				calls[f]++;
+		}
+	}
+	for (uint32_t f = 0; f < nf; f++)
+		if (handler[f] == -1 && calls && calls[f]) {
+			if (say && !bad)
+				fprintf(stderr,
+					"%s: the trace has calls it cannot "
+					"replay:\n",
+					prog);
+			if (say)
+				fprintf(stderr,
+					"  %s (%llu call signature%s)\n",
+					rondo_func_name(t, f),
+					(unsigned long long)calls[f],
+					calls[f] == 1 ? "" : "s");
+			bad++;
+		}
+	free(calls);
+	return bad;
+}
+
+/* ---- the watchdog -------------------------------------------------------- */
+
+static volatile uint64_t progress_index;
+static volatile uint32_t progress_sig;
+static volatile int progress_in_call;
+static unsigned watchdog_s;
+static const rondo_trace *wd_trace;
+static uint32_t wd_rank;
+
+static void *watchdog(void *arg)
+{
+	uint64_t last = (uint64_t)-1;
+	unsigned still = 0;
+	(void)arg;
+	for (;;) {
+		sleep(1);
+		uint64_t now = progress_index;
+		if (now != last) {
+			last = now;
+			still = 0;
+			continue;
+		}
+		if (++still < watchdog_s)
+			continue;
+		char text[512];
+		rondo_sig_format_rank(wd_trace, progress_sig, wd_rank, text,
+				      sizeof text);
+		fprintf(stderr,
+			"%s: rank %u: no progress for %u s, %s call %llu: %s\n",
+			prog, wd_rank, watchdog_s,
+			progress_in_call ? "inside" : "before",
+			(unsigned long long)now, text);
+		fflush(stderr);
+		_exit(EXIT_WATCHDOG);
+	}
+	return NULL;
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+/* MPI_Init or MPI_Init_thread as signature sig made it: the recorded
+ * argc (the arguments are ours), the thread level asked for. */
+static int start_mpi(const rondo_trace *t, uint32_t sig, int *argc,
+		     char ***argv)
+{
+	const char *f = rondo_func_name(t, rondo_sig_func(t, sig));
+	rondo_arg a;
+	int provided, required = MPI_THREAD_SINGLE, n = -1;
+	static char *args[64];
+
+	if (rondo_sig_param(t, sig, "argc", &a) >= 0 && a.kind == RONDO_ARG_INT)
+		n = (int)a.i;
+	if (rondo_sig_param(t, sig, "required", &a) >= 0 &&
+	    a.kind == RONDO_ARG_INT)
+		required = (int)a.i;
+	if (n >= 0) {
+		for (int k = 0; k < n && k < 63; k++)
+			args[k] = k < *argc ? (*argv)[k] : (*argv)[0];
+		args[n < 63 ? n : 63] = NULL;
+		*argc = n < 63 ? n : 63;
+		*argv = args;
+	}
+	if (!strcmp(f, "MPI_Init"))
+		return n >= 0 ? MPI_Init(argc, argv) : MPI_Init(NULL, NULL);
+	return n >= 0 ? MPI_Init_thread(argc, argv, required, &provided)
+		      : MPI_Init_thread(NULL, NULL, required, &provided);
+}
+
+/* After MPI_Init: this run's rank, and the trace's rank count checked.
+ * Returns 0, or the exit status. */
+static int started(const rondo_trace *t, int *rank)
+{
+	int size = 0;
+	PMPI_Comm_rank(MPI_COMM_WORLD, rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	if ((uint32_t)size == rondo_rank_count(t))
+		return 0;
+	if (*rank == 0)
+		fprintf(stderr,
+			"%s: the trace is of %u ranks, this run has %d: run "
+			"it with mpirun -np %u\n",
+			prog, rondo_rank_count(t), size, rondo_rank_count(t));
+	MPI_Finalize();
+	return EXIT_NOREPLAY;
+}
+
+/* An iterator over the rank's calls: with their times when the trace
+ * has them (each call's own gap is then spun, not its signature's mean). */
+static rondo_iter *walker(const rondo_trace *t, uint32_t rank,
+			  const struct rp_options *o)
+{
+	rondo_iter *it = NULL;
+	if (o->percall && o->compute_scale > 0 &&
+	    rondo_timing_mode(t, NULL) == RONDO_TIMING_PERCALL &&
+	    rondo_iter_open(t, rank, RONDO_ITER_TIMED, &it) == 0)
+		return it;
+	return rondo_iter_create(t, rank);
+}
+
+/* What a program may call before MPI is up. */
+static int before_init(const char *fn)
+{
+	return !strcmp(fn, "MPI_Init") || !strcmp(fn, "MPI_Init_thread") ||
+	       !strcmp(fn, "MPI_Initialized") || !strcmp(fn, "MPI_Finalized") ||
+	       !strcmp(fn, "MPI_Get_version") ||
+	       !strcmp(fn, "MPI_Get_library_version");
+}
+
+/* Once MPI is up: the rank's calls from call `skip` on when MPI gave
+ * another rank than the launcher said (*it walks them), and the watchdog.
+ * Returns 1 when *it was made again, 0, or minus the exit status. */
+static int restart(const rondo_trace *t, const struct rp_options *o,
+		   rondo_iter **it, int rank, uint64_t skip)
+{
+	int made = 0;
+
+	if (wd_rank != (uint32_t)rank) {
+		rondo_iter_free(*it);
+		rp_start(t, (uint32_t)rank, o);
+		*it = walker(t, (uint32_t)rank, o);
+		if (!*it || rondo_iter_skip(*it, skip) < 0) {
+			fprintf(stderr, "%s: rank %d: cannot walk its calls\n",
+				prog, rank);
+			return -EXIT_READ;
+		}
+		made = 1;
+	}
+	wd_rank = (uint32_t)rank;
+	if (o->watchdog) {
+		pthread_t th;
+		watchdog_s = o->watchdog;
+		if (pthread_create(&th, NULL, watchdog, NULL) == 0)
+			pthread_detach(th);
+	}
+	return made;
+}
+
+static int run(const rondo_trace *t, const struct rp_options *o,
+	       const int *handler, int *argc, char ***argv)
+{
+	int er = env_rank(), rank, inited = 0, lazy = 0, finalized = 0, r;
+	uint32_t sig;
+	struct rp_call c;
+	rondo_iter *it;
+	double end_prev, debt = 0, gap;
+	int64_t start, end, end_rec = 0;
+	int have_end = 0;
+
+	/* calls before MPI_Init (MPI_Initialized...) are the rank's the
+	 * launcher says this is; MPI says after */
+	rank = er >= 0 && (uint32_t)er < rondo_rank_count(t) ? er : 0;
+	rp_start(t, (uint32_t)rank, o);
+	it = walker(t, (uint32_t)rank, o);
+	if (!it) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return EXIT_READ;
+	}
+	wd_trace = t;
+	wd_rank = (uint32_t)rank;
+	memset(&c, 0, sizeof c);
+	end_prev = now_ns();
+	while ((r = rondo_iter_next(it, &sig)) == 1) {
+		uint32_t f = rondo_sig_func(t, sig);
+		const char *fn = rondo_func_name(t, f);
+
+		if (!inited && (!strcmp(fn, "MPI_Init") ||
+				!strcmp(fn, "MPI_Init_thread"))) {
+			if (start_mpi(t, sig, argc, argv) != MPI_SUCCESS) {
+				rondo_iter_free(it);
+				return EXIT_NOREPLAY;
+			}
+			inited = 1;
+			if ((r = started(t, &rank)) != 0) {
+				rondo_iter_free(it);
+				return r;
+			}
+			if ((r = restart(t, o, &it, rank, c.index + 1)) < 0)
+				return -r;
+			end_prev = now_ns();
+			progress_index = ++c.index;
+			continue;
+		}
+		if (!inited && !before_init(fn)) {
+			/* MPI started without MPI_Init passing through the
+			 * tracer (a binding layer calling PMPI_Init): so here */
+			PMPI_Init(NULL, NULL);
+			inited = lazy = 1;
+			if ((r = started(t, &rank)) != 0)
+				return r;
+			if ((r = restart(t, o, &it, rank, c.index)) < 0)
+				return -r;
+			if (r == 1 && rondo_iter_next(it, &sig) != 1)
+				break;
+			f = rondo_sig_func(t, sig);
+			fn = rondo_func_name(t, f);
+			end_prev = now_ns();
+		}
+		rp_sig_prepare(sig, &c.s);
+		c.sig = sig;
+		c.skip = 0;
+		/* the computation before the call: spin, and carry what the
+		 * spin (or the replay itself) overshot to the next gaps */
+		gap = c.s->gap_ns;
+		if (rondo_iter_time(it, &start, &end) == 0) {
+			/* a timed trace: this call's own gap */
+			gap = have_end ? (double)(start - end_rec) *
+						 o->compute_scale
+				       : 0;
+			end_rec = end;
+			have_end = 1;
+		}
+		if (gap > 0) {
+			double want = gap - debt, t0 = end_prev, t1;
+			if (want > 0)
+				while (now_ns() - t0 < want)
+					;
+			t1 = now_ns();
+			debt += (t1 - t0) - gap;
+			if (debt < -1e9) /* never bank more than a second */
+				debt = -1e9;
+		}
+		progress_sig = sig;
+		progress_in_call = 1;
+		if (!strcmp(fn, "MPI_Finalize")) {
+			rp_surrogates_free();
+			rp_finish();
+			MPI_Finalize();
+			finalized = 1;
+			break;
+		}
+		if (!strcmp(fn, "MPI_Pcontrol"))
+			MPI_Pcontrol((int)(c.s->nargs ? rp_int(&c, 0) : 0));
+		else if (handler[f] >= 0)
+			rp_calls[handler[f]].fn(&c);
+		end_prev = now_ns();
+		progress_in_call = 0;
+		progress_index = ++c.index;
+	}
+	rondo_iter_free(it);
+	if (!inited) {
+		if (rank == 0)
+			fprintf(stderr,
+				"%s: the rank's calls have no MPI_Init: a "
+				"program that starts otherwise (sessions) "
+				"cannot be replayed\n",
+				prog);
+		return EXIT_NOREPLAY;
+	}
+	if (!finalized) {
+		rp_surrogates_free();
+		rp_finish();
+		if (lazy)
+			PMPI_Finalize();
+		else
+			MPI_Finalize();
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{"check", no_argument, NULL, 'c'},
+		{"compute", required_argument, NULL, 'C'},
+		{"polls", required_argument, NULL, 'p'},
+		{"watchdog", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct rp_options o = {1.0, 1, 0, 1, 0};
+	rondo_trace *t;
+	int check = 0, opt, status, *handler;
+	char *end;
+
+	while ((opt = getopt_long(argc, argv, "+", longs, NULL)) != -1) {
+		switch (opt) {
+		case 'c': check = 1; break;
+		case 'C':
+			if (!strcmp(optarg, "none")) {
+				o.compute_scale = 0;
+				break;
+			}
+			if (strncmp(optarg, "scale=", 6))
+				return usage_error("--compute: want scale=F or "
+						   "none, not '%s'",
+						   optarg);
+			errno = 0;
+			o.compute_scale = strtod(optarg + 6, &end);
+			if (errno || end == optarg + 6 || *end ||
+			    o.compute_scale < 0 || o.compute_scale > 1e6)
+				return usage_error("--compute: not a scale: "
+						   "'%s'",
+						   optarg);
+			break;
+		case 'p':
+			if (!strcmp(optarg, "once"))
+				o.polls = 0;
+			else if (!strcmp(optarg, "each"))
+				o.polls = 1;
+			else
+				return usage_error("--polls: want once or "
+						   "each, not '%s'",
+						   optarg);
+			break;
+		case 'w': {
+			errno = 0;
+			long s = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || s < 1 ||
+			    s > 86400)
+				return usage_error("--watchdog: want seconds "
+						   "from 1 to 86400, not '%s'",
+						   optarg);
+			o.watchdog = (unsigned)s;
+			break;
+		}
+		case 'h': usage(stdout); return 0;
+		case 'V':
+			printf("rondo-replay (rondo) %s\n",
+			       rondo_version_string());
+			return 0;
+		default:
+			fprintf(stderr,
+				"Try '%s --help' for more information.\n",
+				prog);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("%s", optind >= argc ? "no trace given"
+							: "one trace only");
+	t = rondo_trace_create();
+	if (!t || (status = rondo_trace_open(t, argv[optind])) < 0) {
+		if (speaker())
+			fprintf(stderr, "%s: %s\n", prog,
+				t ? rondo_trace_error(t) : "out of memory");
+		rondo_trace_free(t);
+		return EXIT_READ;
+	}
+	handler = calloc(rondo_func_count(t) + 1, sizeof *handler);
+	if (!handler) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return EXIT_READ;
+	}
+	status = 0;
+	if (unsupported(t, handler, speaker()))
+		status = EXIT_NOREPLAY;
+	if (!status) {
+		struct an_pairing pr;
+		if (an_pairing(t, &pr) < 0) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			status = EXIT_READ;
+		} else if (!pr.ok) {
+			if (speaker())
+				fprintf(stderr,
+					"%s: %s: the calls do not pair up: "
+					"%s\n",
+					prog, argv[optind], pr.first);
+			status = EXIT_NOREPLAY;
+		} else if (check && speaker())
+			printf("%s: every call can be replayed; %llu "
+			       "messages and %llu collective calls pair up\n",
+			       argv[optind],
+			       (unsigned long long)pr.checked_pairs,
+			       (unsigned long long)pr.checked_colls);
+	}
+	if (!status && !check) {
+		status = run(t, &o, handler, &argc, &argv);
+	}
+	free(handler);
+	rondo_trace_free(t);
+	return status;
+}

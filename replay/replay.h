@@ -1,0 +1,201 @@
+/*
+ * replay.h - what rondo-replay's parts share: the replaying rank's state,
+ * and the accessors the generated call functions (calls.c, written by
+ * gen/gen_replay.py) use to turn a call signature's recorded values back
+ * into the arguments of a real MPI call.
+ *
+ * A signature's values are decoded once, the first time the rank replays
+ * it (struct rp_sig); what depends on the run (handles, memory) is looked
+ * up in tables indexed by the symbolic ids the trace uses, at each call.
+ */
+#ifndef RONDO_REPLAY_H
+#define RONDO_REPLAY_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "rondo.h"
+
+/* One decoded argument value (recursively, for lists). */
+struct rp_val {
+	uint32_t kind;	  /* enum rondo_kind, VARY resolved for this rank */
+	int has_local;	  /* a rank kind resolved in the call's communicator */
+	int64_t i;	  /* integer, tag, id, constant id, segment id, or
+			      the rank as the program passed it */
+	int64_t off;	  /* BUFFER: the offset in the segment */
+	uint32_t n;	  /* ARRAY, STATUS: elements */
+	struct rp_val *e; /* their values */
+	void *conv;	  /* the elements converted (rp_ints...), cached */
+	int moves;	  /* ...but for addresses: converted at each call */
+	const uint8_t *bytes; /* STRING, BYTES */
+	size_t size;
+	char *str; /* STRING as a C string, made on first use */
+};
+
+/* A status value, its fields by kind. */
+struct rp_status {
+	int has_source, has_tag, has_count, cancelled, ignored;
+	struct rp_val source, tag;
+	int64_t count;
+};
+
+/* One signature as this rank replays it. */
+struct rp_sig {
+	int ready;
+	int handler; /* index into rp_calls[], or -1: not replayable */
+	uint32_t nargs;
+	struct rp_val *v;
+	double gap_ns; /* the mean time before its calls, scaled */
+};
+
+/* The call being replayed: its signature, for the accessors. */
+struct rp_call {
+	uint32_t sig;
+	struct rp_sig *s;
+	uint64_t index; /* its place in the rank's calls */
+	int skip;	/* not to be issued (a failed poll, --polls once) */
+};
+
+/* A generated call function: issues the call, returns MPI's code. */
+typedef int (*rp_fn)(struct rp_call *c);
+
+struct rp_entry {
+	const char *name;
+	const char *params; /* the parameters' names, space-separated, as the
+			       trace's function table should give them */
+	rp_fn fn;
+};
+
+/* Every function the replay can issue (calls.c), sorted by name. */
+extern const struct rp_entry rp_calls[];
+extern const unsigned rp_ncalls;
+
+/* ---- accessors for the generated code (rt.c) ------------------------- */
+
+int64_t rp_int(struct rp_call *c, uint32_t k);
+int rp_rank(struct rp_call *c, uint32_t k);
+int rp_tag(struct rp_call *c, uint32_t k);
+/* Integer arrays of the value's length (a constant MPI_UNWEIGHTED... as
+ * its pointer): cached with the signature. */
+int *rp_ints(struct rp_call *c, uint32_t k);
+MPI_Aint *rp_aints(struct rp_call *c, uint32_t k);
+MPI_Count *rp_counts(struct rp_call *c, uint32_t k);
+MPI_Offset *rp_offsets(struct rp_call *c, uint32_t k);
+/* Scratch space for an output of `size` bytes times the recorded length
+ * (at least one element). */
+void *rp_out(struct rp_call *c, uint32_t k, size_t size);
+const char *rp_string(struct rp_call *c, uint32_t k);
+char **rp_strings(struct rp_call *c, uint32_t k);
+
+MPI_Comm rp_comm(struct rp_call *c, uint32_t k);
+MPI_Group rp_group(struct rp_call *c, uint32_t k);
+MPI_Datatype rp_datatype(struct rp_call *c, uint32_t k);
+MPI_Datatype *rp_datatypes(struct rp_call *c, uint32_t k);
+MPI_Op rp_op(struct rp_call *c, uint32_t k);
+MPI_Info rp_info(struct rp_call *c, uint32_t k);
+MPI_Errhandler rp_errhandler(struct rp_call *c, uint32_t k);
+MPI_Win rp_win(struct rp_call *c, uint32_t k);
+MPI_File rp_file(struct rp_call *c, uint32_t k);
+MPI_Message *rp_message(struct rp_call *c, uint32_t k);
+MPI_Request *rp_request(struct rp_call *c, uint32_t k);
+MPI_Request *rp_requests(struct rp_call *c, uint32_t k);
+/* The request the trace names `id`: its slot in the table. */
+MPI_Request *rp_request_id(int64_t id);
+void rp_requests_back(struct rp_call *c, uint32_t k);
+MPI_Status *rp_status(struct rp_call *c, uint32_t k);
+MPI_Status *rp_statuses(struct rp_call *c, uint32_t k);
+
+void rp_set_comm(struct rp_call *c, uint32_t k, MPI_Comm h);
+void rp_set_group(struct rp_call *c, uint32_t k, MPI_Group h);
+void rp_set_datatype(struct rp_call *c, uint32_t k, MPI_Datatype h);
+void rp_set_datatypes(struct rp_call *c, uint32_t k, const MPI_Datatype *h);
+void rp_set_op(struct rp_call *c, uint32_t k, MPI_Op h);
+void rp_set_info(struct rp_call *c, uint32_t k, MPI_Info h);
+void rp_set_errhandler(struct rp_call *c, uint32_t k, MPI_Errhandler h);
+void rp_set_win(struct rp_call *c, uint32_t k, MPI_Win h);
+void rp_set_file(struct rp_call *c, uint32_t k, MPI_File h);
+void rp_set_request(struct rp_call *c, uint32_t k, MPI_Request h);
+/* Memory MPI gave the program (MPI_Alloc_mem, MPI_Win_allocate): the
+ * segment the trace names it by is that memory from now on. */
+void rp_set_memory(struct rp_call *c, uint32_t k, void *p);
+/* That memory is gone (MPI_Free_mem), or a window's (MPI_Win_free). */
+void rp_drop_memory(struct rp_call *c, uint32_t k);
+void rp_drop_window_memory(struct rp_call *c, uint32_t k);
+
+/* How a buffer's size follows from the call's other values. */
+enum rp_span {
+	RP_SPAN_NONE,  /* no size known: the offset plus a little */
+	RP_SPAN_ONE,   /* count elements of type */
+	RP_SPAN_COMM,  /* count elements of type per member of the comm */
+	RP_SPAN_V,     /* counts[i] at displs[i] elements of type */
+	RP_SPAN_W,     /* counts[i] of types[i] at displs[i] bytes */
+	RP_SPAN_SUM,   /* the sum of counts[] elements of type */
+	RP_SPAN_BYTES, /* count bytes */
+};
+/* The memory a buffer value names, grown (never moved while in use) to
+ * hold what the call touches: count at `kc`, type at `kt`, displacements
+ * at `kd` (or -1 where there is none), the comm's size for COMM.
+ * MPI_IN_PLACE, MPI_BOTTOM and NULL as themselves. */
+void *rp_buf(struct rp_call *c, uint32_t k, enum rp_span span, int kc, int kt,
+	     int kd);
+/* A callback the trace names: a stand-in of the right type (0 when the
+ * trace gives a predefined one: its constant). */
+MPI_User_function *rp_user_function(struct rp_call *c, uint32_t k);
+MPI_Comm_copy_attr_function *rp_Comm_copy_fn(struct rp_call *c, uint32_t k);
+MPI_Comm_delete_attr_function *rp_Comm_delete_fn(struct rp_call *c, uint32_t k);
+MPI_Type_copy_attr_function *rp_Type_copy_fn(struct rp_call *c, uint32_t k);
+MPI_Type_delete_attr_function *rp_Type_delete_fn(struct rp_call *c, uint32_t k);
+MPI_Win_copy_attr_function *rp_Win_copy_fn(struct rp_call *c, uint32_t k);
+MPI_Win_delete_attr_function *rp_Win_delete_fn(struct rp_call *c, uint32_t k);
+
+/* A wildcard receive or probe: the source and tag the original matched,
+ * from the call's own status (`kst`, or -1) or the call that completed its
+ * request (`kreq`, or -1).  The trace still records the wildcard. */
+void rp_wildcard(struct rp_call *c, int ksrc, int ktag, int kst, int kreq,
+		 MPI_Comm comm, int *source, int *tag);
+
+/* The completion calls, written by hand (complete.c). */
+int rp_complete(struct rp_call *c, const char *fname);
+
+/* ---- the rank's state (rt.c) ------------------------------------------ */
+
+struct rp_options {
+	double compute_scale; /* 1: as recorded; 0: none */
+	int percall;	      /* use each call's own gap when timed */
+	unsigned watchdog;    /* seconds, 0: none */
+	int polls;	      /* replay failed polls (1) or skip them (0) */
+	int verbose;
+};
+
+int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o);
+int rp_sig_prepare(uint32_t sig, struct rp_sig **out);
+const rondo_trace *rp_trace(void);
+uint32_t rp_my_rank(void);
+/* Failed polls replayed (1), or skipped (0: --polls once). */
+int rp_polls(void);
+void rp_finish(void);
+/* The next call of the rank from the current one on (look-ahead): a second
+ * iterator, positioned at call `index` + 1. */
+int rp_lookahead_start(uint64_t index);
+int rp_lookahead_next(uint32_t *sig);
+/* A status value decoded (from a STATUS rp_val). */
+void rp_status_of(const struct rp_val *v, struct rp_status *st);
+/* The local rank a status source names in comm. */
+int rp_status_source(const struct rp_status *st, MPI_Comm comm);
+/* Requests that never complete, standing in for those a poll did not
+ * complete (complete.c). */
+MPI_Request rp_surrogate(unsigned k);
+void rp_surrogates_free(void);
+
+/* The tracer's hook (when the tracer is loaded): the next receive or
+ * probe is recorded as posted with this source and tag. */
+void rp_hint_posted(int source, int tag);
+/* ...and that stand_in[k] stands for real[k] in the next call (n = 0:
+ * no more). */
+void rp_hint_stand_ins(const MPI_Request *stand_in, const MPI_Request *real,
+		       int n);
+
+#define RP_LIST(v)                                                             \
+	((v)->kind == RONDO_ARG_ARRAY || (v)->kind == RONDO_ARG_STATUS)
+
+#endif /* RONDO_REPLAY_H */

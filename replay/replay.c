@@ -186,6 +186,53 @@ static unsigned watchdog_s;
 static const rondo_trace *wd_trace;
 static uint32_t wd_rank;
 
+/* Where call `index` of `rank` is in the grammar: from the rank's root
+ * down, each rule, the item of its body and which of the item's repeats,
+ * e.g. "R12 item 3 repeat 5/100 > R7 item 1"; by the rules' lengths,
+ * never expanding. */
+static void rule_path(const rondo_trace *t, uint32_t rank, uint64_t index,
+		      char *buf, size_t size)
+{
+	uint32_t r = rondo_rank_root(t, rank);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int depth = 0; depth < 64 && r != UINT32_MAX; depth++) {
+		const rondo_sym *body;
+		uint32_t n, next = UINT32_MAX;
+		if (rondo_rule_body(t, r, &body, &n) < 0)
+			return;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t id = RONDO_SYM_ID(body[k].sym);
+			uint64_t one = RONDO_SYM_IS_RULE(body[k].sym)
+					       ? rondo_rule_calls(t, id)
+					       : 1;
+			if (one == 0 || index >= one * body[k].count) {
+				index -= one * body[k].count;
+				continue;
+			}
+			int w = snprintf(buf + len, size - len, "%sR%u item %u",
+					 depth ? " > " : "", r, k);
+			if (w > 0 && (size_t)w < size - len)
+				len += (size_t)w;
+			if (body[k].count > 1) {
+				w = snprintf(
+					buf + len, size - len,
+					" repeat %llu/%llu",
+					(unsigned long long)(index / one + 1),
+					(unsigned long long)body[k].count);
+				if (w > 0 && (size_t)w < size - len)
+					len += (size_t)w;
+			}
+			index %= one;
+			if (RONDO_SYM_IS_RULE(body[k].sym))
+				next = id;
+			break;
+		}
+		r = next;
+	}
+}
+
 static void *watchdog(void *arg)
 {
 	uint64_t last = (uint64_t)-1;
@@ -201,14 +248,16 @@ static void *watchdog(void *arg)
 		}
 		if (++still < watchdog_s)
 			continue;
-		char text[512];
+		char text[512], path[512];
 		rondo_sig_format_rank(wd_trace, progress_sig, wd_rank, text,
 				      sizeof text);
+		rule_path(wd_trace, wd_rank, now, path, sizeof path);
 		fprintf(stderr,
-			"%s: rank %u: no progress for %u s, %s call %llu: %s\n",
+			"%s: rank %u: no progress for %u s, %s call %llu: %s "
+			"(at %s)\n",
 			prog, wd_rank, watchdog_s,
 			progress_in_call ? "inside" : "before",
-			(unsigned long long)now, text);
+			(unsigned long long)now, text, path);
 		fflush(stderr);
 		_exit(EXIT_WATCHDOG);
 	}

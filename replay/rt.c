@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "stats.h"
 
 /* ---- predefined handles and constants, by name --------------------------- */
 
@@ -143,6 +144,7 @@ static struct {
 	const rondo_trace *t;
 	uint32_t rank;
 	struct rp_options o;
+	double gap_factor; /* rank_gap_factor() */
 	struct rp_sig *sigs;
 	uint32_t nsigs;
 	struct kval *k;
@@ -204,6 +206,62 @@ int rp_polls(void)
 	return rt.o.polls;
 }
 
+/*
+ * How much longer or shorter than the signatures' means this rank computed.
+ * The gaps the trace keeps are means over all ranks, so a rank that works
+ * more than the others before the same call (a load imbalance) would be
+ * replayed at the mean.  But the trace also says how long each rank spent
+ * outside MPI in all: the run time less its time in MPI.  The rank's gaps
+ * are scaled to that total: the sum over its signatures of its calls of
+ * each (rule multiplicities from its root, never the calls) times their
+ * mean gaps.  1 when the trace does not say.
+ */
+static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
+{
+	uint32_t nr = rondo_rule_count(t), ns = rondo_sig_count(t);
+	uint32_t root = rondo_rank_root(t, rank);
+	double *mult, *cnt, est = 0, factor = 1;
+	uint64_t run = an_run_ns(t), mpi = 0;
+	rondo_stat g;
+
+	if (!run || rondo_rank_mpi_time(t, rank, &mpi) < 0 || mpi >= run ||
+	    root >= nr)
+		return 1;
+	mult = calloc(nr, sizeof *mult);
+	cnt = calloc(ns ? ns : 1, sizeof *cnt);
+	if (mult && cnt) {
+		mult[root] = 1;
+		/* a rule names only rules of smaller ids: one pass down */
+		for (uint32_t r = root + 1; r-- > 0;) {
+			const rondo_sym *body;
+			uint32_t len;
+			if (mult[r] == 0 ||
+			    rondo_rule_body(t, r, &body, &len) < 0)
+				continue;
+			for (uint32_t k = 0; k < len; k++) {
+				uint32_t id = RONDO_SYM_ID(body[k].sym);
+				double m = mult[r] * (double)body[k].count;
+				if (RONDO_SYM_IS_RULE(body[k].sym) && id < nr)
+					mult[id] += m;
+				else if (!RONDO_SYM_IS_RULE(body[k].sym) &&
+					 id < ns)
+					cnt[id] += m;
+			}
+		}
+		for (uint32_t sg = 0; sg < ns; sg++)
+			if (cnt[sg] > 0 && rondo_sig_gap_stat(t, sg, &g) == 0 &&
+			    g.count)
+				est += cnt[sg] * (double)g.total_ns /
+				       (double)g.count;
+		if (est > 0)
+			factor = (double)(run - mpi) / est;
+	}
+	free(mult);
+	free(cnt);
+	/* a rank that computed 100 times the mean is no longer a mean's */
+	return factor > 0.01 && factor < 100 ? factor : 1;
+}
+
 int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 {
 	free(rt.sigs); /* started again: MPI gave another rank */
@@ -211,6 +269,7 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	rt.t = t;
 	rt.rank = rank;
 	rt.o = *o;
+	rt.gap_factor = rank_gap_factor(t, rank);
 	rt.nsigs = rondo_sig_count(t);
 	rt.sigs = xcalloc(rt.nsigs, sizeof *rt.sigs);
 	rt.nk = rondo_const_count(t);
@@ -377,7 +436,7 @@ int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 	if (rt.o.compute_scale > 0 && rondo_sig_gap_stat(rt.t, sig, &g) == 0 &&
 	    g.count)
 		s->gap_ns = (double)g.total_ns / (double)g.count *
-			    rt.o.compute_scale;
+			    rt.o.compute_scale * rt.gap_factor;
 	s->ready = 1;
 	return 0;
 }

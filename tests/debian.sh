@@ -2,8 +2,9 @@
 # debian.sh - real MPI programs from Debian packages, traced end to end:
 # mpi4py's ring test (python3-mpi4py: MPI_Init_thread, Python) and NetPIPE
 # (netpipe-openmpi, or netpipe-mpich2 for a tracer built against MPICH).
-# Their own output must keep its shape, and the trace must hold their
-# calls.  quickstart.sh installs the packages.
+# Their own output must keep its shape, the trace must hold their calls,
+# and rondo-replay must replay each trace call for call.  quickstart.sh
+# installs the packages.
 #
 # The tracer can be preloaded only into programs of the MPI library it was
 # built against (its wrappers hand the program's handles to that library's
@@ -48,6 +49,20 @@ san_env
 [ -z "$san" ] || export LD_PRELOAD="$san"
 cd "$tmp" || exit 1
 
+# replayed NAME NP: the trace NAME.rondo replayed by rondo-replay under the
+# tracer (issue 23): the same calls, call by call.
+replay="$top_builddir/replay/rondo-replay"
+replayed() {
+	[ -x "$replay" ] || { fail "$replay not built"; return; }
+	timeout 600 "$rondo" run -o "$1.replay.rondo" -- mpirun -np "$2" ${san:+-x ASAN_OPTIONS} \
+		"$replay" --watchdog 60 "$1.rondo" >"$1.replay.out" 2>&1 ||
+		{ fail "$1: the replay failed: $(tail -n 20 "$1.replay.out")"; return; }
+	"$rondo" diff --ignore buffers "$1.rondo" "$1.replay.rondo" >"$1.diff" 2>&1 &&
+		[ "$(tail -n 1 "$1.diff")" = "same communication" ] ||
+		{ fail "$1: the replay's calls differ: $(head -n 30 "$1.diff")"; return; }
+	echo "$1 replayed: same communication"
+}
+
 # mpi4py ring test: same report traced and untraced, timings aside.
 ring_test() {
 	ring="/usr/bin/python3 -m mpi4py.bench ringtest -n 64 -l 20"
@@ -68,6 +83,7 @@ ring_test() {
 		sed 's/^\(MPI_Init_thread(\).*/\1/' | tr '\n' ' ')
 	[ "$first" = "MPI_Initialized(-> flag=0) MPI_Init_thread( " ] ||
 		fail "ring: the trace does not start with MPI_Initialized and MPI_Init_thread: $first"
+	replayed ring 4
 }
 if [ "$mpi4py" = "$library" ]; then
 	ring_test
@@ -89,6 +105,14 @@ size=$(wc -c <np.rondo)
 echo "NetPIPE -u 256 ($(basename "$netpipe")): ${calls:-?} calls in $size bytes"
 [ "${calls:-0}" -gt 10000 ] || fail "NetPIPE: only ${calls:-0} calls recorded"
 [ "$size" -lt 65536 ] || fail "NetPIPE: the trace takes $size bytes"
+# Replayed: NetPIPE with receives posted ahead (-a) from MPI_ANY_SOURCE
+# (-z), 20 repeats of each size (-n) to keep it short.
+"$rondo" run -o npz.rondo -- mpirun -np 2 ${san:+-x ASAN_OPTIONS} \
+	$netpipe -u 4096 -n 20 -a -z -o npz.out >npz.log 2>&1 ||
+	fail "NetPIPE -a -z failed traced: $(tail -n 5 npz.log)"
+"$rondo" dump --rank 0 npz.rondo | grep -q 'MPI_Irecv(.*source=MPI_ANY_SOURCE' ||
+	fail "NetPIPE -a -z: no wildcard MPI_Irecv in the trace"
+replayed npz 2
 
 echo "debian.sh: $fails failed"
 [ "$fails" -eq 0 ]

@@ -6,7 +6,8 @@
 # included: wildcards matched as in the original, polls that failed
 # failing again), with the watchdog on.  Then the refusals: a function it
 # cannot issue (named before the run), another rank count, a trace that
-# deadlocks (the watchdog names every rank's call), usage errors and a
+# deadlocks (the watchdog names every rank's call and where it is in the
+# grammar), usage errors and a
 # damaged trace, each with its exit status.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -102,7 +103,7 @@ mpirun -np 3 "$replay" "$tmp/basic.rondo" >"$tmp/out" 2>&1
 timeout 120 mpirun -np 2 "$replay" --watchdog 2 "$tmp/dead.rondo" >"$tmp/out" 2>&1
 status=$?
 [ $status -ne 0 ] && [ $status -ne 124 ] &&
-	grep -q "rank 0: no progress for 2 s, inside call 1: MPI_Ssend(.*dest=1," "$tmp/out" &&
+	grep -q "rank 0: no progress for 2 s, inside call 1: MPI_Ssend(.*dest=1, .* (at R0 item 1)$" "$tmp/out" &&
 	grep -q "rank 1: no progress for 2 s, inside call 1: MPI_Ssend(.*dest=0," "$tmp/out" ||
 	fail "the watchdog: status $status, $(cat "$tmp/out")"
 

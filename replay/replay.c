@@ -441,7 +441,8 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 		if (rondo_iter_time(it, &start, &end) == 0) {
 			/* a timed trace: this call's own gap */
 			gap = have_end ? (double)(start - end_rec) *
-						 o->compute_scale
+						 o->compute_scale *
+						 rp_percall_factor()
 				       : 0;
 			end_rec = end;
 			have_end = 1;

@@ -171,6 +171,8 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o);
 int rp_sig_prepare(uint32_t sig, struct rp_sig **out);
 const rondo_trace *rp_trace(void);
 uint32_t rp_my_rank(void);
+/* What each call's own gap is scaled by (rt.c, percall_gap_factor). */
+double rp_percall_factor(void);
 /* Failed polls replayed (1), or skipped (0: --polls once). */
 int rp_polls(void);
 void rp_finish(void);

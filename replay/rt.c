@@ -207,27 +207,18 @@ int rp_polls(void)
 	return rt.o.polls;
 }
 
-/*
- * How much longer or shorter than the signatures' means this rank computed.
- * The gaps the trace keeps are means over all ranks, so a rank that works
- * more than the others before the same call (a load imbalance) would be
- * replayed at the mean.  But the trace also says how long each rank spent
- * outside MPI in all: the run time less its time in MPI.  The rank's gaps
- * are scaled to that total: the sum over its signatures of its calls of
- * each (rule multiplicities from its root, never the calls) times their
- * mean gaps.  1 when the trace does not say.
- */
-static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
+/* The time a rank whose calls are rule `root` would spend outside MPI at
+ * the signatures' mean gaps: its calls of each signature (rule
+ * multiplicities from the root, never the calls) times their means; 0
+ * when the trace does not say. */
+static double gaps_of_root(const rondo_trace *t, uint32_t root)
 {
 	uint32_t nr = rondo_rule_count(t), ns = rondo_sig_count(t);
-	uint32_t root = rondo_rank_root(t, rank);
-	double *mult, *cnt, est = 0, factor = 1;
-	uint64_t run = an_run_ns(t), mpi = 0;
+	double *mult, *cnt, est = 0;
 	rondo_stat g;
 
-	if (!run || rondo_rank_mpi_time(t, rank, &mpi) < 0 || mpi >= run ||
-	    root >= nr)
-		return 1;
+	if (root >= nr)
+		return 0;
 	mult = calloc(nr, sizeof *mult);
 	cnt = calloc(ns ? ns : 1, sizeof *cnt);
 	if (mult && cnt) {
@@ -254,13 +245,57 @@ static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
 			    g.count)
 				est += cnt[sg] * (double)g.total_ns /
 				       (double)g.count;
-		if (est > 0)
-			factor = (double)(run - mpi) / est;
 	}
 	free(mult);
 	free(cnt);
+	return est;
+}
+
+/*
+ * How much longer or shorter than the signatures' means this rank computed.
+ * The gaps the trace keeps are means over all ranks, so a rank that works
+ * more than the others before the same call (a load imbalance) would be
+ * replayed at the mean.  But the trace says how long each rank spent
+ * outside MPI in all, out_r: the run time less its MPI time.  That is more
+ * than its gaps (the tracer's own time per call is in it too), so the
+ * factors keep the gaps' total over all ranks (which the means give
+ * exactly) and share it out as the out_r do: factor_r = k out_r / est_r,
+ * est_r the rank's gaps at the means (gaps_of_root, once per rank group),
+ * k = sum est / sum out.  1 when the trace does not say.
+ */
+static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
+{
+	uint32_t ng = rondo_group_count(t), nranks = rondo_rank_count(t);
+	uint64_t run = an_run_ns(t), mpi;
+	double sum_est = 0, sum_out = 0, est_me = 0, out_me = 0, f;
+	uint32_t *ranks = NULL;
+
+	if (!run)
+		return 1;
+	ranks = calloc(nranks ? nranks : 1, sizeof *ranks);
+	for (uint32_t g = 0; ranks && g < ng; g++) {
+		double est = gaps_of_root(t, rondo_group_root(t, g));
+		int64_t n = rondo_group_ranks(t, g, ranks, nranks);
+		for (int64_t k = 0; k < n && k < (int64_t)nranks; k++) {
+			if (rondo_rank_mpi_time(t, ranks[k], &mpi) < 0 ||
+			    mpi >= run) {
+				free(ranks);
+				return 1;
+			}
+			sum_est += est;
+			sum_out += (double)(run - mpi);
+			if (ranks[k] == rank) {
+				est_me = est;
+				out_me = (double)(run - mpi);
+			}
+		}
+	}
+	free(ranks);
+	if (est_me <= 0 || sum_out <= 0)
+		return 1;
+	f = sum_est / sum_out * out_me / est_me;
 	/* a rank that computed 100 times the mean is no longer a mean's */
-	return factor > 0.01 && factor < 100 ? factor : 1;
+	return f > 0.01 && f < 100 ? f : 1;
 }
 
 /* With per-call times: the rank's gaps as the timed iterator reads them

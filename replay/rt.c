@@ -144,7 +144,8 @@ static struct {
 	const rondo_trace *t;
 	uint32_t rank;
 	struct rp_options o;
-	double gap_factor;     /* rank_gap_factor() */
+	double gap_factor; /* rank_gap_factor() */
+	double gap_norm;   /* its k: the gaps' share of the time outside MPI */
 	double percall_factor; /* percall_gap_factor() */
 	struct rp_sig *sigs;
 	uint32_t nsigs;
@@ -293,6 +294,7 @@ static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
 	free(ranks);
 	if (est_me <= 0 || sum_out <= 0)
 		return 1;
+	rt.gap_norm = sum_est / sum_out;
 	f = sum_est / sum_out * out_me / est_me;
 	/* a rank that computed 100 times the mean is no longer a mean's */
 	return f > 0.01 && f < 100 ? f : 1;
@@ -302,7 +304,8 @@ static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
  * back (each start late by up to b - 1 of the span from its reference,
  * each duration long by as much), summed, against what the rank spent
  * outside MPI in all (run time less MPI time, within 0.79%): the factor
- * that makes the one the other.  A walk of the rank's calls' times. */
+ * that makes the one the other; times rank_gap_factor's k, for the
+ * tracer's own time in the latter.  A walk of the rank's calls' times. */
 static double percall_gap_factor(const rondo_trace *t, uint32_t rank)
 {
 	uint64_t run = an_run_ns(t), mpi = 0;
@@ -341,11 +344,12 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	rt.t = t;
 	rt.rank = rank;
 	rt.o = *o;
+	rt.gap_norm = 1;
 	rt.gap_factor = rank_gap_factor(t, rank);
 	rt.percall_factor = o->percall && o->compute_scale > 0 &&
 					    rondo_timing_mode(t, NULL) ==
 						    RONDO_TIMING_PERCALL
-				    ? percall_gap_factor(t, rank)
+				    ? percall_gap_factor(t, rank) * rt.gap_norm
 				    : 1;
 	rt.nsigs = rondo_sig_count(t);
 	rt.sigs = xcalloc(rt.nsigs, sizeof *rt.sigs);

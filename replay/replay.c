@@ -259,6 +259,9 @@ static void *watchdog(void *arg)
 			progress_in_call ? "inside" : "before",
 			(unsigned long long)now, text, path);
 		fflush(stderr);
+		/* the other ranks' watchdogs fire about now too: let them
+		 * print before the launcher takes this exit for the job's */
+		sleep(2);
 		_exit(EXIT_WATCHDOG);
 	}
 	return NULL;

@@ -106,12 +106,20 @@ echo "NetPIPE -u 256 ($(basename "$netpipe")): ${calls:-?} calls in $size bytes"
 [ "${calls:-0}" -gt 10000 ] || fail "NetPIPE: only ${calls:-0} calls recorded"
 [ "$size" -lt 65536 ] || fail "NetPIPE: the trace takes $size bytes"
 # Replayed: NetPIPE with receives posted ahead (-a) from MPI_ANY_SOURCE
-# (-z), 20 repeats of each size (-n) to keep it short.
+# (-z), 20 repeats of each size (-n) to keep it short.  NPmpich2 -z stops
+# at its first receive by itself ("Can't prepare to receive: outstanding
+# receive!", untraced too): against MPICH without -z.
+z=-z
+[ "${MPI_FLAVOR:-openmpi}" = mpich ] && z=
 "$rondo" run -o npz.rondo -- mpirun -np 2 ${san:+-x ASAN_OPTIONS} \
-	$netpipe -u 4096 -n 20 -a -z -o npz.out >npz.log 2>&1 ||
-	fail "NetPIPE -a -z failed traced: $(tail -n 5 npz.log)"
-"$rondo" dump --rank 0 npz.rondo | grep -q 'MPI_Irecv(.*source=MPI_ANY_SOURCE' ||
-	fail "NetPIPE -a -z: no wildcard MPI_Irecv in the trace"
+	$netpipe -u 4096 -n 20 -a $z -o npz.out >npz.log 2>&1 ||
+	fail "NetPIPE -a $z failed traced: $(tail -n 5 npz.log)"
+if [ -n "$z" ]; then
+	"$rondo" dump --rank 0 npz.rondo | grep -q 'MPI_Irecv(.*source=MPI_ANY_SOURCE' ||
+		fail "NetPIPE -a -z: no wildcard MPI_Irecv in the trace"
+else
+	echo "debian.sh: NOTE: NetPIPE replayed without -z (wildcard receives): NPmpich2 -z fails by itself"
+fi
 replayed npz 2
 
 echo "debian.sh: $fails failed"

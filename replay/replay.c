@@ -467,8 +467,12 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			rp_finish();
 			MPI_Finalize();
 			finalized = 1;
-			break;
+			progress_in_call = 0;
+			progress_index = ++c.index;
+			continue;
 		}
+		if (finalized && !before_init(fn))
+			continue; /* nothing else calls MPI after it */
 		if (!strcmp(fn, "MPI_Pcontrol"))
 			MPI_Pcontrol((int)(c.s->nargs ? rp_int(&c, 0) : 0));
 		else if (handler[f] >= 0)

@@ -147,6 +147,9 @@ MPI_Type_copy_attr_function *rp_Type_copy_fn(struct rp_call *c, uint32_t k);
 MPI_Type_delete_attr_function *rp_Type_delete_fn(struct rp_call *c, uint32_t k);
 MPI_Win_copy_attr_function *rp_Win_copy_fn(struct rp_call *c, uint32_t k);
 MPI_Win_delete_attr_function *rp_Win_delete_fn(struct rp_call *c, uint32_t k);
+MPI_Comm_errhandler_function *rp_Comm_errh_fn(struct rp_call *c, uint32_t k);
+MPI_Win_errhandler_function *rp_Win_errh_fn(struct rp_call *c, uint32_t k);
+MPI_File_errhandler_function *rp_File_errh_fn(struct rp_call *c, uint32_t k);
 
 /* A wildcard receive or probe: the source and tag the original matched,
  * from the call's own status (`kst`, or -1) or the call that completed its

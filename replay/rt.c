@@ -1075,6 +1075,26 @@ MPI_User_function *rp_user_function(struct rp_call *c, uint32_t k)
 			       ? (MPI_##T##_delete_attr_function *)NULL        \
 			       : stand_in_##T##_delete;                        \
 	}
+/* Error handlers: stand-ins that do nothing, so a call that fails
+ * returns its error as with MPI_ERRORS_RETURN. */
+#define ERRH_CALLBACK(T, H)                                                    \
+	static void stand_in_##T##_errh(H *h, int *code, ...)                  \
+	{                                                                      \
+		(void)h;                                                       \
+		(void)code;                                                    \
+	}                                                                      \
+	MPI_##T##_errhandler_function *rp_##T##_errh_fn(struct rp_call *c,     \
+							uint32_t k)            \
+	{                                                                      \
+		(void)c;                                                       \
+		(void)k;                                                       \
+		return stand_in_##T##_errh;                                    \
+	}
+ERRH_CALLBACK(Comm, MPI_Comm)
+ERRH_CALLBACK(Win, MPI_Win)
+ERRH_CALLBACK(File, MPI_File)
+#undef ERRH_CALLBACK
+
 ATTR_CALLBACKS(Comm, MPI_Comm)
 ATTR_CALLBACKS(Type, MPI_Datatype)
 ATTR_CALLBACKS(Win, MPI_Win)

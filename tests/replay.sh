@@ -67,6 +67,11 @@ same irregular 4
 same shuffle 4
 same slowrank 4
 same lazy 2             # MPI started with PMPI_Init
+same thread 2           # calls from threads; MPI_Initialized after Finalize
+mkdir -p "$tmp/io"
+same io 2 "$tmp/io"     # MPI-IO
+same transpose 4        # partners that follow the rank by no rule
+same colorsplit 4
 
 # --polls once: the polls that failed are not replayed, nothing else
 # changes (the one that succeeded waits instead).

@@ -43,6 +43,9 @@ CALLBACKS = {
     "MPI_Type_delete_attr_function": "rp_Type_delete_fn(c, %d)",
     "MPI_Win_copy_attr_function": "rp_Win_copy_fn(c, %d)",
     "MPI_Win_delete_attr_function": "rp_Win_delete_fn(c, %d)",
+    "MPI_Comm_errhandler_function": "rp_Comm_errh_fn(c, %d)",
+    "MPI_Win_errhandler_function": "rp_Win_errh_fn(c, %d)",
+    "MPI_File_errhandler_function": "rp_File_errh_fn(c, %d)",
 }
 # Memory MPI hands the program: its segment is that memory from then on.
 MEMORY_OUT = {("MPI_Alloc_mem", "baseptr"), ("MPI_Win_allocate", "baseptr"),

@@ -90,17 +90,6 @@ struct cparams {
 	int req, reqs, st, sts, index, indices, flag, outcount, count;
 };
 
-static int pidx(const rondo_trace *t, uint32_t f, const char *name)
-{
-	uint32_t n = rondo_func_param_count(t, f);
-	for (uint32_t p = 0; p < n; p++) {
-		const char *pn = rondo_func_param_name(t, f, p);
-		if (pn && !strcmp(pn, name))
-			return (int)p;
-	}
-	return -1;
-}
-
 static const struct cparams *params_of(uint32_t f)
 {
 	static struct cparams *cp;
@@ -118,17 +107,17 @@ static const struct cparams *params_of(uint32_t f)
 	if (f >= ncp)
 		return NULL;
 	if (!cp[f].ready) {
-		cp[f].req = pidx(t, f, "request");
-		cp[f].reqs = pidx(t, f, "array_of_requests");
-		cp[f].st = pidx(t, f, "status");
-		cp[f].sts = pidx(t, f, "array_of_statuses");
-		cp[f].index = pidx(t, f, "index");
-		cp[f].indices = pidx(t, f, "array_of_indices");
-		cp[f].flag = pidx(t, f, "flag");
-		cp[f].outcount = pidx(t, f, "outcount");
-		cp[f].count = pidx(t, f, "count");
+		cp[f].req = rp_param(f, "request");
+		cp[f].reqs = rp_param(f, "array_of_requests");
+		cp[f].st = rp_param(f, "status");
+		cp[f].sts = rp_param(f, "array_of_statuses");
+		cp[f].index = rp_param(f, "index");
+		cp[f].indices = rp_param(f, "array_of_indices");
+		cp[f].flag = rp_param(f, "flag");
+		cp[f].outcount = rp_param(f, "outcount");
+		cp[f].count = rp_param(f, "count");
 		if (cp[f].count < 0)
-			cp[f].count = pidx(t, f, "incount");
+			cp[f].count = rp_param(f, "incount");
 		cp[f].ready = 1;
 	}
 	return &cp[f];

@@ -513,7 +513,7 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	struct rp_options o = {1.0, 1, 0, 1, 0};
+	struct rp_options o = {1.0, 1, 0, 1};
 	rondo_trace *t;
 	int check = 0, opt, status, *handler;
 	char *end;

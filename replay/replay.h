@@ -85,7 +85,6 @@ MPI_Offset *rp_offsets(struct rp_call *c, uint32_t k);
  * (at least one element). */
 void *rp_out(struct rp_call *c, uint32_t k, size_t size);
 const char *rp_string(struct rp_call *c, uint32_t k);
-char **rp_strings(struct rp_call *c, uint32_t k);
 
 MPI_Comm rp_comm(struct rp_call *c, uint32_t k);
 MPI_Group rp_group(struct rp_call *c, uint32_t k);
@@ -154,8 +153,8 @@ MPI_File_errhandler_function *rp_File_errh_fn(struct rp_call *c, uint32_t k);
 /* A wildcard receive or probe: the source and tag the original matched,
  * from the call's own status (`kst`, or -1) or the call that completed its
  * request (`kreq`, or -1).  The trace still records the wildcard. */
-void rp_wildcard(struct rp_call *c, int ksrc, int ktag, int kst, int kreq,
-		 MPI_Comm comm, int *source, int *tag);
+void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
+		 int *source, int *tag);
 
 /* The completion calls, written by hand (complete.c). */
 int rp_complete(struct rp_call *c, const char *fname);
@@ -167,26 +166,18 @@ struct rp_options {
 	int percall;	      /* use each call's own gap when timed */
 	unsigned watchdog;    /* seconds, 0: none */
 	int polls;	      /* replay failed polls (1) or skip them (0) */
-	int verbose;
 };
 
 int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o);
 int rp_sig_prepare(uint32_t sig, struct rp_sig **out);
+/* The index of parameter `name` of function `func` of the trace, or -1. */
+int rp_param(uint32_t func, const char *name);
 const rondo_trace *rp_trace(void);
-uint32_t rp_my_rank(void);
 /* What each call's own gap is scaled by (rt.c, percall_gap_factor). */
 double rp_percall_factor(void);
 /* Failed polls replayed (1), or skipped (0: --polls once). */
 int rp_polls(void);
 void rp_finish(void);
-/* The next call of the rank from the current one on (look-ahead): a second
- * iterator, positioned at call `index` + 1. */
-int rp_lookahead_start(uint64_t index);
-int rp_lookahead_next(uint32_t *sig);
-/* A status value decoded (from a STATUS rp_val). */
-void rp_status_of(const struct rp_val *v, struct rp_status *st);
-/* The local rank a status source names in comm. */
-int rp_status_source(const struct rp_status *st, MPI_Comm comm);
 /* Requests that never complete, standing in for those a poll did not
  * complete (complete.c). */
 MPI_Request rp_surrogate(unsigned k);
@@ -199,8 +190,5 @@ void rp_hint_posted(int source, int tag);
  * no more). */
 void rp_hint_stand_ins(const MPI_Request *stand_in, const MPI_Request *real,
 		       int n);
-
-#define RP_LIST(v)                                                             \
-	((v)->kind == RONDO_ARG_ARRAY || (v)->kind == RONDO_ARG_STATUS)
 
 #endif /* RONDO_REPLAY_H */

@@ -198,11 +198,6 @@ const rondo_trace *rp_trace(void)
 	return rt.t;
 }
 
-uint32_t rp_my_rank(void)
-{
-	return rt.rank;
-}
-
 int rp_polls(void)
 {
 	return rt.o.polls;
@@ -633,13 +628,6 @@ const char *rp_string(struct rp_call *c, uint32_t k)
 		memcpy(v->str, v->bytes, v->size);
 	}
 	return v->str;
-}
-
-char **rp_strings(struct rp_call *c, uint32_t k)
-{
-	(void)c;
-	(void)k;
-	return NULL;
 }
 
 /* ---- handles --------------------------------------------------------- */
@@ -1102,7 +1090,7 @@ ATTR_CALLBACKS(Win, MPI_Win)
 
 /* ---- statuses and wildcards --------------------------------------------- */
 
-void rp_status_of(const struct rp_val *v, struct rp_status *st)
+static void rp_status_of(const struct rp_val *v, struct rp_status *st)
 {
 	memset(st, 0, sizeof *st);
 	if (v->kind == RONDO_ARG_CONST && ignored(v))
@@ -1143,7 +1131,7 @@ void rp_status_of(const struct rp_val *v, struct rp_status *st)
 	}
 }
 
-int rp_status_source(const struct rp_status *st, MPI_Comm comm)
+static int rp_status_source(const struct rp_status *st, MPI_Comm comm)
 {
 	int me = 0, size = 1;
 	if (st->source.kind == RONDO_ARG_CONST)
@@ -1155,7 +1143,7 @@ int rp_status_source(const struct rp_status *st, MPI_Comm comm)
 	return (int)((((int64_t)me + st->source.i) % size + size) % size);
 }
 
-int rp_lookahead_start(uint64_t index)
+static int rp_lookahead_start(uint64_t index)
 {
 	rondo_iter_free(rt.la);
 	rt.la = rondo_iter_create(rt.t, rt.rank);
@@ -1164,22 +1152,26 @@ int rp_lookahead_start(uint64_t index)
 	return rondo_iter_skip(rt.la, index + 1);
 }
 
-int rp_lookahead_next(uint32_t *sig)
+static int rp_lookahead_next(uint32_t *sig)
 {
 	return rt.la ? rondo_iter_next(rt.la, sig) : 0;
+}
+
+int rp_param(uint32_t func, const char *name)
+{
+	uint32_t n = rondo_func_param_count(rt.t, func);
+	for (uint32_t p = 0; p < n; p++) {
+		const char *pn = rondo_func_param_name(rt.t, func, p);
+		if (pn && !strcmp(pn, name))
+			return (int)p;
+	}
+	return -1;
 }
 
 /* The index of parameter `name` of signature sig's function, or -1. */
 static int param(uint32_t sig, const char *name)
 {
-	uint32_t f = rondo_sig_func(rt.t, sig);
-	uint32_t n = rondo_func_param_count(rt.t, f);
-	for (uint32_t p = 0; p < n; p++) {
-		const char *pn = rondo_func_param_name(rt.t, f, p);
-		if (pn && !strcmp(pn, name))
-			return (int)p;
-	}
-	return -1;
+	return rp_param(rondo_sig_func(rt.t, sig), name);
 }
 
 /* The most calls a look-ahead reads for the call completing a request. */
@@ -1303,16 +1295,14 @@ static int tag_ub(void)
 	return ub;
 }
 
-void rp_wildcard(struct rp_call *c, int ksrc, int ktag, int kst, int kreq,
-		 MPI_Comm comm, int *source, int *tag)
+void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
+		 int *source, int *tag)
 {
 	const struct rp_val *sv = NULL;
 	const char *f = rondo_func_name(rt.t, rondo_sig_func(rt.t, c->sig));
 	struct rp_status st;
 	int src = *source, tg = *tag, probe_flag;
 
-	(void)ksrc;
-	(void)ktag;
 	probe_flag = f && !strncmp(f, "MPI_I", 5) && strstr(f, "probe");
 	if (probe_flag) {
 		int kf = param(c->sig, "flag");

@@ -154,8 +154,8 @@ class Func:
                        if c.base == "MPI_Status"), -1)
             req = next((k for k, (c, t) in enumerate(self.params)
                         if c.base == "MPI_Request" and t.direction == "out"), -1)
-            self.pre.append("rp_wildcard(c, %d, %d, %d, %d, a%d, &a%d, &a%d);"
-                            % (src, tag, st, req, self.index["comm"], src, tag))
+            self.pre.append("rp_wildcard(c, %d, %d, a%d, &a%d, &a%d);"
+                            % (st, req, self.index["comm"], src, tag))
 
     def idx(self, name):
         return -1 if name is None else self.index[name]

@@ -94,10 +94,9 @@ static const struct cparams *params_of(uint32_t f)
 {
 	static struct cparams *cp;
 	static uint32_t ncp;
-	const rondo_trace *t = rp_trace();
 
 	if (!cp) {
-		ncp = rondo_func_count(t);
+		ncp = rp_func_count();
 		cp = calloc(ncp ? ncp : 1, sizeof *cp);
 		if (!cp) {
 			fprintf(stderr, "rondo-replay: out of memory\n");
@@ -155,7 +154,7 @@ static int any_completed(struct rp_call *c, const struct cparams *p,
 
 int rp_complete(struct rp_call *c, const char *fname)
 {
-	const struct cparams *p = params_of(rondo_sig_func(rp_trace(), c->sig));
+	const struct cparams *p = params_of(rp_sig_func(c->sig));
 	int flag = 0, index = 0, outcount = 0, ret;
 	int is_test = !strncmp(fname, "MPI_Test", 8);
 	struct rp_val *a;

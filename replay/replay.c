@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "pairing.h"
-#include "replay.h"
+#include "source.h"
 
 #define EXIT_READ     1
 #define EXIT_USAGE    2
@@ -267,15 +267,6 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
-/* ---- time ---------------------------------------------------------------- */
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* ---- the run --------------------------------------------------------- */
 
 /* MPI_Init or MPI_Init_thread as signature sig made it: the recorded
@@ -398,7 +389,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 	wd_trace = t;
 	wd_rank = (uint32_t)rank;
 	memset(&c, 0, sizeof c);
-	end_prev = now_ns();
+	end_prev = rp_now_ns();
 	while ((r = rondo_iter_next(it, &sig)) == 1) {
 		uint32_t f = rondo_sig_func(t, sig);
 		const char *fn = rondo_func_name(t, f);
@@ -416,7 +407,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			}
 			if ((r = restart(t, o, &it, rank, c.index + 1)) < 0)
 				return -r;
-			end_prev = now_ns();
+			end_prev = rp_now_ns();
 			progress_index = ++c.index;
 			continue;
 		}
@@ -433,7 +424,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 				break;
 			f = rondo_sig_func(t, sig);
 			fn = rondo_func_name(t, f);
-			end_prev = now_ns();
+			end_prev = rp_now_ns();
 		}
 		rp_sig_prepare(sig, &c.s);
 		c.sig = sig;
@@ -450,16 +441,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			end_rec = end;
 			have_end = 1;
 		}
-		if (gap > 0) {
-			double want = gap - debt, t0 = end_prev, t1;
-			if (want > 0)
-				while (now_ns() - t0 < want)
-					;
-			t1 = now_ns();
-			debt += (t1 - t0) - gap;
-			if (debt < -1e9) /* never bank more than a second */
-				debt = -1e9;
-		}
+		rp_spin(gap, &end_prev, &debt);
 		progress_sig = sig;
 		progress_in_call = 1;
 		if (!strcmp(fn, "MPI_Finalize")) {
@@ -477,7 +459,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			MPI_Pcontrol((int)(c.s->nargs ? rp_int(&c, 0) : 0));
 		else if (handler[f] >= 0)
 			rp_calls[handler[f]].fn(&c);
-		end_prev = now_ns();
+		end_prev = rp_now_ns();
 		progress_in_call = 0;
 		progress_index = ++c.index;
 	}

@@ -15,22 +15,7 @@
 #include <stdint.h>
 
 #include "rondo.h"
-
-/* One decoded argument value (recursively, for lists). */
-struct rp_val {
-	uint32_t kind;	  /* enum rondo_kind, VARY resolved for this rank */
-	int has_local;	  /* a rank kind resolved in the call's communicator */
-	int64_t i;	  /* integer, tag, id, constant id, segment id, or
-			      the rank as the program passed it */
-	int64_t off;	  /* BUFFER: the offset in the segment */
-	uint32_t n;	  /* ARRAY, STATUS: elements */
-	struct rp_val *e; /* their values */
-	void *conv;	  /* the elements converted (rp_ints...), cached */
-	int moves;	  /* ...but for addresses: converted at each call */
-	const uint8_t *bytes; /* STRING, BYTES */
-	size_t size;
-	char *str; /* STRING as a C string, made on first use */
-};
+#include "val.h"
 
 /* A status value, its fields by kind. */
 struct rp_status {
@@ -168,16 +153,30 @@ struct rp_options {
 	int polls;	      /* replay failed polls (1) or skip them (0) */
 };
 
-int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o);
-int rp_sig_prepare(uint32_t sig, struct rp_sig **out);
-/* The index of parameter `name` of function `func` of the trace, or -1. */
-int rp_param(uint32_t func, const char *name);
-const rondo_trace *rp_trace(void);
-/* What each call's own gap is scaled by (rt.c, percall_gap_factor). */
-double rp_percall_factor(void);
+/* Starts (again) with the trace's constants, by id. */
+void rp_core_start(const struct rp_options *o, uint32_t nconst,
+		   const char *(*const_name)(uint32_t k));
+void *rp_xcalloc(size_t n, size_t size); /* exits when out of memory */
 /* Failed polls replayed (1), or skipped (0: --polls once). */
 int rp_polls(void);
-void rp_finish(void);
+double rp_now_ns(void);
+/* The computation before a call: spins until `gap` ns have passed since
+ * *end_prev, less what earlier spins overshot (*debt, carried forward). */
+void rp_spin(double gap, double *end_prev, double *debt);
+
+/* ---- what is replayed: the trace (source.c) or a proxy's tables ------- */
+
+/* Signature sig as this rank replays it, decoded on first use. */
+int rp_sig_prepare(uint32_t sig, struct rp_sig **out);
+uint32_t rp_func_count(void);
+const char *rp_func_name(uint32_t f);
+uint32_t rp_sig_func(uint32_t sig);
+/* The index of parameter `name` of function `func`, or -1. */
+int rp_param(uint32_t func, const char *name);
+/* The status that the call completing request `id` (posted by call c)
+ * gives it: what a wildcard matched.  NULL when not known. */
+const struct rp_val *rp_completion_status(struct rp_call *c, int64_t id);
+
 /* Requests that never complete, standing in for those a poll did not
  * complete (complete.c). */
 MPI_Request rp_surrogate(unsigned k);

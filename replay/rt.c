@@ -1,16 +1,18 @@
 /*
  * rt.c - rondo-replay's state and the accessors of the generated calls:
  * signatures decoded once per rank, handles and memory in tables indexed
- * by the trace's symbolic ids, predefined handles by their names, and the
- * look-ahead that finds what a wildcard receive matched.
+ * by the trace's symbolic ids, predefined handles by their names, what a
+ * wildcard receive matched.  Nothing here reads the trace: rondo-replay
+ * gives it signatures from the trace (source.c), a proxy from its tables;
+ * `rondo proxy` copies this file into every proxy it writes.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "replay.h"
-#include "stats.h"
 
 /* ---- predefined handles and constants, by name --------------------------- */
 
@@ -141,14 +143,7 @@ struct seg {
 };
 
 static struct {
-	const rondo_trace *t;
-	uint32_t rank;
 	struct rp_options o;
-	double gap_factor; /* rank_gap_factor() */
-	double gap_norm;   /* its k: the gaps' share of the time outside MPI */
-	double percall_factor; /* percall_gap_factor() */
-	struct rp_sig *sigs;
-	uint32_t nsigs;
 	struct kval *k;
 	uint32_t nk;
 	struct tab comm, group, type, op, info, errh, win, file, req, msg, seg;
@@ -161,7 +156,6 @@ static struct {
 	size_t nreqs;
 	void *scratch;
 	size_t nscratch;
-	rondo_iter *la;
 	void (*hint)(int, int);
 	void (*stand)(const MPI_Request *, const MPI_Request *, int);
 	int hint_looked;
@@ -193,9 +187,9 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-const rondo_trace *rp_trace(void)
+void *rp_xcalloc(size_t n, size_t size)
 {
-	return rt.t;
+	return xcalloc(n, size);
 }
 
 int rp_polls(void)
@@ -203,155 +197,15 @@ int rp_polls(void)
 	return rt.o.polls;
 }
 
-/* The time a rank whose calls are rule `root` would spend outside MPI at
- * the signatures' mean gaps: its calls of each signature (rule
- * multiplicities from the root, never the calls) times their means; 0
- * when the trace does not say. */
-static double gaps_of_root(const rondo_trace *t, uint32_t root)
+void rp_core_start(const struct rp_options *o, uint32_t nconst,
+		   const char *(*const_name)(uint32_t k))
 {
-	uint32_t nr = rondo_rule_count(t), ns = rondo_sig_count(t);
-	double *mult, *cnt, est = 0;
-	rondo_stat g;
-
-	if (root >= nr)
-		return 0;
-	mult = calloc(nr, sizeof *mult);
-	cnt = calloc(ns ? ns : 1, sizeof *cnt);
-	if (mult && cnt) {
-		mult[root] = 1;
-		/* a rule names only rules of smaller ids: one pass down */
-		for (uint32_t r = root + 1; r-- > 0;) {
-			const rondo_sym *body;
-			uint32_t len;
-			if (mult[r] == 0 ||
-			    rondo_rule_body(t, r, &body, &len) < 0)
-				continue;
-			for (uint32_t k = 0; k < len; k++) {
-				uint32_t id = RONDO_SYM_ID(body[k].sym);
-				double m = mult[r] * (double)body[k].count;
-				if (RONDO_SYM_IS_RULE(body[k].sym) && id < nr)
-					mult[id] += m;
-				else if (!RONDO_SYM_IS_RULE(body[k].sym) &&
-					 id < ns)
-					cnt[id] += m;
-			}
-		}
-		for (uint32_t sg = 0; sg < ns; sg++)
-			if (cnt[sg] > 0 && rondo_sig_gap_stat(t, sg, &g) == 0 &&
-			    g.count)
-				est += cnt[sg] * (double)g.total_ns /
-				       (double)g.count;
-	}
-	free(mult);
-	free(cnt);
-	return est;
-}
-
-/*
- * How much longer or shorter than the signatures' means this rank computed.
- * The gaps the trace keeps are means over all ranks, so a rank that works
- * more than the others before the same call (a load imbalance) would be
- * replayed at the mean.  But the trace says how long each rank spent
- * outside MPI in all, out_r: the run time less its MPI time.  That is more
- * than its gaps (the tracer's own time per call is in it too), so the
- * factors keep the gaps' total over all ranks (which the means give
- * exactly) and share it out as the out_r do: factor_r = k out_r / est_r,
- * est_r the rank's gaps at the means (gaps_of_root, once per rank group),
- * k = sum est / sum out.  1 when the trace does not say.
- */
-static double rank_gap_factor(const rondo_trace *t, uint32_t rank)
-{
-	uint32_t ng = rondo_group_count(t), nranks = rondo_rank_count(t);
-	uint64_t run = an_run_ns(t), mpi;
-	double sum_est = 0, sum_out = 0, est_me = 0, out_me = 0, f;
-	uint32_t *ranks = NULL;
-
-	if (!run)
-		return 1;
-	ranks = calloc(nranks ? nranks : 1, sizeof *ranks);
-	for (uint32_t g = 0; ranks && g < ng; g++) {
-		double est = gaps_of_root(t, rondo_group_root(t, g));
-		int64_t n = rondo_group_ranks(t, g, ranks, nranks);
-		for (int64_t k = 0; k < n && k < (int64_t)nranks; k++) {
-			if (rondo_rank_mpi_time(t, ranks[k], &mpi) < 0 ||
-			    mpi >= run) {
-				free(ranks);
-				return 1;
-			}
-			sum_est += est;
-			sum_out += (double)(run - mpi);
-			if (ranks[k] == rank) {
-				est_me = est;
-				out_me = (double)(run - mpi);
-			}
-		}
-	}
-	free(ranks);
-	if (est_me <= 0 || sum_out <= 0)
-		return 1;
-	rt.gap_norm = sum_est / sum_out;
-	f = sum_est / sum_out * out_me / est_me;
-	/* a rank that computed 100 times the mean is no longer a mean's */
-	return f > 0.01 && f < 100 ? f : 1;
-}
-
-/* With per-call times: the rank's gaps as the timed iterator reads them
- * back (each start late by up to b - 1 of the span from its reference,
- * each duration long by as much), summed, against what the rank spent
- * outside MPI in all (run time less MPI time, within 0.79%): the factor
- * that makes the one the other; times rank_gap_factor's k, for the
- * tracer's own time in the latter.  A walk of the rank's calls' times. */
-static double percall_gap_factor(const rondo_trace *t, uint32_t rank)
-{
-	uint64_t run = an_run_ns(t), mpi = 0;
-	rondo_iter *it = NULL;
-	int64_t start, end, last = 0;
-	double sum = 0;
-	uint32_t sig;
-	int have = 0;
-
-	if (!run || rondo_rank_mpi_time(t, rank, &mpi) < 0 || mpi >= run ||
-	    rondo_iter_open(t, rank, RONDO_ITER_TIMED, &it) < 0)
-		return 1;
-	while (rondo_iter_next(it, &sig) == 1 &&
-	       rondo_iter_time(it, &start, &end) == 0) {
-		if (have && start > last)
-			sum += (double)(start - last);
-		last = end;
-		have = 1;
-	}
-	rondo_iter_free(it);
-	if (sum <= 0)
-		return 1;
-	sum = (double)(run - mpi) / sum;
-	return sum > 0.01 && sum < 100 ? sum : 1;
-}
-
-double rp_percall_factor(void)
-{
-	return rt.percall_factor;
-}
-
-int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
-{
-	free(rt.sigs); /* started again: MPI gave another rank */
-	free(rt.k);
-	rt.t = t;
-	rt.rank = rank;
+	free(rt.k); /* started again: MPI gave another rank */
 	rt.o = *o;
-	rt.gap_norm = 1;
-	rt.gap_factor = rank_gap_factor(t, rank);
-	rt.percall_factor = o->percall && o->compute_scale > 0 &&
-					    rondo_timing_mode(t, NULL) ==
-						    RONDO_TIMING_PERCALL
-				    ? percall_gap_factor(t, rank) * rt.gap_norm
-				    : 1;
-	rt.nsigs = rondo_sig_count(t);
-	rt.sigs = xcalloc(rt.nsigs, sizeof *rt.sigs);
-	rt.nk = rondo_const_count(t);
+	rt.nk = nconst;
 	rt.k = xcalloc(rt.nk, sizeof *rt.k);
 	for (uint32_t i = 0; i < rt.nk; i++) {
-		const char *n = rondo_const_name(t, i);
+		const char *n = const_name(i);
 		struct kval *k = &rt.k[i];
 		k->name = n ? n : "";
 		for (size_t j = 0; n && j < sizeof k_types / sizeof *k_types;
@@ -382,7 +236,28 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	rt.req.size = sizeof(MPI_Request);
 	rt.msg.size = sizeof(MPI_Message);
 	rt.seg.size = sizeof(struct seg);
-	return 0;
+}
+
+/* The time now, in ns (a monotonic clock). */
+double rp_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void rp_spin(double gap, double *end_prev, double *debt)
+{
+	double want = gap - *debt, t0 = *end_prev, t1;
+	if (gap <= 0)
+		return;
+	if (want > 0)
+		while (rp_now_ns() - t0 < want)
+			;
+	t1 = rp_now_ns();
+	*debt += (t1 - t0) - gap;
+	if (*debt < -1e9) /* never bank more than a second */
+		*debt = -1e9;
 }
 
 static const char *kname(const struct rp_val *v)
@@ -428,93 +303,6 @@ static void seg_grow(struct seg *s, size_t want)
 	s->p = p;
 	s->size = n;
 	s->external = 0;
-}
-
-/* ---- decoding a signature ---------------------------------------------- */
-
-static void decode(const rondo_arg *in, const rondo_comm_ref *cm, int raw,
-		   struct rp_val *v)
-{
-	rondo_arg a, e;
-	int64_t local = -1;
-
-	memset(v, 0, sizeof *v);
-	if (rondo_arg_at_rank(rt.t, in, rt.rank, &a) < 0)
-		a = *in;
-	v->kind = a.kind;
-	v->i = a.wire == RONDO_WIRE_UINT ? (int64_t)a.u : a.i;
-	switch (a.kind) {
-	case RONDO_ARG_RANK:
-	case RONDO_ARG_RANK_REL:
-	case RONDO_ARG_CART_REL:
-		if (raw || !cm)
-			break;
-		rondo_peer(rt.t, cm, &a, &local);
-		if (local >= 0) {
-			v->i = local;
-			v->has_local = 1;
-		}
-		break;
-	case RONDO_ARG_REL:
-		if (!raw && cm && cm->rank != RONDO_RANK_NONE)
-			v->i = (int64_t)cm->rank + a.i;
-		break;
-	case RONDO_ARG_BUFFER:
-		if (rondo_arg_elem(&a, 0, &e) == 0)
-			v->i = (int64_t)e.u;
-		if (rondo_arg_elem(&a, 1, &e) == 0)
-			v->off = e.i;
-		break;
-	case RONDO_ARG_DTYPE_SIZE:
-		v->kind = RONDO_ARG_DATATYPE;
-		if (rondo_arg_elem(&a, 0, &e) == 0)
-			v->i = (int64_t)e.u;
-		break;
-	case RONDO_ARG_STRING:
-	case RONDO_ARG_BYTES:
-		v->bytes = a.data;
-		v->size = a.size;
-		break;
-	case RONDO_ARG_ARRAY:
-	case RONDO_ARG_STATUS:
-		v->n = (uint32_t)a.n;
-		v->e = xcalloc(v->n, sizeof *v->e);
-		for (uint32_t k = 0; k < v->n; k++)
-			if (rondo_arg_elem(&a, k, &e) == 0)
-				decode(&e, cm,
-				       raw || a.kind == RONDO_ARG_STATUS,
-				       &v->e[k]);
-		break;
-	}
-}
-
-int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
-{
-	struct rp_sig *s;
-	rondo_comm_ref cm;
-	rondo_arg a;
-	rondo_stat g;
-	int known;
-
-	if (sig >= rt.nsigs)
-		return RONDO_E_RANGE;
-	s = &rt.sigs[sig];
-	*out = s;
-	if (s->ready)
-		return 0;
-	known = rondo_sig_comm(rt.t, sig, rt.rank, &cm) >= 0;
-	s->nargs = rondo_sig_arg_count(rt.t, sig);
-	s->v = xcalloc(s->nargs, sizeof *s->v);
-	for (uint32_t k = 0; k < s->nargs; k++)
-		if (rondo_sig_arg(rt.t, sig, k, &a) == 0)
-			decode(&a, known ? &cm : NULL, 0, &s->v[k]);
-	s->handler = -1;
-	if (rt.o.compute_scale > 0 && rondo_sig_gap_stat(rt.t, sig, &g) == 0 &&
-	    g.count)
-		s->gap_ns = (double)g.total_ns / (double)g.count *
-			    rt.o.compute_scale * rt.gap_factor;
-	s->ready = 1;
-	return 0;
 }
 
 static struct rp_val *val(struct rp_call *c, uint32_t k)
@@ -1143,119 +931,6 @@ static int rp_status_source(const struct rp_status *st, MPI_Comm comm)
 	return (int)((((int64_t)me + st->source.i) % size + size) % size);
 }
 
-static int rp_lookahead_start(uint64_t index)
-{
-	rondo_iter_free(rt.la);
-	rt.la = rondo_iter_create(rt.t, rt.rank);
-	if (!rt.la)
-		return RONDO_E_NOMEM;
-	return rondo_iter_skip(rt.la, index + 1);
-}
-
-static int rp_lookahead_next(uint32_t *sig)
-{
-	return rt.la ? rondo_iter_next(rt.la, sig) : 0;
-}
-
-int rp_param(uint32_t func, const char *name)
-{
-	uint32_t n = rondo_func_param_count(rt.t, func);
-	for (uint32_t p = 0; p < n; p++) {
-		const char *pn = rondo_func_param_name(rt.t, func, p);
-		if (pn && !strcmp(pn, name))
-			return (int)p;
-	}
-	return -1;
-}
-
-/* The index of parameter `name` of signature sig's function, or -1. */
-static int param(uint32_t sig, const char *name)
-{
-	return rp_param(rondo_sig_func(rt.t, sig), name);
-}
-
-/* The most calls a look-ahead reads for the call completing a request. */
-#define LOOKAHEAD_MAX (1u << 20)
-
-/* The status the call that completes request `id` gives it, from the
- * calls after the current one; NULL when none is found. */
-static const struct rp_val *completion_status(uint64_t index, int64_t id)
-{
-	uint32_t sig;
-	struct rp_sig *s;
-	int r;
-
-	if (rp_lookahead_start(index) < 0)
-		return NULL;
-	for (uint32_t n = 0; n < LOOKAHEAD_MAX; n++) {
-		if ((r = rp_lookahead_next(&sig)) != 1)
-			return NULL;
-		const char *f =
-			rondo_func_name(rt.t, rondo_sig_func(rt.t, sig));
-		if (!f ||
-		    (strncmp(f, "MPI_Wait", 8) && strncmp(f, "MPI_Test", 8) &&
-		     strcmp(f, "MPI_Request_free")))
-			continue;
-		if (rp_sig_prepare(sig, &s) < 0)
-			return NULL;
-		int kr = param(sig, "request"), ks = param(sig, "status");
-		if (kr >= 0 && (uint32_t)kr < s->nargs) {
-			struct rp_val *q = &s->v[kr];
-			int kf = param(sig, "flag");
-			if (q->kind != RONDO_ARG_REQUEST || q->i != id)
-				continue;
-			if (!strcmp(f, "MPI_Request_free"))
-				return NULL;
-			if (kf >= 0 && (uint32_t)kf < s->nargs &&
-			    s->v[kf].i == 0)
-				continue;
-			return ks >= 0 && (uint32_t)ks < s->nargs ? &s->v[ks]
-								  : NULL;
-		}
-		kr = param(sig, "array_of_requests");
-		ks = param(sig, "array_of_statuses");
-		if (kr < 0 || (uint32_t)kr >= s->nargs ||
-		    s->v[kr].kind != RONDO_ARG_ARRAY)
-			continue;
-		struct rp_val *a = &s->v[kr];
-		int ki = param(sig, "index"),
-		    kis = param(sig, "array_of_indices");
-		int kst = param(sig, "status");
-		for (uint32_t j = 0; j < a->n; j++) {
-			if (a->e[j].kind != RONDO_ARG_REQUEST ||
-			    a->e[j].i != id)
-				continue;
-			if (ki >= 0 && (uint32_t)ki < s->nargs) { /* any */
-				if (s->v[ki].i != (int64_t)j)
-					break;
-				return kst >= 0 ? &s->v[kst] : NULL;
-			}
-			if (kis >= 0 && (uint32_t)kis < s->nargs) { /* some */
-				struct rp_val *ix = &s->v[kis];
-				for (uint32_t m = 0;
-				     ix->kind == RONDO_ARG_ARRAY && m < ix->n;
-				     m++)
-					if (ix->e[m].i == (int64_t)j)
-						return ks >= 0 && s->v[ks].kind == RONDO_ARG_ARRAY &&
-								       m < s->v[ks].n
-							       ? &s->v[ks].e[m]
-							       : NULL;
-				break;
-			}
-			/* all: complete when the flag, if any, says so */
-			int kf = param(sig, "flag");
-			if (kf >= 0 && (uint32_t)kf < s->nargs &&
-			    s->v[kf].i == 0)
-				break;
-			return ks >= 0 && s->v[ks].kind == RONDO_ARG_ARRAY &&
-					       j < s->v[ks].n
-				       ? &s->v[ks].e[j]
-				       : NULL;
-		}
-	}
-	return NULL;
-}
-
 static void hints_look(void)
 {
 	if (rt.hint_looked)
@@ -1299,13 +974,13 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 		 int *source, int *tag)
 {
 	const struct rp_val *sv = NULL;
-	const char *f = rondo_func_name(rt.t, rondo_sig_func(rt.t, c->sig));
+	const char *f = rp_func_name(rp_sig_func(c->sig));
 	struct rp_status st;
 	int src = *source, tg = *tag, probe_flag;
 
 	probe_flag = f && !strncmp(f, "MPI_I", 5) && strstr(f, "probe");
 	if (probe_flag) {
-		int kf = param(c->sig, "flag");
+		int kf = rp_param(rp_sig_func(c->sig), "flag");
 		if (kf >= 0 && rp_int(c, (uint32_t)kf) == 0 && !rt.o.polls) {
 			c->skip = 1; /* --polls once */
 			return;
@@ -1324,7 +999,7 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 	if (kst >= 0)
 		sv = val(c, (uint32_t)kst);
 	else if (kreq >= 0 && val(c, (uint32_t)kreq)->kind == RONDO_ARG_REQUEST)
-		sv = completion_status(c->index, val(c, (uint32_t)kreq)->i);
+		sv = rp_completion_status(c, val(c, (uint32_t)kreq)->i);
 	if (!sv)
 		return;
 	rp_status_of(sv, &st);
@@ -1335,7 +1010,7 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 	if (tg == MPI_ANY_TAG && st.has_tag)
 		tg = (int)scalar(&st.tag);
 	if (probe_flag) { /* a probe that found a message: it is there */
-		int kf = param(c->sig, "flag");
+		int kf = rp_param(rp_sig_func(c->sig), "flag");
 		if (kf >= 0 && rp_int(c, (uint32_t)kf) == 1 &&
 		    src != MPI_ANY_SOURCE && tg != MPI_ANY_TAG)
 			PMPI_Probe(src, tg, comm, MPI_STATUS_IGNORE);
@@ -1345,10 +1020,4 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 	rp_hint_posted(*source, *tag);
 	*source = src;
 	*tag = tg;
-}
-
-void rp_finish(void)
-{
-	rondo_iter_free(rt.la);
-	rt.la = NULL;
 }

@@ -1,10 +1,12 @@
 #!/bin/sh
-# replay.sh - rondo-replay: every MPI program of tests/mpi/ that ends well
-# is traced, its trace replayed under the tracer, and `rondo diff
-# --ignore buffers` between the two traces must say "same communication"
-# (every rank's calls equal, call by call, parameters and statuses
-# included: wildcards matched as in the original, polls that failed
-# failing again), with the watchdog on.  Then the refusals: a function it
+# replay.sh - rondo-replay and rondo proxy: every MPI program of tests/mpi/
+# that ends well is traced, its trace replayed under the tracer, its proxy
+# written, compiled (with the build's compiler, warnings as errors, the
+# sanitizers of a sanitizer build) and run under the tracer, and `rondo
+# diff --ignore buffers` between the original's trace and each re-trace
+# must say "same communication" (every rank's calls equal, call by call,
+# parameters and statuses included: wildcards matched as in the original,
+# polls that failed failing again), with the watchdog on.  Then the refusals: a function it
 # cannot issue (named before the run), another rank count, a trace that
 # deadlocks (the watchdog names every rank's call and where it is in the
 # grammar), usage errors and a
@@ -17,8 +19,19 @@ replay="$top_builddir/replay/rondo-replay"
 mktrace="$top_builddir/tests/mktrace"
 [ -x "$replay" ] || { echo "FAIL: $replay not built"; exit 1; }
 
+# equal NAME A B WHAT: the re-trace B says the same as the original A.
+equal() {
+	"$rondo" diff --ignore buffers "$2" "$3" >"$tmp/$1.diff" 2>&1
+	status=$?
+	if [ $status -ne 0 ] || [ "$(tail -1 "$tmp/$1.diff")" != "same communication" ]; then
+		fail "$1: the $4's calls differ (diff status $status):"
+		sed -n '1,30p' "$tmp/$1.diff"
+		return 1
+	fi
+}
+
 # same NAME NP ARGS...: traces tests/mpi/NAME on NP ranks, replays the
-# trace under the tracer, compares.
+# trace under the tracer, compares; then its proxy.
 same() {
 	name=$1; np=$2; shift 2
 	a="$tmp/$name.rondo"; b="$tmp/$name.replay.rondo"
@@ -30,14 +43,26 @@ same() {
 		${san:+-x ASAN_OPTIONS} "$replay" --watchdog 60 "$a" \
 		>"$tmp/$name.replay.out" 2>&1 ||
 		{ fail "$name: the replay failed: $(grep -v '^ *$' "$tmp/$name.replay.out" | head -20)"; return; }
-	"$rondo" diff --ignore buffers "$a" "$b" >"$tmp/$name.diff" 2>&1
-	status=$?
-	if [ $status -ne 0 ] || [ "$(tail -1 "$tmp/$name.diff")" != "same communication" ]; then
-		fail "$name: the replay's calls differ (diff status $status):"
-		sed -n '1,30p' "$tmp/$name.diff"
-		return
-	fi
+	equal "$name" "$a" "$b" replay || return
 	echo "ok: $name on $np ranks: $("$rondo" info "$a" | sed -n 's/^calls *//p') calls, same communication"
+	proxy "$name" "$np"
+}
+
+# proxy NAME NP: the proxy of $tmp/NAME.rondo, compiled, run, compared.
+proxy() {
+	p="$tmp/${1}_proxy"
+	"$rondo" proxy -o "$p.c" "$tmp/$1.rondo" 2>"$tmp/$1.gen" ||
+		{ fail "$1: rondo proxy: $(cat "$tmp/$1.gen")"; return; }
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
+		$MPI_LIBS -lpthread >"$tmp/$1.cc" 2>&1 ||
+		{ fail "$1: the proxy does not compile: $(head -20 "$tmp/$1.cc")"; return; }
+	timeout 300 "$rondo" run -o "$p.rondo" -- mpirun -np "$2" \
+		${san:+-x ASAN_OPTIONS} "$p" --watchdog 60 \
+		>"$tmp/$1.proxy.out" 2>&1 ||
+		{ fail "$1: the proxy failed: $(grep -v '^ *$' "$tmp/$1.proxy.out" | head -20)"; return; }
+	equal "$1.proxy" "$tmp/$1.rondo" "$p.rondo" proxy || return
+	echo "ok: $1's proxy: $(wc -l <"$p.c") lines, same communication ($(sed 's/^rondo: wrote [^:]*: //' "$tmp/$1.gen"))"
 }
 
 same basic 4 50
@@ -124,6 +149,45 @@ head -c 300 "$tmp/basic.rondo" >"$tmp/cut.rondo"
 "$replay" --check "$tmp/cut.rondo" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^rondo-replay: .*cut.rondo" "$tmp/err" ||
 	fail "a truncated trace: want status 1 and one line, got: $(cat "$tmp/err")"
+
+# The proxies: wildcard receives whose completion is elsewhere in the
+# grammar posted as they matched (p2p's Irecv(MPI_ANY_SOURCE) loop).
+grep -q "; [1-9][0-9]* wildcard receives posted as matched, 0 left wildcards$" "$tmp/p2p.gen" &&
+	grep -q "px_call_matched(" "$tmp/p2p_proxy.c" ||
+	fail "p2p's proxy: its wildcards not resolved: $(cat "$tmp/p2p.gen")"
+# ...refuses what rondo-replay refuses, with the same status (3).
+"$rondo" proxy -o "$tmp/unknown.c" "$tmp/unknown.rondo" 2>"$tmp/err"
+[ $? -eq 3 ] && grep -q "^rondo: proxy: .*unknown.rondo: the trace has calls it cannot replay: MPI_Frobnicate$" "$tmp/err" &&
+	[ ! -e "$tmp/unknown.c" ] ||
+	fail "rondo proxy of an unknown function: want status 3 naming it, got: $(cat "$tmp/err")"
+mpirun -np 3 "$tmp/basic_proxy" >"$tmp/out" 2>&1
+[ $? -ne 0 ] && grep -q "the trace is of 4 ranks, this run has 3: run it with mpirun -np 4" "$tmp/out" ||
+	fail "basic's proxy on 3 ranks: $(cat "$tmp/out")"
+"$rondo" proxy -o "$tmp/dead_proxy.c" "$tmp/dead.rondo" 2>"$tmp/err" &&
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS $MPI_CFLAGS "$tmp/dead_proxy.c" -o "$tmp/dead_proxy" $MPI_LIBS -lpthread 2>>"$tmp/err" ||
+	fail "the deadlock's proxy: $(cat "$tmp/err")"
+timeout 120 mpirun -np 2 "$tmp/dead_proxy" --watchdog 2 >"$tmp/out" 2>&1
+status=$?
+[ $status -ne 0 ] && [ $status -ne 124 ] &&
+	grep -q "rank 0: no progress for 2 s, inside call 1: MPI_Ssend (signature" "$tmp/out" &&
+	grep -q "rank 1: no progress for 2 s, inside call 1: MPI_Ssend (signature" "$tmp/out" ||
+	fail "the proxy's watchdog: status $status, $(cat "$tmp/out")"
+"$tmp/basic_proxy" --compute fast >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "compute: want scale=F or none, not 'fast'" "$tmp/err" ||
+	fail "a proxy's --compute fast: $(cat "$tmp/err")"
+# ...and its own usage errors (2), a damaged trace (1), an unwritable
+# output (1): one message each, nothing left behind.
+"$rondo" proxy 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "no trace given" "$tmp/err" || fail "rondo proxy, no trace: $(cat "$tmp/err")"
+"$rondo" proxy --frob "$tmp/basic.rondo" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "rondo proxy --frob: $(cat "$tmp/err")"
+"$rondo" proxy -o "$tmp/cut.c" "$tmp/cut.rondo" 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -e "$tmp/cut.c" ] ||
+	fail "rondo proxy of a truncated trace: $(cat "$tmp/err")"
+"$rondo" proxy -o "$tmp/no/such/dir/x.c" "$tmp/basic.rondo" 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot write" "$tmp/err" ||
+	fail "rondo proxy into a missing directory: $(cat "$tmp/err")"
 
 [ $fails -eq 0 ] || exit 1
 echo "PASS"

@@ -33,6 +33,7 @@ int cmd_waits(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 /* Prints "rondo: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

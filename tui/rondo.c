@@ -56,6 +56,8 @@ static const struct command {
 	 "the trace for Vampir and OTF2 tools, Perfetto or Chrome"},
 	{"diff", cmd_diff, "[--ignore buffers] [--csv PATH|-] A B",
 	 "how two traces differ: calls, matrix, time (exit 1: they do)"},
+	{"proxy", cmd_proxy, "[-o FILE.c] FILE",
+	 "the trace as one C file that replays it (a proxy app)"},
 	{"timeline", cmd_timeline,
 	 "[--buckets N] [--from T1] [--to T2] [--csv PATH|-] FILE",
 	 "each rank's share of time in MPI by time bucket (per-call times)"},

@@ -1,0 +1,284 @@
+/*
+ * decode.c - a signature's values for one rank (VARY resolved, peers as
+ * the program passed them in the call's communicator), and which call
+ * completes a request: what rondo-replay reads at each call and what
+ * `rondo proxy` resolves once, when it writes the proxy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "stats.h"
+
+static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
+		  const rondo_comm_ref *cm, int raw, struct rp_val *v)
+{
+	rondo_arg a, e;
+	int64_t local = -1;
+
+	memset(v, 0, sizeof *v);
+	if (rondo_arg_at_rank(t, in, rank, &a) < 0)
+		a = *in;
+	v->kind = a.kind;
+	v->i = a.wire == RONDO_WIRE_UINT ? (int64_t)a.u : a.i;
+	switch (a.kind) {
+	case RONDO_ARG_RANK:
+	case RONDO_ARG_RANK_REL:
+	case RONDO_ARG_CART_REL:
+		if (raw || !cm)
+			break;
+		rondo_peer(t, cm, &a, &local);
+		if (local >= 0) {
+			v->i = local;
+			v->has_local = 1;
+		}
+		break;
+	case RONDO_ARG_REL:
+		if (!raw && cm && cm->rank != RONDO_RANK_NONE)
+			v->i = (int64_t)cm->rank + a.i;
+		break;
+	case RONDO_ARG_BUFFER:
+		if (rondo_arg_elem(&a, 0, &e) == 0)
+			v->i = (int64_t)e.u;
+		if (rondo_arg_elem(&a, 1, &e) == 0)
+			v->off = e.i;
+		break;
+	case RONDO_ARG_DTYPE_SIZE:
+		v->kind = RONDO_ARG_DATATYPE;
+		if (rondo_arg_elem(&a, 0, &e) == 0)
+			v->i = (int64_t)e.u;
+		break;
+	case RONDO_ARG_STRING:
+	case RONDO_ARG_BYTES:
+		v->bytes = a.data;
+		v->size = a.size;
+		break;
+	case RONDO_ARG_ARRAY:
+	case RONDO_ARG_STATUS:
+		v->n = (uint32_t)a.n;
+		v->e = calloc(v->n ? v->n : 1, sizeof *v->e);
+		if (!v->e)
+			return RONDO_E_NOMEM;
+		for (uint32_t k = 0; k < v->n; k++)
+			if (rondo_arg_elem(&a, k, &e) == 0 &&
+			    decode(t, rank, &e, cm,
+				   raw || a.kind == RONDO_ARG_STATUS,
+				   &v->e[k]) < 0)
+				return RONDO_E_NOMEM;
+		break;
+	}
+	return 0;
+}
+
+void rp_vals_free(struct rp_val *v, uint32_t n)
+{
+	for (uint32_t k = 0; v && k < n; k++)
+		rp_vals_free(v[k].e, v[k].n);
+	free(v);
+}
+
+int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
+		  struct rp_val **v, uint32_t *nargs)
+{
+	rondo_comm_ref cm;
+	rondo_arg a;
+	int known = rondo_sig_comm(t, sig, rank, &cm) >= 0;
+	uint32_t n = rondo_sig_arg_count(t, sig);
+
+	*v = calloc(n ? n : 1, sizeof **v);
+	*nargs = n;
+	if (!*v)
+		return RONDO_E_NOMEM;
+	for (uint32_t k = 0; k < n; k++)
+		if (rondo_sig_arg(t, sig, k, &a) == 0 &&
+		    decode(t, rank, &a, known ? &cm : NULL, 0, &(*v)[k]) < 0)
+			return RONDO_E_NOMEM;
+	return 0;
+}
+
+int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name)
+{
+	uint32_t n = rondo_func_param_count(t, func);
+	for (uint32_t p = 0; p < n; p++) {
+		const char *pn = rondo_func_param_name(t, func, p);
+		if (pn && !strcmp(pn, name))
+			return (int)p;
+	}
+	return -1;
+}
+
+/* Parameter `name` of the call, if the call has it. */
+static int arg(const rondo_trace *t, uint32_t sig, uint32_t nargs,
+	       const char *name)
+{
+	int k = rp_trace_param(t, rondo_sig_func(t, sig), name);
+	return k >= 0 && (uint32_t)k < nargs ? k : -1;
+}
+
+int rp_completes(const rondo_trace *t, uint32_t sig, const struct rp_val *v,
+		 uint32_t nargs, int64_t id, int *k, int *j)
+{
+	const char *f = rondo_func_name(t, rondo_sig_func(t, sig));
+	int kr, ks, kf, ki, kis, kst;
+
+	*k = *j = -1;
+	if (!f || (strncmp(f, "MPI_Wait", 8) && strncmp(f, "MPI_Test", 8) &&
+		   strcmp(f, "MPI_Request_free")))
+		return 0;
+	kf = arg(t, sig, nargs, "flag");
+	if ((kr = arg(t, sig, nargs, "request")) >= 0) {
+		if (v[kr].kind != RONDO_ARG_REQUEST || v[kr].i != id)
+			return 0;
+		if (!strcmp(f, "MPI_Request_free"))
+			return -1;
+		if (kf >= 0 && v[kf].i == 0)
+			return 0;
+		*k = arg(t, sig, nargs, "status");
+		return 1;
+	}
+	kr = arg(t, sig, nargs, "array_of_requests");
+	ks = arg(t, sig, nargs, "array_of_statuses");
+	if (kr < 0 || v[kr].kind != RONDO_ARG_ARRAY)
+		return 0;
+	ki = arg(t, sig, nargs, "index");
+	kis = arg(t, sig, nargs, "array_of_indices");
+	kst = arg(t, sig, nargs, "status");
+	for (uint32_t e = 0; e < v[kr].n; e++) {
+		if (v[kr].e[e].kind != RONDO_ARG_REQUEST || v[kr].e[e].i != id)
+			continue;
+		if (ki >= 0) { /* any */
+			if (v[ki].i != (int64_t)e)
+				return 0;
+			*k = kst;
+			return 1;
+		}
+		if (kis >= 0) { /* some */
+			const struct rp_val *ix = &v[kis];
+			for (uint32_t m = 0;
+			     ix->kind == RONDO_ARG_ARRAY && m < ix->n; m++)
+				if (ix->e[m].i == (int64_t)e) {
+					if (ks >= 0 &&
+					    v[ks].kind == RONDO_ARG_ARRAY &&
+					    m < v[ks].n) {
+						*k = ks;
+						*j = (int)m;
+					}
+					return 1;
+				}
+			return 0;
+		}
+		/* all: complete when the flag, if any, says so */
+		if (kf >= 0 && v[kf].i == 0)
+			return 0;
+		if (ks >= 0 && v[ks].kind == RONDO_ARG_ARRAY && e < v[ks].n) {
+			*k = ks;
+			*j = (int)e;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* The time a rank whose calls are rule `root` would spend outside MPI at
+ * the signatures' mean gaps: its calls of each signature (rule
+ * multiplicities from the root, never the calls) times their means; 0
+ * when the trace does not say. */
+static double gaps_of_root(const rondo_trace *t, uint32_t root)
+{
+	uint32_t nr = rondo_rule_count(t), ns = rondo_sig_count(t);
+	double *mult, *cnt, est = 0;
+	rondo_stat g;
+
+	if (root >= nr)
+		return 0;
+	mult = calloc(nr, sizeof *mult);
+	cnt = calloc(ns ? ns : 1, sizeof *cnt);
+	if (mult && cnt) {
+		mult[root] = 1;
+		/* a rule names only rules of smaller ids: one pass down */
+		for (uint32_t r = root + 1; r-- > 0;) {
+			const rondo_sym *body;
+			uint32_t len;
+			if (mult[r] == 0 ||
+			    rondo_rule_body(t, r, &body, &len) < 0)
+				continue;
+			for (uint32_t k = 0; k < len; k++) {
+				uint32_t id = RONDO_SYM_ID(body[k].sym);
+				double m = mult[r] * (double)body[k].count;
+				if (RONDO_SYM_IS_RULE(body[k].sym) && id < nr)
+					mult[id] += m;
+				else if (!RONDO_SYM_IS_RULE(body[k].sym) &&
+					 id < ns)
+					cnt[id] += m;
+			}
+		}
+		for (uint32_t sg = 0; sg < ns; sg++)
+			if (cnt[sg] > 0 && rondo_sig_gap_stat(t, sg, &g) == 0 &&
+			    g.count)
+				est += cnt[sg] * (double)g.total_ns /
+				       (double)g.count;
+	}
+	free(mult);
+	free(cnt);
+	return est;
+}
+
+/*
+ * How much longer or shorter than the signatures' means this rank computed.
+ * The gaps the trace keeps are means over all ranks, so a rank that works
+ * more than the others before the same call (a load imbalance) would be
+ * replayed at the mean.  But the trace says how long each rank spent
+ * outside MPI in all, out_r: the run time less its MPI time.  That is more
+ * than its gaps (the tracer's own time per call is in it too), so the
+ * factors keep the gaps' total over all ranks (which the means give
+ * exactly) and share it out as the out_r do: factor_r = k out_r / est_r,
+ * est_r the rank's gaps at the means (gaps_of_root, once per rank group),
+ * k = sum est / sum out (*norm).  1 when the trace does not say.
+ */
+int rp_gap_factors(const rondo_trace *t, double *factor, double *norm)
+{
+	uint32_t ng = rondo_group_count(t), nranks = rondo_rank_count(t);
+	uint64_t run = an_run_ns(t), mpi;
+	double sum_est = 0, sum_out = 0, *est, *out;
+	uint32_t *ranks;
+	int ret = 0;
+
+	*norm = 1;
+	for (uint32_t r = 0; r < nranks; r++)
+		factor[r] = 1;
+	if (!run)
+		return 0;
+	ranks = calloc(nranks + 1, sizeof *ranks);
+	est = calloc(nranks + 1, sizeof *est);
+	out = calloc(nranks + 1, sizeof *out);
+	if (!ranks || !est || !out)
+		ret = RONDO_E_NOMEM;
+	for (uint32_t g = 0; !ret && g < ng; g++) {
+		double e = gaps_of_root(t, rondo_group_root(t, g));
+		int64_t n = rondo_group_ranks(t, g, ranks, nranks);
+		for (int64_t k = 0; k < n && k < (int64_t)nranks; k++) {
+			if (rondo_rank_mpi_time(t, ranks[k], &mpi) < 0 ||
+			    mpi >= run || ranks[k] >= nranks) {
+				sum_out = 0; /* the trace does not say */
+				g = ng;
+				break;
+			}
+			est[ranks[k]] = e;
+			out[ranks[k]] = (double)(run - mpi);
+			sum_est += e;
+			sum_out += (double)(run - mpi);
+		}
+	}
+	for (uint32_t r = 0; !ret && sum_out > 0 && r < nranks; r++) {
+		double f = est[r] > 0 ? sum_est / sum_out * out[r] / est[r] : 1;
+		/* a rank that computed 100 times the mean is no longer a
+		 * mean's */
+		factor[r] = f > 0.01 && f < 100 ? f : 1;
+	}
+	if (!ret && sum_out > 0 && sum_est > 0)
+		*norm = sum_est / sum_out;
+	free(ranks);
+	free(est);
+	free(out);
+	return ret;
+}

@@ -1,0 +1,33 @@
+/*
+ * decode.h - a signature's values for one rank, from the trace; which call
+ * completes a request (decode.c).  No MPI here: `rondo proxy` uses it.
+ */
+#ifndef RONDO_REPLAY_DECODE_H
+#define RONDO_REPLAY_DECODE_H
+
+#include "rondo.h"
+#include "val.h"
+
+/* Signature sig's values as rank `rank` made the call: *v (nargs of them,
+ * from calloc; free with rp_vals_free).  Returns 0 or RONDO_E_NOMEM. */
+int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
+		  struct rp_val **v, uint32_t *nargs);
+void rp_vals_free(struct rp_val *v, uint32_t n);
+
+/* Whether a call of signature sig (its values v) completes request `id`:
+ * 1 it does, its status being argument *k (-1: none) and, in an array of
+ * statuses, element *j (-1: the argument itself); -1 it frees the request
+ * uncompleted (MPI_Request_free); 0 it does not touch it. */
+int rp_completes(const rondo_trace *t, uint32_t sig, const struct rp_val *v,
+		 uint32_t nargs, int64_t id, int *k, int *j);
+
+/* The index of parameter `name` of function `func` of the trace, or -1. */
+int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name);
+
+/* How much longer or shorter than the signatures' mean gaps each rank
+ * computed before its calls: factor[rank] for every rank (1 where the
+ * trace does not say), and in *norm the gaps' share of the time outside
+ * MPI.  Returns 0 or RONDO_E_NOMEM. */
+int rp_gap_factors(const rondo_trace *t, double *factor, double *norm);
+
+#endif /* RONDO_REPLAY_DECODE_H */

@@ -1,0 +1,63 @@
+/*
+ * proxy.h - what a proxy written by `rondo proxy` is made of, besides the
+ * runtime it shares with rondo-replay (replay.h): its tables, written as
+ * C data from the trace, and the calls its rule functions make.  Part of
+ * every proxy; not compiled into rondo itself.
+ */
+#ifndef RONDO_PROXY_H
+#define RONDO_PROXY_H
+
+#include "replay.h"
+
+/* A function of the trace: its parameters' names as the trace has them
+ * (space-separated), the call that issues it (NULL: by hand, or never
+ * called). */
+struct px_func {
+	const char *name;
+	const char *params;
+	rp_fn fn;
+};
+
+/* A value that differs by rank: its integer for each rank. */
+struct px_var {
+	struct rp_val *at;
+	const int64_t *i;
+};
+
+/* A call signature: its values for every rank (v), or each rank's own
+ * (by_rank), patched by var; the mean time before its calls. */
+struct px_sig {
+	uint32_t func;
+	uint32_t nargs;
+	struct rp_val *v;
+	struct rp_val *const *by_rank;
+	const struct px_var *var;
+	uint32_t nvar;
+	double gap_ns;
+};
+
+extern const char px_trace_name[];
+extern const uint32_t px_nranks;
+extern const struct px_func px_funcs[];
+extern const uint32_t px_nfuncs;
+extern const char *const px_consts[];
+extern const uint32_t px_nconsts;
+extern const struct px_sig px_sigs[];
+extern const uint32_t px_nsigs;
+/* By rank: its rank group (the branch of main), and how much longer or
+ * shorter than the means it computed before its calls. */
+extern const int px_group_of[];
+extern const double px_gap_factor[];
+
+/* Options, the rank; returns the rank group, whose rule main() runs. */
+int px_begin(int *argc, char ***argv);
+/* One recorded call: the computation before it, spun, then the call. */
+void px_call(uint32_t sig);
+/* ...a wildcard receive or probe, posted as matched: with the status
+ * that argument k (element j, or -1) of signature msig gives it. */
+void px_call_matched(uint32_t sig, int msig, int k, int j);
+/* After the last call: MPI_Finalize if the program did not; the exit
+ * status. */
+int px_end(void);
+
+#endif /* RONDO_PROXY_H */

@@ -1,0 +1,371 @@
+/*
+ * proxy_rt.c - a proxy's own part of the runtime, in place of
+ * rondo-replay's source.c and run loop: the signatures from the tables
+ * `rondo proxy` wrote (px_sigs...), a wildcard's match from what the
+ * generator found in the grammar, and px_call(), which the rule functions
+ * call for each recorded call: the computation before it as time spun,
+ * then the call.  `rondo proxy` copies this file into every proxy (it is
+ * not compiled into rondo itself).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proxy.h"
+
+#define PX_EXIT_USAGE	 2
+#define PX_EXIT_NOREPLAY 3
+#define PX_EXIT_WATCHDOG 4
+
+static struct {
+	struct rp_options o;
+	int rank, inited, lazy, finalized;
+	int *argc;
+	char ***argv;
+	struct rp_sig *sigs;
+	struct rp_call c;
+	double end_prev, debt;
+	const struct rp_val *matched; /* the status a wildcard matched */
+	volatile uint64_t progress;
+	volatile uint32_t progress_sig;
+	volatile int in_call;
+} px;
+
+/* ---- the tables, as rondo-replay reads the trace ------------------------ */
+
+uint32_t rp_func_count(void)
+{
+	return px_nfuncs;
+}
+
+const char *rp_func_name(uint32_t f)
+{
+	return f < px_nfuncs ? px_funcs[f].name : NULL;
+}
+
+uint32_t rp_sig_func(uint32_t sig)
+{
+	return sig < px_nsigs ? px_sigs[sig].func : 0;
+}
+
+int rp_param(uint32_t func, const char *name)
+{
+	const char *p = func < px_nfuncs ? px_funcs[func].params : NULL;
+	size_t n = strlen(name);
+	for (int k = 0; p && *p; k++) {
+		const char *e = strchr(p, ' ');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return k;
+		p = e ? e + 1 : p + len;
+	}
+	return -1;
+}
+
+static const char *const_name(uint32_t k)
+{
+	return k < px_nconsts ? px_consts[k] : "";
+}
+
+int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
+{
+	const struct px_sig *p = &px_sigs[sig];
+	struct rp_sig *s = &px.sigs[sig];
+
+	*out = s;
+	if (s->ready)
+		return 0;
+	s->nargs = p->nargs;
+	s->v = p->by_rank ? p->by_rank[px.rank] : p->v;
+	/* the values that differ by rank: this process is one rank */
+	for (uint32_t m = 0; m < p->nvar; m++)
+		p->var[m].at->i = p->var[m].i[px.rank];
+	s->handler = -1;
+	s->gap_ns = p->gap_ns * px.o.compute_scale * px_gap_factor[px.rank];
+	s->ready = 1;
+	return 0;
+}
+
+const struct rp_val *rp_completion_status(struct rp_call *c, int64_t id)
+{
+	(void)c;
+	(void)id;
+	return px.matched;
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static void px_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: mpirun -np %u %s [OPTION]...\n"
+		"Replay %s's MPI calls (a proxy written by rondo proxy).\n"
+		"\n"
+		"  --compute scale=F    spin F times the recorded time "
+		"between\n"
+		"                       calls (default 1)\n"
+		"  --compute none       do not spin at all\n"
+		"  --polls once         skip the polls that failed in the "
+		"original\n"
+		"  --watchdog SECONDS   if no call completes for SECONDS, "
+		"print\n"
+		"                       where the rank is and stop (status 4)\n"
+		"\n"
+		"Exit status: 0 done, 2 usage error, 3 another rank count, 4 "
+		"the\n"
+		"watchdog fired.\n",
+		px_nranks, prog, px_trace_name);
+}
+
+static int px_bad(const char *prog, const char *what, const char *arg)
+{
+	fprintf(stderr, "%s: %s, not '%s'\nTry '%s --help'.\n", prog, what, arg,
+		prog);
+	return PX_EXIT_USAGE;
+}
+
+static int px_options(int argc, char **argv)
+{
+	const char *prog = argc > 0 ? argv[0] : "proxy";
+	for (int k = 1; k < argc; k++) {
+		const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : "";
+		char *end;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			px_usage(stdout, prog);
+			exit(0);
+		} else if (!strcmp(a, "--compute")) {
+			k++;
+			if (!strcmp(v, "none"))
+				px.o.compute_scale = 0;
+			else if (strncmp(v, "scale=", 6) ||
+				 (px.o.compute_scale = strtod(v + 6, &end)) <
+					 0 ||
+				 end == v + 6 || *end)
+				return px_bad(prog,
+					      "--compute: want scale=F or none",
+					      v);
+		} else if (!strcmp(a, "--polls")) {
+			k++;
+			if (strcmp(v, "once") && strcmp(v, "each"))
+				return px_bad(prog,
+					      "--polls: want once or each", v);
+			px.o.polls = !strcmp(v, "each");
+		} else if (!strcmp(a, "--watchdog")) {
+			long s = strtol(v, &end, 10);
+			k++;
+			if (end == v || *end || s < 1 || s > 86400)
+				return px_bad(prog,
+					      "--watchdog: want seconds from 1 "
+					      "to 86400",
+					      v);
+			px.o.watchdog = (unsigned)s;
+		} else
+			return px_bad(prog, "unknown option", a);
+	}
+	return 0;
+}
+
+/* The rank this process will be, before MPI says so (the launcher's
+ * environment): main() picks the rank group's rule by it. */
+static int px_env_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+					   "PMIX_RANK", "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v && atoi(v) >= 0 && (uint32_t)atoi(v) < px_nranks)
+			return atoi(v);
+	}
+	return 0;
+}
+
+int px_begin(int *argc, char ***argv)
+{
+	int r;
+	px.o.compute_scale = 1;
+	px.o.polls = 1;
+	if ((r = px_options(*argc, *argv)) != 0)
+		exit(r);
+	px.argc = argc;
+	px.argv = argv;
+	px.rank = px_env_rank();
+	px.sigs = rp_xcalloc(px_nsigs, sizeof *px.sigs);
+	rp_core_start(&px.o, px_nconsts, const_name);
+	px.end_prev = rp_now_ns();
+	return px_group_of[px.rank];
+}
+
+/* ---- the watchdog -------------------------------------------------------- */
+
+static void *px_watchdog(void *arg)
+{
+	uint64_t last = (uint64_t)-1;
+	unsigned still = 0;
+	(void)arg;
+	for (;;) {
+		sleep(1);
+		uint64_t now = px.progress;
+		if (now != last) {
+			last = now;
+			still = 0;
+			continue;
+		}
+		if (++still < px.o.watchdog)
+			continue;
+		fprintf(stderr,
+			"proxy of %s: rank %d: no progress for %u s, %s call "
+			"%llu: %s (signature %u)\n",
+			px_trace_name, px.rank, px.o.watchdog,
+			px.in_call ? "inside" : "before",
+			(unsigned long long)now,
+			px_funcs[px_sigs[px.progress_sig].func].name,
+			px.progress_sig);
+		fflush(stderr);
+		sleep(2); /* the other ranks' print too */
+		_exit(PX_EXIT_WATCHDOG);
+	}
+	return NULL;
+}
+
+/* ---- the calls ---------------------------------------------------------- */
+
+static int px_before_init(const char *fn)
+{
+	return !strcmp(fn, "MPI_Init") || !strcmp(fn, "MPI_Init_thread") ||
+	       !strcmp(fn, "MPI_Initialized") || !strcmp(fn, "MPI_Finalized") ||
+	       !strcmp(fn, "MPI_Get_version") ||
+	       !strcmp(fn, "MPI_Get_library_version");
+}
+
+/* MPI is up: this run's rank and rank count checked, the watchdog on. */
+static void px_started(void)
+{
+	int rank = 0, size = 0;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	if ((uint32_t)size != px_nranks) {
+		if (rank == 0)
+			fprintf(stderr,
+				"proxy of %s: the trace is of %u ranks, this "
+				"run has %d: run it with mpirun -np %u\n",
+				px_trace_name, px_nranks, size, px_nranks);
+		MPI_Finalize();
+		exit(PX_EXIT_NOREPLAY);
+	}
+	if (rank != px.rank) {
+		if (px_group_of[rank] != px_group_of[px.rank]) {
+			fprintf(stderr,
+				"proxy of %s: the launcher said rank %d, MPI "
+				"says %d\n",
+				px_trace_name, px.rank, rank);
+			MPI_Abort(MPI_COMM_WORLD, PX_EXIT_NOREPLAY);
+		}
+		px.rank = rank;
+		memset(px.sigs, 0, px_nsigs * sizeof *px.sigs);
+	}
+	if (px.o.watchdog) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, px_watchdog, NULL) == 0)
+			pthread_detach(th);
+	}
+}
+
+/* MPI_Init or MPI_Init_thread as the trace has it: the recorded argc (the
+ * arguments are ours), the thread level asked for. */
+static int px_init(struct rp_call *c, const char *fn)
+{
+	static char *args[64];
+	uint32_t f = px_sigs[c->sig].func;
+	int ka = rp_param(f, "argc"), kr = rp_param(f, "required");
+	int n = ka >= 0 ? (int)rp_int(c, (uint32_t)ka) : -1, provided;
+	int required =
+		kr >= 0 ? (int)rp_int(c, (uint32_t)kr) : MPI_THREAD_SINGLE;
+
+	if (n >= 0) {
+		for (int k = 0; k < n && k < 63; k++)
+			args[k] = k < *px.argc ? (*px.argv)[k] : (*px.argv)[0];
+		args[n < 63 ? n : 63] = NULL;
+		*px.argc = n < 63 ? n : 63;
+		*px.argv = args;
+	}
+	if (!strcmp(fn, "MPI_Init"))
+		return n >= 0 ? MPI_Init(px.argc, px.argv)
+			      : MPI_Init(NULL, NULL);
+	return n >= 0 ? MPI_Init_thread(px.argc, px.argv, required, &provided)
+		      : MPI_Init_thread(NULL, NULL, required, &provided);
+}
+
+void px_call_matched(uint32_t sig, int msig, int k, int j)
+{
+	struct rp_call *c = &px.c;
+	const struct px_func *f = &px_funcs[px_sigs[sig].func];
+	struct rp_sig *m;
+
+	rp_sig_prepare(sig, &c->s);
+	c->sig = sig;
+	c->skip = 0;
+	px.matched = NULL;
+	if (msig >= 0 && k >= 0 && rp_sig_prepare((uint32_t)msig, &m) == 0 &&
+	    (uint32_t)k < m->nargs)
+		px.matched = j < 0 ? &m->v[k] : &m->v[k].e[j];
+	if (!px.inited && (!strcmp(f->name, "MPI_Init") ||
+			   !strcmp(f->name, "MPI_Init_thread"))) {
+		if (px_init(c, f->name) != MPI_SUCCESS)
+			exit(PX_EXIT_NOREPLAY);
+		px.inited = 1;
+		px_started();
+		px.end_prev = rp_now_ns();
+		px.progress = ++c->index;
+		return;
+	}
+	if (!px.inited && !px_before_init(f->name)) {
+		/* the program's MPI_Init did not pass through the tracer */
+		PMPI_Init(NULL, NULL);
+		px.inited = px.lazy = 1;
+		px_started();
+		rp_sig_prepare(sig, &c->s);
+		px.end_prev = rp_now_ns();
+	}
+	rp_spin(c->s->gap_ns, &px.end_prev, &px.debt);
+	px.progress_sig = sig;
+	px.in_call = 1;
+	if (!strcmp(f->name, "MPI_Finalize")) {
+		rp_surrogates_free();
+		MPI_Finalize();
+		px.finalized = 1;
+	} else if (px.finalized && !px_before_init(f->name)) {
+		/* nothing else calls MPI after it */
+	} else if (!strcmp(f->name, "MPI_Pcontrol"))
+		MPI_Pcontrol((int)(c->s->nargs ? rp_int(c, 0) : 0));
+	else if (f->fn)
+		f->fn(c);
+	px.end_prev = rp_now_ns();
+	px.in_call = 0;
+	px.progress = ++c->index;
+}
+
+void px_call(uint32_t sig)
+{
+	px_call_matched(sig, -1, -1, -1);
+}
+
+int px_end(void)
+{
+	if (!px.inited) {
+		fprintf(stderr,
+			"proxy of %s: the rank's calls have no "
+			"MPI_Init\n",
+			px_trace_name);
+		return PX_EXIT_NOREPLAY;
+	}
+	if (!px.finalized) {
+		rp_surrogates_free();
+		if (px.lazy)
+			PMPI_Finalize();
+		else
+			MPI_Finalize();
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/*
+ * val.h - a call signature's recorded values as one rank replays them:
+ * decoded from the trace (decode.c) by rondo-replay, and by `rondo proxy`,
+ * which writes them into the proxy as C data.  Neither MPI nor librondo
+ * here: a proxy has this file too.
+ */
+#ifndef RONDO_REPLAY_VAL_H
+#define RONDO_REPLAY_VAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One decoded argument value (recursively, for lists). */
+struct rp_val {
+	uint32_t kind;	  /* enum rondo_kind, VARY resolved for this rank */
+	int has_local;	  /* a rank kind resolved in the call's communicator */
+	int64_t i;	  /* integer, tag, id, constant id, segment id, or
+			      the rank as the program passed it */
+	int64_t off;	  /* BUFFER: the offset in the segment */
+	uint32_t n;	  /* ARRAY, STATUS: elements */
+	struct rp_val *e; /* their values */
+	void *conv;	  /* the elements converted (rp_ints...), cached */
+	int moves;	  /* ...but for addresses: converted at each call */
+	const uint8_t *bytes; /* STRING, BYTES */
+	size_t size;
+	char *str; /* STRING as a C string, made on first use */
+};
+
+#endif /* RONDO_REPLAY_VAL_H */

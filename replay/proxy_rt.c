@@ -279,10 +279,14 @@ static int px_init(struct rp_call *c, const char *fn)
 	static char *args[64];
 	uint32_t f = px_sigs[c->sig].func;
 	int ka = rp_param(f, "argc"), kr = rp_param(f, "required");
-	int n = ka >= 0 ? (int)rp_int(c, (uint32_t)ka) : -1, provided;
+	int n = -1, provided;
 	int required =
 		kr >= 0 ? (int)rp_int(c, (uint32_t)kr) : MPI_THREAD_SINGLE;
 
+	/* argc as the program passed it: a count, or NULL */
+	if (ka >= 0 && (uint32_t)ka < c->s->nargs &&
+	    c->s->v[ka].kind == RONDO_ARG_INT)
+		n = (int)c->s->v[ka].i;
 	if (n >= 0) {
 		for (int k = 0; k < n && k < 63; k++)
 			args[k] = k < *px.argc ? (*px.argv)[k] : (*px.argv)[0];

@@ -3,7 +3,8 @@
 # mpi4py's ring test (python3-mpi4py: MPI_Init_thread, Python) and NetPIPE
 # (netpipe-openmpi, or netpipe-mpich2 for a tracer built against MPICH).
 # Their own output must keep its shape, the trace must hold their calls,
-# and rondo-replay must replay each trace call for call.  quickstart.sh
+# and rondo-replay and the trace's proxy (rondo proxy) must replay each
+# trace call for call.  quickstart.sh
 # installs the packages.
 #
 # The tracer can be preloaded only into programs of the MPI library it was
@@ -61,6 +62,19 @@ replayed() {
 		[ "$(tail -n 1 "$1.diff")" = "same communication" ] ||
 		{ fail "$1: the replay's calls differ: $(head -n 30 "$1.diff")"; return; }
 	echo "$1 replayed: same communication"
+	# ...and its proxy, compiled with the build's compiler
+	"$rondo" proxy -o "$1_proxy.c" "$1.rondo" 2>"$1.gen" &&
+		# shellcheck disable=SC2086 # flags are lists
+		$CC $SAN_CFLAGS $MPI_CFLAGS "$1_proxy.c" -o "$1_proxy" $MPI_LIBS \
+			-lpthread >"$1.cc" 2>&1 ||
+		{ fail "$1: no proxy: $(cat "$1.gen" "$1.cc" | head -n 20)"; return; }
+	timeout 600 "$rondo" run -o "$1.proxy.rondo" -- mpirun -np "$2" ${san:+-x ASAN_OPTIONS} \
+		"./$1_proxy" --watchdog 60 >"$1.proxy.out" 2>&1 ||
+		{ fail "$1: the proxy failed: $(tail -n 20 "$1.proxy.out")"; return; }
+	"$rondo" diff --ignore buffers "$1.rondo" "$1.proxy.rondo" >"$1.pdiff" 2>&1 &&
+		[ "$(tail -n 1 "$1.pdiff")" = "same communication" ] ||
+		{ fail "$1: the proxy's calls differ: $(head -n 30 "$1.pdiff")"; return; }
+	echo "$1's proxy: same communication ($(sed 's/^rondo: wrote [^:]*: //' "$1.gen"))"
 }
 
 # mpi4py ring test: same report traced and untraced, timings aside.

@@ -285,6 +285,8 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 		c->m->proc_null = sat_add(c->m->proc_null, n);
 		return;
 	}
+	if (to == RONDO_PEER_INVALID) /* MPI refused it: no message */
+		return;
 	if (c->send) {
 		int rc = 0;
 

@@ -279,7 +279,7 @@ static int recv_add(struct pair *p, uint32_t r, const struct an_p2p *a,
 	if (rondo_comm_resolve(p->t, &a->comm, r, &cm) < 0)
 		return pair_unresolved(p, r, n, func_of(p, sig)), 0;
 	src = rondo_peer(p->t, &cm, &a->source, NULL);
-	if (src == RONDO_PEER_PROC_NULL)
+	if (src == RONDO_PEER_PROC_NULL || src == RONDO_PEER_INVALID)
 		return 0;
 	if (src != RONDO_PEER_ANY && src < 0)
 		return pair_unresolved(p, r, n, func_of(p, sig)), 0;

@@ -388,8 +388,8 @@ static int wait_send(struct waits *w, uint32_t r, const struct wsig *s,
 	if (rondo_comm_resolve(w->b.t, &s->a.comm, r, &cm) < 0)
 		return wait_nocomm(w);
 	dst = rondo_peer(w->b.t, &cm, &s->a.dest, NULL);
-	if (dst == RONDO_PEER_PROC_NULL)
-		return 0; /* MPI_PROC_NULL: no message */
+	if (dst == RONDO_PEER_PROC_NULL || dst == RONDO_PEER_INVALID)
+		return 0; /* MPI_PROC_NULL, or refused: no message */
 	if (dst < 0 || tag_of(w->b.t, &s->a.stag, &cm, &tag) < 0)
 		return w->out->unresolved++, 0;
 	c = wait_chan(w, r, (uint32_t)dst, cm.id, tag);
@@ -453,7 +453,7 @@ static int wait_post(struct waits *w, uint32_t r, const struct wsig *s,
 		return wait_nocomm(w);
 	if (!s->a.any_src) {
 		src = rondo_peer(w->b.t, &cm, &s->a.source, NULL);
-		if (src == RONDO_PEER_PROC_NULL)
+		if (src == RONDO_PEER_PROC_NULL || src == RONDO_PEER_INVALID)
 			return 0;
 		if (src == RONDO_PEER_ANY) /* this rank's own value */
 			src = -1;

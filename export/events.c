@@ -260,7 +260,7 @@ static int do_send(struct walk *w, uint32_t s, uint8_t kind, uint64_t num)
 	    (comm = comm_index(&cm)) < 0)
 		return unresolved(w), 0;
 	dst = rondo_peer(t, &cm, &g->a.dest, &local);
-	if (dst == RONDO_PEER_PROC_NULL)
+	if (dst == RONDO_PEER_PROC_NULL || dst == RONDO_PEER_INVALID)
 		return 0;
 	if (dst < 0 || local < 0 || tag_of(w, &g->a.stag, &cm, &m.tag) < 0)
 		return unresolved(w), 0;
@@ -313,7 +313,8 @@ static int do_post(struct walk *w, uint32_t s, uint64_t num, struct pend *p)
 	p->comm = (uint32_t)comm;
 	if (!g->a.any_src) {
 		p->src = rondo_peer(t, &p->cm, &g->a.source, &p->local);
-		if (p->src == RONDO_PEER_PROC_NULL)
+		if (p->src == RONDO_PEER_PROC_NULL ||
+		    p->src == RONDO_PEER_INVALID)
 			return 0;
 		if (p->src == RONDO_PEER_ANY) /* this rank's own value */
 			p->src = -1;

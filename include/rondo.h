@@ -515,6 +515,10 @@ RONDO_API int64_t rondo_comm_world(const rondo_trace *t,
 #define RONDO_PEER_ROOT                                                        \
 	(-4) /* MPI_ROOT: the caller is the root of an
 				     intercommunicator collective */
+#define RONDO_PEER_INVALID                                                     \
+	(-5) /* a rank outside the communicator: MPI
+				     refused the call (MPI_ERR_RANK), which
+				     sent or received nothing */
 
 /**
  * The world rank the rank-valued argument `v` (kind RANK, RANK_REL or

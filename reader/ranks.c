@@ -416,6 +416,17 @@ int64_t rondo_peer(const rondo_trace *t, const rondo_comm_ref *cm,
 		return RONDO_PEER_ANY;
 	if (ranks_is(v, t->k_root))
 		return RONDO_PEER_ROOT;
+	/* a plain rank past the members (of the other group, on an
+	 * intercommunicator): MPI refused the call */
+	if (v->kind == RONDO_ARG_RANK && v->wire == RONDO_WIRE_SINT &&
+	    cm->size && (!cm->first || cm->rank != RONDO_RANK_NONE)) {
+		int64_t n = cm->size;
+		if (cm->first)
+			n = cm->rank < cm->first ? cm->size - cm->first
+						 : cm->first;
+		if (v->i < 0 || v->i >= n)
+			return RONDO_PEER_INVALID;
+	}
 	l = ranks_local(t, cm, v, &k);
 	if (local)
 		*local = l;

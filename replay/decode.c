@@ -107,76 +107,23 @@ int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name)
 	return -1;
 }
 
-/* Parameter `name` of the call, if the call has it. */
-static int arg(const rondo_trace *t, uint32_t sig, uint32_t nargs,
-	       const char *name)
+static const char *trace_func(void *ctx, uint32_t sig)
 {
-	int k = rp_trace_param(t, rondo_sig_func(t, sig), name);
-	return k >= 0 && (uint32_t)k < nargs ? k : -1;
+	const rondo_trace *t = ctx;
+	return rondo_func_name(t, rondo_sig_func(t, sig));
 }
 
-int rp_completes(const rondo_trace *t, uint32_t sig, const struct rp_val *v,
-		 uint32_t nargs, int64_t id, int *k, int *j)
+static int trace_param(void *ctx, uint32_t sig, const char *name)
 {
-	const char *f = rondo_func_name(t, rondo_sig_func(t, sig));
-	int kr, ks, kf, ki, kis, kst;
+	const rondo_trace *t = ctx;
+	return rp_trace_param(t, rondo_sig_func(t, sig), name);
+}
 
-	*k = *j = -1;
-	if (!f || (strncmp(f, "MPI_Wait", 8) && strncmp(f, "MPI_Test", 8) &&
-		   strcmp(f, "MPI_Request_free")))
-		return 0;
-	kf = arg(t, sig, nargs, "flag");
-	if ((kr = arg(t, sig, nargs, "request")) >= 0) {
-		if (v[kr].kind != RONDO_ARG_REQUEST || v[kr].i != id)
-			return 0;
-		if (!strcmp(f, "MPI_Request_free"))
-			return -1;
-		if (kf >= 0 && v[kf].i == 0)
-			return 0;
-		*k = arg(t, sig, nargs, "status");
-		return 1;
-	}
-	kr = arg(t, sig, nargs, "array_of_requests");
-	ks = arg(t, sig, nargs, "array_of_statuses");
-	if (kr < 0 || v[kr].kind != RONDO_ARG_ARRAY)
-		return 0;
-	ki = arg(t, sig, nargs, "index");
-	kis = arg(t, sig, nargs, "array_of_indices");
-	kst = arg(t, sig, nargs, "status");
-	for (uint32_t e = 0; e < v[kr].n; e++) {
-		if (v[kr].e[e].kind != RONDO_ARG_REQUEST || v[kr].e[e].i != id)
-			continue;
-		if (ki >= 0) { /* any */
-			if (v[ki].i != (int64_t)e)
-				return 0;
-			*k = kst;
-			return 1;
-		}
-		if (kis >= 0) { /* some */
-			const struct rp_val *ix = &v[kis];
-			for (uint32_t m = 0;
-			     ix->kind == RONDO_ARG_ARRAY && m < ix->n; m++)
-				if (ix->e[m].i == (int64_t)e) {
-					if (ks >= 0 &&
-					    v[ks].kind == RONDO_ARG_ARRAY &&
-					    m < v[ks].n) {
-						*k = ks;
-						*j = (int)m;
-					}
-					return 1;
-				}
-			return 0;
-		}
-		/* all: complete when the flag, if any, says so */
-		if (kf >= 0 && v[kf].i == 0)
-			return 0;
-		if (ks >= 0 && v[ks].kind == RONDO_ARG_ARRAY && e < v[ks].n) {
-			*k = ks;
-			*j = (int)e;
-		}
-		return 1;
-	}
-	return 0;
+void rp_trace_names(const rondo_trace *t, struct rp_names *nm)
+{
+	nm->func = trace_func;
+	nm->param = trace_param;
+	nm->ctx = (void *)(uintptr_t)t;
 }
 
 /* The time a rank whose calls are rule `root` would spend outside MPI at

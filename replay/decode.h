@@ -6,6 +6,7 @@
 #define RONDO_REPLAY_DECODE_H
 
 #include "rondo.h"
+#include "match.h"
 #include "val.h"
 
 /* Signature sig's values as rank `rank` made the call: *v (nargs of them,
@@ -14,12 +15,9 @@ int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 		  struct rp_val **v, uint32_t *nargs);
 void rp_vals_free(struct rp_val *v, uint32_t n);
 
-/* Whether a call of signature sig (its values v) completes request `id`:
- * 1 it does, its status being argument *k (-1: none) and, in an array of
- * statuses, element *j (-1: the argument itself); -1 it frees the request
- * uncompleted (MPI_Request_free); 0 it does not touch it. */
-int rp_completes(const rondo_trace *t, uint32_t sig, const struct rp_val *v,
-		 uint32_t nargs, int64_t id, int *k, int *j);
+/* The names of the trace's signatures' functions and parameters, for
+ * rp_completes. */
+void rp_trace_names(const rondo_trace *t, struct rp_names *nm);
 
 /* The index of parameter `name` of function `func` of the trace, or -1. */
 int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name);

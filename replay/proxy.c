@@ -85,7 +85,7 @@ static int buf_printf(struct buf *b, const char *fmt, ...)
 }
 
 /* A wildcard receive's place in a rule body, and what it matched. */
-enum { SITE_NONE, SITE_FOUND, SITE_OPEN };
+enum { SITE_NONE, SITE_FOUND, SITE_AHEAD };
 struct site {
 	int state;
 	int msig, k, j;
@@ -123,6 +123,8 @@ struct gen {
 	struct parent *par;
 	struct site **sites; /* by rule: by body position, or NULL */
 	uint64_t budget;
+	struct rp_names names;
+	int ahead; /* some wildcard's match is read ahead at run time */
 	int err;
 };
 
@@ -182,6 +184,13 @@ static int reach(struct gen *G)
 		}
 	}
 	return 0;
+}
+
+/* Rule r's body, when some rank group runs it. */
+static int used_body(const struct gen *G, uint32_t r, const rondo_sym **body,
+		     uint32_t *len)
+{
+	return G->rule_used[r] && rondo_rule_body(G->t, r, body, len) == 0;
 }
 
 static int sig_used(const struct gen *G, uint32_t s)
@@ -291,7 +300,9 @@ static struct res within(struct gen *G, uint32_t r, int64_t p, int64_t id)
 			continue;
 		}
 		const struct rp_val *v = decoded(G, sym, &n);
-		int k, j, c = v ? rp_completes(G->t, sym, v, n, id, &k, &j) : 0;
+		int k, j,
+			c = v ? rp_completes(&G->names, sym, v, n, id, &k, &j)
+			      : 0;
 		if (c < 0 || (c > 0 && k < 0)) {
 			x.st = RES_GIVEUP; /* freed, or no status to read */
 			return x;
@@ -380,8 +391,7 @@ static int parents(struct gen *G)
 		for (uint32_t r = 0; r < G->nrules; r++) {
 			const rondo_sym *body;
 			uint32_t len;
-			if (!G->rule_used[r] ||
-			    rondo_rule_body(G->t, r, &body, &len) < 0)
+			if (!used_body(G, r, &body, &len))
 				continue;
 			for (uint32_t q = 0; q < len; q++) {
 				uint32_t c = RONDO_SYM_ID(body[q].sym);
@@ -470,13 +480,13 @@ static int wildcards(struct gen *G, struct rp_proxy_report *rep)
 					G->budget = SEARCH_BUDGET;
 					struct res x =
 						after(G, g, r, q, v[kr].i, 0);
-					if (st->state == SITE_OPEN)
+					if (st->state == SITE_AHEAD)
 						continue;
 					if (x.st != RES_FOUND ||
 					    (st->state == SITE_FOUND &&
 					     (st->msig != x.msig ||
 					      st->k != x.k || st->j != x.j))) {
-						st->state = SITE_OPEN;
+						st->state = SITE_AHEAD;
 						continue;
 					}
 					st->state = SITE_FOUND;
@@ -497,9 +507,10 @@ static int wildcards(struct gen *G, struct rp_proxy_report *rep)
 		for (uint32_t q = 0; q < len; q++)
 			if (G->sites[r][q].state == SITE_FOUND)
 				rep->wild_matched++;
-			else if (G->sites[r][q].state == SITE_OPEN)
-				rep->wild_open++;
+			else if (G->sites[r][q].state == SITE_AHEAD)
+				rep->wild_ahead++;
 	}
+	G->ahead = rep->wild_ahead > 0;
 	return G->err;
 }
 
@@ -641,12 +652,18 @@ static void put_vals(struct gen *G, const char *name, const struct rp_val *v,
 	put(G, "};\n");
 }
 
+/* What goes before element k of an initializer, `per` to a line. */
+static const char *sep(uint32_t k, uint32_t per)
+{
+	return k % per ? ", " : k ? ",\n\t" : "\n\t";
+}
+
 static void put_ints(struct gen *G, const char *decl, const int64_t *v,
 		     uint32_t n)
 {
 	putf(G, "%s = {", decl);
 	for (uint32_t k = 0; k < n; k++)
-		putf(G, "%s%lld", k % 12 ? ", " : "\n\t", (long long)v[k]);
+		putf(G, "%s%lld", sep(k, 12), (long long)v[k]);
 	put(G, "\n};\n");
 }
 
@@ -799,8 +816,7 @@ static void put_rules(struct gen *G, char *text, size_t tsize)
 	for (uint32_t r = 0; r < G->nrules && !G->err; r++) {
 		const rondo_sym *body;
 		uint32_t len;
-		if (!G->rule_used[r] ||
-		    rondo_rule_body(G->t, r, &body, &len) < 0)
+		if (!used_body(G, r, &body, &len))
 			continue;
 		putf(G,
 		     "\n/* R%u: %llu calls */\nstatic void rule_%u(void)\n{\n",
@@ -830,9 +846,9 @@ static void put_rules(struct gen *G, char *text, size_t tsize)
 			else
 				putf(G, "%spx_call(%u); /* %s%s */\n", ind, id,
 				     text,
-				     st && st->state == SITE_OPEN
-					     ? ": a wildcard, its match not "
-					       "fixed by the grammar"
+				     st && st->state == SITE_AHEAD
+					     ? ": a wildcard, its match read "
+					       "ahead at run time"
 					     : "");
 		}
 		put(G, "}\n");
@@ -884,10 +900,11 @@ static void put_header(struct gen *G, const char *name,
 	     "Test completes\n"
 	     " * the requests the original's did; wildcard receives are "
 	     "posted with\n"
-	     " * the source and tag they matched (%llu here; %llu whose "
-	     "match the\n"
-	     " * grammar does not fix stay wildcards).  The computation "
-	     "between calls\n"
+	     " * the source and tag they matched (%llu found when this "
+	     "file was\n"
+	     " * written, %llu read ahead at run time, whose match depends "
+	     "on where\n"
+	     " * their rule is used).  The computation between calls\n"
 	     " * is time spun: each signature's mean gap, scaled by how "
 	     "long the rank\n"
 	     " * computed against the others.  Not the data: buffers hold "
@@ -909,7 +926,7 @@ static void put_header(struct gen *G, const char *name,
 	     name, prog ? prog : "the program", G->nranks,
 	     rondo_version_string(), base, base, G->nranks, base,
 	     (unsigned long long)rep->wild_matched,
-	     (unsigned long long)rep->wild_open, rep->rules, rep->sigs,
+	     (unsigned long long)rep->wild_ahead, rep->rules, rep->sigs,
 	     rep->funcs);
 }
 
@@ -936,10 +953,9 @@ static int put_tables(struct gen *G, const char *name, struct buf *tab)
 	put_ints(G, "const int px_group_of[]", col, G->nranks);
 	put(G, "const double px_gap_factor[] = {");
 	for (uint32_t r = 0; r < G->nranks; r++)
-		putf(G, "%s%.6g", r % 8 ? ", " : "\n\t", factor[r]);
+		putf(G, "%s%.6g", sep(r, 8), factor[r]);
 	put(G, "\n};\n");
 	free(factor);
-	free(col);
 
 	put(G, "\n/* The constants the trace names, by id. */\n"
 	       "const char *const px_consts[] = {\n");
@@ -977,6 +993,46 @@ static int put_tables(struct gen *G, const char *name, struct buf *tab)
 	}
 	free(p.p);
 	putf(G, "};\nconst uint32_t px_nfuncs = %u;\n", G->nfuncs);
+
+	put(G, "\n/* Each rank group's rule. */\n");
+	for (uint32_t g = 0; g < G->ngroups; g++)
+		col[g] = rondo_group_root(G->t, g);
+	put_ints(G, "const uint32_t px_group_root[]", col, G->ngroups);
+	free(col);
+	if (!G->ahead) {
+		put(G,
+		    "\n/* The grammar: not needed, every wildcard's match was "
+		    "found. */\nconst struct px_rule px_rules[1];\n"
+		    "const uint32_t px_nrules = 0;\n");
+	} else {
+		put(G,
+		    "\n/* The grammar, to read ahead for the wildcards whose "
+		    "match depends on\n * where their rule is used: "
+		    "{symbol (PX_RULE: a rule), repeats}. */\n");
+		for (uint32_t r = 0; r < G->nrules; r++) {
+			const rondo_sym *body;
+			uint32_t len;
+			if (!used_body(G, r, &body, &len))
+				continue;
+			putf(G, "static const struct px_sym px_r%u[] = {", r);
+			for (uint32_t q = 0; q < len; q++)
+				putf(G, "%s{%s%u, %llu}", sep(q, 6),
+				     RONDO_SYM_IS_RULE(body[q].sym)
+					     ? "PX_RULE | "
+					     : "",
+				     RONDO_SYM_ID(body[q].sym),
+				     (unsigned long long)body[q].count);
+			put(G, "\n};\n");
+		}
+		putf(G, "const struct px_rule px_rules[%u] = {\n", G->nrules);
+		for (uint32_t r = 0; r < G->nrules; r++) {
+			const rondo_sym *body;
+			uint32_t len;
+			if (used_body(G, r, &body, &len))
+				putf(G, "\t[%u] = {%u, px_r%u},\n", r, len, r);
+		}
+		putf(G, "};\nconst uint32_t px_nrules = %u;\n", G->nrules);
+	}
 
 	putf(G,
 	     "\n/* The call signatures: {function, values, ...by rank, "
@@ -1037,6 +1093,7 @@ int rp_proxy_write(const rondo_trace *t, const char *name, FILE *out,
 	memset(rep, 0, sizeof *rep);
 	G.t = t;
 	G.f = out;
+	rp_trace_names(t, &G.names);
 	G.nranks = rondo_rank_count(t);
 	G.nsigs = rondo_sig_count(t);
 	G.nrules = rondo_rule_count(t);

@@ -49,6 +49,23 @@ extern const uint32_t px_nsigs;
 extern const int px_group_of[];
 extern const double px_gap_factor[];
 
+/* The grammar, as data too, where some wildcard's match depends on where
+ * its rule is used: the runtime keeps its place in it (px_call checks
+ * that the rule functions make the calls it says) to read ahead, as
+ * rondo-replay does.  px_nrules is 0 when no wildcard needs it. */
+#define PX_RULE 0x80000000u /* a symbol that is a rule */
+struct px_sym {
+	uint32_t sym;
+	uint64_t count;
+};
+struct px_rule {
+	uint32_t len;
+	const struct px_sym *body;
+};
+extern const struct px_rule px_rules[];
+extern const uint32_t px_nrules;
+extern const uint32_t px_group_root[]; /* by rank group */
+
 /* Options, the rank; returns the rank group, whose rule main() runs. */
 int px_begin(int *argc, char ***argv);
 /* One recorded call: the computation before it, spun, then the call. */

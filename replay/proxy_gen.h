@@ -14,8 +14,8 @@
 struct rp_proxy_report {
 	uint32_t sigs, rules, groups, funcs;
 	uint64_t wild_matched; /* wildcard receives posted as they matched */
-	uint64_t wild_open;    /* ...whose match the grammar does not fix
-				  (posted as wildcards) */
+	uint64_t wild_ahead;   /* ...whose match depends on where their rule
+				  is used (read ahead at run time) */
 	char why[1024];	       /* when the trace cannot be replayed */
 };
 

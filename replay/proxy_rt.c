@@ -2,7 +2,8 @@
  * proxy_rt.c - a proxy's own part of the runtime, in place of
  * rondo-replay's source.c and run loop: the signatures from the tables
  * `rondo proxy` wrote (px_sigs...), a wildcard's match from what the
- * generator found in the grammar, and px_call(), which the rule functions
+ * generator found in the grammar or else read ahead at run time, and
+ * px_call(), which the rule functions
  * call for each recorded call: the computation before it as time spun,
  * then the call.  `rondo proxy` copies this file into every proxy (it is
  * not compiled into rondo itself).
@@ -13,11 +14,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "match.h"
 #include "proxy.h"
 
 #define PX_EXIT_USAGE	 2
 #define PX_EXIT_NOREPLAY 3
 #define PX_EXIT_WATCHDOG 4
+/* A place in the grammar: a stack of rule, item, and the item's
+ * repetitions begun. */
+struct px_frame {
+	uint32_t rule, pos;
+	uint64_t done;
+};
+struct px_cursor {
+	struct px_frame *f;
+	uint32_t depth, cap;
+};
 
 static struct {
 	struct rp_options o;
@@ -28,6 +40,8 @@ static struct {
 	struct rp_call c;
 	double end_prev, debt;
 	const struct rp_val *matched; /* the status a wildcard matched */
+	struct px_cursor at, ahead;   /* where the calls are; a look-ahead */
+	struct rp_names names;
 	volatile uint64_t progress;
 	volatile uint32_t progress_sig;
 	volatile int in_call;
@@ -88,11 +102,81 @@ int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 	return 0;
 }
 
+static void px_push(struct px_cursor *c, uint32_t rule)
+{
+	if (c->depth == c->cap) {
+		uint32_t n = c->cap ? 2 * c->cap : 16;
+		struct px_frame *f = realloc(c->f, n * sizeof *f);
+		if (!f) {
+			fprintf(stderr, "proxy: out of memory\n");
+			exit(1);
+		}
+		c->f = f;
+		c->cap = n;
+	}
+	c->f[c->depth].rule = rule;
+	c->f[c->depth].pos = 0;
+	c->f[c->depth].done = 0;
+	c->depth++;
+}
+
+/* The next call from cursor c: 1 and its signature, or 0 at the end. */
+static int px_next(struct px_cursor *c, uint32_t *sig)
+{
+	while (c->depth) {
+		struct px_frame *t = &c->f[c->depth - 1];
+		const struct px_rule *r = &px_rules[t->rule];
+		if (t->pos >= r->len) {
+			c->depth--;
+			continue;
+		}
+		const struct px_sym *s = &r->body[t->pos];
+		if (t->done == s->count) {
+			t->pos++;
+			t->done = 0;
+			continue;
+		}
+		t->done++;
+		if (s->sym & PX_RULE)
+			px_push(c, s->sym & ~PX_RULE);
+		else {
+			*sig = s->sym;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *px_sig_fname(void *ctx, uint32_t sig)
+{
+	(void)ctx;
+	return sig < px_nsigs ? px_funcs[px_sigs[sig].func].name : NULL;
+}
+
+static int px_sig_param(void *ctx, uint32_t sig, const char *name)
+{
+	(void)ctx;
+	return rp_param(rp_sig_func(sig), name);
+}
+
+static int px_next_ahead(void *it, uint32_t *sig)
+{
+	return px_next(it, sig);
+}
+
+/* What the generator found, or what the calls after this one say (a
+ * cursor copied from the current place, read ahead). */
 const struct rp_val *rp_completion_status(struct rp_call *c, int64_t id)
 {
 	(void)c;
-	(void)id;
-	return px.matched;
+	if (px.matched || !px_nrules)
+		return px.matched;
+	px.ahead.depth = 0;
+	for (uint32_t d = 0; d < px.at.depth; d++) {
+		px_push(&px.ahead, 0);
+		px.ahead.f[d] = px.at.f[d];
+	}
+	return rp_read_ahead(&px.names, px_next_ahead, &px.ahead, id);
 }
 
 /* ---- options --------------------------------------------------------- */
@@ -193,6 +277,10 @@ int px_begin(int *argc, char ***argv)
 	px.rank = px_env_rank();
 	px.sigs = rp_xcalloc(px_nsigs, sizeof *px.sigs);
 	rp_core_start(&px.o, px_nconsts, const_name);
+	px.names.func = px_sig_fname;
+	px.names.param = px_sig_param;
+	if (px_nrules)
+		px_push(&px.at, px_group_root[px_group_of[px.rank]]);
 	px.end_prev = rp_now_ns();
 	return px_group_of[px.rank];
 }
@@ -311,6 +399,17 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 	c->sig = sig;
 	c->skip = 0;
 	px.matched = NULL;
+	if (px_nrules) { /* the grammar's place, for reading ahead */
+		uint32_t next = sig;
+		if (!px_next(&px.at, &next) || next != sig) {
+			fprintf(stderr,
+				"proxy of %s: rank %d: call %llu is signature "
+				"%u, the grammar says %u\n",
+				px_trace_name, px.rank,
+				(unsigned long long)c->index, sig, next);
+			MPI_Abort(MPI_COMM_WORLD, PX_EXIT_NOREPLAY);
+		}
+	}
 	if (msig >= 0 && k >= 0 && rp_sig_prepare((uint32_t)msig, &m) == 0 &&
 	    (uint32_t)k < m->nargs)
 		px.matched = j < 0 ? &m->v[k] : &m->v[k].e[j];

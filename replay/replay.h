@@ -141,6 +141,15 @@ MPI_File_errhandler_function *rp_File_errh_fn(struct rp_call *c, uint32_t k);
 void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 		 int *source, int *tag);
 
+/* The status the call completing request `id` gives it, from the calls
+ * next(it) gives one by one (1 and a signature, or 0 at the end); NULL
+ * when none of the next 2^20 does, or it gives no status.  The names are
+ * the signatures' functions' and parameters' (match.h). */
+struct rp_names;
+const struct rp_val *rp_read_ahead(const struct rp_names *nm,
+				   int (*next)(void *it, uint32_t *sig),
+				   void *it, int64_t id);
+
 /* The completion calls, written by hand (complete.c). */
 int rp_complete(struct rp_call *c, const char *fname);
 

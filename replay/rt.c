@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "match.h"
 #include "replay.h"
 
 /* ---- predefined handles and constants, by name --------------------------- */
@@ -110,6 +111,7 @@ struct kval {
 
 struct tab {
 	void *v;
+	uint32_t *refs; /* references to each handle the calls gave */
 	size_t n, size;
 };
 
@@ -122,13 +124,17 @@ static void *tab_at(struct tab *t, int64_t id, const void *init)
 		while (n <= (size_t)id)
 			n *= 2;
 		char *v = realloc(t->v, n * t->size);
-		if (!v) {
+		uint32_t *r = v ? realloc(t->refs, n * sizeof *r) : NULL;
+		if (!v || !r) {
 			fprintf(stderr, "rondo-replay: out of memory\n");
 			exit(1);
 		}
-		for (size_t k = t->n; k < n; k++)
+		for (size_t k = t->n; k < n; k++) {
 			memcpy(v + k * t->size, init, t->size);
+			r[k] = 0;
+		}
 		t->v = v;
+		t->refs = r;
 		t->n = n;
 	}
 	return (char *)t->v + (size_t)id * t->size;
@@ -420,6 +426,10 @@ const char *rp_string(struct rp_call *c, uint32_t k)
 
 /* ---- handles --------------------------------------------------------- */
 
+/* A handle a call gives again (MPI_Comm_get_errhandler gives the one
+ * MPI_Comm_create_errhandler made, and the trace the same id) is one more
+ * reference to it: freeing the id keeps it until the last is freed, as
+ * MPI does. */
 #define HANDLE(fn, setfn, T, tb, nul, kindv, konst)                            \
 	T fn(struct rp_call *c, uint32_t k)                                    \
 	{                                                                      \
@@ -433,8 +443,18 @@ const char *rp_string(struct rp_call *c, uint32_t k)
 	void setfn(struct rp_call *c, uint32_t k, T h)                         \
 	{                                                                      \
 		struct rp_val *v = val(c, k);                                  \
-		if (v->kind == (kindv))                                        \
-			*(T *)tab_at(&rt.tb, v->i, &(nul)) = h;                \
+		T *slot;                                                       \
+		uint32_t *r;                                                   \
+		if (v->kind != (kindv))                                        \
+			return;                                                \
+		slot = tab_at(&rt.tb, v->i, &(nul));                           \
+		r = &rt.tb.refs[v->i < 0 ? 0 : v->i];                          \
+		if (h == (nul) && *r > 1) {                                    \
+			--*r; /* freed, but referenced still */                \
+			return;                                                \
+		}                                                              \
+		*r = h == (nul) ? 0 : *slot == h ? *r + 1 : 1;                 \
+		*slot = h;                                                     \
 	}
 
 static MPI_Comm const_comm(const struct rp_val *v)
@@ -875,6 +895,34 @@ ATTR_CALLBACKS(Comm, MPI_Comm)
 ATTR_CALLBACKS(Type, MPI_Datatype)
 ATTR_CALLBACKS(Win, MPI_Win)
 #undef ATTR_CALLBACKS
+
+/* ---- reading ahead ----------------------------------------------------- */
+
+/* The most calls a look-ahead reads for the call completing a request. */
+#define LOOKAHEAD_MAX (1u << 20)
+
+const struct rp_val *rp_read_ahead(const struct rp_names *nm,
+				   int (*next)(void *it, uint32_t *sig),
+				   void *it, int64_t id)
+{
+	struct rp_sig *s;
+	uint32_t sig;
+	int k, j, r;
+
+	for (uint32_t n = 0; n < LOOKAHEAD_MAX; n++) {
+		if (next(it, &sig) != 1 || rp_sig_prepare(sig, &s) < 0)
+			return NULL;
+		r = rp_completes(nm, sig, s->v, s->nargs, id, &k, &j);
+		if (r < 0)
+			return NULL;
+		if (r == 0)
+			continue;
+		if (k < 0)
+			return NULL;
+		return j < 0 ? &s->v[k] : &s->v[k].e[j];
+	}
+	return NULL;
+}
 
 /* ---- statuses and wildcards --------------------------------------------- */
 

@@ -22,6 +22,7 @@ static struct {
 	struct rp_sig *sigs;
 	uint32_t nsigs;
 	rondo_iter *la; /* the look-ahead */
+	struct rp_names names;
 } src;
 
 const rondo_trace *rp_trace(void)
@@ -80,6 +81,7 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	free(src.sigs); /* started again: MPI gave another rank */
 	src.t = t;
 	src.rank = rank;
+	rp_trace_names(t, &src.names);
 	src.o = *o;
 	src.gap_norm = 1;
 	src.gap_factor = 1;
@@ -144,33 +146,18 @@ int rp_param(uint32_t func, const char *name)
 	return rp_trace_param(src.t, func, name);
 }
 
-/* The most calls a look-ahead reads for the call completing a request. */
-#define LOOKAHEAD_MAX (1u << 20)
+static int iter_next(void *it, uint32_t *sig)
+{
+	return rondo_iter_next(it, sig);
+}
 
 const struct rp_val *rp_completion_status(struct rp_call *c, int64_t id)
 {
-	struct rp_sig *s;
-	uint32_t sig;
-	int k, j, r;
-
 	rondo_iter_free(src.la);
 	src.la = rondo_iter_create(src.t, src.rank);
 	if (!src.la || rondo_iter_skip(src.la, c->index + 1) < 0)
 		return NULL;
-	for (uint32_t n = 0; n < LOOKAHEAD_MAX; n++) {
-		if (rondo_iter_next(src.la, &sig) != 1 ||
-		    rp_sig_prepare(sig, &s) < 0)
-			return NULL;
-		r = rp_completes(src.t, sig, s->v, s->nargs, id, &k, &j);
-		if (r < 0)
-			return NULL;
-		if (r == 0)
-			continue;
-		if (k < 0)
-			return NULL;
-		return j < 0 ? &s->v[k] : &s->v[k].e[j];
-	}
-	return NULL;
+	return rp_read_ahead(&src.names, iter_next, src.la, id);
 }
 
 void rp_finish(void)

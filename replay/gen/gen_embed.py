@@ -2,8 +2,8 @@
 """Generate replay/proxy_text.c: the text `rondo proxy` copies into every
 proxy it writes, from the files rondo-replay is built of.
 
-A proxy is one C file: rondo-replay's runtime (val.h, replay.h, rt.c,
-complete.c), the proxy's own part (proxy.h, proxy_rt.c), and the generated
+A proxy is one C file: rondo-replay's runtime (val.h, match.h, replay.h,
+rt.c, complete.c, match.c), the proxy's own part (proxy.h, proxy_rt.c), and the generated
 call function of each MPI function the trace calls (calls.c), with rondo.h's
 kinds of values in place of rondo.h.  Local #includes are dropped (the
 proxy is one file); the system ones are gathered at its top.
@@ -62,10 +62,11 @@ def main():
 
     system = []
     headers = "".join(strip_includes(src(p), system) for p in
-                      ("replay/val.h", "replay/replay.h", "replay/proxy.h"))
+                      ("replay/val.h", "replay/match.h", "replay/replay.h",
+                       "replay/proxy.h"))
     runtime = "".join(strip_includes(src(p), system) for p in
                       ("replay/rt.c", "replay/complete.c",
-                       "replay/proxy_rt.c"))
+                       "replay/match.c", "replay/proxy_rt.c"))
 
     calls = read(a.calls)
     bodies = {}

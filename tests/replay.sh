@@ -198,7 +198,13 @@ status=$?
 # ...and its own usage errors (2), a damaged trace (1), an unwritable
 # output (1): one message each, nothing left behind.
 "$rondo" proxy 2>"$tmp/err"
-[ $? -eq 2 ] && grep -q "no trace given" "$tmp/err" || fail "rondo proxy, no trace: $(cat "$tmp/err")"
+[ $? -eq 2 ] && grep -q "no trace given" "$tmp/err" &&
+	grep -q "^Try 'rondo proxy --help' for more information.$" "$tmp/err" ||
+	fail "rondo proxy, no trace: $(cat "$tmp/err")"
+# -o -: the proxy on standard output, the report on standard error
+"$rondo" proxy -o - "$tmp/basic.rondo" >"$tmp/stdout.c" 2>"$tmp/err" &&
+	cmp -s "$tmp/stdout.c" "$tmp/basic_proxy.c" && grep -q "^rondo: wrote -: " "$tmp/err" ||
+	fail "rondo proxy -o -: not the same proxy, or no report: $(cat "$tmp/err")"
 "$rondo" proxy --frob "$tmp/basic.rondo" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "rondo proxy --frob: $(cat "$tmp/err")"
 "$rondo" proxy -o "$tmp/cut.c" "$tmp/cut.rondo" 2>"$tmp/err"

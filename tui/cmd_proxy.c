@@ -50,11 +50,11 @@ int cmd_proxy(int argc, char **argv)
 		switch (opt) {
 		case 'o': outpath = optarg; break;
 		case 'h': usage(stdout); return CLI_EXIT_OK;
-		default: return cli_usage_error("proxy", "unknown option");
+		default: return cli_usage_error("proxy ", "bad option");
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("proxy", "%s",
+		return cli_usage_error("proxy ", "%s",
 				       optind >= argc ? "no trace given"
 						      : "one trace only");
 #ifndef HAVE_PROXY

@@ -31,6 +31,8 @@ struct rp_sig {
 	uint32_t nargs;
 	struct rp_val *v;
 	double gap_ns; /* the mean time before its calls, scaled */
+	int kflag;     /* its function's parameter "flag": index + 2, 1
+			  when it has none, 0 when not looked up yet */
 };
 
 /* The call being replayed: its signature, for the accessors. */

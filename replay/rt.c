@@ -1024,11 +1024,13 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 	const struct rp_val *sv = NULL;
 	const char *f = rp_func_name(rp_sig_func(c->sig));
 	struct rp_status st;
-	int src = *source, tg = *tag, probe_flag;
+	int src = *source, tg = *tag, probe_flag, kf;
 
+	if (!c->s->kflag) /* looked up once per signature */
+		c->s->kflag = rp_param(rp_sig_func(c->sig), "flag") + 2;
+	kf = c->s->kflag - 2;
 	probe_flag = f && !strncmp(f, "MPI_I", 5) && strstr(f, "probe");
 	if (probe_flag) {
-		int kf = rp_param(rp_sig_func(c->sig), "flag");
 		if (kf >= 0 && rp_int(c, (uint32_t)kf) == 0 && !rt.o.polls) {
 			c->skip = 1; /* --polls once */
 			return;
@@ -1058,7 +1060,6 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 	if (tg == MPI_ANY_TAG && st.has_tag)
 		tg = (int)scalar(&st.tag);
 	if (probe_flag) { /* a probe that found a message: it is there */
-		int kf = rp_param(rp_sig_func(c->sig), "flag");
 		if (kf >= 0 && rp_int(c, (uint32_t)kf) == 1 &&
 		    src != MPI_ANY_SOURCE && tg != MPI_ANY_TAG)
 			PMPI_Probe(src, tg, comm, MPI_STATUS_IGNORE);

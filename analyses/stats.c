@@ -32,23 +32,41 @@ static void stats_add(struct an_row *row, const rondo_stat *st)
 	row->sigs++;
 }
 
+/* Signature s's statistics: of its durations (before 0), of the time
+ * before its calls (1), or of that time in rank group `group` alone (2:
+ * its count and total). */
+static int stats_of(const rondo_trace *t, uint32_t s, int before,
+		    uint32_t group, rondo_stat *st)
+{
+	if (before == 2) {
+		memset(st, 0, sizeof(*st));
+		return rondo_sig_group_gap(t, s, group, &st->total_ns,
+					   &st->count);
+	}
+	return before ? rondo_sig_gap_stat(t, s, st) : rondo_sig_stat(t, s, st);
+}
+
 /* Rows by function or by signature: a slot per id, then the empty ones
  * squeezed out. */
 static int stats_calls(const rondo_trace *t, int by_func, int before,
-		       struct an_row *rows, uint32_t nslots, uint32_t *n)
+		       uint32_t group, struct an_row *rows, uint32_t nslots,
+		       uint32_t *n)
 {
 	uint32_t nsig = rondo_sig_count(t), found = 0, k = 0;
 	rondo_stat st;
+	int rc;
 
-	for (uint32_t i = 0; i < nslots; i++)
+	for (uint32_t i = 0; i < nslots; i++) {
 		rows[i].id = i;
+		rows[i].totals_only = before == 2;
+	}
 	for (uint32_t s = 0; s < nsig; s++) {
 		uint32_t slot = by_func ? rondo_sig_func(t, s) : s;
 
-		if (slot >= nslots ||
-		    (before ? rondo_sig_gap_stat(t, s, &st)
-			    : rondo_sig_stat(t, s, &st)) < 0 ||
-		    st.count == 0)
+		rc = stats_of(t, s, before, group, &st);
+		if (rc == RONDO_E_MISSING && before == 2)
+			return rc; /* none per group at all */
+		if (slot >= nslots || rc < 0 || st.count == 0)
 			continue;
 		stats_add(&rows[slot], &st);
 		found++;
@@ -77,7 +95,7 @@ static int stats_ranks(const rondo_trace *t, struct an_row *rows, uint32_t n)
 
 /* an_stats and an_stats_before. */
 static int stats_rows(const rondo_trace *t, enum an_by by, int before,
-		      struct an_row **rows, uint32_t *n)
+		      uint32_t group, struct an_row **rows, uint32_t *n)
 {
 	uint32_t slots = by == AN_BY_FUNCTION	 ? rondo_func_count(t)
 			 : by == AN_BY_SIGNATURE ? rondo_sig_count(t)
@@ -93,7 +111,8 @@ static int stats_rows(const rondo_trace *t, enum an_by by, int before,
 		rc = stats_ranks(t, a, slots);
 		*n = rc < 0 ? 0 : slots;
 	} else {
-		rc = stats_calls(t, by == AN_BY_FUNCTION, before, a, slots, n);
+		rc = stats_calls(t, by == AN_BY_FUNCTION, before, group, a,
+				 slots, n);
 	}
 	if (rc < 0) {
 		free(a);
@@ -106,7 +125,7 @@ static int stats_rows(const rondo_trace *t, enum an_by by, int before,
 int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
 	     uint32_t *n)
 {
-	return stats_rows(t, by, 0, rows, n);
+	return stats_rows(t, by, 0, 0, rows, n);
 }
 
 int an_stats_before(const rondo_trace *t, enum an_by by, struct an_row **rows,
@@ -114,7 +133,27 @@ int an_stats_before(const rondo_trace *t, enum an_by by, struct an_row **rows,
 {
 	if (by == AN_BY_RANK)
 		return RONDO_E_RANGE;
-	return stats_rows(t, by, 1, rows, n);
+	return stats_rows(t, by, 1, 0, rows, n);
+}
+
+int an_stats_before_group(const rondo_trace *t, enum an_by by, uint32_t group,
+			  struct an_row **rows, uint32_t *n)
+{
+	*rows = NULL;
+	*n = 0;
+	if (by == AN_BY_RANK || group >= rondo_group_count(t))
+		return RONDO_E_RANGE;
+	return stats_rows(t, by, 2, group, rows, n);
+}
+
+uint64_t an_before_group_total(const rondo_trace *t, uint32_t group)
+{
+	uint64_t all = 0, ns;
+
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
+		if (rondo_sig_group_gap(t, s, group, &ns, NULL) == 0)
+			all = sat_add(all, ns);
+	return all;
 }
 
 uint64_t an_before_total(const rondo_trace *t)
@@ -433,10 +472,15 @@ static int csv_calls_row(const rondo_trace *t, enum an_by by,
 	an_csv_text(out, name ? name : "?");
 	if (by == AN_BY_FUNCTION)
 		fprintf(out, ",%" PRIu32, r->sigs);
-	fprintf(out,
-		",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f",
-		r->count, r->total_ns, an_row_mean(r), r->min_ns, r->max_ns,
-		an_row_sd(r));
+	if (r->totals_only)
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.3f,,,", r->count,
+			r->total_ns, an_row_mean(r));
+	else
+		fprintf(out,
+			",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64
+			",%.3f",
+			r->count, r->total_ns, an_row_mean(r), r->min_ns,
+			r->max_ns, an_row_sd(r));
 	csv_share(out, an_share((double)r->total_ns, tot->mpi_ns));
 	csv_share(out, an_share((double)r->total_ns,
 				sat_mul(tot->run_ns, tot->ranks)));

@@ -43,6 +43,7 @@ struct an_row {
 	uint64_t min_ns;
 	uint64_t max_ns;
 	double sumsq_ns2; /* sum of the squared durations */
+	int totals_only;  /* min, max and sum of squares unknown */
 };
 
 /**
@@ -64,6 +65,15 @@ int an_stats(const rondo_trace *t, enum an_by by, struct an_row **rows,
 int an_stats_before(const rondo_trace *t, enum an_by by, struct an_row **rows,
 		    uint32_t *n);
 uint64_t an_before_total(const rondo_trace *t);
+
+/* The same of the calls of rank group `group` alone
+ * (rondo_sig_group_gap): counts and totals only (totals_only set), the
+ * trace keeping no extremes per group; RONDO_E_RANGE for a group out of
+ * range or by rank, RONDO_E_MISSING for a trace that keeps none per
+ * group.  an_before_group_total: the group's time summed. */
+int an_stats_before_group(const rondo_trace *t, enum an_by by, uint32_t group,
+			  struct an_row **rows, uint32_t *n);
+uint64_t an_before_group_total(const rondo_trace *t, uint32_t group);
 
 /** Orders rows[0..n-1] by `key`, the largest first, ties by increasing
  * id; AN_KEY_ID orders by increasing id alone. */

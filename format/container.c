@@ -76,6 +76,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_RANKSUM] = "ranksum",
 		[FMT_SEC_SIGSTATS] = "sigstats",
 		[FMT_SEC_GAPSTATS] = "gapstats",
+		[FMT_SEC_GROUPGAPS] = "groupgaps",
 	};
 
 	return type < COUNTOF(names) ? names[type] : NULL;

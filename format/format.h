@@ -58,6 +58,7 @@ enum fmt_section {
 	FMT_SEC_RANKSUM = 14,
 	FMT_SEC_SIGSTATS = 15,
 	FMT_SEC_GAPSTATS = 16,
+	FMT_SEC_GROUPGAPS = 17,
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -431,6 +432,38 @@ void fmt_sigstats_encode(struct fmt_buf *b, const struct fmt_stats *s);
  * empty. */
 int fmt_sigstats_decode(struct fmt_stats *s, const uint8_t *p, size_t n,
 			uint32_t nsigs, struct fmt_err *e);
+
+/* The time before calls per rank group (section groupgaps): the group
+ * whose ranks' calls are rule root[k] (roots strictly increasing) called
+ * the signatures e[at[k] .. at[k + 1]) (increasing) after another call:
+ * `calls` of them (>= 1), after `ns` in all, summed over its ranks. */
+struct fmt_gapent {
+	uint32_t sig;
+	uint64_t calls;
+	uint64_t ns;
+};
+
+struct fmt_groupgaps {
+	uint32_t n;
+	uint32_t *root;
+	uint64_t *at; /* n + 1 entries, at[0] = 0 */
+	struct fmt_gapent *e;
+};
+
+void fmt_groupgaps_encode(struct fmt_buf *b, const struct fmt_groupgaps *g);
+/* Checks every root below nrules and increasing, every signature below
+ * nsigs and increasing within its group, every count at least 1. */
+int fmt_groupgaps_decode(struct fmt_groupgaps *g, const uint8_t *p, size_t n,
+			 uint32_t nrules, uint32_t nsigs, struct fmt_err *e);
+void fmt_groupgaps_free(struct fmt_groupgaps *g);
+/* The item of signature sig among n items of `size` bytes from base, each
+ * starting with a uint32_t signature id, ids increasing (a binary
+ * search): its address, or NULL. */
+const void *fmt_sig_find(const void *base, size_t n, size_t size, uint32_t sig);
+
+/* Group k's entry for sig (a binary search), or NULL. */
+const struct fmt_gapent *fmt_groupgaps_find(const struct fmt_groupgaps *g,
+					    uint32_t k, uint32_t sig);
 
 /* Communicators: id k (the value of a COMM argument) has members world[0..
  * n-1], its rank i being world rank world[i]; an intercommunicator lists

@@ -1,7 +1,8 @@
 /*
  * sec_stats.c - the sections of time per signature: the job's statistics
  * (count, total, extremes, histogram) and each rank's time in each of its
- * signatures (ranktime).
+ * signatures (ranktime), and the time before calls per rank group
+ * (groupgaps).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -539,6 +540,141 @@ void fmt_ranktime_free(struct fmt_ranktime *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* ---- the time before calls per rank group ---------------------------------- */
+
+void fmt_groupgaps_encode(struct fmt_buf *b, const struct fmt_groupgaps *g)
+{
+	fmt_put_uvarint(b, g->n);
+	for (uint32_t k = 0; k < g->n; k++) {
+		uint64_t n = g->at[k + 1] - g->at[k];
+		const struct fmt_gapent *e = g->e + g->at[k];
+
+		fmt_put_uvarint(b, k ? g->root[k] - g->root[k - 1] - 1
+				     : g->root[0]);
+		fmt_put_uvarint(b, n);
+		for (uint64_t i = 0; i < n; i++) {
+			fmt_put_uvarint(b, i ? e[i].sig - e[i - 1].sig - 1
+					     : e[0].sig);
+			fmt_put_uvarint(b, e[i].calls);
+			fmt_put_uvarint(b, e[i].ns);
+		}
+	}
+}
+
+/* Group k's root and entries, appended to g->e (of room *cap). */
+static int group_gaps_read(struct fmt_cur *c, struct fmt_groupgaps *g,
+			   uint32_t k, uint64_t *next_root, uint32_t nrules,
+			   uint32_t nsigs, size_t *cap)
+{
+	uint64_t next = 0, base = g->at[k];
+	size_t at = c->pos;
+	uint32_t cnt;
+	uint64_t d;
+	int rc = fmt_get_uvarint(c, &d);
+
+	if (rc)
+		return rc;
+	if (*next_root >= nrules || d >= nrules - *next_root)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "a rank group's rule past the last (the "
+				    "file has %u)",
+				    nrules);
+	g->root[k] = (uint32_t)(*next_root + d);
+	*next_root = g->root[k] + 1ull;
+	/* a signature, a count and a time: 3 bytes at least */
+	rc = fmt_get_count(c, &cnt, 3);
+	if (rc)
+		return rc;
+	if (util_grow(&g->e, cap, base + cnt, sizeof(*g->e)))
+		return fmt_cur_nomem(c);
+	for (uint32_t i = 0; i < cnt && !rc; i++) {
+		struct fmt_gapent *e = &g->e[base + i];
+
+		rc = sig_next_read(c, &next, nsigs, &e->sig);
+		at = c->pos;
+		rc = rc ? rc : fmt_get_uvarint(c, &e->calls);
+		if (!rc && e->calls == 0)
+			rc = fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+					  "a time before no call");
+		rc = rc ? rc : fmt_get_uvarint(c, &e->ns);
+	}
+	g->at[k + 1] = base + cnt;
+	return rc;
+}
+
+static int groupgaps_read(struct fmt_cur *c, struct fmt_groupgaps *g,
+			  uint32_t nrules, uint32_t nsigs)
+{
+	uint64_t next_root = 0;
+	size_t cap = 0;
+	uint32_t n;
+	/* a root and a count: 2 bytes at least */
+	int rc = fmt_get_count(c, &n, 2);
+
+	if (rc)
+		return rc;
+	g->root = malloc(sizeof(*g->root) * ((size_t)n + 1));
+	g->at = calloc((size_t)n + 1, sizeof(*g->at));
+	if (!g->root || !g->at)
+		return fmt_cur_nomem(c);
+	g->n = n;
+	for (uint32_t k = 0; k < n && !rc; k++)
+		rc = group_gaps_read(c, g, k, &next_root, nrules, nsigs, &cap);
+	return rc;
+}
+
+int fmt_groupgaps_decode(struct fmt_groupgaps *g, const uint8_t *p, size_t n,
+			 uint32_t nrules, uint32_t nsigs, struct fmt_err *e)
+{
+	struct fmt_cur c;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_GROUPGAPS), e);
+	rc = fmt_cur_done(&c, groupgaps_read(&c, g, nrules, nsigs));
+	if (rc)
+		fmt_groupgaps_free(g);
+	return rc;
+}
+
+void fmt_groupgaps_free(struct fmt_groupgaps *g)
+{
+	free(g->root);
+	free(g->at);
+	free(g->e);
+	memset(g, 0, sizeof(*g));
+}
+
+const void *fmt_sig_find(const void *base, size_t n, size_t size, uint32_t sig)
+{
+	const uint8_t *p = base;
+	size_t lo = 0, hi = n;
+	uint32_t at;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&at, p + mid * size, sizeof(at));
+		if (at < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n)
+		return NULL;
+	memcpy(&at, p + lo * size, sizeof(at));
+	return at == sig ? p + lo * size : NULL;
+}
+
+const struct fmt_gapent *fmt_groupgaps_find(const struct fmt_groupgaps *g,
+					    uint32_t k, uint32_t sig)
+{
+	if (k >= g->n)
+		return NULL;
+	return fmt_sig_find(g->e + g->at[k], (size_t)(g->at[k + 1] - g->at[k]),
+			    sizeof(*g->e), sig);
+}
+
 /* ---- per-rank times summarized -------------------------------------------- */
 
 /* What a signature's ranks are sorted by: time down then rank up (the
@@ -967,17 +1103,7 @@ int fmt_ranksum_decode(struct fmt_ranksum *s, const uint8_t *p, size_t n,
 const struct fmt_sigsum *fmt_ranksum_find(const struct fmt_ranksum *s,
 					  uint32_t sig)
 {
-	uint32_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (s->s[mid].sig < sig)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->n && s->s[lo].sig == sig ? &s->s[lo] : NULL;
+	return fmt_sig_find(s->s, s->n, sizeof(*s->s), sig);
 }
 
 void fmt_ranksum_free(struct fmt_ranksum *s)

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 5
+#define RONDO_FORMAT_MINOR 6
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -599,6 +599,20 @@ RONDO_API int rondo_sig_stat(const rondo_trace *t, uint32_t sig,
  */
 RONDO_API int rondo_sig_gap_stat(const rondo_trace *t, uint32_t sig,
 				 rondo_stat *out);
+
+/**
+ * The same time for the ranks of one rank group: in *ns the total before
+ * their calls of `sig` (each rank's total within 1/128 of the measured
+ * one, see RONDO_RANKTIME_ERROR), in *calls how many of those calls had
+ * one; both 0 when none of them did.  Either pointer may be NULL.  So a
+ * group that computes longer than another before the same call is seen
+ * as such, not as their mean.  Returns 0, RONDO_E_RANGE, or
+ * RONDO_E_MISSING when the file keeps no such time per group (written
+ * before the section groupgaps, or no call came after another).
+ */
+RONDO_API int rondo_sig_group_gap(const rondo_trace *t, uint32_t sig,
+				  uint32_t group, uint64_t *ns,
+				  uint64_t *calls);
 
 /* ------------------------------------------------------------------------ */
 /* Time per rank: how long each rank spent in each signature, for the        */

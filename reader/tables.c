@@ -260,22 +260,14 @@ int64_t rondo_group_ranks(const rondo_trace *t, uint32_t g, uint32_t *ranks,
 static int stats_find(const rondo_trace *t, const struct fmt_stats *st,
 		      uint32_t sig, rondo_stat *out)
 {
-	uint32_t lo = 0, hi;
+	const struct fmt_stat *x;
 
 	if (!t || !t->opened || sig >= t->cst.n || !out)
 		return RONDO_E_RANGE;
-	hi = st->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (st->st[mid].sig < sig)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == st->n || st->st[lo].sig != sig)
+	x = fmt_sig_find(st->st, st->n, sizeof(*st->st), sig);
+	if (!x)
 		return RONDO_E_MISSING;
-	*out = st->st[lo].s;
+	*out = x->s;
 	return 0;
 }
 
@@ -287,6 +279,23 @@ int rondo_sig_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
 int rondo_sig_gap_stat(const rondo_trace *t, uint32_t sig, rondo_stat *out)
 {
 	return stats_find(t, t ? &t->gaps : NULL, sig, out);
+}
+
+int rondo_sig_group_gap(const rondo_trace *t, uint32_t sig, uint32_t group,
+			uint64_t *ns, uint64_t *calls)
+{
+	const struct fmt_gapent *e;
+
+	if (!t || !t->opened || sig >= t->cst.n || group >= t->ngroups)
+		return RONDO_E_RANGE;
+	if (!t->ggaps.root)
+		return RONDO_E_MISSING;
+	e = fmt_groupgaps_find(&t->ggaps, t->groups[group].gaps, sig);
+	if (ns)
+		*ns = e ? e->ns : 0;
+	if (calls)
+		*calls = e ? e->calls : 0;
+	return 0;
 }
 
 int64_t rondo_type_size(const rondo_trace *t, const rondo_arg *v)

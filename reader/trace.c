@@ -64,6 +64,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_rankmap_free(&t->rm);
 	fmt_stats_free(&t->stats);
 	fmt_stats_free(&t->gaps);
+	fmt_groupgaps_free(&t->ggaps);
 	fmt_comms_free(&t->comms);
 	fmt_topos_free(&t->topos);
 	fmt_typesizes_free(&t->typesizes);
@@ -226,6 +227,9 @@ static int trace_decode(rondo_trace *t)
 		       fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_GAPSTATS, 0,
 	       fmt_sigstats_decode(&t->gaps, p, n, t->cst.n, &e));
+	DECODE(FMT_SEC_GROUPGAPS, 0,
+	       fmt_groupgaps_decode(&t->ggaps, p, n, t->g.nrules, t->cst.n,
+				    &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_TOPOLOGY, 0,
@@ -277,13 +281,18 @@ static int trace_rank_groups(rondo_trace *t)
 		walk_next(&w, &root); /* the decoder checked the length */
 		if (group_of[root] == UINT32_MAX) {
 			group_of[root] = t->ngroups;
-			t->groups[t->ngroups++] = (struct trace_group){root, 0};
+			t->groups[t->ngroups++] =
+				(struct trace_group){root, 0, UINT32_MAX};
 		}
 		t->rank_root[r] = root;
 		t->rank_group[r] = group_of[root];
 		t->groups[group_of[root]].size++;
 	}
 	walk_free(&w);
+	/* each group's time before calls: roots increase in the section */
+	for (uint32_t k = 0; k < t->ggaps.n; k++)
+		if (group_of[t->ggaps.root[k]] != UINT32_MAX)
+			t->groups[group_of[t->ggaps.root[k]]].gaps = k;
 	free(group_of);
 	return 0;
 }

@@ -11,6 +11,7 @@
 struct trace_group {
 	uint32_t root;
 	uint32_t size;
+	uint32_t gaps; /* its entry in ggaps (UINT32_MAX: none) */
 };
 
 struct rondo_trace {
@@ -35,6 +36,7 @@ struct rondo_trace {
 	struct trace_group *groups;
 	struct fmt_stats stats;
 	struct fmt_stats gaps; /* section gapstats: the time before calls */
+	struct fmt_groupgaps ggaps; /* groupgaps: the same per rank group */
 	struct fmt_comms comms;
 	struct fmt_topos topos;
 	struct fmt_typesizes typesizes;

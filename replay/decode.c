@@ -126,15 +126,38 @@ void rp_trace_names(const rondo_trace *t, struct rp_names *nm)
 	nm->ctx = (void *)(uintptr_t)t;
 }
 
-/* The time a rank whose calls are rule `root` would spend outside MPI at
- * the signatures' mean gaps: its calls of each signature (rule
- * multiplicities from the root, never the calls) times their means; 0
- * when the trace does not say. */
-static double gaps_of_root(const rondo_trace *t, uint32_t root)
+uint32_t rp_rank_group(const rondo_trace *t, uint32_t rank)
+{
+	uint32_t root = rondo_rank_root(t, rank);
+
+	for (uint32_t g = 0; root != UINT32_MAX && g < rondo_group_count(t);
+	     g++)
+		if (rondo_group_root(t, g) == root)
+			return g;
+	return UINT32_MAX;
+}
+
+double rp_sig_gap(const rondo_trace *t, uint32_t sig, uint32_t group)
+{
+	uint64_t ns, calls;
+	rondo_stat g;
+
+	if (rondo_sig_group_gap(t, sig, group, &ns, &calls) == 0)
+		return calls ? (double)ns / (double)calls : 0;
+	if (rondo_sig_gap_stat(t, sig, &g) == 0 && g.count)
+		return (double)g.total_ns / (double)g.count;
+	return 0;
+}
+
+/* The time a rank of group `grp` would spend outside MPI at the group's
+ * mean gaps: its calls of each signature (rule multiplicities from the
+ * group's rule, never the calls) times their means; 0 when the trace
+ * does not say. */
+static double gaps_of_group(const rondo_trace *t, uint32_t grp)
 {
 	uint32_t nr = rondo_rule_count(t), ns = rondo_sig_count(t);
+	uint32_t root = rondo_group_root(t, grp);
 	double *mult, *cnt, est = 0;
-	rondo_stat g;
 
 	if (root >= nr)
 		return 0;
@@ -160,10 +183,8 @@ static double gaps_of_root(const rondo_trace *t, uint32_t root)
 			}
 		}
 		for (uint32_t sg = 0; sg < ns; sg++)
-			if (cnt[sg] > 0 && rondo_sig_gap_stat(t, sg, &g) == 0 &&
-			    g.count)
-				est += cnt[sg] * (double)g.total_ns /
-				       (double)g.count;
+			if (cnt[sg] > 0)
+				est += cnt[sg] * rp_sig_gap(t, sg, grp);
 	}
 	free(mult);
 	free(cnt);
@@ -172,9 +193,11 @@ static double gaps_of_root(const rondo_trace *t, uint32_t root)
 
 /*
  * How much longer or shorter than the signatures' means this rank computed.
- * The gaps the trace keeps are means over all ranks, so a rank that works
- * more than the others before the same call (a load imbalance) would be
- * replayed at the mean.  But the trace says how long each rank spent
+ * The gaps the trace keeps are means over a rank group (over all ranks in
+ * an older file), so a rank that works more than the others of its group
+ * before the same call (a load imbalance among ranks that make the same
+ * calls) would be replayed at the mean.  But the trace says how long each
+ * rank spent
  * outside MPI in all, out_r: the run time less its MPI time.  That is more
  * than its gaps (the tracer's own time per call is in it too), so the
  * factors keep the gaps' total over all ranks (which the means give
@@ -201,7 +224,7 @@ int rp_gap_factors(const rondo_trace *t, double *factor, double *norm)
 	if (!ranks || !est || !out)
 		ret = RONDO_E_NOMEM;
 	for (uint32_t g = 0; !ret && g < ng; g++) {
-		double e = gaps_of_root(t, rondo_group_root(t, g));
+		double e = gaps_of_group(t, g);
 		int64_t n = rondo_group_ranks(t, g, ranks, nranks);
 		for (int64_t k = 0; k < n && k < (int64_t)nranks; k++) {
 			if (rondo_rank_mpi_time(t, ranks[k], &mpi) < 0 ||

@@ -22,8 +22,16 @@ void rp_trace_names(const rondo_trace *t, struct rp_names *nm);
 /* The index of parameter `name` of function `func` of the trace, or -1. */
 int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name);
 
-/* How much longer or shorter than the signatures' mean gaps each rank
- * computed before its calls: factor[rank] for every rank (1 where the
+/* The rank group of `rank` (UINT32_MAX when out of range). */
+uint32_t rp_rank_group(const rondo_trace *t, uint32_t rank);
+
+/* The mean time before a call of sig by a rank of group `group`: the
+ * group's own when the trace keeps it per group, else the mean over all
+ * ranks (an older file); 0 when the trace does not say. */
+double rp_sig_gap(const rondo_trace *t, uint32_t sig, uint32_t group);
+
+/* How much longer or shorter than its group's mean gaps (rp_sig_gap) each
+ * rank computed before its calls: factor[rank] for every rank (1 where the
  * trace does not say), and in *norm the gaps' share of the time outside
  * MPI.  Returns 0 or RONDO_E_NOMEM. */
 int rp_gap_factors(const rondo_trace *t, double *factor, double *norm);

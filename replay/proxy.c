@@ -905,11 +905,11 @@ static void put_header(struct gen *G, const char *name,
 	     " * written, %llu read ahead at run time, whose match depends "
 	     "on where\n"
 	     " * their rule is used).  The computation between calls\n"
-	     " * is time spun: each signature's mean gap, scaled by how "
-	     "long the rank\n"
-	     " * computed against the others.  Not the data: buffers hold "
-	     "zeros, user\n"
-	     " * reduction ops are stand-ins.\n"
+	     " * is time spun: each signature's mean gap in the rank's "
+	     "group, scaled by\n"
+	     " * how long the rank computed against the others.  Not the "
+	     "data: buffers\n"
+	     " * hold zeros, user reduction ops are stand-ins.\n"
 	     " *\n"
 	     " * Contents: the runtime's declarations; the program, one "
 	     "function per\n"
@@ -928,6 +928,50 @@ static void put_header(struct gen *G, const char *name,
 	     (unsigned long long)rep->wild_matched,
 	     (unsigned long long)rep->wild_ahead, rep->rules, rep->sigs,
 	     rep->funcs);
+}
+
+/* px_group_gaps: each group's mean gaps where they are not the mean over
+ * all ranks (beyond the 1/128 to which the trace keeps group totals). */
+static void put_group_gaps(struct gen *G)
+{
+	uint32_t *n = calloc(G->ngroups + 1, sizeof *n);
+
+	if (!n) {
+		G->err = RONDO_E_NOMEM;
+		return;
+	}
+	put(G, "\n/* By rank group: its mean time before the calls of the "
+	       "signatures where\n * it is not the mean over all ranks "
+	       "(px_sigs), {signature, ns}. */\n");
+	for (uint32_t g = 0; g < G->ngroups && G->ngroups > 1; g++) {
+		for (uint32_t s = 0; s < G->nsigs; s++) {
+			double mine = rp_sig_gap(G->t, s, g), all;
+			rondo_stat st;
+			if (!G->gsig[(size_t)g * G->nsigs + s])
+				continue;
+			all = rondo_sig_gap_stat(G->t, s, &st) == 0 && st.count
+				      ? (double)st.total_ns / (double)st.count
+				      : 0;
+			if (mine - all <= 0.01 * all &&
+			    all - mine <= 0.01 * all)
+				continue;
+			if (!n[g]++)
+				putf(G,
+				     "static const struct px_gap px_g%u[] = {",
+				     g);
+			putf(G, "%s{%u, %.1f}", sep(n[g] - 1, 4), s, mine);
+		}
+		if (n[g])
+			put(G, "\n};\n");
+	}
+	put(G, "const struct px_gaps px_group_gaps[] = {");
+	for (uint32_t g = 0; g < G->ngroups; g++)
+		if (n[g])
+			putf(G, "%s{%u, px_g%u}", sep(g, 4), n[g], g);
+		else
+			putf(G, "%s{0, 0}", sep(g, 4));
+	put(G, "\n};\n");
+	free(n);
 }
 
 static int put_tables(struct gen *G, const char *name, struct buf *tab)
@@ -949,13 +993,15 @@ static int put_tables(struct gen *G, const char *name, struct buf *tab)
 	for (uint32_t r = 0; r < G->nranks; r++)
 		col[r] = G->group_of[r];
 	put(G, "\n/* By rank: its group (main's branch), and how much longer "
-	       "than the mean\n * it computed before its calls. */\n");
+	       "than its group's\n * means it computed before its calls. */\n");
 	put_ints(G, "const int px_group_of[]", col, G->nranks);
 	put(G, "const double px_gap_factor[] = {");
 	for (uint32_t r = 0; r < G->nranks; r++)
 		putf(G, "%s%.6g", sep(r, 8), factor[r]);
 	put(G, "\n};\n");
 	free(factor);
+
+	put_group_gaps(G);
 
 	put(G, "\n/* The constants the trace names, by id. */\n"
 	       "const char *const px_consts[] = {\n");

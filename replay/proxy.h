@@ -25,7 +25,8 @@ struct px_var {
 };
 
 /* A call signature: its values for every rank (v), or each rank's own
- * (by_rank), patched by var; the mean time before its calls. */
+ * (by_rank), patched by var; the mean time before its calls over all
+ * ranks. */
 struct px_sig {
 	uint32_t func;
 	uint32_t nargs;
@@ -45,9 +46,21 @@ extern const uint32_t px_nconsts;
 extern const struct px_sig px_sigs[];
 extern const uint32_t px_nsigs;
 /* By rank: its rank group (the branch of main), and how much longer or
- * shorter than the means it computed before its calls. */
+ * shorter than its group's means it computed before its calls. */
 extern const int px_group_of[];
 extern const double px_gap_factor[];
+
+/* By rank group: the mean time before its calls of the signatures where
+ * it is not px_sigs' (by more than 1%), signatures increasing. */
+struct px_gap {
+	uint32_t sig;
+	double ns;
+};
+struct px_gaps {
+	uint32_t n;
+	const struct px_gap *g;
+};
+extern const struct px_gaps px_group_gaps[];
 
 /* The grammar, as data too, where some wildcard's match depends on where
  * its rule is used: the runtime keeps its place in it (px_call checks

@@ -8,18 +8,13 @@
  * then the call.  `rondo proxy` copies this file into every proxy (it is
  * not compiled into rondo itself).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "match.h"
 #include "proxy.h"
 
-#define PX_EXIT_USAGE	 2
-#define PX_EXIT_NOREPLAY 3
-#define PX_EXIT_WATCHDOG 4
 /* A place in the grammar: a stack of rule, item, and the item's
  * repetitions begun. */
 struct px_frame {
@@ -42,9 +37,7 @@ static struct {
 	const struct rp_val *matched; /* the status a wildcard matched */
 	struct px_cursor at, ahead;   /* where the calls are; a look-ahead */
 	struct rp_names names;
-	volatile uint64_t progress;
-	volatile uint32_t progress_sig;
-	volatile int in_call;
+	char who[1024]; /* "proxy of TRACE", for messages */
 } px;
 
 /* ---- the tables, as rondo-replay reads the trace ------------------------ */
@@ -83,6 +76,23 @@ static const char *const_name(uint32_t k)
 	return k < px_nconsts ? px_consts[k] : "";
 }
 
+/* The mean time before a call of sig in this rank's group. */
+static double px_gap(uint32_t sig)
+{
+	const struct px_gaps *gg = &px_group_gaps[px_group_of[px.rank]];
+	uint32_t lo = 0, hi = gg->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (gg->g[mid].sig < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < gg->n && gg->g[lo].sig == sig ? gg->g[lo].ns
+						  : px_sigs[sig].gap_ns;
+}
+
 int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 {
 	const struct px_sig *p = &px_sigs[sig];
@@ -97,7 +107,7 @@ int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 	for (uint32_t m = 0; m < p->nvar; m++)
 		p->var[m].at->i = p->var[m].i[px.rank];
 	s->handler = -1;
-	s->gap_ns = p->gap_ns * px.o.compute_scale * px_gap_factor[px.rank];
+	s->gap_ns = px_gap(sig) * px.o.compute_scale * px_gap_factor[px.rank];
 	s->ready = 1;
 	return 0;
 }
@@ -207,7 +217,7 @@ static int px_bad(const char *prog, const char *what, const char *arg)
 {
 	fprintf(stderr, "%s: %s, not '%s'\nTry '%s --help'.\n", prog, what, arg,
 		prog);
-	return PX_EXIT_USAGE;
+	return RP_EXIT_USAGE;
 }
 
 static int px_options(int argc, char **argv)
@@ -251,20 +261,6 @@ static int px_options(int argc, char **argv)
 	return 0;
 }
 
-/* The rank this process will be, before MPI says so (the launcher's
- * environment): main() picks the rank group's rule by it. */
-static int px_env_rank(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
-					   "PMIX_RANK", "SLURM_PROCID"};
-	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v && atoi(v) >= 0 && (uint32_t)atoi(v) < px_nranks)
-			return atoi(v);
-	}
-	return 0;
-}
-
 int px_begin(int *argc, char ***argv)
 {
 	int r;
@@ -274,7 +270,10 @@ int px_begin(int *argc, char ***argv)
 		exit(r);
 	px.argc = argc;
 	px.argv = argv;
-	px.rank = px_env_rank();
+	/* main() picks the rank group's rule by the launcher's rank */
+	r = rp_env_rank();
+	px.rank = r >= 0 && (uint32_t)r < px_nranks ? r : 0;
+	snprintf(px.who, sizeof px.who, "proxy of %s", px_trace_name);
 	px.sigs = rp_xcalloc(px_nsigs, sizeof *px.sigs);
 	rp_core_start(&px.o, px_nconsts, const_name);
 	px.names.func = px_sig_fname;
@@ -287,87 +286,48 @@ int px_begin(int *argc, char ***argv)
 
 /* ---- the watchdog -------------------------------------------------------- */
 
-static void *px_watchdog(void *arg)
+/* What the watchdog says: the call, by its function and signature. */
+static void px_stuck(uint64_t index, unsigned seconds)
 {
-	uint64_t last = (uint64_t)-1;
-	unsigned still = 0;
-	(void)arg;
-	for (;;) {
-		sleep(1);
-		uint64_t now = px.progress;
-		if (now != last) {
-			last = now;
-			still = 0;
-			continue;
-		}
-		if (++still < px.o.watchdog)
-			continue;
-		fprintf(stderr,
-			"proxy of %s: rank %d: no progress for %u s, %s call "
-			"%llu: %s (signature %u)\n",
-			px_trace_name, px.rank, px.o.watchdog,
-			px.in_call ? "inside" : "before",
-			(unsigned long long)now,
-			px_funcs[px_sigs[px.progress_sig].func].name,
-			px.progress_sig);
-		fflush(stderr);
-		sleep(2); /* the other ranks' print too */
-		_exit(PX_EXIT_WATCHDOG);
-	}
-	return NULL;
+	fprintf(stderr,
+		"%s: rank %d: no progress for %u s, %s call %llu: %s "
+		"(signature %u)\n",
+		px.who, px.rank, seconds,
+		rp_progress_in_call ? "inside" : "before",
+		(unsigned long long)index,
+		px_funcs[px_sigs[rp_progress_sig].func].name, rp_progress_sig);
 }
 
 /* ---- the calls ---------------------------------------------------------- */
 
-static int px_before_init(const char *fn)
-{
-	return !strcmp(fn, "MPI_Init") || !strcmp(fn, "MPI_Init_thread") ||
-	       !strcmp(fn, "MPI_Initialized") || !strcmp(fn, "MPI_Finalized") ||
-	       !strcmp(fn, "MPI_Get_version") ||
-	       !strcmp(fn, "MPI_Get_library_version");
-}
-
 /* MPI is up: this run's rank and rank count checked, the watchdog on. */
 static void px_started(void)
 {
-	int rank = 0, size = 0;
-	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	PMPI_Comm_size(MPI_COMM_WORLD, &size);
-	if ((uint32_t)size != px_nranks) {
-		if (rank == 0)
-			fprintf(stderr,
-				"proxy of %s: the trace is of %u ranks, this "
-				"run has %d: run it with mpirun -np %u\n",
-				px_trace_name, px_nranks, size, px_nranks);
-		MPI_Finalize();
-		exit(PX_EXIT_NOREPLAY);
-	}
+	int rank = 0;
+	if (rp_check_size(px_nranks, px.who, &rank) != 0)
+		exit(RP_EXIT_NOREPLAY);
 	if (rank != px.rank) {
 		if (px_group_of[rank] != px_group_of[px.rank]) {
 			fprintf(stderr,
 				"proxy of %s: the launcher said rank %d, MPI "
 				"says %d\n",
 				px_trace_name, px.rank, rank);
-			MPI_Abort(MPI_COMM_WORLD, PX_EXIT_NOREPLAY);
+			MPI_Abort(MPI_COMM_WORLD, RP_EXIT_NOREPLAY);
 		}
 		px.rank = rank;
 		memset(px.sigs, 0, px_nsigs * sizeof *px.sigs);
 	}
-	if (px.o.watchdog) {
-		pthread_t th;
-		if (pthread_create(&th, NULL, px_watchdog, NULL) == 0)
-			pthread_detach(th);
-	}
+	if (px.o.watchdog)
+		rp_watchdog_start(px.o.watchdog, px_stuck);
 }
 
 /* MPI_Init or MPI_Init_thread as the trace has it: the recorded argc (the
  * arguments are ours), the thread level asked for. */
 static int px_init(struct rp_call *c, const char *fn)
 {
-	static char *args[64];
 	uint32_t f = px_sigs[c->sig].func;
 	int ka = rp_param(f, "argc"), kr = rp_param(f, "required");
-	int n = -1, provided;
+	int n = -1;
 	int required =
 		kr >= 0 ? (int)rp_int(c, (uint32_t)kr) : MPI_THREAD_SINGLE;
 
@@ -375,18 +335,7 @@ static int px_init(struct rp_call *c, const char *fn)
 	if (ka >= 0 && (uint32_t)ka < c->s->nargs &&
 	    c->s->v[ka].kind == RONDO_ARG_INT)
 		n = (int)c->s->v[ka].i;
-	if (n >= 0) {
-		for (int k = 0; k < n && k < 63; k++)
-			args[k] = k < *px.argc ? (*px.argv)[k] : (*px.argv)[0];
-		args[n < 63 ? n : 63] = NULL;
-		*px.argc = n < 63 ? n : 63;
-		*px.argv = args;
-	}
-	if (!strcmp(fn, "MPI_Init"))
-		return n >= 0 ? MPI_Init(px.argc, px.argv)
-			      : MPI_Init(NULL, NULL);
-	return n >= 0 ? MPI_Init_thread(px.argc, px.argv, required, &provided)
-		      : MPI_Init_thread(NULL, NULL, required, &provided);
+	return rp_init_mpi(fn, n, required, px.argc, px.argv);
 }
 
 void px_call_matched(uint32_t sig, int msig, int k, int j)
@@ -407,7 +356,7 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 				"%u, the grammar says %u\n",
 				px_trace_name, px.rank,
 				(unsigned long long)c->index, sig, next);
-			MPI_Abort(MPI_COMM_WORLD, PX_EXIT_NOREPLAY);
+			MPI_Abort(MPI_COMM_WORLD, RP_EXIT_NOREPLAY);
 		}
 	}
 	if (msig >= 0 && k >= 0 && rp_sig_prepare((uint32_t)msig, &m) == 0 &&
@@ -416,14 +365,14 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 	if (!px.inited && (!strcmp(f->name, "MPI_Init") ||
 			   !strcmp(f->name, "MPI_Init_thread"))) {
 		if (px_init(c, f->name) != MPI_SUCCESS)
-			exit(PX_EXIT_NOREPLAY);
+			exit(RP_EXIT_NOREPLAY);
 		px.inited = 1;
 		px_started();
 		px.end_prev = rp_now_ns();
-		px.progress = ++c->index;
+		rp_progress_index = ++c->index;
 		return;
 	}
-	if (!px.inited && !px_before_init(f->name)) {
+	if (!px.inited && !rp_before_init(f->name)) {
 		/* the program's MPI_Init did not pass through the tracer */
 		PMPI_Init(NULL, NULL);
 		px.inited = px.lazy = 1;
@@ -432,21 +381,21 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 		px.end_prev = rp_now_ns();
 	}
 	rp_spin(c->s->gap_ns, &px.end_prev, &px.debt);
-	px.progress_sig = sig;
-	px.in_call = 1;
+	rp_progress_sig = sig;
+	rp_progress_in_call = 1;
 	if (!strcmp(f->name, "MPI_Finalize")) {
 		rp_surrogates_free();
 		MPI_Finalize();
 		px.finalized = 1;
-	} else if (px.finalized && !px_before_init(f->name)) {
+	} else if (px.finalized && !rp_before_init(f->name)) {
 		/* nothing else calls MPI after it */
 	} else if (!strcmp(f->name, "MPI_Pcontrol"))
 		MPI_Pcontrol((int)(c->s->nargs ? rp_int(c, 0) : 0));
 	else if (f->fn)
 		f->fn(c);
 	px.end_prev = rp_now_ns();
-	px.in_call = 0;
-	px.progress = ++c->index;
+	rp_progress_in_call = 0;
+	rp_progress_index = ++c->index;
 }
 
 void px_call(uint32_t sig)
@@ -461,7 +410,7 @@ int px_end(void)
 			"proxy of %s: the rank's calls have no "
 			"MPI_Init\n",
 			px_trace_name);
-		return PX_EXIT_NOREPLAY;
+		return RP_EXIT_NOREPLAY;
 	}
 	if (!px.finalized) {
 		rp_surrogates_free();

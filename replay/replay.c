@@ -17,21 +17,18 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "pairing.h"
 #include "source.h"
 
-#define EXIT_READ     1
-#define EXIT_USAGE    2
-#define EXIT_NOREPLAY 3
-#define EXIT_WATCHDOG 4
+#define EXIT_READ     RP_EXIT_READ
+#define EXIT_USAGE    RP_EXIT_USAGE
+#define EXIT_NOREPLAY RP_EXIT_NOREPLAY
 
 static const char *prog = "rondo-replay";
 
@@ -80,24 +77,11 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* The rank this process will be, before MPI says so, from the launcher's
- * environment (-1 when none says): only rank 0 reports problems found
- * before MPI_Init. */
-static int env_rank(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
-					   "PMIX_RANK", "SLURM_PROCID"};
-	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return atoi(v);
-	}
-	return -1;
-}
-
+/* Only rank 0 (as the launcher says) reports problems found before
+ * MPI_Init. */
 static int speaker(void)
 {
-	return env_rank() <= 0;
+	return rp_env_rank() <= 0;
 }
 
 /* ---- what can be replayed ---------------------------------------------- */
@@ -179,10 +163,6 @@ static unsigned unsupported(const rondo_trace *t, int *handler, int say)
 
 /* ---- the watchdog -------------------------------------------------------- */
 
-static volatile uint64_t progress_index;
-static volatile uint32_t progress_sig;
-static volatile int progress_in_call;
-static unsigned watchdog_s;
 static const rondo_trace *wd_trace;
 static uint32_t wd_rank;
 
@@ -233,38 +213,18 @@ static void rule_path(const rondo_trace *t, uint32_t rank, uint64_t index,
 	}
 }
 
-static void *watchdog(void *arg)
+/* What the watchdog says: the call, and where it is in the grammar. */
+static void stuck(uint64_t index, unsigned seconds)
 {
-	uint64_t last = (uint64_t)-1;
-	unsigned still = 0;
-	(void)arg;
-	for (;;) {
-		sleep(1);
-		uint64_t now = progress_index;
-		if (now != last) {
-			last = now;
-			still = 0;
-			continue;
-		}
-		if (++still < watchdog_s)
-			continue;
-		char text[512], path[512];
-		rondo_sig_format_rank(wd_trace, progress_sig, wd_rank, text,
-				      sizeof text);
-		rule_path(wd_trace, wd_rank, now, path, sizeof path);
-		fprintf(stderr,
-			"%s: rank %u: no progress for %u s, %s call %llu: %s "
-			"(at %s)\n",
-			prog, wd_rank, watchdog_s,
-			progress_in_call ? "inside" : "before",
-			(unsigned long long)now, text, path);
-		fflush(stderr);
-		/* the other ranks' watchdogs fire about now too: let them
-		 * print before the launcher takes this exit for the job's */
-		sleep(2);
-		_exit(EXIT_WATCHDOG);
-	}
-	return NULL;
+	char text[512], path[512];
+	rondo_sig_format_rank(wd_trace, rp_progress_sig, wd_rank, text,
+			      sizeof text);
+	rule_path(wd_trace, wd_rank, index, path, sizeof path);
+	fprintf(stderr,
+		"%s: rank %u: no progress for %u s, %s call %llu: %s (at %s)\n",
+		prog, wd_rank, seconds,
+		rp_progress_in_call ? "inside" : "before",
+		(unsigned long long)index, text, path);
 }
 
 /* ---- the run --------------------------------------------------------- */
@@ -276,43 +236,14 @@ static int start_mpi(const rondo_trace *t, uint32_t sig, int *argc,
 {
 	const char *f = rondo_func_name(t, rondo_sig_func(t, sig));
 	rondo_arg a;
-	int provided, required = MPI_THREAD_SINGLE, n = -1;
-	static char *args[64];
+	int required = MPI_THREAD_SINGLE, n = -1;
 
 	if (rondo_sig_param(t, sig, "argc", &a) >= 0 && a.kind == RONDO_ARG_INT)
 		n = (int)a.i;
 	if (rondo_sig_param(t, sig, "required", &a) >= 0 &&
 	    a.kind == RONDO_ARG_INT)
 		required = (int)a.i;
-	if (n >= 0) {
-		for (int k = 0; k < n && k < 63; k++)
-			args[k] = k < *argc ? (*argv)[k] : (*argv)[0];
-		args[n < 63 ? n : 63] = NULL;
-		*argc = n < 63 ? n : 63;
-		*argv = args;
-	}
-	if (!strcmp(f, "MPI_Init"))
-		return n >= 0 ? MPI_Init(argc, argv) : MPI_Init(NULL, NULL);
-	return n >= 0 ? MPI_Init_thread(argc, argv, required, &provided)
-		      : MPI_Init_thread(NULL, NULL, required, &provided);
-}
-
-/* After MPI_Init: this run's rank, and the trace's rank count checked.
- * Returns 0, or the exit status. */
-static int started(const rondo_trace *t, int *rank)
-{
-	int size = 0;
-	PMPI_Comm_rank(MPI_COMM_WORLD, rank);
-	PMPI_Comm_size(MPI_COMM_WORLD, &size);
-	if ((uint32_t)size == rondo_rank_count(t))
-		return 0;
-	if (*rank == 0)
-		fprintf(stderr,
-			"%s: the trace is of %u ranks, this run has %d: run "
-			"it with mpirun -np %u\n",
-			prog, rondo_rank_count(t), size, rondo_rank_count(t));
-	MPI_Finalize();
-	return EXIT_NOREPLAY;
+	return rp_init_mpi(f, n, required, argc, argv);
 }
 
 /* An iterator over the rank's calls: with their times when the trace
@@ -326,15 +257,6 @@ static rondo_iter *walker(const rondo_trace *t, uint32_t rank,
 	    rondo_iter_open(t, rank, RONDO_ITER_TIMED, &it) == 0)
 		return it;
 	return rondo_iter_create(t, rank);
-}
-
-/* What a program may call before MPI is up. */
-static int before_init(const char *fn)
-{
-	return !strcmp(fn, "MPI_Init") || !strcmp(fn, "MPI_Init_thread") ||
-	       !strcmp(fn, "MPI_Initialized") || !strcmp(fn, "MPI_Finalized") ||
-	       !strcmp(fn, "MPI_Get_version") ||
-	       !strcmp(fn, "MPI_Get_library_version");
 }
 
 /* Once MPI is up: the rank's calls from call `skip` on when MPI gave
@@ -357,19 +279,15 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		made = 1;
 	}
 	wd_rank = (uint32_t)rank;
-	if (o->watchdog) {
-		pthread_t th;
-		watchdog_s = o->watchdog;
-		if (pthread_create(&th, NULL, watchdog, NULL) == 0)
-			pthread_detach(th);
-	}
+	if (o->watchdog)
+		rp_watchdog_start(o->watchdog, stuck);
 	return made;
 }
 
 static int run(const rondo_trace *t, const struct rp_options *o,
 	       const int *handler, int *argc, char ***argv)
 {
-	int er = env_rank(), rank, inited = 0, lazy = 0, finalized = 0, r;
+	int er = rp_env_rank(), rank, inited = 0, lazy = 0, finalized = 0, r;
 	uint32_t sig;
 	struct rp_call c;
 	rondo_iter *it;
@@ -401,22 +319,24 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 				return EXIT_NOREPLAY;
 			}
 			inited = 1;
-			if ((r = started(t, &rank)) != 0) {
+			if ((r = rp_check_size(rondo_rank_count(t), prog,
+					       &rank)) != 0) {
 				rondo_iter_free(it);
 				return r;
 			}
 			if ((r = restart(t, o, &it, rank, c.index + 1)) < 0)
 				return -r;
 			end_prev = rp_now_ns();
-			progress_index = ++c.index;
+			rp_progress_index = ++c.index;
 			continue;
 		}
-		if (!inited && !before_init(fn)) {
+		if (!inited && !rp_before_init(fn)) {
 			/* MPI started without MPI_Init passing through the
 			 * tracer (a binding layer calling PMPI_Init): so here */
 			PMPI_Init(NULL, NULL);
 			inited = lazy = 1;
-			if ((r = started(t, &rank)) != 0)
+			if ((r = rp_check_size(rondo_rank_count(t), prog,
+					       &rank)) != 0)
 				return r;
 			if ((r = restart(t, o, &it, rank, c.index)) < 0)
 				return -r;
@@ -442,26 +362,26 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			have_end = 1;
 		}
 		rp_spin(gap, &end_prev, &debt);
-		progress_sig = sig;
-		progress_in_call = 1;
+		rp_progress_sig = sig;
+		rp_progress_in_call = 1;
 		if (!strcmp(fn, "MPI_Finalize")) {
 			rp_surrogates_free();
 			rp_finish();
 			MPI_Finalize();
 			finalized = 1;
-			progress_in_call = 0;
-			progress_index = ++c.index;
+			rp_progress_in_call = 0;
+			rp_progress_index = ++c.index;
 			continue;
 		}
-		if (finalized && !before_init(fn))
+		if (finalized && !rp_before_init(fn))
 			continue; /* nothing else calls MPI after it */
 		if (!strcmp(fn, "MPI_Pcontrol"))
 			MPI_Pcontrol((int)(c.s->nargs ? rp_int(&c, 0) : 0));
 		else if (handler[f] >= 0)
 			rp_calls[handler[f]].fn(&c);
 		end_prev = rp_now_ns();
-		progress_in_call = 0;
-		progress_index = ++c.index;
+		rp_progress_in_call = 0;
+		rp_progress_index = ++c.index;
 	}
 	rondo_iter_free(it);
 	if (!inited) {

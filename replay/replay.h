@@ -175,6 +175,38 @@ double rp_now_ns(void);
  * *end_prev, less what earlier spins overshot (*debt, carried forward). */
 void rp_spin(double gap, double *end_prev, double *debt);
 
+/* Exit statuses of rondo-replay and of proxies. */
+#define RP_EXIT_READ	 1 /* the trace could not be read */
+#define RP_EXIT_USAGE	 2
+#define RP_EXIT_NOREPLAY 3 /* not replayable, or another rank count */
+#define RP_EXIT_WATCHDOG 4
+
+/* Starting MPI as the program did.  The rank this process will be, before
+ * MPI says so, from the launcher's environment (-1 when none says). */
+int rp_env_rank(void);
+/* What a program may call before MPI is up. */
+int rp_before_init(const char *fn);
+/* MPI_Init or MPI_Init_thread (fn) as recorded: argc (-1: the program
+ * passed NULL; the arguments are ours, as many as it had) and the thread
+ * level asked for.  Returns MPI's. */
+int rp_init_mpi(const char *fn, int argc_rec, int required, int *argc,
+		char ***argv);
+/* After it: this run's rank in *rank, its rank count against the trace's
+ * nranks.  Another count is said (by rank 0, as `who`), MPI finalized,
+ * and RP_EXIT_NOREPLAY returned; else 0. */
+int rp_check_size(uint32_t nranks, const char *who, int *rank);
+
+/* The watchdog: the calls done so far, the signature of the one under
+ * way or next, and whether it is under way, as the replay goes. */
+extern volatile uint64_t rp_progress_index;
+extern volatile uint32_t rp_progress_sig;
+extern volatile int rp_progress_in_call;
+/* A thread that, when rp_progress_index has not moved for `seconds`,
+ * calls report (which says where the rank is) and ends the process with
+ * RP_EXIT_WATCHDOG, giving the other ranks' watchdogs time to report. */
+void rp_watchdog_start(unsigned seconds,
+		       void (*report)(uint64_t index, unsigned seconds));
+
 /* ---- what is replayed: the trace (source.c) or a proxy's tables ------- */
 
 /* Signature sig as this rank replays it, decoded on first use. */

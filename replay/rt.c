@@ -7,10 +7,12 @@
  * `rondo proxy` copies this file into every proxy it writes.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "match.h"
 #include "replay.h"
@@ -250,6 +252,107 @@ double rp_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* ---- starting MPI, the watchdog --------------------------------------- */
+
+int rp_env_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+					   "PMIX_RANK", "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
+}
+
+int rp_before_init(const char *fn)
+{
+	return !strcmp(fn, "MPI_Init") || !strcmp(fn, "MPI_Init_thread") ||
+	       !strcmp(fn, "MPI_Initialized") || !strcmp(fn, "MPI_Finalized") ||
+	       !strcmp(fn, "MPI_Get_version") ||
+	       !strcmp(fn, "MPI_Get_library_version");
+}
+
+int rp_init_mpi(const char *fn, int argc_rec, int required, int *argc,
+		char ***argv)
+{
+	static char *args[64];
+	int n = argc_rec, provided;
+
+	if (n >= 0) {
+		for (int k = 0; k < n && k < 63; k++)
+			args[k] = k < *argc ? (*argv)[k] : (*argv)[0];
+		args[n < 63 ? n : 63] = NULL;
+		*argc = n < 63 ? n : 63;
+		*argv = args;
+	}
+	if (!strcmp(fn, "MPI_Init"))
+		return n >= 0 ? MPI_Init(argc, argv) : MPI_Init(NULL, NULL);
+	return n >= 0 ? MPI_Init_thread(argc, argv, required, &provided)
+		      : MPI_Init_thread(NULL, NULL, required, &provided);
+}
+
+int rp_check_size(uint32_t nranks, const char *who, int *rank)
+{
+	int size = 0;
+	PMPI_Comm_rank(MPI_COMM_WORLD, rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	if ((uint32_t)size == nranks)
+		return 0;
+	if (*rank == 0)
+		fprintf(stderr,
+			"%s: the trace is of %u ranks, this run has %d: run "
+			"it with mpirun -np %u\n",
+			who, nranks, size, nranks);
+	MPI_Finalize();
+	return RP_EXIT_NOREPLAY;
+}
+
+volatile uint64_t rp_progress_index;
+volatile uint32_t rp_progress_sig;
+volatile int rp_progress_in_call;
+
+static struct {
+	unsigned seconds;
+	void (*report)(uint64_t index, unsigned seconds);
+} wd;
+
+static void *watchdog(void *arg)
+{
+	uint64_t last = (uint64_t)-1;
+	unsigned still = 0;
+	(void)arg;
+	for (;;) {
+		sleep(1);
+		uint64_t now = rp_progress_index;
+		if (now != last) {
+			last = now;
+			still = 0;
+			continue;
+		}
+		if (++still < wd.seconds)
+			continue;
+		wd.report(now, wd.seconds);
+		fflush(stderr);
+		/* the other ranks' watchdogs fire about now too: let them
+		 * print before the launcher takes this exit for the job's */
+		sleep(2);
+		_exit(RP_EXIT_WATCHDOG);
+	}
+	return NULL;
+}
+
+void rp_watchdog_start(unsigned seconds,
+		       void (*report)(uint64_t index, unsigned seconds))
+{
+	pthread_t th;
+	wd.seconds = seconds;
+	wd.report = report;
+	if (pthread_create(&th, NULL, watchdog, NULL) == 0)
+		pthread_detach(th);
 }
 
 void rp_spin(double gap, double *end_prev, double *debt)

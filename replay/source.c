@@ -1,9 +1,9 @@
 /*
  * source.c - what rondo-replay replays: the trace's signatures decoded for
- * this rank, the compute time before each call (the signature's mean gap,
- * scaled to the rank's own time outside MPI), and the look-ahead that finds
- * the call completing a wildcard receive.  (A proxy has its own tables in
- * place of this file.)
+ * this rank, the compute time before each call (the signature's mean gap in
+ * the rank's group, scaled to the rank's own time outside MPI), and the
+ * look-ahead that finds the call completing a wildcard receive.  (A proxy
+ * has its own tables in place of this file.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@ static struct {
 	const rondo_trace *t;
 	uint32_t rank;
 	struct rp_options o;
+	uint32_t group;	   /* this rank's rank group */
 	double gap_factor; /* rp_gap_factors(), this rank's */
 	double gap_norm;   /* its k: the gaps' share of the time outside MPI */
 	double percall_factor; /* percall_gap_factor() */
@@ -85,6 +86,7 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	src.o = *o;
 	src.gap_norm = 1;
 	src.gap_factor = 1;
+	src.group = rp_rank_group(t, rank);
 	factors = rp_xcalloc(rondo_rank_count(t) + 1, sizeof *factors);
 	if (rp_gap_factors(t, factors, &src.gap_norm) == 0 &&
 	    rank < rondo_rank_count(t))
@@ -105,7 +107,6 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 {
 	struct rp_sig *s;
-	rondo_stat g;
 
 	if (sig >= src.nsigs)
 		return RONDO_E_RANGE;
@@ -118,9 +119,8 @@ int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 		exit(1);
 	}
 	s->handler = -1;
-	if (src.o.compute_scale > 0 &&
-	    rondo_sig_gap_stat(src.t, sig, &g) == 0 && g.count)
-		s->gap_ns = (double)g.total_ns / (double)g.count *
+	if (src.o.compute_scale > 0)
+		s->gap_ns = rp_sig_gap(src.t, sig, src.group) *
 			    src.o.compute_scale * src.gap_factor;
 	s->ready = 1;
 	return 0;

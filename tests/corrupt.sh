@@ -43,6 +43,7 @@ expect() {
 	typesizes-*) echo "section 'typesizes'" ;;
 	timing-*) echo "section 'timing'" ;;
 	rankvals-*) echo "section 'rankvals'" ;;
+	groupgaps-*) echo "section 'groupgaps': a rank group's rule past the last" ;;
 	*) echo "(no expectation written for this file)" ;;
 	esac
 }

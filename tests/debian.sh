@@ -50,33 +50,6 @@ san_env
 [ -z "$san" ] || export LD_PRELOAD="$san"
 cd "$tmp" || exit 1
 
-# replayed NAME NP: the trace NAME.rondo replayed by rondo-replay under the
-# tracer (issue 23): the same calls, call by call.
-replay="$top_builddir/replay/rondo-replay"
-replayed() {
-	[ -x "$replay" ] || { fail "$replay not built"; return; }
-	timeout 600 "$rondo" run -o "$1.replay.rondo" -- mpirun -np "$2" ${san:+-x ASAN_OPTIONS} \
-		"$replay" --watchdog 60 "$1.rondo" >"$1.replay.out" 2>&1 ||
-		{ fail "$1: the replay failed: $(tail -n 20 "$1.replay.out")"; return; }
-	"$rondo" diff --ignore buffers "$1.rondo" "$1.replay.rondo" >"$1.diff" 2>&1 &&
-		[ "$(tail -n 1 "$1.diff")" = "same communication" ] ||
-		{ fail "$1: the replay's calls differ: $(head -n 30 "$1.diff")"; return; }
-	echo "$1 replayed: same communication"
-	# ...and its proxy, compiled with the build's compiler
-	"$rondo" proxy -o "$1_proxy.c" "$1.rondo" 2>"$1.gen" &&
-		# shellcheck disable=SC2086 # flags are lists
-		$CC $SAN_CFLAGS $MPI_CFLAGS "$1_proxy.c" -o "$1_proxy" $MPI_LIBS \
-			-lpthread >"$1.cc" 2>&1 ||
-		{ fail "$1: no proxy: $(cat "$1.gen" "$1.cc" | head -n 20)"; return; }
-	timeout 600 "$rondo" run -o "$1.proxy.rondo" -- mpirun -np "$2" ${san:+-x ASAN_OPTIONS} \
-		"./$1_proxy" --watchdog 60 >"$1.proxy.out" 2>&1 ||
-		{ fail "$1: the proxy failed: $(tail -n 20 "$1.proxy.out")"; return; }
-	"$rondo" diff --ignore buffers "$1.rondo" "$1.proxy.rondo" >"$1.pdiff" 2>&1 &&
-		[ "$(tail -n 1 "$1.pdiff")" = "same communication" ] ||
-		{ fail "$1: the proxy's calls differ: $(head -n 30 "$1.pdiff")"; return; }
-	echo "$1's proxy: same communication ($(sed 's/^rondo: wrote [^:]*: //' "$1.gen"))"
-}
-
 # mpi4py ring test: same report traced and untraced, timings aside.
 ring_test() {
 	ring="/usr/bin/python3 -m mpi4py.bench ringtest -n 64 -l 20"

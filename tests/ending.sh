@@ -223,6 +223,16 @@ rm -rf manual.spill
 expect_exit 0 "$rondo" stats --before --csv - manual.rondo
 awk -F, 'NR > 1 && $3 > 0 { n++ } END { exit !n }' "$tmp/out" ||
 	fail "manual: no time before calls in the recovered trace: $(cat "$tmp/out" "$tmp/err")"
+# ...and per rank group (each rank's GAPS records): the groups' calls
+# add up to all ranks'
+all=$(awk -F, 'NR > 1 { s += $3 } END { print s + 0 }' "$tmp/out")
+sum=0 g=0
+while "$rondo" stats --before --group $g --csv - manual.rondo >group.csv 2>/dev/null; do
+	sum=$((sum + $(awk -F, 'NR > 1 { s += $3 } END { print s + 0 }' group.csv)))
+	g=$((g + 1))
+done
+[ "$g" -gt 0 ] && [ "$sum" -eq "$all" ] ||
+	fail "manual: the time before calls per rank group: $g groups, $sum calls, want $all"
 got=0 want=0
 check manual "(signal 15 \(SIGTERM\) inside MPI_Recv|no word after its last spill)" -
 # Damaged files: one cut in the middle is read up to its last good

@@ -20,6 +20,9 @@
 #  - tests/mpi/fstencil.F90 (use mpi and use mpi_f08) on 1, 2, 4 and 6
 #    ranks: as many calls and signatures as the C stencil, and a trace at
 #    most 5 % (+64 bytes) larger.  `make bench-fortran` goes to 27 ranks.
+#  - the traces of fsuite in each binding, and of fstencil (mpi_f08, 4
+#    ranks), replayed by rondo-replay and run as proxies: the same calls
+#    (lib.sh, replayed).
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -141,6 +144,8 @@ for b in mpif usempi f08; do
 	esac
 	[ "$(info $name bindings)" = "$want" ] ||
 		fail "$name: bindings '$(info $name bindings)', want '$want'"
+	# replayed from the trace, and as a proxy, both in C (issue 23)
+	replayed $name 4
 done
 
 # A C library's callback run by the program's Fortran MPI_Comm_free, which
@@ -170,8 +175,9 @@ for np in 1 2 4 6; do
 		}' >"$tmp/st"
 		[ -s "$tmp/st" ] && { cat "$tmp/st"; fails=$((fails + 1)); }
 		echo "$name: $f (C: $c)"
+		[ "$np" -ne 4 ] || [ $b != f08 ] || replayed $name 4
 	done
 done
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
-echo "fortran: fsuite in 3 bindings as its C twin, fstencil as small as C's"
+echo "fortran: fsuite in 3 bindings as its C twin, fstencil as small as C's, both replayed"

@@ -188,6 +188,49 @@ compare() {
 	done
 }
 
+# replayed NAME NP: the trace $tmp/NAME.rondo of NP ranks replayed by
+# rondo-replay under the tracer ($tmp/NAME.replay.rondo), then its proxy
+# (rondo proxy, compiled with the build's compiler, warnings as errors,
+# the sanitizers of a sanitizer build) run under the tracer
+# ($tmp/NAME_proxy.rondo), the watchdog on for both: `rondo diff --ignore
+# buffers` must say "same communication" of each (every rank's calls
+# equal, call by call).  Needs rondo, tmp, san and fail(); CC, SAN_CFLAGS,
+# MPI_CFLAGS and MPI_LIBS from make check.  Returns 1 after a failure.
+replayed() {
+	name=$1 np=$2 a="$tmp/$1.rondo" p="$tmp/${1}_proxy"
+	replay="$top_builddir/replay/rondo-replay"
+	[ -x "$replay" ] || { fail "$replay not built"; return 1; }
+	timeout 600 "$rondo" run -o "$tmp/$name.replay.rondo" -- mpirun -np "$np" \
+		${san:+-x ASAN_OPTIONS} "$replay" --watchdog 60 "$a" \
+		>"$tmp/$name.replay.out" 2>&1 ||
+		{ fail "$name: the replay failed: $(grep -v '^ *$' "$tmp/$name.replay.out" | head -20)"; return 1; }
+	same_calls "$name" "$tmp/$name.replay.rondo" replay || return 1
+	echo "ok: $name on $np ranks: $("$rondo" info "$a" | sed -n 's/^calls *//p') calls, same communication"
+	"$rondo" proxy -o "$p.c" "$a" 2>"$tmp/$name.gen" ||
+		{ fail "$name: rondo proxy: $(cat "$tmp/$name.gen")"; return 1; }
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
+		$MPI_LIBS -lpthread >"$tmp/$name.cc" 2>&1 ||
+		{ fail "$name: the proxy does not compile: $(head -20 "$tmp/$name.cc")"; return 1; }
+	timeout 600 "$rondo" run -o "$p.rondo" -- mpirun -np "$np" \
+		${san:+-x ASAN_OPTIONS} "$p" --watchdog 60 \
+		>"$tmp/$name.proxy.out" 2>&1 ||
+		{ fail "$name: the proxy failed: $(grep -v '^ *$' "$tmp/$name.proxy.out" | head -20)"; return 1; }
+	same_calls "$name" "$p.rondo" proxy || return 1
+	echo "ok: $name's proxy: $(wc -l <"$p.c") lines, same communication ($(sed 's/^rondo: wrote [^:]*: //' "$tmp/$name.gen"))"
+}
+
+# same_calls NAME B WHAT: the re-trace B says the same as $tmp/NAME.rondo.
+same_calls() {
+	"$rondo" diff --ignore buffers "$tmp/$1.rondo" "$2" >"$tmp/$1.$3.diff" 2>&1
+	status=$?
+	if [ $status -ne 0 ] || [ "$(tail -1 "$tmp/$1.$3.diff")" != "same communication" ]; then
+		fail "$1: the $3's calls differ (diff status $status):"
+		sed -n '1,30p' "$tmp/$1.$3.diff"
+		return 1
+	fi
+}
+
 # export_traces: traces the bundled programs rondo export is tested on
 # (tests/export.sh, tests/export_otf2.sh) into $tmp/NAME.rondo, 4 ranks
 # each, with per-call times; p2p_agg is p2p without them.  Sets

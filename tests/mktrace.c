@@ -334,6 +334,14 @@ static int corpus_payloads(const char *dir)
 	fmt_put_uvarint(&b, 8);
 	rc |= with_payload(dir, "typesizes-bad-const.rondo", FMT_SEC_TYPESIZES,
 			   &b);
+	/* the time before calls per rank group: of a rule the file does
+	 * not have */
+	b.len = 0;
+	fmt_put_uvarint(&b, 1);
+	fmt_put_uvarint(&b, 100000);
+	fmt_put_uvarint(&b, 0);
+	rc |= with_payload(dir, "groupgaps-bad-rule.rondo", FMT_SEC_GROUPGAPS,
+			   &b);
 	fmt_buf_free(&b);
 	rc |= corpus_timing(dir);
 	rc |= corpus_ranksum(dir);

@@ -19,50 +19,15 @@ replay="$top_builddir/replay/rondo-replay"
 mktrace="$top_builddir/tests/mktrace"
 [ -x "$replay" ] || { echo "FAIL: $replay not built"; exit 1; }
 
-# equal NAME A B WHAT: the re-trace B says the same as the original A.
-equal() {
-	"$rondo" diff --ignore buffers "$2" "$3" >"$tmp/$1.diff" 2>&1
-	status=$?
-	if [ $status -ne 0 ] || [ "$(tail -1 "$tmp/$1.diff")" != "same communication" ]; then
-		fail "$1: the $4's calls differ (diff status $status):"
-		sed -n '1,30p' "$tmp/$1.diff"
-		return 1
-	fi
-}
-
-# same NAME NP ARGS...: traces tests/mpi/NAME on NP ranks, replays the
-# trace under the tracer, compares; then its proxy.
+# same NAME NP ARGS...: traces tests/mpi/NAME on NP ranks, then
+# replayed (lib.sh).
 same() {
 	name=$1; np=$2; shift 2
-	a="$tmp/$name.rondo"; b="$tmp/$name.replay.rondo"
-	RONDO_EXPECT="$tmp/$name.expect" "$rondo" run -o "$a" -- \
+	RONDO_EXPECT="$tmp/$name.expect" "$rondo" run -o "$tmp/$name.rondo" -- \
 		mpirun -np "$np" -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} \
 		"$top_builddir/tests/mpi/$name" "$@" >"$tmp/$name.out" 2>&1 ||
 		{ fail "$name: the program failed: $(tail -5 "$tmp/$name.out")"; return; }
-	timeout 300 "$rondo" run -o "$b" -- mpirun -np "$np" \
-		${san:+-x ASAN_OPTIONS} "$replay" --watchdog 60 "$a" \
-		>"$tmp/$name.replay.out" 2>&1 ||
-		{ fail "$name: the replay failed: $(grep -v '^ *$' "$tmp/$name.replay.out" | head -20)"; return; }
-	equal "$name" "$a" "$b" replay || return
-	echo "ok: $name on $np ranks: $("$rondo" info "$a" | sed -n 's/^calls *//p') calls, same communication"
-	proxy "$name" "$np"
-}
-
-# proxy NAME NP: the proxy of $tmp/NAME.rondo, compiled, run, compared.
-proxy() {
-	p="$tmp/${1}_proxy"
-	"$rondo" proxy -o "$p.c" "$tmp/$1.rondo" 2>"$tmp/$1.gen" ||
-		{ fail "$1: rondo proxy: $(cat "$tmp/$1.gen")"; return; }
-	# shellcheck disable=SC2086 # flags are lists
-	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
-		$MPI_LIBS -lpthread >"$tmp/$1.cc" 2>&1 ||
-		{ fail "$1: the proxy does not compile: $(head -20 "$tmp/$1.cc")"; return; }
-	timeout 300 "$rondo" run -o "$p.rondo" -- mpirun -np "$2" \
-		${san:+-x ASAN_OPTIONS} "$p" --watchdog 60 \
-		>"$tmp/$1.proxy.out" 2>&1 ||
-		{ fail "$1: the proxy failed: $(grep -v '^ *$' "$tmp/$1.proxy.out" | head -20)"; return; }
-	equal "$1.proxy" "$tmp/$1.rondo" "$p.rondo" proxy || return
-	echo "ok: $1's proxy: $(wc -l <"$p.c") lines, same communication ($(sed 's/^rondo: wrote [^:]*: //' "$tmp/$1.gen"))"
+	replayed "$name" "$np"
 }
 
 same basic 4 50
@@ -110,6 +75,59 @@ same peers 4 2000       # random peers, probes
 same ftwin 2            # the Fortran suite's C twin
 same matrix 4 wildcard "$tmp/wildcard.csv"  # Irecv(ANY_SOURCE, ANY_TAG) in a rule used 4 ways
 same stencil 16 10 8    # 16 ranks: tables by rank past one line, 9 rank groups
+same shifted 4 20 20000 # rank groups computing before different calls
+same xor 6 5            # partners rank ^ k, some with none
+same multipart 4 10     # diagonal exchanges on a torus
+same timing 2 100       # a receive that waits 100 ms for its message
+
+# The time before calls per rank group: in shifted, rank 0 (group 0)
+# works 20 ms before each Allreduce, ranks 1-3 (group 1) as long before
+# each Barrier.  The original, the replay and the proxy each show it per
+# group (a mean over all ranks would spin 5 ms before every Allreduce and
+# 15 ms before every Barrier, on every rank); --compute scale=0.5 halves
+# it, --compute none drops it.
+# gapmean FILE GROUP FUNCTION: the group's mean time before FUNCTION, ns.
+gapmean() {
+	"$rondo" stats --before --group "$2" --csv - "$1" 2>>"$tmp/gap.err" |
+		awk -F, -v f="$3" '$1 == f { printf "%d\n", $5 }'
+}
+# shifted_gaps WHAT FILE LO HI: group 0's mean before MPI_Allreduce and
+# group 1's before MPI_Barrier between LO and HI ns, and each at least 3
+# times the other call's.
+shifted_gaps() {
+	f=$2
+	a0=$(gapmean "$f" 0 MPI_Allreduce); b0=$(gapmean "$f" 0 MPI_Barrier)
+	a1=$(gapmean "$f" 1 MPI_Allreduce); b1=$(gapmean "$f" 1 MPI_Barrier)
+	got="group 0: $a0 and $b0 ns, group 1: $a1 and $b1 ns"
+	if [ -z "$a0" ] || [ -z "$b0" ] || [ -z "$a1" ] || [ -z "$b1" ]; then
+		fail "$1: no time before calls per group: $(cat "$tmp/gap.err")"
+	elif [ "$a0" -lt "$3" ] || [ "$a0" -gt "$4" ] || [ "$b1" -lt "$3" ] ||
+		[ "$b1" -gt "$4" ] || [ "$a0" -lt $((3 * b0)) ] || [ "$b1" -lt $((3 * a1)) ]; then
+		fail "$1: want group 0 computing $3 to $4 ns before MPI_Allreduce, group 1 before MPI_Barrier, 3 times the other; got means $got"
+	else
+		echo "ok: $1: time before MPI_Allreduce and MPI_Barrier, $got"
+	fi
+}
+shifted_gaps original "$tmp/shifted.rondo" 19000000 40000000
+shifted_gaps replay "$tmp/shifted.replay.rondo" 10000000 40000000
+shifted_gaps proxy "$tmp/shifted_proxy.rondo" 10000000 40000000
+"$rondo" run -o "$tmp/half.rondo" -- mpirun -np 4 ${san:+-x ASAN_OPTIONS} \
+	"$replay" --compute scale=0.5 "$tmp/shifted.rondo" >"$tmp/half.out" 2>&1 ||
+	fail "--compute scale=0.5: $(cat "$tmp/half.out")"
+shifted_gaps "replay --compute scale=0.5" "$tmp/half.rondo" 5000000 17000000
+"$rondo" run -o "$tmp/half.rondo" -- mpirun -np 4 ${san:+-x ASAN_OPTIONS} \
+	"$tmp/shifted_proxy" --compute scale=0.5 >"$tmp/half.out" 2>&1 ||
+	fail "proxy --compute scale=0.5: $(cat "$tmp/half.out")"
+shifted_gaps "proxy --compute scale=0.5" "$tmp/half.rondo" 5000000 17000000
+for run in "$replay --compute none $tmp/shifted.rondo" "$tmp/shifted_proxy --compute none"; do
+	# shellcheck disable=SC2086 # a command and its arguments
+	"$rondo" run -o "$tmp/none.rondo" -- mpirun -np 4 ${san:+-x ASAN_OPTIONS} \
+		$run >"$tmp/none.out" 2>&1 || fail "$run: $(cat "$tmp/none.out")"
+	a0=$(gapmean "$tmp/none.rondo" 0 MPI_Allreduce)
+	b1=$(gapmean "$tmp/none.rondo" 1 MPI_Barrier)
+	[ -n "$a0" ] && [ -n "$b1" ] && [ "$a0" -lt 5000000 ] && [ "$b1" -lt 5000000 ] ||
+		fail "$run: the 20 ms of work still spun: $a0 and $b1 ns"
+done
 
 # --polls once: the polls that failed are not replayed, nothing else
 # changes (the one that succeeded waits instead).
@@ -119,6 +137,13 @@ same stencil 16 10 8    # 16 ranks: tables by rank past one line, 9 rank groups
 "$rondo" diff --ignore buffers "$tmp/testsome.rondo" "$tmp/once.rondo" >"$tmp/once.diff"
 funcs=$(sed -n '/^calls per function and rank:/,/^$/p' "$tmp/once.diff" | grep '^  MPI_' | sort -u | tr -d ' ')
 [ "$funcs" = "MPI_Testsome" ] || fail "--polls once: want fewer MPI_Testsome calls only, got: $(cat "$tmp/once.diff")"
+# ...and in the proxy
+"$rondo" run -o "$tmp/once.rondo" -- mpirun -np 4 ${san:+-x ASAN_OPTIONS} \
+	"$tmp/testsome_proxy" --polls once >"$tmp/once.out" 2>&1 ||
+	fail "proxy --polls once: $(cat "$tmp/once.out")"
+"$rondo" diff --ignore buffers "$tmp/testsome.rondo" "$tmp/once.rondo" >"$tmp/once.diff"
+funcs=$(sed -n '/^calls per function and rank:/,/^$/p' "$tmp/once.diff" | grep '^  MPI_' | sort -u | tr -d ' ')
+[ "$funcs" = "MPI_Testsome" ] || fail "proxy --polls once: want fewer MPI_Testsome calls only, got: $(cat "$tmp/once.diff")"
 
 # --check: what can be replayed, and whether it pairs up; no MPI run.
 "$replay" --check "$tmp/p2p.rondo" >"$tmp/check.out" 2>"$tmp/err" ||

@@ -47,6 +47,8 @@ function bad(s) { print s; fails++ }'
 # the writer keeps no time between calls: said so, once
 expect_exit 1 "$rondo" stats --before demo.rondo
 one_error "^rondo: demo.rondo keeps no time between calls \\(no 'gapstats' section"
+expect_exit 1 "$rondo" stats --before --group 0 demo.rondo
+one_error "^rondo: demo.rondo keeps no time between calls per rank group \\(no 'groupgaps' section"
 expect_exit 0 "$rondo" stats --csv - demo.rondo
 [ "$(head -1 "$tmp/out")" = "function,signatures,calls,total_ns,mean_ns,min_ns,max_ns,sd_ns,mpi_share,run_share" ] ||
 	fail "stats CSV header: $(head -1 "$tmp/out")"
@@ -375,6 +377,25 @@ else
 			fail "slowrank: stats --before's header: $(head -3 "$tmp/out")"
 		echo "slowrank, before: $(grep Allreduce "$tmp/out" | cut -c1-100)"
 		expect_exit 2 "$rondo" stats --before --by rank slow.rondo
+		# per rank group: its ranks all make the same calls, so one
+		# group, whose time before the Allreduce is all of it (each
+		# rank's total kept within 1/128); text marks what a group
+		# does not keep
+		expect_exit 0 "$rondo" stats --before --group 0 --csv - slow.rondo
+		awk -F, '$1 == "MPI_Allreduce" { found = 1
+			if ($3 != 200 || $5 < 3000000 || $5 > 6000000 ||
+			    $6 != "" || $7 != "" || $8 != "") exit 1 }
+			END { exit !found }' "$tmp/out" ||
+			fail "slowrank: group 0's time before the Allreduce: $(cat "$tmp/out")"
+		expect_exit 0 "$rondo" stats --before --group 0 slow.rondo
+		grep -q "between MPI calls in rank group 0 (4 ranks: 0-3)" "$tmp/out" &&
+			grep -Eq "^MPI_Allreduce +1 +200 .* +- +- +- " "$tmp/out" ||
+			fail "slowrank: stats --before --group 0: $(cat "$tmp/out")"
+		expect_exit 2 "$rondo" stats --before --group 1 slow.rondo
+		usage_error stats "^rondo: --group 1: slow.rondo has 1 rank group, 0 to 0$"
+		expect_exit 2 "$rondo" stats --group 0 slow.rondo
+		expect_exit 2 "$rondo" stats --before --group x slow.rondo
+		expect_exit 2 "$rondo" stats --before --group 0 --sort max slow.rondo
 		echo "slowrank: $("$rondo" contention --top 1 slow.rondo | tail -1 | cut -c1-110)"
 	fi
 fi

@@ -341,6 +341,21 @@ static void fx_ranksum(struct fmt_buf *b)
 	fmt_ranksum_free(&s);
 }
 
+/* Two rank groups (rules 0 and 2 of 3) over 3 signatures: the first
+ * before signatures 0 and 2, the second before signature 1, a time past
+ * 2^40 ns. */
+static uint32_t fg_root[] = {0, 2};
+static uint64_t fg_at[] = {0, 2, 3};
+static struct fmt_gapent fg_e[] = {
+	{0, 5, 100}, {2, 1, 0}, {1, 7, (UINT64_C(1) << 40) + 3}};
+
+static void fx_groupgaps(struct fmt_buf *b)
+{
+	struct fmt_groupgaps g = {2, fg_root, fg_at, fg_e};
+
+	fmt_groupgaps_encode(b, &g);
+}
+
 /* The whole trace as a file: every known section but comms, and an
  * unknown one (ranksum summarizes the 10 ranks of its own fixture). */
 static void fx_file(struct fmt_buf *out, int level)
@@ -724,6 +739,16 @@ static int dec_ranksum(const uint8_t *p, size_t n, struct fmt_err *e)
 	return rc;
 }
 
+static int dec_groupgaps(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_groupgaps g;
+	int rc = fmt_groupgaps_decode(&g, p, n, 3, 3, e);
+
+	CHECK(rc == 0 || (g.root == NULL && g.at == NULL && g.e == NULL));
+	fmt_groupgaps_free(&g);
+	return rc;
+}
+
 static void check_codec(const char *what, void (*enc)(struct fmt_buf *),
 			decode_fn fn)
 {
@@ -748,6 +773,7 @@ static void test_prefixes(void)
 	check_codec("ranktime", fx_ranktime, dec_ranktime);
 	check_codec("ranksum", fx_ranksum, dec_ranksum);
 	check_codec("sigstats", fx_sigstats, dec_sigstats);
+	check_codec("groupgaps", fx_groupgaps, dec_groupgaps);
 }
 
 static void test_strings(void)
@@ -1146,6 +1172,75 @@ static int sigstat_bytes(const uint64_t *v, size_t n, uint32_t nsigs,
 	fmt_stats_free(&got);
 	fmt_buf_free(&b);
 	return rc;
+}
+
+/* A groupgaps payload of uvarints v, decoded over 3 rules and 3
+ * signatures. */
+static int groupgaps_bytes(const uint64_t *v, size_t n, struct fmt_err *e)
+{
+	struct fmt_buf b = {0};
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		fmt_put_uvarint(&b, v[i]);
+	rc = dec_groupgaps(b.data, b.len, e);
+	fmt_buf_free(&b);
+	return rc;
+}
+
+static void test_groupgaps(void)
+{
+	struct fmt_buf b = {0};
+	struct fmt_groupgaps got;
+	const struct fmt_gapent *x;
+	struct fmt_err e = {0};
+
+	fx_groupgaps(&b);
+	CHECK(fmt_groupgaps_decode(&got, b.data, b.len, 3, 3, &e) == 0);
+	CHECK(got.n == 2 && got.root[0] == 0 && got.root[1] == 2);
+	CHECK(got.at[0] == 0 && got.at[1] == 2 && got.at[2] == 3);
+	for (int i = 0; got.n == 2 && i < 3; i++)
+		CHECKF(got.e[i].sig == fg_e[i].sig &&
+			       got.e[i].calls == fg_e[i].calls &&
+			       got.e[i].ns == fg_e[i].ns,
+		       "entry %d: %u %llu %llu", i, got.e[i].sig,
+		       (unsigned long long)got.e[i].calls,
+		       (unsigned long long)got.e[i].ns);
+	x = fmt_groupgaps_find(&got, 0, 2);
+	CHECK(x && x->calls == 1);
+	x = fmt_groupgaps_find(&got, 1, 1);
+	CHECK(x && x->ns == (UINT64_C(1) << 40) + 3);
+	CHECK(!fmt_groupgaps_find(&got, 0, 1) &&
+	      !fmt_groupgaps_find(&got, 1, 0));
+	CHECK(!fmt_groupgaps_find(&got, 2, 0));
+	fmt_groupgaps_free(&got);
+	/* a rule or a signature past the last */
+	CHECK(fmt_groupgaps_decode(&got, b.data, b.len, 2, 3, &e) ==
+		      RONDO_E_CORRUPT &&
+	      strcmp(e.section, "groupgaps") == 0 && strstr(e.msg, "rule"));
+	CHECK(fmt_groupgaps_decode(&got, b.data, b.len, 3, 2, &e) ==
+		      RONDO_E_CORRUPT &&
+	      strstr(e.msg, "signature"));
+	fmt_buf_free(&b);
+	/* groups, root, entries, (sig, calls, ns) */
+	CHECK(groupgaps_bytes((uint64_t[]){1, 2, 1, 1, 4, 9}, 6, &e) == 0);
+	CHECK(groupgaps_bytes((uint64_t[]){0}, 1, &e) == 0);
+	/* a time before no call */
+	CHECK(groupgaps_bytes((uint64_t[]){1, 0, 1, 0, 0, 5}, 6, &e) ==
+		      RONDO_E_CORRUPT &&
+	      strstr(e.msg, "no call"));
+	/* the second group's rule at 0 + 1 + 2 = 3: past the last */
+	CHECK(groupgaps_bytes((uint64_t[]){2, 0, 0, 2, 0}, 5, &e) ==
+		      RONDO_E_CORRUPT &&
+	      strstr(e.msg, "rule"));
+	/* signatures must increase: 1, then 1 + 1 + 1 = 3 */
+	CHECK(groupgaps_bytes((uint64_t[]){1, 0, 2, 1, 1, 1, 1, 1, 1}, 9, &e) ==
+		      RONDO_E_CORRUPT &&
+	      strstr(e.msg, "signature"));
+	/* more groups than the bytes could hold */
+	CHECK(groupgaps_bytes((uint64_t[]){3, 0, 0}, 3, &e) ==
+		      RONDO_E_TRUNCATED &&
+	      strstr(e.msg, "do not fit"));
 }
 
 static void test_sigstats(void)
@@ -2601,6 +2696,7 @@ int main(void)
 	test_ranksum();
 	test_ranksum_all();
 	test_sigstats();
+	test_groupgaps();
 	test_ranksum_saturated();
 	test_ranksum_bad();
 	test_prefixes();

@@ -577,11 +577,28 @@ struct leaf {
 	uint32_t term[NTERM];  /* local id -> terminal */
 	struct fmt_grammar g;
 	struct fmt_stats st;
+	struct fmt_stats gaps; /* the time before calls: all but the first */
 };
 
 static uint64_t leaf_ns(uint32_t rank, uint32_t term)
 {
 	return 1000 + 37 * (uint64_t)rank + 5 * (uint64_t)term;
+}
+
+/* The time before each call of term on rank, and how many of its calls
+ * have one (all but the rank's first call). */
+static uint64_t gap_ns(uint32_t rank, uint32_t term)
+{
+	return 500 + 11 * (uint64_t)rank + 3 * (uint64_t)term;
+}
+
+static uint64_t gap_calls(const struct seq *in, uint32_t term)
+{
+	uint64_t n = 0;
+
+	for (size_t k = 0; k < in->n; k++)
+		n += in->v[k] == term && k > 0;
+	return n;
 }
 
 static void leaf_make(struct leaf *l, const struct seq *in, uint32_t rank)
@@ -591,6 +608,7 @@ static void leaf_make(struct leaf *l, const struct seq *in, uint32_t rank)
 
 	memset(l, 0, sizeof(*l));
 	l->st.st = xalloc(NTERM, sizeof(*l->st.st));
+	l->gaps.st = xalloc(NTERM, sizeof(*l->gaps.st));
 	for (size_t k = 0; k < in->n; k++) {
 		uint32_t t = in->v[k];
 
@@ -610,6 +628,14 @@ static void leaf_make(struct leaf *l, const struct seq *in, uint32_t rank)
 			n += in->v[k] == l->term[i];
 		*s = (rondo_stat){n, n * d, d, d, (double)n * d * d, {0}};
 		s->hist[fmt_hist_bin(d)] = n;
+		n = gap_calls(in, l->term[i]);
+		d = gap_ns(rank, l->term[i]);
+		if (!n)
+			continue;
+		s = &l->gaps.st[l->gaps.n].s;
+		l->gaps.st[l->gaps.n++].sig = i;
+		*s = (rondo_stat){n, n * d, d, d, (double)n * d * d, {0}};
+		s->hist[fmt_hist_bin(d)] = n;
 	}
 	CHECK(bad == 0);
 	CHECK(grammar_export(g, &l->g) == 0);
@@ -621,6 +647,7 @@ static void leaf_free(struct leaf *l)
 	tb_free(&l->t);
 	fmt_grammar_free(&l->g);
 	free(l->st.st);
+	free(l->gaps.st);
 }
 
 /* Ranks 0 .. n-1 merged as tracer/merge_tree.c does, in rounds; damage: the rank
@@ -648,7 +675,8 @@ static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 		leaf_make(&l, &in[r], r);
 		m[r] = merge_create();
 		CHECK(m[r] &&
-		      merge_add_rank(m[r], tb_done(&l.t), &l.g, &l.st) == 0);
+		      merge_add_rank(m[r], tb_done(&l.t), &l.g, &l.st) == 0 &&
+		      merge_add_gaps(m[r], tb_done(&l.t), &l.gaps) == 0);
 		if (r % 4 == 0) {
 			uint32_t w[4], dims[2] = {2, 2};
 			uint8_t per[2] = {1, 0};
@@ -694,6 +722,60 @@ static struct merge *tree_merge(struct seq *in, uint32_t n, pattern_fn p,
 	root = m[0];
 	free(m);
 	return root;
+}
+
+/* The time before calls per rank group: each group's ranks' times summed
+ * per signature, each rank's kept as a time code. */
+static void check_groupgaps(const struct merge *m, const struct job *j,
+			    const struct seq *in, const uint32_t *root)
+{
+	const struct fmt_cst *cst = merge_cst(m);
+	size_t nr = j->all.nrules, ns = cst->n;
+	uint64_t *calls = xalloc(nr * ns + 1, sizeof(*calls));
+	uint64_t *ns_of = xalloc(nr * ns + 1, sizeof(*ns_of));
+	uint32_t bad = 0, groups = 0;
+	uint8_t *seen = xalloc(nr + 1, 1);
+	struct fmt_groupgaps g;
+
+	for (uint32_t r = 0; r < j->nranks; r++) {
+		groups += !seen[root[r]];
+		seen[root[r]] = 1;
+		for (uint32_t sg = 0; sg < ns; sg++) {
+			struct fmt_cur c;
+			rondo_arg a;
+			uint64_t k;
+
+			fmt_cur_init(&c, cst->sig[sg].args, cst->sig[sg].len,
+				     NULL, NULL);
+			if (fmt_arg_get(&c, &a) != 0)
+				continue;
+			k = gap_calls(&in[r], (uint32_t)a.i);
+			if (!k)
+				continue;
+			calls[root[r] * ns + sg] += k;
+			ns_of[root[r] * ns + sg] += fmt_time_value(
+				fmt_time_code(k * gap_ns(r, (uint32_t)a.i)));
+		}
+	}
+	CHECK(merge_groupgaps(m, &g) == 0);
+	for (uint32_t k = 0; k < g.n; k++) {
+		bad += k && g.root[k] <= g.root[k - 1];
+		for (uint64_t i = g.at[k]; i < g.at[k + 1]; i++) {
+			size_t at = g.root[k] * ns + g.e[i].sig;
+
+			bad += g.e[i].calls != calls[at] ||
+			       g.e[i].ns != ns_of[at] || !calls[at];
+			calls[at] = 0;
+		}
+	}
+	for (size_t i = 0; i < nr * ns; i++)
+		bad += calls[i] != 0; /* a group's time left out */
+	CHECKF(bad == 0 && g.n <= groups, "%s on %u ranks: %u group gaps wrong",
+	       j->name, j->nranks, bad);
+	fmt_groupgaps_free(&g);
+	free(calls);
+	free(ns_of);
+	free(seen);
 }
 
 /* Every rank's calls, signatures, statistics, times and communicators
@@ -757,6 +839,8 @@ static void test_tree(const char *name, pattern_fn p, uint32_t n)
 	CHECKF(root && bad == 0, "%s on %u ranks: %u calls wrong", name, n,
 	       bad);
 	CHECKF(badt == 0, "%s on %u ranks: %u times wrong", name, n, badt);
+	if (root)
+		check_groupgaps(m, &j, in, root);
 	for (uint32_t sg = 0; sg < cst->n; sg++) {
 		bad += stat[sg].count != count[sg] ||
 		       stat[sg].hist[fmt_hist_bin(stat[sg].min_ns)] == 0;
@@ -797,8 +881,9 @@ static void test_trees(void)
 
 /* Identical rank grammars travel once: what rank 0 takes in from 512
  * alike ranks has the signatures, grammar and rank map it has from 8;
- * only the times of each rank (a byte, two per signature and two for its
- * time in MPI) and the communicators (one per 4 ranks here) add to it. */
+ * only the times of each rank (a byte, two per signature for its time in
+ * it and three for the time before its calls, two for its time in MPI)
+ * and the communicators (one per 4 ranks here) add to it. */
 static void test_tree_size(void)
 {
 	static const uint32_t sizes[2] = {8, 512};
@@ -826,7 +911,7 @@ static void test_tree_size(void)
 	}
 	CHECK(nsig[0] == nsig[1] && rules[0] == rules[1] && map[0] == map[1]);
 	CHECKF(bytes[1] - bytes[0] <=
-		       (sizes[1] - sizes[0]) * (3 + 2 * nsig[0]) +
+		       (sizes[1] - sizes[0]) * (3 + 5 * nsig[0]) +
 			       (sizes[1] - sizes[0]) / 4 * 16,
 	       "8 ranks: %zu bytes, 512: %zu", bytes[0], bytes[1]);
 }

@@ -370,13 +370,14 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_timing tm = {0};
 	struct fmt_rankvals rv = {0};
 	struct fmt_ranksum sum = {0};
-	struct fmt_buf b[14] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
-	static const uint32_t type[14] = {
+	struct fmt_groupgaps gg = {0};
+	struct fmt_buf b[15] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
+	static const uint32_t type[15] = {
 		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
 		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
 		FMT_SEC_SIGSTATS, FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
 		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
-		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS};
+		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS,  FMT_SEC_GROUPGAPS};
 	int rc = -1, timed, summed;
 
 	merge_ranktime(j->m, &times);
@@ -393,6 +394,8 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		rc = job_consts(j->names, &cst, &rv, &cbytes, &consts, &ts);
 	if (rc == 0)
 		rc = job_funcs(j->names, &funcs, &cst);
+	if (rc == 0)
+		rc = merge_groupgaps(j->m, &gg) ? -1 : 0;
 	if (rc == 0 && summed)
 		rc = fmt_ranksum_make(&sum, &times, JOB_EXTREMES,
 				      merge_rank_mpi(j->m))
@@ -427,23 +430,26 @@ int job_sections(struct job *j, struct fmt_writer *w)
 			fmt_timing_encode(&b[11], &tm);
 		fmt_rankvals_encode(&b[12], &rv);
 		fmt_sigstats_encode(&b[13], &gs);
+		fmt_groupgaps_encode(&b[14], &gg);
 	}
 	/* no communicator, topology, datatype, per-call time, per-rank
 	 * value or time between calls, no section */
-	for (int i = 0; i < 14 && rc == 0; i++)
+	for (int i = 0; i < 15 && rc == 0; i++)
 		rc = b[i].oom ? -1
 		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
 				     (i == 10 && !ts.n) ||
 				     (i == 11 && !timed) ||
-				     (i == 12 && !rv.n) || (i == 13 && !gs.n)
+				     (i == 12 && !rv.n) ||
+				     ((i == 13 || i == 14) && !gs.n)
 			     ? 0
 			     : fmt_writer_add(w,
 					      i == 8 && summed ? FMT_SEC_RANKSUM
 							       : type[i],
 					      b[i].data, b[i].len,
 					      job_pack_level(b[i].len));
-	for (int i = 0; i < 14; i++)
+	for (int i = 0; i < 15; i++)
 		fmt_buf_free(&b[i]);
+	fmt_groupgaps_free(&gg);
 	fmt_rankvals_free(&rv);
 	fmt_ranksum_free(&sum);
 	fmt_buf_free(&vbytes);

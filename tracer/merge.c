@@ -378,9 +378,17 @@ static int timing_empty(struct timing *t, uint64_t count);
  * them without timing get none. */
 static int ranks_add(struct merge *m, uint32_t root, uint64_t count)
 {
+	struct extra *x = &m->x;
+	uint32_t at = m->grams.nranks;
 	int rc = merge_timing_pad(m);
 
-	return rc ? rc : roots_add(&m->grams, root, count);
+	if (!rc && count <= UINT32_MAX - (uint64_t)at &&
+	    util_grow(&x->root, &x->caproot, at + count, sizeof(*x->root)))
+		rc = RONDO_E_NOMEM;
+	rc = rc ? rc : roots_add(&m->grams, root, count);
+	for (uint64_t k = 0; !rc && k < count; k++)
+		x->root[at + k] = root;
+	return rc;
 }
 
 int merge_add_grammar(struct merge *m, const struct fmt_grammar *g)
@@ -512,6 +520,40 @@ static int gaps_add(struct merge *m, const struct fmt_stats *st,
 	return 0;
 }
 
+/* The entry of signature sig in rank's time list, or NULL. */
+static size_t *time_entry(const struct extra *x, uint32_t rank, uint32_t sig,
+			  size_t *i)
+{
+	uint64_t lo = x->at[rank], hi = x->at[rank + 1];
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (x->sig[mid] < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*i = (size_t)lo;
+	return lo < x->at[rank + 1] && x->sig[lo] == sig ? i : NULL;
+}
+
+/* The time before calls of the rank added last, beside its times. */
+static void rank_gaps_add(struct extra *x, uint32_t rank,
+			  const struct fmt_stats *st, const uint32_t *map)
+{
+	size_t i;
+
+	for (uint32_t k = 0; k < st->n; k++) {
+		if (!st->st[k].s.count ||
+		    !time_entry(x, rank, map[st->st[k].sig], &i))
+			continue; /* no time of its own: a call of nothing */
+		x->gcalls[i] += st->st[k].s.count;
+		x->gcode[i] = fmt_time_code(fmt_time_value(x->gcode[i]) +
+					    st->st[k].s.total_ns);
+	}
+}
+
 int merge_add_gaps(struct merge *m, const struct fmt_cst *cst,
 		   const struct fmt_stats *gaps)
 {
@@ -524,6 +566,8 @@ int merge_add_gaps(struct merge *m, const struct fmt_cst *cst,
 		rc = merge_add_cst(m, cst, map);
 	if (!rc)
 		rc = gaps_add(m, gaps, map, cst->n);
+	if (!rc && m->grams.nranks)
+		rank_gaps_add(&m->x, m->grams.nranks - 1, gaps, map);
 	free(map);
 	return rc;
 }
@@ -546,6 +590,8 @@ struct sig_time {
 	uint32_t sig;
 	uint16_t code;
 	uint64_t ns;
+	uint64_t gcalls; /* the time before its calls: how many, */
+	uint16_t gcode;	 /* their total */
 };
 
 static int by_sig(const void *a, const void *b)
@@ -571,17 +617,27 @@ static int times_add(struct merge *m, struct sig_time *v, uint32_t n,
 			v[k - 1].ns = fmt_time_value(v[k - 1].code) +
 				      fmt_time_value(v[i].code);
 			v[k - 1].code = fmt_time_code(v[k - 1].ns);
+			v[k - 1].gcalls += v[i].gcalls;
+			v[k - 1].gcode =
+				fmt_time_code(fmt_time_value(v[k - 1].gcode) +
+					      fmt_time_value(v[i].gcode));
 		} else {
 			v[k++] = v[i];
 		}
 	}
 	if (util_grow(&x->sig, &x->capsig, x->ntime + k, sizeof(*x->sig)) ||
 	    util_grow(&x->code, &x->capcode, x->ntime + k, sizeof(*x->code)) ||
+	    util_grow(&x->gcalls, &x->capgcalls, x->ntime + k,
+		      sizeof(*x->gcalls)) ||
+	    util_grow(&x->gcode, &x->capgcode, x->ntime + k,
+		      sizeof(*x->gcode)) ||
 	    times_empty(x, rank, 1))
 		return RONDO_E_NOMEM;
 	for (uint32_t i = 0; i < k; i++) {
 		x->sig[x->ntime + i] = v[i].sig;
 		x->code[x->ntime + i] = v[i].code;
+		x->gcalls[x->ntime + i] = v[i].gcalls;
+		x->gcode[x->ntime + i] = v[i].gcode;
 	}
 	x->ntime += k;
 	x->at[rank + 1] = x->ntime;
@@ -685,7 +741,7 @@ int merge_add_rank(struct merge *m, const struct fmt_cst *cst,
 		else
 			v[i] = (struct sig_time){
 				map[st->st[i].sig],
-				fmt_time_code(st->st[i].s.total_ns), 0};
+				fmt_time_code(st->st[i].s.total_ns), 0, 0, 0};
 		mpi = st->st[i].s.total_ns > UINT64_MAX - mpi
 			      ? UINT64_MAX
 			      : mpi + st->st[i].s.total_ns;
@@ -840,10 +896,12 @@ int merge_range_add(struct merge *m, const struct range *r)
 			rc = RONDO_E_NOMEM;
 			break;
 		}
-		for (uint64_t i = 0; i < n; i++)
-			v[i] = (struct sig_time){
-				map[sig[i]], r->times.code[r->times.at[k] + i],
-				0};
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t e = r->times.at[k] + i;
+
+			v[i] = (struct sig_time){map[sig[i]], r->times.code[e],
+						 0, r->gcalls[e], r->gcode[e]};
+		}
 		/* times_add files them under rank nranks: the ranks
 		 * themselves are added below */
 		m->grams.nranks = start + k;
@@ -951,6 +1009,72 @@ const rondo_stat *merge_stats(struct merge *m)
 const rondo_stat *merge_gaps(struct merge *m)
 {
 	return gaps_reserve(m) ? NULL : m->x.gap;
+}
+
+/* One rank's time before its calls of one signature, filed under its
+ * rank group's rule. */
+struct group_gap {
+	uint32_t root, sig;
+	uint64_t calls, ns;
+};
+
+static int by_root_sig(const void *a, const void *b)
+{
+	const struct group_gap *x = a, *y = b;
+
+	if (x->root != y->root)
+		return (x->root > y->root) - (x->root < y->root);
+	return (x->sig > y->sig) - (x->sig < y->sig);
+}
+
+int merge_groupgaps(const struct merge *m, struct fmt_groupgaps *out)
+{
+	const struct extra *x = &m->x;
+	uint32_t nranks = m->grams.nranks;
+	uint64_t n = 0, k = 0;
+	struct group_gap *v;
+
+	memset(out, 0, sizeof(*out));
+	for (uint64_t i = 0; nranks && i < x->at[nranks]; i++)
+		n += x->gcalls[i] != 0;
+	v = malloc(sizeof(*v) * (n + 1));
+	out->root = malloc(sizeof(*out->root) * (n + 1));
+	out->at = malloc(sizeof(*out->at) * (n + 2));
+	out->e = malloc(sizeof(*out->e) * (n + 1));
+	if (!v || !out->root || !out->at || !out->e) {
+		free(v);
+		fmt_groupgaps_free(out);
+		return RONDO_E_NOMEM;
+	}
+	for (uint32_t r = 0; r < nranks; r++)
+		for (uint64_t i = x->at[r]; i < x->at[r + 1]; i++)
+			if (x->gcalls[i])
+				v[k++] = (struct group_gap){
+					x->root[r], x->sig[i], x->gcalls[i],
+					fmt_time_value(x->gcode[i])};
+	qsort(v, n, sizeof(*v), by_root_sig);
+	out->at[0] = 0;
+	k = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct fmt_gapent *e = &out->e[k ? k - 1 : 0];
+
+		if (i && v[i].root == v[i - 1].root &&
+		    v[i].sig == v[i - 1].sig) {
+			e->calls += v[i].calls;
+			e->ns = v[i].ns > UINT64_MAX - e->ns ? UINT64_MAX
+							     : e->ns + v[i].ns;
+			continue;
+		}
+		if (!i || v[i].root != v[i - 1].root) {
+			out->at[out->n] = k;
+			out->root[out->n++] = v[i].root;
+		}
+		out->e[k++] =
+			(struct fmt_gapent){v[i].sig, v[i].calls, v[i].ns};
+		out->at[out->n] = k;
+	}
+	free(v);
+	return 0;
 }
 
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt)
@@ -1117,6 +1241,9 @@ void merge_free(struct merge *m)
 	free(m->x.mpi);
 	free(m->x.sig);
 	free(m->x.code);
+	free(m->x.gcalls);
+	free(m->x.gcode);
+	free(m->x.root);
 	for (uint32_t i = 0; i < m->x.comms.n; i++) {
 		free(m->x.topo[i].dims);
 		free(m->x.topo[i].periodic);

@@ -151,6 +151,13 @@ const rondo_stat *merge_stats(struct merge *m);
 /* The same for the time before each call (merge_add_gaps). */
 const rondo_stat *merge_gaps(struct merge *m);
 
+/* The time before calls per rank group (the ranks' root rules, as
+ * merge_finish numbers them): what the ranks of each group computed
+ * before their calls of each signature, their totals summed (each within
+ * 1/128 of the measured one).  Groups with no such time are left out.
+ * Free with fmt_groupgaps_free.  Returns 0 or RONDO_E_NOMEM. */
+int merge_groupgaps(const struct merge *m, struct fmt_groupgaps *out);
+
 /* Each rank's time per signature (pointers owned by m). */
 void merge_ranktime(const struct merge *m, struct fmt_ranktime *rt);
 /* Each rank's time in MPI, a time code of the exact sum of its

@@ -71,6 +71,15 @@ struct extra {
 	uint16_t *mpi; /* each rank's time in MPI, a time code of the exact
 			  sum of its signatures' totals */
 	size_t capmpi;
+	/* Each rank's time before its calls of the same signatures, beside
+	 * sig: how many came after another call (0: none) and their total,
+	 * a time code. */
+	uint64_t *gcalls;
+	uint16_t *gcode;
+	size_t capgcalls, capgcode;
+	/* Each rank's root rule (its rank group), in rank order. */
+	uint32_t *root;
+	size_t caproot;
 	/* The communicator identities the ranks speak for, and their
 	 * Cartesian topologies (ndims 0: none). */
 	struct fmt_comms comms;
@@ -116,6 +125,9 @@ struct range {
 	struct merge_val *val;	  /* ranks from 0 in the range */
 	size_t nval;
 	uint16_t *mpi; /* nranks time codes */
+	/* beside times.code: the time before calls (merge_int.h, extra) */
+	uint64_t *gcalls;
+	uint16_t *gcode;
 };
 
 /* ---- merge.c ------------------------------------------------------------- */

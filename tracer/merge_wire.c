@@ -26,7 +26,9 @@
  * ranks' clock origins); vals: the ranks' per-rank values, a count,
  * then each one's rank (its difference from the one before), slot and
  * value; mpi: each rank's time code in MPI; gaps: statistics of the time
- * before each call (fmt_stats). */
+ * before each call (fmt_stats); rgaps: each rank's time before its calls
+ * of each signature of its times, in their order: how many calls came
+ * after another, and when some did their total's time code. */
 enum {
 	PART_CST,
 	PART_GRAMS,
@@ -38,6 +40,7 @@ enum {
 	PART_VALS,
 	PART_MPI,
 	PART_GAPS,
+	PART_RGAPS,
 	NPARTS
 };
 
@@ -145,6 +148,12 @@ int merge_encode(struct merge *m, struct fmt_buf *b)
 			st.st[st.n++] = (struct fmt_stat){s, x->gap[s]};
 	fmt_stats_encode(&part, &st);
 	put_part(b, &part);
+	for (uint64_t i = 0; gs->nranks && i < x->at[gs->nranks]; i++) {
+		fmt_put_uvarint(&part, x->gcalls[i]);
+		if (x->gcalls[i])
+			fmt_put_uvarint(&part, x->gcode[i]);
+	}
+	put_part(b, &part);
 	fmt_grammar_free(&map);
 	free(st.st);
 	free(list);
@@ -165,6 +174,8 @@ static void range_free(struct range *r)
 	fmt_timing_free(&r->timing);
 	free(r->val);
 	free(r->mpi);
+	free(r->gcalls);
+	free(r->gcode);
 }
 
 /* The range's ranks' times in MPI: one code per rank. */
@@ -183,6 +194,31 @@ static int mpi_decode(struct range *r, const uint8_t *p, size_t n)
 		if (!rc && v > FMT_TIME_CODE_MAX)
 			rc = RONDO_E_CORRUPT;
 		r->mpi[k] = (uint16_t)v;
+	}
+	return rc ? rc : fmt_cur_end(&c);
+}
+
+/* The range's ranks' time before their calls, beside their times. */
+static int rgaps_decode(struct range *r, const uint8_t *p, size_t n)
+{
+	uint64_t total = r->times.at[r->nranks], v;
+	struct fmt_cur c;
+	int rc = 0;
+
+	fmt_cur_init(&c, p, n, "merge", NULL);
+	r->gcalls = malloc(sizeof(*r->gcalls) * (total + 1));
+	r->gcode = malloc(sizeof(*r->gcode) * (total + 1));
+	if (!r->gcalls || !r->gcode)
+		return RONDO_E_NOMEM;
+	for (uint64_t i = 0; i < total && !rc; i++) {
+		r->gcode[i] = 0;
+		rc = fmt_get_uvarint(&c, &r->gcalls[i]);
+		if (!rc && r->gcalls[i])
+			rc = fmt_get_uvarint(&c, &v);
+		if (!rc && r->gcalls[i] && v > FMT_TIME_CODE_MAX)
+			rc = RONDO_E_CORRUPT;
+		if (!rc && r->gcalls[i])
+			r->gcode[i] = (uint16_t)v;
 	}
 	return rc ? rc : fmt_cur_end(&c);
 }
@@ -304,6 +340,7 @@ static int range_decode(struct range *r, const uint8_t *p, size_t n,
 		}
 	}
 	rc = rc ? rc : vals_decode(r, part[PART_VALS], len[PART_VALS]);
+	rc = rc ? rc : rgaps_decode(r, part[PART_RGAPS], len[PART_RGAPS]);
 	return rc ? rc : mpi_decode(r, part[PART_MPI], len[PART_MPI]);
 }
 

@@ -21,6 +21,7 @@ struct stats_opts {
 	enum an_key key;
 	int sorted;	 /* --sort given */
 	int before;	 /* --before: the time before each call */
+	uint32_t group;	 /* --group G: of that rank group, + 1 (0: all) */
 	uint32_t top;	 /* 0: every row */
 	const char *csv; /* NULL: text on stdout */
 };
@@ -28,7 +29,8 @@ struct stats_opts {
 static void stats_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rondo stats [--by function|signature|rank] [--before]\n"
+		"usage: rondo stats [--by function|signature|rank]\n"
+		"                   [--before [--group G]]\n"
 		"                   [--sort total|count|mean|max] [--top N]\n"
 		"                   [--csv PATH|-] FILE\n\n"
 		"Where the time in MPI goes, from the trace's statistics:\n"
@@ -44,7 +46,9 @@ static void stats_usage(FILE *f)
 		"--before: the same rows of the time before each call, from\n"
 		"the end of the rank's previous MPI call (the computation\n"
 		"between calls, which rondo-replay reproduces); its shares\n"
-		"are of all the time between calls.\n");
+		"are of all the time between calls.  --group G: of the ranks\n"
+		"of rank group G alone (rondo dump --grammar lists them),\n"
+		"calls and totals only; shares of the group's time.\n");
 }
 
 /* The index of s among names[0..n-1], a unique prefix being enough
@@ -72,6 +76,7 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 		{"top", required_argument, 0, 'n'},
 		{"csv", required_argument, 0, 'c'},
 		{"before", no_argument, 0, 'B'},
+		{"group", required_argument, 0, 'g'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	static const char *const by[] = {"function", "signature", "rank"};
@@ -110,6 +115,16 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 			break;
 		case 'c': o->csv = optarg; break;
 		case 'B': o->before = 1; break;
+		case 'g':
+			if (cli_parse_u32(optarg, UINT32_MAX - 1, &o->group) <
+			    0)
+				return cli_usage_error(
+					"stats ",
+					"--group '%s' is not a rank group "
+					"number",
+					optarg);
+			o->group++;
+			break;
 		case 'h': return stats_usage(stdout), CLI_EXIT_OK;
 		default: return cli_usage_error("stats ", "bad option");
 		}
@@ -117,6 +132,14 @@ static int stats_args(int argc, char **argv, struct stats_opts *o)
 	if (o->by == AN_BY_RANK && o->sorted && o->key == AN_KEY_MAX)
 		return cli_usage_error("stats ", "--sort max: the trace keeps "
 						 "no longest call per rank");
+	if (o->group && !o->before)
+		return cli_usage_error("stats ", "--group: with --before (the "
+						 "time before calls is kept "
+						 "per rank group)");
+	if (o->group && o->sorted && o->key == AN_KEY_MAX)
+		return cli_usage_error("stats ", "--sort max: the trace keeps "
+						 "no longest time per rank "
+						 "group");
 	if (o->before && o->by == AN_BY_RANK)
 		return cli_usage_error("stats ", "--before: by function or "
 						 "signature");
@@ -156,18 +179,30 @@ static void stats_header(const rondo_trace *t, const struct an_totals *tot)
 	       run, all, in, pc);
 }
 
-/* The line above a report of the time before calls (--before). */
+/* The line above a report of the time before calls (--before), of rank
+ * group `group` - 1 (0: all). */
 static void stats_header_before(const rondo_trace *t,
-				const struct an_totals *tot)
+				const struct an_totals *tot, uint32_t group)
 {
 	const char *prog = rondo_meta_get(t, "program");
-	char all[24];
+	char all[24], ranks[64];
+	int n;
 
 	cli_duration(all, sizeof(all), (double)tot->mpi_ns, 0);
-	printf("%s: %" PRIu32 " rank%s, %s between MPI calls over all ranks\n"
-	       "time before each call: from the end of the rank's previous "
-	       "MPI call to its start\n\n",
-	       prog ? prog : "?", tot->ranks, tot->ranks == 1 ? "" : "s", all);
+	printf("%s: %" PRIu32 " rank%s, ", prog ? prog : "?",
+	       rondo_rank_count(t), rondo_rank_count(t) == 1 ? "" : "s");
+	if (group) {
+		n = rondo_group_format(t, group - 1, ranks, sizeof(ranks));
+		printf("%s between MPI calls in rank group %" PRIu32
+		       " (%" PRIu32 " rank%s: %s%s)\n",
+		       all, group - 1, rondo_group_size(t, group - 1),
+		       rondo_group_size(t, group - 1) == 1 ? "" : "s", ranks,
+		       n >= (int)sizeof(ranks) ? "..." : "");
+	} else {
+		printf("%s between MPI calls over all ranks\n", all);
+	}
+	printf("time before each call: from the end of the rank's previous "
+	       "MPI call to its start\n\n");
 }
 
 /* The function column's width: the longest name printed. */
@@ -195,6 +230,9 @@ static void stats_numbers(const struct an_row *r, const struct an_totals *tot)
 	cli_duration(d[2], sizeof(d[2]), (double)r->min_ns, 0);
 	cli_duration(d[3], sizeof(d[3]), (double)r->max_ns, 0);
 	cli_duration(d[4], sizeof(d[4]), an_row_sd(r), 0);
+	if (r->totals_only) /* kept per rank group: no extremes */
+		for (int k = 2; k < 5; k++)
+			snprintf(d[k], sizeof(d[k]), "-");
 	/* of totals that stopped at 2^64 - 1, no mean can be told */
 	if (cli_sat(r->count) || cli_sat(r->total_ns)) {
 		snprintf(d[1], sizeof(d[1]), "-");
@@ -285,10 +323,16 @@ static int stats_csv(const rondo_trace *t, const struct stats_opts *o,
 }
 
 /* Why a report cannot be made, once. */
-static void stats_missing(const char *path, enum an_by by, int before, int rc)
+static void stats_missing(const char *path, enum an_by by, int before,
+			  uint32_t group, int rc)
 {
 	if (rc != RONDO_E_MISSING)
 		cli_error("%s: %s", path, rondo_strerror(rc));
+	else if (group)
+		cli_error("%s keeps no time between calls per rank group (no "
+			  "'groupgaps' section: written by a tracer from "
+			  "before it was recorded)",
+			  path);
 	else if (before)
 		cli_error("%s keeps no time between calls (no 'gapstats' "
 			  "section: written by a tracer from before it was "
@@ -306,7 +350,7 @@ static void stats_missing(const char *path, enum an_by by, int before, int rc)
 
 int cmd_stats(int argc, char **argv)
 {
-	struct stats_opts o = {AN_BY_FUNCTION, AN_KEY_TOTAL, 0, 0, 0, NULL};
+	struct stats_opts o = {AN_BY_FUNCTION, AN_KEY_TOTAL, 0, 0, 0, 0, NULL};
 	struct an_totals tot;
 	struct an_row *rows;
 	rondo_trace *t;
@@ -318,16 +362,31 @@ int cmd_stats(int argc, char **argv)
 	t = cli_open(argv[optind]);
 	if (!t)
 		return CLI_EXIT_FAIL;
-	rc = o.before ? an_stats_before(t, o.by, &rows, &n)
-		      : an_stats(t, o.by, &rows, &n);
+	if (o.group > rondo_group_count(t)) {
+		rc = cli_usage_error("stats ",
+				     "--group %" PRIu32 ": %s has %" PRIu32
+				     " rank group%s, 0 to %" PRIu32,
+				     o.group - 1, argv[optind],
+				     rondo_group_count(t),
+				     rondo_group_count(t) == 1 ? "" : "s",
+				     rondo_group_count(t) - 1);
+		rondo_trace_free(t);
+		return rc;
+	}
+	rc = o.group	? an_stats_before_group(t, o.by, o.group - 1, &rows, &n)
+	     : o.before ? an_stats_before(t, o.by, &rows, &n)
+			: an_stats(t, o.by, &rows, &n);
 	if (rc < 0) {
-		stats_missing(argv[optind], o.by, o.before, rc);
+		stats_missing(argv[optind], o.by, o.before, o.group, rc);
 		rondo_trace_free(t);
 		return CLI_EXIT_FAIL;
 	}
 	an_totals(t, &tot);
 	if (o.before) /* shares of the time between calls */
-		tot.mpi_ns = an_before_total(t);
+		tot.mpi_ns = o.group ? an_before_group_total(t, o.group - 1)
+				     : an_before_total(t);
+	if (o.group) /* run%: of the group's ranks' run time */
+		tot.ranks = rondo_group_size(t, o.group - 1);
 	an_stats_sort(rows, n,
 		      o.by == AN_BY_RANK && !o.sorted ? AN_KEY_ID : o.key);
 	if (o.top && o.top < n)
@@ -337,7 +396,7 @@ int cmd_stats(int argc, char **argv)
 		rc = stats_csv(t, &o, rows, n, &tot);
 	} else {
 		if (o.before)
-			stats_header_before(t, &tot);
+			stats_header_before(t, &tot, o.group);
 		else
 			stats_header(t, &tot);
 		if (o.by == AN_BY_RANK) {

@@ -9,6 +9,7 @@
 
 #include "decode.h"
 #include "stats.h"
+#include "util.h"
 
 static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 		  const rondo_comm_ref *cm, int raw, struct rp_val *v)
@@ -124,6 +125,17 @@ void rp_trace_names(const rondo_trace *t, struct rp_names *nm)
 	nm->func = trace_func;
 	nm->param = trace_param;
 	nm->ctx = (void *)(uintptr_t)t;
+}
+
+int rp_rank_cut(const rondo_trace *t, uint32_t rank, const char **ending)
+{
+	const char *line = rondo_meta_get(t, "cut"), *ranks;
+	int len;
+
+	while (util_cut_next(&line, &ranks, ending, &len))
+		if (util_in_ranks(ranks, rank))
+			return len > 0 ? len : 0;
+	return 0;
 }
 
 uint32_t rp_rank_group(const rondo_trace *t, uint32_t rank)

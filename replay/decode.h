@@ -22,6 +22,11 @@ void rp_trace_names(const rondo_trace *t, struct rp_names *nm);
 /* The index of parameter `name` of function `func` of the trace, or -1. */
 int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name);
 
+/* How rank `rank` ended when the trace says it was cut short (a recovered
+ * trace: a signal, MPI_Abort...): its length, the text in *ending (not
+ * terminated); 0 when it was not. */
+int rp_rank_cut(const rondo_trace *t, uint32_t rank, const char **ending);
+
 /* The rank group of `rank` (UINT32_MAX when out of range). */
 uint32_t rp_rank_group(const rondo_trace *t, uint32_t rank);
 

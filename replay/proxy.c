@@ -32,6 +32,7 @@
 #include "pairing.h"
 #include "proxy_gen.h"
 #include "proxy_text.h"
+#include "util.h"
 
 /* The most grammar symbols one wildcard's search may visit. */
 #define SEARCH_BUDGET (1u << 20)
@@ -675,16 +676,50 @@ struct rankval {
 	uint32_t nleaves, cap;
 };
 
-/* The first rank whose values are rank r's, all of them. */
-static uint32_t first_same(const struct rankval *rv, uint32_t r)
+/* Ranks ordered by their values (shape, then leaves), then by rank. */
+static const struct rankval *by_vals_rv;
+
+static int vals_cmp(uint32_t x, uint32_t y)
 {
-	for (uint32_t q = 0; q < r; q++)
-		if (rv[q].v && !strcmp(rv[q].shape.p, rv[r].shape.p) &&
-		    rv[q].nleaves == rv[r].nleaves &&
-		    !memcmp(rv[q].leaves, rv[r].leaves,
-			    rv[r].nleaves * sizeof *rv[r].leaves))
-			return q;
-	return r;
+	const struct rankval *p = &by_vals_rv[x], *q = &by_vals_rv[y];
+	int c = strcmp(p->shape.p, q->shape.p);
+
+	if (!c && p->nleaves != q->nleaves)
+		c = p->nleaves < q->nleaves ? -1 : 1;
+	if (!c && p->nleaves)
+		c = memcmp(p->leaves, q->leaves,
+			   p->nleaves * sizeof *p->leaves);
+	return c;
+}
+
+static int by_vals(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = vals_cmp(x, y);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* same[r]: the first rank whose values are rank r's, all of them, for
+ * the ranks that make the call (a sort, not a rank against every one
+ * before it).  Returns 0 or RONDO_E_NOMEM. */
+static int first_same(const struct rankval *rv, uint32_t nranks, uint32_t *same)
+{
+	uint32_t *ix = malloc((nranks + 1) * sizeof *ix), n = 0;
+
+	if (!ix)
+		return RONDO_E_NOMEM;
+	for (uint32_t r = 0; r < nranks; r++)
+		if (rv[r].v)
+			ix[n++] = r;
+	by_vals_rv = rv;
+	qsort(ix, n, sizeof *ix, by_vals);
+	for (uint32_t k = 0; k < n; k++)
+		same[ix[k]] = k && vals_cmp(ix[k - 1], ix[k]) == 0
+				      ? same[ix[k - 1]]
+				      : ix[k];
+	free(ix);
+	return 0;
 }
 
 /* Signature s's values for every rank that makes its calls. */
@@ -771,8 +806,14 @@ static int put_sig(struct gen *G, uint32_t s, uint32_t *ranks, char *text,
 	} else {
 		/* the ranks' values differ in more than integers: each
 		 * rank's own (the same ones once) */
+		uint32_t *twin = calloc(G->nranks + 1, sizeof *twin);
+		if (!twin || first_same(rv, G->nranks, twin) < 0) {
+			free(twin);
+			ret = RONDO_E_NOMEM;
+			goto out;
+		}
 		for (uint32_t r = 0; r < G->nranks; r++) {
-			if (!rv[r].v || first_same(rv, r) != r)
+			if (!rv[r].v || twin[r] != r)
 				continue;
 			snprintf(ref, sizeof ref, "%s_t%u", name, r);
 			put_vals(G, ref, rv[r].v, rv[r].n);
@@ -783,9 +824,10 @@ static int put_sig(struct gen *G, uint32_t s, uint32_t *ranks, char *text,
 			if (!rv[r].v)
 				put(G, "\tNULL,\n");
 			else
-				putf(G, "\t%s_t%u,\n", name, first_same(rv, r));
+				putf(G, "\t%s_t%u,\n", name, twin[r]);
 		}
 		put(G, "};\n");
+		free(twin);
 	}
 out:
 	for (uint32_t r = 0; r < G->nranks; r++) {
@@ -907,9 +949,13 @@ static void put_header(struct gen *G, const char *name,
 	     " * their rule is used).  The computation between calls\n"
 	     " * is time spun: each signature's mean gap in the rank's "
 	     "group, scaled by\n"
-	     " * how long the rank computed against the others.  Not the "
-	     "data: buffers\n"
-	     " * hold zeros, user reduction ops are stand-ins.\n"
+	     " * how long the rank computed against the others.  A rank "
+	     "the trace says\n"
+	     " * was cut short (the job ended badly) waits at its end as "
+	     "the original\n"
+	     " * did.  Not the data: buffers hold zeros, user reduction "
+	     "ops are\n"
+	     " * stand-ins.\n"
 	     " *\n"
 	     " * Contents: the runtime's declarations; the program, one "
 	     "function per\n"
@@ -974,6 +1020,36 @@ static void put_group_gaps(struct gen *G)
 	free(n);
 }
 
+/* px_cut, px_endings: the ranks cut short, as the meta key "cut" of a
+ * recovered trace says (util_cut_next). */
+static void put_cut(struct gen *G)
+{
+	const char *meta = rondo_meta_get(G->t, "cut"), *line, *ranks, *e;
+	uint32_t n = 0, k;
+	int len;
+
+	put(G, "\n/* The ranks cut short when the job ended badly {rank, "
+	       "px_endings[]}, and\n * how: the proxy's rank waits there "
+	       "for the job to end. */\nconst char *const px_endings[] = {");
+	line = meta;
+	for (k = 0; util_cut_next(&line, &ranks, &e, &len); k++) {
+		put(G, k ? ",\n\t\"" : "\n\t\"");
+		put_cstr(G, (const uint8_t *)e, (size_t)(len > 0 ? len : 0));
+		put(G, "\"");
+	}
+	put(G, k ? "\n};\nconst struct px_cut px_cut[] = {"
+		 : "\"\"};\nconst struct px_cut px_cut[] = {");
+	for (uint32_t r = 0; r < G->nranks; r++) {
+		line = meta;
+		for (k = 0; util_cut_next(&line, &ranks, &e, &len); k++)
+			if (util_in_ranks(ranks, r)) {
+				putf(G, "%s{%u, %u}", sep(n++, 6), r, k);
+				break;
+			}
+	}
+	putf(G, "%s};\nconst uint32_t px_ncut = %u;\n", n ? "\n" : "{0, 0}", n);
+}
+
 static int put_tables(struct gen *G, const char *name, struct buf *tab)
 {
 	double *factor = calloc(G->nranks + 1, sizeof *factor), norm;
@@ -1002,6 +1078,7 @@ static int put_tables(struct gen *G, const char *name, struct buf *tab)
 	free(factor);
 
 	put_group_gaps(G);
+	put_cut(G);
 
 	put(G, "\n/* The constants the trace names, by id. */\n"
 	       "const char *const px_consts[] = {\n");

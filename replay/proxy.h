@@ -62,6 +62,16 @@ struct px_gaps {
 };
 extern const struct px_gaps px_group_gaps[];
 
+/* The ranks the trace says were cut short (the job ended badly), ranks
+ * increasing, and how: px_endings[ending]. */
+struct px_cut {
+	uint32_t rank;
+	uint32_t ending;
+};
+extern const struct px_cut px_cut[];
+extern const uint32_t px_ncut;
+extern const char *const px_endings[];
+
 /* The grammar, as data too, where some wildcard's match depends on where
  * its rule is used: the runtime keeps its place in it (px_call checks
  * that the rule functions make the calls it says) to read ahead, as

@@ -405,6 +405,11 @@ void px_call(uint32_t sig)
 
 int px_end(void)
 {
+	for (uint32_t k = 0; !px.finalized && k < px_ncut; k++)
+		if (px_cut[k].rank == (uint32_t)px.rank) {
+			const char *e = px_endings[px_cut[k].ending];
+			rp_wait_cut(px.who, px.rank, e, (int)strlen(e));
+		}
 	if (!px.inited) {
 		fprintf(stderr,
 			"proxy of %s: the rank's calls have no "

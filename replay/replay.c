@@ -294,6 +294,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 	double end_prev, debt = 0, gap;
 	int64_t start, end, end_rec = 0;
 	int have_end = 0;
+	const char *cut;
 
 	/* calls before MPI_Init (MPI_Initialized...) are the rank's the
 	 * launcher says this is; MPI says after */
@@ -384,6 +385,8 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 		rp_progress_index = ++c.index;
 	}
 	rondo_iter_free(it);
+	if (!finalized && (r = rp_rank_cut(t, (uint32_t)rank, &cut)) > 0)
+		rp_wait_cut(prog, rank, cut, r);
 	if (!inited) {
 		if (rank == 0)
 			fprintf(stderr,

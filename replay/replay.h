@@ -196,6 +196,12 @@ int rp_init_mpi(const char *fn, int argc_rec, int required, int *argc,
  * and RP_EXIT_NOREPLAY returned; else 0. */
 int rp_check_size(uint32_t nranks, const char *who, int *rank);
 
+/* A rank whose calls in the trace end as the original's were cut short
+ * (the job ended badly: `ending`, len bytes): said, then it waits as the
+ * original did, for the job to end (MPI_Abort on another rank, the
+ * launcher's signal) or the watchdog; never returns. */
+void rp_wait_cut(const char *who, int rank, const char *ending, int len);
+
 /* The watchdog: the calls done so far, the signature of the one under
  * way or next, and whether it is under way, as the replay goes. */
 extern volatile uint64_t rp_progress_index;

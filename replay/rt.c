@@ -311,6 +311,17 @@ int rp_check_size(uint32_t nranks, const char *who, int *rank)
 	return RP_EXIT_NOREPLAY;
 }
 
+void rp_wait_cut(const char *who, int rank, const char *ending, int len)
+{
+	fprintf(stderr,
+		"%s: rank %d: the trace ends here, cut short (%.*s): waiting "
+		"for the job to end as the original did\n",
+		who, rank, len, ending);
+	fflush(stderr);
+	for (;;)
+		sleep(1);
+}
+
 volatile uint64_t rp_progress_index;
 volatile uint32_t rp_progress_sig;
 volatile int rp_progress_in_call;

@@ -116,6 +116,32 @@ go abort self abort 20
 check abort ".*MPI_Abort\(errorcode=3\) on rank 1" -
 grep -q "MPI_Abort(errorcode=3) on rank 1" abort.info || fail "abort: ending not said"
 
+# Replayed (rondo-replay, then its proxy), the job ends as the original
+# did: rank 1 calls MPI_Abort, ranks 0 and 2 wait where theirs were cut
+# short (said) until the launcher ends them; the re-traces have the same
+# calls and the launcher the same exit status.
+"$rondo" proxy -o abort_proxy.c abort.rondo 2>abort_proxy.gen ||
+	fail "abort: rondo proxy: $(cat abort_proxy.gen)"
+# shellcheck disable=SC2086 # flags are lists
+$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS abort_proxy.c -o abort_proxy $MPI_LIBS -lpthread \
+	>abort_proxy.cc 2>&1 || fail "abort: the proxy does not compile: $(head -20 abort_proxy.cc)"
+for how in replay proxy; do
+	case $how in
+	replay) cmd="$top_builddir/replay/rondo-replay --watchdog 60 abort.rondo" ;;
+	proxy) cmd="./abort_proxy --watchdog 60" ;;
+	esac
+	# shellcheck disable=SC2086 # a command and its arguments
+	timeout 120 "$rondo" run -o "abort.$how.rondo" -- "$M" -np 3 ${san:+-x ASAN_OPTIONS} \
+		$cmd >"abort.$how.out" 2>&1
+	st=$?
+	[ "$st" = "$want" ] || fail "abort's $how: the launcher exits $st, the original $want: $(tail -5 "abort.$how.out")"
+	[ "$(grep -c ": the trace ends here, cut short (signal 15 (SIGTERM) inside MPI_Recv): waiting for the job to end as the original did$" "abort.$how.out")" -eq 2 ] ||
+		fail "abort's $how: ranks 0 and 2 do not say they wait: $(grep -v '^ *$' "abort.$how.out" | head -10)"
+	"$rondo" diff --ignore buffers abort.rondo "abort.$how.rondo" >"abort.$how.diff" 2>&1 &&
+		[ "$(tail -1 "abort.$how.diff")" = "same communication" ] ||
+		fail "abort's $how: the calls differ: $(head -20 "abort.$how.diff")"
+done
+
 # The explorer's header says it too (second line, first).
 if command -v tmux >/dev/null 2>&1; then
 	tmux -S "$tmp/tm" new-session -d -s v -x 220 -y 30 \

@@ -20,9 +20,9 @@
 #  - tests/mpi/fstencil.F90 (use mpi and use mpi_f08) on 1, 2, 4 and 6
 #    ranks: as many calls and signatures as the C stencil, and a trace at
 #    most 5 % (+64 bytes) larger.  `make bench-fortran` goes to 27 ranks.
-#  - the traces of fsuite in each binding, and of fstencil (mpi_f08, 4
-#    ranks), replayed by rondo-replay and run as proxies: the same calls
-#    (lib.sh, replayed).
+#  - the traces of fsuite in each binding, of fcallback and of fstencil
+#    (mpi_f08, 4 ranks), replayed by rondo-replay and run as proxies: the
+#    same calls (lib.sh, replayed).
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -157,6 +157,8 @@ if trace fcallback 2 "$tmp/fcallback"; then
 		fail "fcallback: not 2 ranks OK: $(cat "$tmp/fcallback.out")"
 	n=$("$rondo" dump "$tmp/fcallback.rondo" | grep -c ' MPI_Comm_free(')
 	[ "$n" -eq 4 ] || fail "fcallback: $n MPI_Comm_free calls recorded, 4 made (2 a rank)"
+	# replayed, its handle conversion (MPI_Comm_f2c under Open MPI) too
+	replayed fcallback 2
 fi
 
 # The stencil: as many calls and signatures as C's, a trace as small.

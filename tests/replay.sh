@@ -69,6 +69,21 @@ if [ "${MPI_FLAVOR:-openmpi}" = mpich ]; then
 	echo "not run: errors, MPICH (its error strings hold buffer addresses)"
 else
 	same errors 2
+	# its send to rank `size` and receive from -5, which MPI refused,
+	# are no message (librondo's RONDO_PEER_INVALID) for the matrix, the
+	# waits and the export, not an unresolved one
+	"$rondo" matrix "$tmp/errors.rondo" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+		[ "$(head -1 "$tmp/out")" = "2 ranks, 0 messages, 0 bytes, 0 pairs communicating" ] ||
+		fail "errors: the matrix of calls MPI refused: $(cat "$tmp/out" "$tmp/err")"
+	"$rondo" run --timing percall -o "$tmp/errt.rondo" -- mpirun -np 2 \
+		${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/errors" >"$tmp/out" 2>&1 ||
+		fail "errors with per-call times: $(tail -5 "$tmp/out")"
+	"$rondo" waits "$tmp/errt.rondo" >"$tmp/out" 2>&1 &&
+		grep -q "^errors: 2 ranks, 0 messages matched between 0 pairs of ranks$" "$tmp/out" ||
+		fail "errors: the waits of calls MPI refused: $(cat "$tmp/out")"
+	"$rondo" export --chrome "$tmp/errt.json" "$tmp/errt.rondo" >"$tmp/out" 2>&1 &&
+		grep -q "unmatched: 0 sends, 0 receives; 0 to or from ranks not exported; 0 not resolved by the trace" "$tmp/out" ||
+		fail "errors: the export of calls MPI refused: $(cat "$tmp/out")"
 fi
 same outside 2          # calls before MPI_Init and after MPI_Finalize
 same peers 4 2000       # random peers, probes
@@ -79,6 +94,8 @@ same shifted 4 20 20000 # rank groups computing before different calls
 same xor 6 5            # partners rank ^ k, some with none
 same multipart 4 10     # diagonal exchanges on a torus
 same timing 2 100       # a receive that waits 100 ms for its message
+same late 4 10 3        # ranks late by a sleep, a wildcard receive
+same sleepy 2 500       # uneven sleeps between four signatures
 
 # The time before calls per rank group: in shifted, rank 0 (group 0)
 # works 20 ms before each Allreduce, ranks 1-3 (group 1) as long before

@@ -30,6 +30,14 @@ BY_HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol"}
 COMPLETION = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
               "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome"}
 SKIP = re.compile(r"^MPI_(T_|Wtime$|Wtick$|.*_(f2c|c2f|f082c|c2f08|f2f08|f082f)$)")
+# Handle conversions between C and Fortran (functions in Open MPI, macros
+# in MPICH), as mixed-language programs make them: replayed on the
+# replay's own handle, so that the re-trace has the call.
+CONVERT = re.compile(r"^MPI_(Comm|Type|Group|Info|Errhandler|Win|File|Op)_(f2c|c2f)$")
+CONVERT_TYPES = {"Comm": "MPI_Comm", "Type": "MPI_Datatype",
+                 "Group": "MPI_Group", "Info": "MPI_Info",
+                 "Errhandler": "MPI_Errhandler", "Win": "MPI_Win",
+                 "File": "MPI_File", "Op": "MPI_Op"}
 INTS = {"MPI_Aint": "MPI_Aint", "MPI_Count": "MPI_Count",
         "MPI_Offset": "MPI_Offset", "MPI_Fint": "MPI_Fint"}
 ARRAYS = {"int": "rp_ints", "MPI_Aint": "rp_aints", "MPI_Count": "rp_counts",
@@ -129,6 +137,26 @@ def span(f, names, n):
     if n == "base" and has("size"):
         return ("BYTES", "size", None, None)
     return ("NONE", None, None, None)
+
+
+def convert_text(name, header):
+    """The function replaying handle conversion `name`, or None: f2c on
+    the handle the call gave (known by then; its Fortran integer is this
+    run's, taken by PMPI so that it is not recorded), c2f on the handle
+    it was given."""
+    m = CONVERT.match(name)
+    if not m:
+        return None
+    obj, way = m.groups()
+    acc = gw.HANDLES[CONVERT_TYPES[obj]][0]
+    if way == "f2c":
+        if "PMPI_%s_c2f" % obj not in header.funcs:
+            return None
+        call = "MPI_%s_f2c(PMPI_%s_c2f(rp_%s(c, 1)))" % (obj, obj, acc)
+    else:
+        call = "MPI_%s_c2f(rp_%s(c, 0))" % (obj, acc)
+    return ("static int rp_%s(struct rp_call *c)\n{\n\t(void)%s;\n"
+            "\treturn MPI_SUCCESS;\n}\n" % (name, call))
 
 
 class Func:
@@ -314,8 +342,12 @@ def main():
         declared = sorted(n for n in header.funcs if n.startswith("MPI_")
                           and "P" + n in header.funcs)
         linked, _ = gw.link_test(declared, cc, link, libs, None, tmp)
-    funcs, skipped = [], []
+    funcs, skipped, converts = [], [], []
     for n in linked:
+        text = convert_text(n, header) if n in table else None
+        if text:
+            converts.append((n, text))
+            continue
         if n in BY_HAND or n in COMPLETION or SKIP.match(n):
             continue
         if n not in table:
@@ -334,6 +366,10 @@ def main():
     for f in funcs:
         out.append(f.text())
     entries = [(f.name, " ".join(f.names), "rp_" + f.name) for f in funcs]
+    for n, text in converts:
+        out.append(text)
+        entries.append((n, " ".join([t.name for t in table[n][1]] + ["return"]),
+                        "rp_" + n))
     for n in sorted(COMPLETION):
         if n in linked and n in table:
             out.append("static int rp_%s(struct rp_call *c)\n{\n"

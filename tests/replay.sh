@@ -75,8 +75,9 @@ else
 	"$rondo" matrix "$tmp/errors.rondo" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
 		[ "$(head -1 "$tmp/out")" = "2 ranks, 0 messages, 0 bytes, 0 pairs communicating" ] ||
 		fail "errors: the matrix of calls MPI refused: $(cat "$tmp/out" "$tmp/err")"
-	"$rondo" run --timing percall -o "$tmp/errt.rondo" -- mpirun -np 2 \
-		${san:+-x ASAN_OPTIONS} "$top_builddir/tests/mpi/errors" >"$tmp/out" 2>&1 ||
+	RONDO_EXPECT="$tmp/errt.expect" "$rondo" run --timing percall -o "$tmp/errt.rondo" -- \
+		mpirun -np 2 -x RONDO_EXPECT ${san:+-x ASAN_OPTIONS} \
+		"$top_builddir/tests/mpi/errors" >"$tmp/out" 2>&1 ||
 		fail "errors with per-call times: $(tail -5 "$tmp/out")"
 	"$rondo" waits "$tmp/errt.rondo" >"$tmp/out" 2>&1 &&
 		grep -q "^errors: 2 ranks, 0 messages matched between 0 pairs of ranks$" "$tmp/out" ||

@@ -520,34 +520,19 @@ static int gaps_add(struct merge *m, const struct fmt_stats *st,
 	return 0;
 }
 
-/* The entry of signature sig in rank's time list, or NULL. */
-static size_t *time_entry(const struct extra *x, uint32_t rank, uint32_t sig,
-			  size_t *i)
-{
-	uint64_t lo = x->at[rank], hi = x->at[rank + 1];
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (x->sig[mid] < sig)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*i = (size_t)lo;
-	return lo < x->at[rank + 1] && x->sig[lo] == sig ? i : NULL;
-}
-
 /* The time before calls of the rank added last, beside its times. */
 static void rank_gaps_add(struct extra *x, uint32_t rank,
 			  const struct fmt_stats *st, const uint32_t *map)
 {
-	size_t i;
+	const uint32_t *own = x->sig + x->at[rank], *e;
+	size_t n = (size_t)(x->at[rank + 1] - x->at[rank]), i;
 
 	for (uint32_t k = 0; k < st->n; k++) {
 		if (!st->st[k].s.count ||
-		    !time_entry(x, rank, map[st->st[k].sig], &i))
+		    !(e = fmt_sig_find(own, n, sizeof(*own),
+				       map[st->st[k].sig])))
 			continue; /* no time of its own: a call of nothing */
+		i = (size_t)(e - x->sig);
 		x->gcalls[i] += st->st[k].s.count;
 		x->gcode[i] = fmt_time_code(fmt_time_value(x->gcode[i]) +
 					    st->st[k].s.total_ns);

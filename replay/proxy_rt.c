@@ -29,6 +29,7 @@ struct px_cursor {
 static struct {
 	struct rp_options o;
 	int rank, inited, lazy, finalized;
+	int sessions; /* 1: started by MPI_Session_init, 2: then MPI_Init */
 	int *argc;
 	char ***argv;
 	struct rp_sig *sigs;
@@ -300,11 +301,22 @@ static void px_stuck(uint64_t index, unsigned seconds)
 
 /* ---- the calls ---------------------------------------------------------- */
 
-/* MPI is up: this run's rank and rank count checked, the watchdog on. */
+/* Ends the job: a proxy that cannot go on (a program of sessions has no
+ * MPI_COMM_WORLD to abort: this process ends, and the launcher the job). */
+static void px_abort(void)
+{
+	if (px.sessions)
+		exit(RP_EXIT_NOREPLAY);
+	MPI_Abort(MPI_COMM_WORLD, RP_EXIT_NOREPLAY);
+}
+
+/* MPI is up: this run's rank and rank count checked (through a session of
+ * the proxy's own for a program of sessions), the watchdog on. */
 static void px_started(void)
 {
 	int rank = 0;
-	if (rp_check_size(px_nranks, px.who, &rank) != 0)
+	if ((px.sessions ? rp_session_start(px_nranks, px.who, &rank)
+			 : rp_check_size(px_nranks, px.who, &rank)) != 0)
 		exit(RP_EXIT_NOREPLAY);
 	if (rank != px.rank) {
 		if (px_group_of[rank] != px_group_of[px.rank]) {
@@ -312,7 +324,7 @@ static void px_started(void)
 				"proxy of %s: the launcher said rank %d, MPI "
 				"says %d\n",
 				px_trace_name, px.rank, rank);
-			MPI_Abort(MPI_COMM_WORLD, RP_EXIT_NOREPLAY);
+			px_abort();
 		}
 		px.rank = rank;
 		memset(px.sigs, 0, px_nsigs * sizeof *px.sigs);
@@ -356,26 +368,35 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 				"%u, the grammar says %u\n",
 				px_trace_name, px.rank,
 				(unsigned long long)c->index, sig, next);
-			MPI_Abort(MPI_COMM_WORLD, RP_EXIT_NOREPLAY);
+			px_abort();
 		}
 	}
 	if (msig >= 0 && k >= 0 && rp_sig_prepare((uint32_t)msig, &m) == 0 &&
 	    (uint32_t)k < m->nargs)
 		px.matched = j < 0 ? &m->v[k] : &m->v[k].e[j];
-	if (!px.inited && (!strcmp(f->name, "MPI_Init") ||
-			   !strcmp(f->name, "MPI_Init_thread"))) {
+	if ((!px.inited || px.sessions == 1) &&
+	    (!strcmp(f->name, "MPI_Init") ||
+	     !strcmp(f->name, "MPI_Init_thread"))) {
 		if (px_init(c, f->name) != MPI_SUCCESS)
 			exit(RP_EXIT_NOREPLAY);
+		if (px.inited) /* sessions first, then the world */
+			px.sessions = 2;
+		else
+			px_started();
 		px.inited = 1;
-		px_started();
 		px.end_prev = rp_now_ns();
 		rp_progress_index = ++c->index;
 		return;
 	}
 	if (!px.inited && !rp_before_init(f->name)) {
-		/* the program's MPI_Init did not pass through the tracer */
-		PMPI_Init(NULL, NULL);
-		px.inited = px.lazy = 1;
+		px.inited = 1;
+		if (!strcmp(f->name, "MPI_Session_init"))
+			px.sessions = 1; /* a program of sessions */
+		else {
+			/* its MPI_Init did not pass through the tracer */
+			PMPI_Init(NULL, NULL);
+			px.lazy = 1;
+		}
 		px_started();
 		rp_sig_prepare(sig, &c->s);
 		px.end_prev = rp_now_ns();
@@ -387,8 +408,9 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 		rp_surrogates_free();
 		MPI_Finalize();
 		px.finalized = 1;
-	} else if (px.finalized && !rp_before_init(f->name)) {
-		/* nothing else calls MPI after it */
+	} else if (px.finalized && !px.sessions && !rp_before_init(f->name)) {
+		/* nothing else calls MPI after it (but a program's sessions
+		 * may) */
 	} else if (!strcmp(f->name, "MPI_Pcontrol"))
 		MPI_Pcontrol((int)(c->s->nargs ? rp_int(c, 0) : 0));
 	else if (f->fn)
@@ -412,8 +434,8 @@ int px_end(void)
 		}
 	if (!px.inited) {
 		fprintf(stderr,
-			"proxy of %s: the rank's calls have no "
-			"MPI_Init\n",
+			"proxy of %s: the rank's calls never start MPI "
+			"(no MPI_Init, no MPI_Session_init)\n",
 			px_trace_name);
 		return RP_EXIT_NOREPLAY;
 	}
@@ -421,8 +443,10 @@ int px_end(void)
 		rp_surrogates_free();
 		if (px.lazy)
 			PMPI_Finalize();
-		else
+		else if (px.sessions != 1)
 			MPI_Finalize();
 	}
+	if (px.sessions)
+		rp_session_end();
 	return 0;
 }

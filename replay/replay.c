@@ -288,6 +288,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 	       const int *handler, int *argc, char ***argv)
 {
 	int er = rp_env_rank(), rank, inited = 0, lazy = 0, finalized = 0, r;
+	int sessions = 0; /* started by the program's MPI_Session_init */
 	uint32_t sig;
 	struct rp_call c;
 	rondo_iter *it;
@@ -313,11 +314,18 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 		uint32_t f = rondo_sig_func(t, sig);
 		const char *fn = rondo_func_name(t, f);
 
-		if (!inited && (!strcmp(fn, "MPI_Init") ||
-				!strcmp(fn, "MPI_Init_thread"))) {
+		if ((!inited || sessions == 1) &&
+		    (!strcmp(fn, "MPI_Init") ||
+		     !strcmp(fn, "MPI_Init_thread"))) {
 			if (start_mpi(t, sig, argc, argv) != MPI_SUCCESS) {
 				rondo_iter_free(it);
 				return EXIT_NOREPLAY;
+			}
+			if (inited) { /* sessions first, then the world */
+				sessions = 2;
+				end_prev = rp_now_ns();
+				rp_progress_index = ++c.index;
+				continue;
 			}
 			inited = 1;
 			if ((r = rp_check_size(rondo_rank_count(t), prog,
@@ -332,13 +340,26 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			continue;
 		}
 		if (!inited && !rp_before_init(fn)) {
-			/* MPI started without MPI_Init passing through the
-			 * tracer (a binding layer calling PMPI_Init): so here */
-			PMPI_Init(NULL, NULL);
-			inited = lazy = 1;
-			if ((r = rp_check_size(rondo_rank_count(t), prog,
-					       &rank)) != 0)
+			inited = 1;
+			if (!strcmp(fn, "MPI_Session_init")) {
+				/* a program of sessions: one of our own first,
+				 * for the rank, and MPI up to the end */
+				sessions = 1;
+				r = rp_session_start(rondo_rank_count(t), prog,
+						     &rank);
+			} else {
+				/* MPI started without MPI_Init passing through
+				 * the tracer (a binding layer calling
+				 * PMPI_Init): so here */
+				PMPI_Init(NULL, NULL);
+				lazy = 1;
+				r = rp_check_size(rondo_rank_count(t), prog,
+						  &rank);
+			}
+			if (r != 0) {
+				rondo_iter_free(it);
 				return r;
+			}
 			if ((r = restart(t, o, &it, rank, c.index)) < 0)
 				return -r;
 			if (r == 1 && rondo_iter_next(it, &sig) != 1)
@@ -374,8 +395,9 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			rp_progress_index = ++c.index;
 			continue;
 		}
-		if (finalized && !rp_before_init(fn))
-			continue; /* nothing else calls MPI after it */
+		if (finalized && !sessions && !rp_before_init(fn))
+			continue; /* nothing else calls MPI after it (but a
+				   * program's sessions may) */
 		if (!strcmp(fn, "MPI_Pcontrol"))
 			MPI_Pcontrol((int)(c.s->nargs ? rp_int(&c, 0) : 0));
 		else if (handler[f] >= 0)
@@ -390,9 +412,8 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 	if (!inited) {
 		if (rank == 0)
 			fprintf(stderr,
-				"%s: the rank's calls have no MPI_Init: a "
-				"program that starts otherwise (sessions) "
-				"cannot be replayed\n",
+				"%s: the rank's calls never start MPI (no "
+				"MPI_Init, no MPI_Session_init)\n",
 				prog);
 		return EXIT_NOREPLAY;
 	}
@@ -401,9 +422,11 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 		rp_finish();
 		if (lazy)
 			PMPI_Finalize();
-		else
+		else if (sessions != 1)
 			MPI_Finalize();
 	}
+	if (sessions)
+		rp_session_end();
 	return 0;
 }
 

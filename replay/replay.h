@@ -82,6 +82,12 @@ MPI_Info rp_info(struct rp_call *c, uint32_t k);
 MPI_Errhandler rp_errhandler(struct rp_call *c, uint32_t k);
 MPI_Win rp_win(struct rp_call *c, uint32_t k);
 MPI_File rp_file(struct rp_call *c, uint32_t k);
+#if MPI_VERSION >= 4
+MPI_Session rp_session(struct rp_call *c, uint32_t k);
+void rp_set_session(struct rp_call *c, uint32_t k, MPI_Session h);
+MPI_Session_errhandler_function *rp_Session_errh_fn(struct rp_call *c,
+						    uint32_t k);
+#endif
 MPI_Message *rp_message(struct rp_call *c, uint32_t k);
 MPI_Request *rp_request(struct rp_call *c, uint32_t k);
 MPI_Request *rp_requests(struct rp_call *c, uint32_t k);
@@ -195,6 +201,15 @@ int rp_init_mpi(const char *fn, int argc_rec, int required, int *argc,
  * nranks.  Another count is said (by rank 0, as `who`), MPI finalized,
  * and RP_EXIT_NOREPLAY returned; else 0. */
 int rp_check_size(uint32_t nranks, const char *who, int *rank);
+/* A program of the MPI-4 sessions model starts with MPI_Session_init and
+ * has no MPI_COMM_WORLD.  Before its first one, the replay opens a session
+ * of its own (through PMPI: not recorded; kept until the end, so that MPI
+ * stays up between the program's sessions) for this run's rank and rank
+ * count, checked as rp_check_size does.  Returns 0, or RP_EXIT_NOREPLAY
+ * when the count differs or MPI has no sessions (said). */
+int rp_session_start(uint32_t nranks, const char *who, int *rank);
+/* The end of such a run: the session of its own finalized. */
+void rp_session_end(void);
 
 /* A rank whose calls in the trace end as the original's were cut short
  * (the job ended badly: `ending`, len bytes): said, then it waits as the

@@ -155,6 +155,9 @@ static struct {
 	struct kval *k;
 	uint32_t nk;
 	struct tab comm, group, type, op, info, errh, win, file, req, msg, seg;
+#if MPI_VERSION >= 4
+	struct tab session;
+#endif
 	void **retired; /* segments outgrown: kept until the end */
 	size_t nretired, capretired;
 	MPI_Status status; /* the status the calls write, and read */
@@ -177,6 +180,9 @@ static const MPI_Info info_null = MPI_INFO_NULL;
 static const MPI_Errhandler errh_null = MPI_ERRHANDLER_NULL;
 static const MPI_Win win_null = MPI_WIN_NULL;
 static const MPI_File file_null = MPI_FILE_NULL;
+#if MPI_VERSION >= 4
+static const MPI_Session session_null = MPI_SESSION_NULL;
+#endif
 static const MPI_Request req_null = MPI_REQUEST_NULL;
 static const MPI_Message msg_null = MPI_MESSAGE_NULL;
 static const struct seg seg_none = {NULL, 0, 0, -1};
@@ -244,6 +250,9 @@ void rp_core_start(const struct rp_options *o, uint32_t nconst,
 	rt.req.size = sizeof(MPI_Request);
 	rt.msg.size = sizeof(MPI_Message);
 	rt.seg.size = sizeof(struct seg);
+#if MPI_VERSION >= 4
+	rt.session.size = sizeof(MPI_Session);
+#endif
 }
 
 /* The time now, in ns (a monotonic clock). */
@@ -295,21 +304,81 @@ int rp_init_mpi(const char *fn, int argc_rec, int required, int *argc,
 		      : MPI_Init_thread(NULL, NULL, required, &provided);
 }
 
+/* Whether this run has the trace's rank count; said by rank 0 if not. */
+static int same_size(uint32_t nranks, int size, int rank, const char *who)
+{
+	if ((uint32_t)size == nranks)
+		return 1;
+	if (rank == 0)
+		fprintf(stderr,
+			"%s: the trace is of %u ranks, this run has %d: run "
+			"it with mpirun -np %u\n",
+			who, nranks, size, nranks);
+	return 0;
+}
+
 int rp_check_size(uint32_t nranks, const char *who, int *rank)
 {
 	int size = 0;
 	PMPI_Comm_rank(MPI_COMM_WORLD, rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
-	if ((uint32_t)size == nranks)
+	if (same_size(nranks, size, *rank, who))
 		return 0;
-	if (*rank == 0)
-		fprintf(stderr,
-			"%s: the trace is of %u ranks, this run has %d: run "
-			"it with mpirun -np %u\n",
-			who, nranks, size, nranks);
 	MPI_Finalize();
 	return RP_EXIT_NOREPLAY;
 }
+
+#if MPI_VERSION >= 4
+static MPI_Session own_session = MPI_SESSION_NULL;
+
+int rp_session_start(uint32_t nranks, const char *who, int *rank)
+{
+	MPI_Group g = MPI_GROUP_NULL;
+	int size = 0;
+
+	if (PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &own_session) !=
+		    MPI_SUCCESS ||
+	    PMPI_Group_from_session_pset(own_session, "mpi://WORLD", &g) !=
+		    MPI_SUCCESS ||
+	    PMPI_Group_rank(g, rank) != MPI_SUCCESS ||
+	    PMPI_Group_size(g, &size) != MPI_SUCCESS) {
+		fprintf(stderr,
+			"%s: MPI_Session_init: the processes of the job "
+			"cannot be learnt from a session\n",
+			who);
+		if (g != MPI_GROUP_NULL)
+			PMPI_Group_free(&g);
+		rp_session_end();
+		return RP_EXIT_NOREPLAY;
+	}
+	PMPI_Group_free(&g);
+	if (same_size(nranks, size, *rank, who))
+		return 0;
+	rp_session_end();
+	return RP_EXIT_NOREPLAY;
+}
+
+void rp_session_end(void)
+{
+	if (own_session != MPI_SESSION_NULL)
+		PMPI_Session_finalize(&own_session);
+}
+#else
+int rp_session_start(uint32_t nranks, const char *who, int *rank)
+{
+	(void)nranks;
+	*rank = 0;
+	fprintf(stderr,
+		"%s: the trace starts with MPI_Session_init, and this MPI "
+		"(%d.%d) has no sessions (MPI 4.0)\n",
+		who, MPI_VERSION, MPI_SUBVERSION);
+	return RP_EXIT_NOREPLAY;
+}
+
+void rp_session_end(void)
+{
+}
+#endif
 
 void rp_wait_cut(const char *who, int rank, const char *ending, int len)
 {
@@ -630,6 +699,10 @@ HANDLE(rp_errhandler, rp_set_errhandler, MPI_Errhandler, errh, errh_null,
 HANDLE(rp_win, rp_set_win, MPI_Win, win, win_null, RONDO_ARG_WIN, win_null)
 HANDLE(rp_file, rp_set_file, MPI_File, file, file_null, RONDO_ARG_FILE,
        file_null)
+#if MPI_VERSION >= 4
+HANDLE(rp_session, rp_set_session, MPI_Session, session, session_null,
+       RONDO_ARG_SESSION, session_null)
+#endif
 #undef HANDLE
 
 MPI_Datatype *rp_datatypes(struct rp_call *c, uint32_t k)
@@ -1003,6 +1076,9 @@ MPI_User_function *rp_user_function(struct rp_call *c, uint32_t k)
 ERRH_CALLBACK(Comm, MPI_Comm)
 ERRH_CALLBACK(Win, MPI_Win)
 ERRH_CALLBACK(File, MPI_File)
+#if MPI_VERSION >= 4
+ERRH_CALLBACK(Session, MPI_Session)
+#endif
 #undef ERRH_CALLBACK
 
 ATTR_CALLBACKS(Comm, MPI_Comm)
@@ -1117,14 +1193,16 @@ void rp_hint_stand_ins(const MPI_Request *stand_in, const MPI_Request *real,
 		rt.stand(stand_in, real, n);
 }
 
-/* The largest tag MPI allows. */
-static int tag_ub(void)
+/* The largest tag MPI allows, as comm says (never MPI_COMM_WORLD, which a
+ * program of sessions does not have); 32767, the least MPI allows, when it
+ * does not say. */
+static int tag_ub(MPI_Comm comm)
 {
 	static int ub;
 	int *v = NULL, flag = 0;
 	if (!ub) {
 		ub = 32767;
-		if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) ==
+		if (PMPI_Comm_get_attr(comm, MPI_TAG_UB, &v, &flag) ==
 			    MPI_SUCCESS &&
 		    flag && v)
 			ub = *v;
@@ -1154,7 +1232,7 @@ void rp_wildcard(struct rp_call *c, int kst, int kreq, MPI_Comm comm,
 			 * anything (no program sends with the largest tag),
 			 * recorded as the program posted it */
 			rp_hint_posted(*source, *tag);
-			*tag = tag_ub();
+			*tag = tag_ub(comm);
 			return;
 		}
 	}

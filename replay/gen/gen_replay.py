@@ -54,6 +54,7 @@ CALLBACKS = {
     "MPI_Comm_errhandler_function": "rp_Comm_errh_fn(c, %d)",
     "MPI_Win_errhandler_function": "rp_Win_errh_fn(c, %d)",
     "MPI_File_errhandler_function": "rp_File_errh_fn(c, %d)",
+    "MPI_Session_errhandler_function": "rp_Session_errh_fn(c, %d)",
 }
 # Memory MPI hands the program: its segment is that memory from then on.
 MEMORY_OUT = {("MPI_Alloc_mem", "baseptr"), ("MPI_Win_allocate", "baseptr"),
@@ -199,15 +200,13 @@ class Func:
                              else CALLBACKS[base])
             return
         handle = gw.HANDLES.get(base)
-        if handle and handle[0] == "session":
-            raise Unsupported("sessions")
         intlike = kind == "int" or base in INTS
         if depth == 0:
             if handle:
                 h = handle[0]
                 if h == "request":
                     self.args.append("*rp_request(c, %d)" % k)
-                elif h in ("message", "session"):
+                elif h == "message":
                     raise Unsupported("%s by value" % h)
                 else:
                     self.decls.append("%s %s = rp_%s(c, %d);" % (base, local, h, k))

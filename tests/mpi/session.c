@@ -6,8 +6,12 @@
  * symbolic id, the same on every rank, two sessions open at once, freed
  * ids taken again, and ring exchanges relative to the caller.
  *
- *   mpiexec -n 3 session [ITERATIONS]
+ *   mpiexec -n 3 session [ITERATIONS [world]]
  *   session --probe
+ *
+ * With `world`, the world model too, between the sessions' start and end:
+ * MPI_Init, a sum on MPI_COMM_WORLD, MPI_Finalize, and the sessions
+ * finalized after it (MPI-4 allows both models in one program).
  *
  * Built against an MPI library without sessions (Open MPI 4.1 implements
  * MPI 3.1) it says so and exits 77, which the test reports as skipped;
@@ -89,6 +93,7 @@ static MPI_Session run(const char *tag, int id, int iters)
 int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 10;
+	int world = argc > 2 && !strcmp(argv[2], "world");
 	MPI_Session first, second;
 
 	/* session.sh asks whether there are sessions, without MPI */
@@ -101,6 +106,24 @@ int main(int argc, char **argv)
 	 * session, traced or not.) */
 	first = run("org.rondo.test.first", 0, iters);
 	second = run("org.rondo.test.second", 1, iters);
+	if (world) {
+		int one = 1, sum = 0, size = 0;
+		MPI_Init(NULL, NULL);
+		EXPECT("MPI_Init\\(argc=NULL, argv=NULL\\)");
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		EXPECT("MPI_Comm_size\\(comm=MPI_COMM_WORLD -> size=%d\\)",
+		       size);
+		MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		EXPECT("MPI_Allreduce\\(sendbuf=m[0-9]+\\+0, count=1, "
+		       "datatype=MPI_INT, op=MPI_SUM, comm=MPI_COMM_WORLD -> "
+		       "recvbuf=m[0-9]+\\+0\\)");
+		if (sum != size) {
+			fprintf(stderr, "session: wrong results\n");
+			exit(1);
+		}
+		MPI_Finalize();
+		EXPECT("MPI_Finalize\\(\\)");
+	}
 	MPI_Session_finalize(&second);
 	EXPECT("MPI_Session_finalize\\(-> session=s1\\)");
 	MPI_Session_finalize(&first);

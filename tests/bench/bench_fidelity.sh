@@ -5,9 +5,12 @@
 # rondo-replay and run by its proxy (rondo proxy, compiled with mpicc), all
 # under the tracer, RUNS times each, alternating; the run time each trace
 # records (from MPI_Init to MPI_Finalize, meta key duration) and each
-# rank's time in MPI.  Prints per case the medians and the errors
-# |T_replay - T_app| / T_app and |T_proxy - T_app| / T_app, then the mean
-# and worst errors; the same with per-call timing (RONDO_TIMING=percall:
+# rank's time in MPI.  Prints per case the medians, and the errors
+# |T_replay - T_app| / T_app and |T_proxy - T_app| / T_app of each replay
+# and proxy against the run whose trace it replays (run just before it),
+# their medians over the runs (so that a machine that changes speed
+# between runs, as 4 ranks on 2 cores do, compares like with like), then
+# the mean and worst of those; the same with per-call timing (RONDO_TIMING=percall:
 # the replay spins each call's own gap, the proxy the signatures' means).
 #
 #   sh tests/bench/bench_fidelity.sh [BUILDDIR]
@@ -39,9 +42,15 @@ mpitimes() {
 		printf "%s%.0f", sep, v; sep = "/" }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# lines "T_app k T_other k": the median of |T_other - T_app| / T_app, in %
+paired() {
+	awk '{ e = ($3 - $1) / $1; if (e < 0) e = -e; printf "%.4f\n", 100 * e }' |
+		median | awk '{ printf "%.1f", $1 }'
+}
 
 echo "rondo-replay's and rondo proxy's time fidelity: $iters iterations of $work us of compute, $runs runs each, medians"
-echo "(run time from each trace: MPI_Init to MPI_Finalize; MPI times per rank, ms, of the median run)"
+echo "(run time from each trace: MPI_Init to MPI_Finalize; errors: each replay and proxy against the run it"
+echo "replays, the median over the runs; MPI times per rank, ms, of the median run)"
 for timing in aggregated percall; do
 	echo
 	echo "timing: $timing"
@@ -78,8 +87,8 @@ for timing in aggregated percall; do
 			ka=$(sort -g "$tmp/a" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f2)
 			kb=$(sort -g "$tmp/b" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f2)
 			kc=$(sort -g "$tmp/c" | sed -n "$(( (runs + 1) / 2 ))p" | cut -d' ' -f2)
-			err=$(awk -v a="$ta" -v b="$tb" 'BEGIN { e = (b - a) / a; if (e < 0) e = -e; printf "%.1f", 100 * e }')
-			perr=$(awk -v a="$ta" -v b="$tc" 'BEGIN { e = (b - a) / a; if (e < 0) e = -e; printf "%.1f", 100 * e }')
+			err=$(paste -d' ' "$tmp/a" "$tmp/b" | paired)
+			perr=$(paste -d' ' "$tmp/a" "$tmp/c" | paired)
 			echo "$err" >>"$tmp/errors"
 			echo "$perr" >>"$tmp/perrors"
 			printf '%-11s %5s %8.3f %8.3f %6s%% %8.3f %6s%%   %-16s %-16s %-16s\n' "$case" "$np" \

@@ -430,7 +430,7 @@ int px_end(void)
 	for (uint32_t k = 0; !px.finalized && k < px_ncut; k++)
 		if (px_cut[k].rank == (uint32_t)px.rank) {
 			const char *e = px_endings[px_cut[k].ending];
-			rp_wait_cut(px.who, px.rank, e, (int)strlen(e));
+			rp_end_cut(px.who, px.rank, e, (int)strlen(e));
 		}
 	if (!px.inited) {
 		fprintf(stderr,

@@ -408,7 +408,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 	}
 	rondo_iter_free(it);
 	if (!finalized && (r = rp_rank_cut(t, (uint32_t)rank, &cut)) > 0)
-		rp_wait_cut(prog, rank, cut, r);
+		rp_end_cut(prog, rank, cut, r);
 	if (!inited) {
 		if (rank == 0)
 			fprintf(stderr,

@@ -212,10 +212,13 @@ int rp_session_start(uint32_t nranks, const char *who, int *rank);
 void rp_session_end(void);
 
 /* A rank whose calls in the trace end as the original's were cut short
- * (the job ended badly: `ending`, len bytes): said, then it waits as the
- * original did, for the job to end (MPI_Abort on another rank, the
- * launcher's signal) or the watchdog; never returns. */
-void rp_wait_cut(const char *who, int rank, const char *ending, int len);
+ * (the job ended badly: `ending`, len bytes, as `rondo info` says it)
+ * ends as the original's did, said: exit(N) without MPI_Finalize exits
+ * with N, a signal it gave itself (a fault, abort()) is raised; cut short
+ * from outside (the launcher's signal, MPI_Abort on another rank, a lost
+ * node) it waits for the job to end as the original did, or for the
+ * watchdog.  Never returns. */
+void rp_end_cut(const char *who, int rank, const char *ending, int len);
 
 /* The watchdog: the calls done so far, the signature of the one under
  * way or next, and whether it is under way, as the replay goes. */

@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,12 +381,49 @@ void rp_session_end(void)
 }
 #endif
 
-void rp_wait_cut(const char *who, int rank, const char *ending, int len)
+/* A signal a process gives itself (a fault, abort()), which no launcher
+ * or user sends. */
+static int self_signal(long sig)
 {
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+	       sig == SIGILL || sig == SIGABRT || sig == SIGTRAP ||
+	       sig == SIGSYS;
+}
+
+void rp_end_cut(const char *who, int rank, const char *ending, int len)
+{
+	char text[256], *end;
+	long code;
+
+	snprintf(text, sizeof text, "%.*s", len, ending);
+	if (!strncmp(text, "exit(", 5)) {
+		code = strtol(text + 5, &end, 10);
+		if (end != text + 5 && *end == ')') {
+			fprintf(stderr,
+				"%s: rank %d: the trace ends here (%s): "
+				"ending the same way\n",
+				who, rank, text);
+			fflush(stderr);
+			exit((int)code);
+		}
+	}
+	if (!strncmp(text, "signal ", 7)) {
+		code = strtol(text + 7, &end, 10);
+		if (end != text + 7 && self_signal(code)) {
+			fprintf(stderr,
+				"%s: rank %d: the trace ends here (%s): "
+				"ending the same way\n",
+				who, rank, text);
+			fflush(stderr);
+			/* to the handlers the original had too (a
+			 * tracer's, a sanitizer's), else the default */
+			raise((int)code);
+		}
+	}
 	fprintf(stderr,
-		"%s: rank %d: the trace ends here, cut short (%.*s): waiting "
+		"%s: rank %d: the trace ends here, cut short (%s): waiting "
 		"for the job to end as the original did\n",
-		who, rank, len, ending);
+		who, rank, text);
 	fflush(stderr);
 	for (;;)
 		sleep(1);

@@ -116,33 +116,66 @@ go abort self abort 20
 check abort ".*MPI_Abort\(errorcode=3\) on rank 1" -
 grep -q "MPI_Abort(errorcode=3) on rank 1" abort.info || fail "abort: ending not said"
 
-# Replayed (rondo-replay, then its proxy), the job ends as the original
-# did: rank 1 calls MPI_Abort, ranks 0 and 2 wait where theirs were cut
-# short (said) until the launcher ends them; the re-traces have the same
-# calls and the launcher the same exit status.
-"$rondo" proxy -o abort_proxy.c abort.rondo 2>abort_proxy.gen ||
-	fail "abort: rondo proxy: $(cat abort_proxy.gen)"
-# shellcheck disable=SC2086 # flags are lists
-$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS abort_proxy.c -o abort_proxy $MPI_LIBS -lpthread \
-	>abort_proxy.cc 2>&1 || fail "abort: the proxy does not compile: $(head -20 abort_proxy.cc)"
-for how in replay proxy; do
-	case $how in
-	replay) cmd="$top_builddir/replay/rondo-replay --watchdog 60 abort.rondo" ;;
-	proxy) cmd="./abort_proxy --watchdog 60" ;;
-	esac
-	# shellcheck disable=SC2086 # a command and its arguments
-	timeout 120 "$rondo" run -o "abort.$how.rondo" -- "$M" -np 3 ${san:+-x ASAN_OPTIONS} \
-		$cmd >"abort.$how.out" 2>&1
-	st=$?
-	[ "$st" = "$want" ] || fail "abort's $how: the launcher exits $st, the original $want: $(tail -5 "abort.$how.out")"
-	# (how they were cut short: SIGTERM under Open MPI, "no word
-	# after its last spill" under MPICH, whose launcher kills)
-	[ "$(grep -Ec "^(rondo-replay|proxy of abort.rondo): rank [02]: the trace ends here, cut short \(.+\): waiting for the job to end as the original did$" "abort.$how.out")" -eq 2 ] ||
-		fail "abort's $how: ranks 0 and 2 do not say they wait: $(grep -v '^ *$' "abort.$how.out" | head -10)"
-	"$rondo" diff --ignore buffers abort.rondo "abort.$how.rondo" >"abort.$how.diff" 2>&1 &&
-		[ "$(tail -1 "abort.$how.diff")" = "same communication" ] ||
-		fail "abort's $how: the calls differ: $(head -20 "abort.$how.diff")"
-done
+# ends NAME STATUS WAITING OWN: NAME.rondo replayed (rondo-replay, then
+# its proxy) under the tracer ends as the original job did: the launcher
+# exits STATUS ("nonzero": not 0), WAITING ranks say they wait where
+# theirs were cut short from outside until the launcher ends them, rank 1
+# (when OWN, a pattern of its ending, is not empty) says it ends as its
+# original did, and the re-traces have the same calls.
+#
+# Under MPICH, Hydra SIGKILLs the other ranks the moment rank 1 ends by
+# itself; the replay gets there in well under RONDO_FLUSH_INTERVAL (the
+# original slept 3 s first), so their tracers have spilled nothing and the
+# re-trace keeps rank 1's calls alone, and the status is the kill's: for
+# those, said (KNOWN) and only rank 1's end and a failing status checked.
+ends() {
+	end_name=$1 end_st=$2 end_waiting=$3 end_own=$4 lossy=""
+	if [ "${MPI_FLAVOR:-openmpi}" = mpich ] && [ -n "$end_own" ]; then
+		lossy=1 end_st=nonzero
+	fi
+	"$rondo" proxy -o "${end_name}_proxy.c" "$end_name.rondo" 2>"${end_name}_proxy.gen" ||
+		fail "$end_name: rondo proxy: $(cat "${end_name}_proxy.gen")"
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "${end_name}_proxy.c" \
+		-o "${end_name}_proxy" $MPI_LIBS -lpthread >"${end_name}_proxy.cc" 2>&1 ||
+		fail "$end_name: the proxy does not compile: $(head -20 "${end_name}_proxy.cc")"
+	for how in replay proxy; do
+		case $how in
+		replay) cmd="$top_builddir/replay/rondo-replay --watchdog 60 $end_name.rondo"
+			who="rondo-replay" ;;
+		proxy) cmd="./${end_name}_proxy --watchdog 60"
+			who="proxy of $end_name.rondo" ;;
+		esac
+		out="$end_name.$how.out"
+		# shellcheck disable=SC2086 # a command and its arguments
+		timeout 120 "$rondo" run -o "$end_name.$how.rondo" -- "$M" -np 3 \
+			${san:+-x ASAN_OPTIONS} $cmd >"$out" 2>&1
+		st=$?
+		case $end_st in
+		nonzero) [ "$st" -ne 0 ] ;;
+		*) [ "$st" = "$end_st" ] ;;
+		esac || fail "$end_name's $how: the launcher exits $st, want $end_st: $(tail -5 "$out")"
+		[ -n "$lossy" ] ||
+			[ "$(grep -Ec "^$who: rank [0-9]+: the trace ends here, cut short \(.+\): waiting for the job to end as the original did$" "$out")" -eq "$end_waiting" ] ||
+			fail "$end_name's $how: not $end_waiting ranks say they wait: $(grep -v '^ *$' "$out" | head -10)"
+		[ -z "$end_own" ] ||
+			grep -Eq "^$who: rank 1: the trace ends here \($end_own\): ending the same way$" "$out" ||
+			fail "$end_name's $how: rank 1 does not end as its original did: $(grep -v '^ *$' "$out" | head -10)"
+		if [ -n "$lossy" ]; then
+			echo "KNOWN: $end_name's $how under MPICH: Hydra kills the other ranks before they spill (status $st)"
+			continue
+		fi
+		"$rondo" diff --ignore buffers "$end_name.rondo" "$end_name.$how.rondo" >"$end_name.$how.diff" 2>&1 &&
+			[ "$(tail -1 "$end_name.$how.diff")" = "same communication" ] ||
+			fail "$end_name's $how: the calls differ: $(head -20 "$end_name.$how.diff")"
+	done
+}
+
+# Replayed, the job ended by MPI_Abort ends so: rank 1 calls MPI_Abort,
+# ranks 0 and 2 wait where theirs were cut short (by SIGTERM under Open
+# MPI, "no word after its last spill" under MPICH, whose launcher kills)
+# until the launcher ends them; the launcher's status is the original's.
+ends abort "$want" 2 ""
 
 # The explorer's header says it too (second line, first).
 if command -v tmux >/dev/null 2>&1; then
@@ -215,8 +248,12 @@ if [ "${MPI_FLAVOR:-openmpi}" = mpich ] && [ "$got" != "$want" ] &&
 	got=$want
 fi
 check segv ".*signal 11 \(SIGSEGV\) on rank 1" -
+# Replayed, rank 1 raises the signal it gave itself, and the launcher ends
+# the others (its status: whichever rank it saw end first, as above).
+ends segv nonzero 2 "signal 11 \(SIGSEGV\)"
 
 go exit self exit 20
+traced=$got
 if [ "${MPI_FLAVOR:-openmpi}" = mpich ] && [ "$got" != "$want" ]; then
 	# MPICH's ranks finish MPI_Finalize without the rank that left;
 	# traced, they wait for it in the merge and Hydra kills them: a
@@ -225,6 +262,9 @@ if [ "${MPI_FLAVOR:-openmpi}" = mpich ] && [ "$got" != "$want" ]; then
 	got=$want
 fi
 check exit ".*exit\(4\) without MPI_Finalize on rank 1" -
+# Replayed, rank 1 exits with 4 without MPI_Finalize, the others finalize:
+# the launcher's status is the traced original's.
+ends exit "$traced" 0 "exit\(4\) without MPI_Finalize"
 
 go rankterm rank-TERM hang 20
 check rankterm ".*signal 15 \(SIGTERM\) inside MPI_Recv on rank" -

@@ -58,8 +58,11 @@ for timing in aggregated percall; do
 		"replay s" error "proxy s" error "app MPI ms" "replay" "proxy"
 	: >"$tmp/errors"; : >"$tmp/perrors"
 	for np in 2 4; do
+		# more ranks than cores: each pinned to a core, two to a core
+		# (unpinned, the scheduler's placement makes the same program
+		# run in two modes, 2.4 s or 2.9 s, from one run to the next)
 		over=""
-		[ "$np" -gt 2 ] && over="--oversubscribe"
+		[ "$np" -gt 2 ] && over="--oversubscribe --bind-to core:overload-allowed"
 		for case in stencil uneven collective; do
 			: >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
 			k=0
@@ -102,16 +105,23 @@ done
 
 # The replay's memory does not grow with the iterations: each rank's
 # largest resident size replaying ITERS and 10 x ITERS of the stencil.
+# maxrss CMD...: each of 2 ranks' largest resident size, kB (each rank's
+# into a file of its own: through the launcher the lines can interleave)
+maxrss() {
+	rm -f "$tmp/rss".*
+	mpirun -np 2 sh -c 'exec /usr/bin/time -f %M -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' \
+		"$tmp/rss" "$@" >/dev/null 2>&1 || die "$*: $(cat "$tmp/rss".* 2>/dev/null)"
+	cat "$tmp/rss".* | sort -n | tr '\n' ' '
+}
+
 echo
 echo "replay and proxy memory (largest resident size per rank, kB):"
 for n in "$iters" $((iters * 10)); do
 	"$rondo" run -o "$tmp/m.rondo" -- mpirun -np 2 "$prog" stencil "$n" 10 >"$tmp/out" 2>&1 ||
 		die "stencil $n: $(cat "$tmp/out")"
-	rss=$(mpirun -np 2 /usr/bin/time -f "rss=%M" "$replay" "$tmp/m.rondo" 2>&1 |
-		grep -o 'rss=[0-9]*' | cut -d= -f2 | sort -n | tr '\n' ' ')
+	rss=$(maxrss "$replay" "$tmp/m.rondo")
 	"$rondo" proxy -o "$tmp/m.c" "$tmp/m.rondo" 2>/dev/null &&
 		"$mpicc" -O2 "$tmp/m.c" -o "$tmp/m" || die "the proxy of stencil $n"
-	prss=$(mpirun -np 2 /usr/bin/time -f "rss=%M" "$tmp/m" 2>&1 |
-		grep -o 'rss=[0-9]*' | cut -d= -f2 | sort -n | tr '\n' ' ')
+	prss=$(maxrss "$tmp/m")
 	echo "  stencil, $n iterations ($(du -b "$tmp/m.rondo" | cut -f1)-byte trace): replay $rss, proxy $prss"
 done

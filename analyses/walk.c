@@ -3,13 +3,11 @@
  * their start times (struct twalk: a heap of timed iterators, one per
  * rank), for the analyses that match calls across ranks (see walk.h).
  *
- * Error bounds.  A start s reads s' with s <= s' < s + (b-1)|s - r| + 1,
- * r the reference it was measured from (rondo.h).  The walk follows the
- * references as the iterator does (the previous start of the signature,
- * else the end of the rank's previous call) for the signatures the
- * analysis uses, so each call comes with the bound of its start's error
- * and of its duration's.  A difference of two times is then off by less
- * than the larger of their bounds (both errors lie in [0, bound)).
+ * Error bounds.  Each call comes with the bounds of its start's error and
+ * of its duration's, as the iterator gives them (rondo_iter_time_bound:
+ * rondo.h says how they follow from the trace's base).  A difference of
+ * two times is then off by less than the larger of their bounds (both
+ * errors lie in [0, bound)).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,40 +30,18 @@ struct twalk {
 	uint64_t untimed; /* calls past ranks' timed calls */
 };
 
-/* The bound of the error of a time read back over the span from `from`
- * to `to`. */
-static int64_t tw_bound(const struct twalk *w, int64_t from, int64_t to)
-{
-	double e = ceil((w->base - 1) * fabs((double)to - (double)from));
-
-	/* a damaged file's spans may be any size: keep it a number */
-	if (e > 4e18)
-		e = 4e18;
-	/* rounding a negative span down may lose up to b ns more */
-	return (int64_t)e + (to < from ? (int64_t)ceil(w->base) : 1);
-}
-
 /* Rank i's next call: 1, 0 when it has no more timed calls, or a
  * RONDO_E_* code. */
 static int tw_advance(struct twalk *w, uint32_t i)
 {
 	struct tw_rank *x = &w->r[i];
-	int32_t slot;
-	int64_t ref;
 	int rc = rondo_iter_next(x->it, &x->sig);
 
 	if (rc <= 0)
 		return rc;
-	if (rondo_iter_time(x->it, &x->start, &x->end) < 0)
+	if (rondo_iter_time(x->it, &x->start, &x->end) < 0 ||
+	    rondo_iter_time_bound(x->it, &x->err, &x->derr) < 0)
 		return 0; /* counted in w->untimed from the start */
-	slot = x->sig < rondo_sig_count(w->t) ? w->slot[x->sig] : -1;
-	ref = slot >= 0 && x->prev[slot] != INT64_MIN ? x->prev[slot]
-						      : x->last_end;
-	x->err = tw_bound(w, ref, x->start);
-	x->derr = tw_bound(w, x->start, x->end);
-	if (slot >= 0)
-		x->prev[slot] = x->start;
-	x->last_end = x->end;
 	return 1;
 }
 
@@ -92,7 +68,6 @@ static void tw_free(struct twalk *w)
 {
 	for (uint32_t i = 0; w->r && i < w->n; i++) {
 		rondo_iter_free(w->r[i].it);
-		free(w->r[i].prev);
 	}
 	free(w->r);
 	free(w->heap);
@@ -100,7 +75,7 @@ static void tw_free(struct twalk *w)
 }
 
 /* Starts every rank's walk; slot[] (by signature) names the signatures
- * whose error bounds are wanted.  0, RONDO_E_MISSING without per-call
+ * the analysis uses.  0, RONDO_E_MISSING without per-call
  * times, or another RONDO_E_* code (free it all the same). */
 static int tw_init(struct twalk *w, const rondo_trace *t, const int32_t *slot,
 		   uint32_t nslots)
@@ -126,13 +101,8 @@ static int tw_init(struct twalk *w, const rondo_trace *t, const int32_t *slot,
 				     rondo_rank_calls(t, i) -
 					     rondo_rank_timed_calls(t, i));
 		x->it = rondo_iter_create_timed(t, i);
-		x->prev = malloc(sizeof(*x->prev) * ((size_t)nslots + 1));
-		if (!x->it || !x->prev)
+		if (!x->it)
 			return RONDO_E_NOMEM;
-		for (uint32_t k = 0; k < nslots; k++)
-			x->prev[k] = INT64_MIN;
-		/* a rank's first call counts from 0 on its own clock */
-		x->last_end = rondo_rank_clock_offset(t, i);
 		rc = tw_advance(w, i);
 		if (rc == 1)
 			w->heap[w->nheap++] = i;

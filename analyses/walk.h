@@ -32,14 +32,12 @@ static inline int64_t max64(int64_t a, int64_t b)
 
 /* ---- every rank's calls in the order of their start times ---------------- */
 
-/* One rank's current call, and what its next calls' references are. */
+/* One rank's current call. */
 struct tw_rank {
 	rondo_iter *it;
 	uint32_t sig;
 	int64_t start, end;
 	int64_t err, derr; /* bounds of the errors of start and duration */
-	int64_t last_end;  /* the end of the rank's previous call */
-	int64_t *prev;	   /* by slot: that signature's last start */
 };
 
 /* What both analyses start from: the trace, and the

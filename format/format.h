@@ -582,20 +582,22 @@ static inline int64_t fmt_time_add(int64_t t, int64_t d)
 				   : v;
 }
 
-/* One rank's encoder: the reconstructed starts the next intervals count
- * from.  fmt_tenc_call gives the codes of a call of signature sig (below
- * the capacity the encoder has grown to) that started at `start` ns and
- * took `dur`.  Returns 0, or -1 when out of memory (nothing changed). */
+/* One rank's encoder (format 1.7): each call's interval counts from the
+ * end of the rank's previous call as a reader reconstructs it, and is
+ * never negative (a call that started before that end is put at it), so
+ * that starts read back never decrease and no call starts before the
+ * previous one ends; the first call's counts from the origin, of either
+ * sign (MPI_Init starts before it).  fmt_tenc_call gives the codes of a
+ * call that started at `start` ns and took `dur`.  (Before 1.7 an interval
+ * counted from the previous start of the same signature.) */
 struct fmt_tenc {
 	const struct fmt_tscale *sc;
-	int64_t *prev; /* per signature: its last start, INT64_MIN none */
-	size_t cap;
-	int64_t last; /* the end of the rank's last call */
+	int64_t last; /* the end of the rank's last call, as read back */
+	int started;  /* a call was encoded */
 };
 
-int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start, uint64_t dur,
-		  uint32_t *dcode, uint32_t *icode);
-void fmt_tenc_free(struct fmt_tenc *e);
+void fmt_tenc_call(struct fmt_tenc *e, int64_t start, uint64_t dur,
+		   uint32_t *dcode, uint32_t *icode);
 
 /* The section: the base, each rank's clock offset (ns to add to its times
  * to put them on rank 0's clock), a grammar whose terminals are codes, and

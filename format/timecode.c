@@ -105,34 +105,19 @@ int64_t fmt_tvalue_ival(const struct fmt_tscale *s, uint32_t code)
 	return code & 1 ? (int64_t)s->up[j] : -(int64_t)s->down[j];
 }
 
-int fmt_tenc_call(struct fmt_tenc *e, uint32_t sig, int64_t start, uint64_t dur,
-		  uint32_t *dcode, uint32_t *icode)
+void fmt_tenc_call(struct fmt_tenc *e, int64_t start, uint64_t dur,
+		   uint32_t *dcode, uint32_t *icode)
 {
-	size_t had = e->cap;
-	int64_t ref;
+	int64_t ival = start - e->last;
 
-	if (sig >= e->cap) {
-		if (util_grow(&e->prev, &e->cap, (size_t)sig + 1,
-			      sizeof(*e->prev)))
-			return -1;
-		for (size_t k = had; k < e->cap; k++)
-			e->prev[k] = INT64_MIN;
-	}
-	ref = e->prev[sig] != INT64_MIN ? e->prev[sig] : e->last;
-	*icode = fmt_tcode_ival(e->sc, start - ref);
+	if (e->started && ival < 0)
+		ival = 0;
+	*icode = fmt_tcode_ival(e->sc, ival);
 	*dcode = fmt_tcode_dur(e->sc, dur);
-	/* the next intervals count from what a reader will see */
-	e->prev[sig] = fmt_time_add(ref, fmt_tvalue_ival(e->sc, *icode));
-	e->last = fmt_time_add(e->prev[sig],
-			       (int64_t)fmt_tvalue_dur(e->sc, *dcode));
-	return 0;
-}
-
-void fmt_tenc_free(struct fmt_tenc *e)
-{
-	free(e->prev);
-	e->prev = NULL;
-	e->cap = 0;
+	/* the next interval counts from what a reader will see */
+	e->last = fmt_time_add(e->last, fmt_tvalue_ival(e->sc, *icode));
+	e->last = fmt_time_add(e->last, (int64_t)fmt_tvalue_dur(e->sc, *dcode));
+	e->started = 1;
 }
 
 /* ---- 7-significant-bit durations ----------------------------------------- */

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 6
+#define RONDO_FORMAT_MINOR 7
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -778,12 +778,17 @@ RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 /* 16), compressed with grammars of their own.  What is read back is never */
 /* early, and late by at most b - 1 of the span it was measured over:       */
 /*  - a duration d reads d' with d <= d' < b*d + 1 ns;                      */
-/*  - a start s reads s' with s <= s' < s + (b-1)*|s - r| + 1 ns, where r   */
-/*    is the reference the tracer measured s from, as read back: the start */
-/*    of the previous call of the same signature (in a loop, one iteration */
-/*    before), or for a signature's first call the end of the rank's      */
-/*    previous call.  References are read-back times, so errors never add */
-/*    up over a run: the last call of a long run is as close as the first. */
+/*  - a start s is measured from the end of the rank's previous call as    */
+/*    read back, e (the first call from the origin): it reads s' with      */
+/*    s <= s' < s + (b-1)*(s - e) + 1 ns, so that the error is a share of   */
+/*    the gap between the two calls, not of the run.  A call that starts   */
+/*    before e (the previous duration read long) reads s' = e: late by at  */
+/*    most the previous start's bound plus its duration's, until a gap     */
+/*    longer than that takes it up.  So starts read back never decrease,   */
+/*    no call starts before the previous one ends, and errors do not add   */
+/*    up over a run; rondo_iter_time_bound() gives each call's bounds.     */
+/*    (Traces of format 1.6 and older measured a start from the previous   */
+/*    start of the same signature: reads s' < s + (b-1)*|s - r| + 1 ns.)  */
 /* Times are nanoseconds since the job's time origin: rank 0 at the end of  */
 /* MPI_Init; other ranks' clocks are aligned to rank 0's at MPI_Finalize    */
 /* (meta key "clock_sync" says how).                                         */
@@ -829,6 +834,15 @@ RONDO_API rondo_iter *rondo_iter_create_timed(const rondo_trace *t,
  */
 RONDO_API int rondo_iter_time(const rondo_iter *it, int64_t *start_ns,
 			      int64_t *end_ns);
+
+/**
+ * The bounds of the errors of that call's times: its start read back is
+ * never early and late by less than *start_err ns, its duration never
+ * short and long by less than *dur_err ns (either pointer may be NULL).
+ * Returns as rondo_iter_time().
+ */
+RONDO_API int rondo_iter_time_bound(const rondo_iter *it, int64_t *start_err,
+				    int64_t *dur_err);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
  * are produced one by one; skip() jumps over whole repetitions using the
  * precomputed expansion lengths.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "trace_int.h"
@@ -156,9 +157,12 @@ struct rondo_iter {
 	int timed, have;
 	struct walk wd, wi;
 	uint64_t ntimed;
-	int64_t *prev; /* per signature: its last start, INT64_MIN none yet */
+	int64_t *prev; /* before format 1.7, per signature: its last start,
+			  INT64_MIN none yet */
 	int64_t last;  /* the rank's last end */
 	int64_t offset, start, end;
+	int64_t err, derr; /* bounds of the errors of start and duration */
+	int from_end;	   /* format 1.7: intervals from the last end */
 };
 
 /* An iterator over the expansion of `rule`: 0, or RONDO_E_NOMEM. */
@@ -185,6 +189,7 @@ static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 	it->timed = 1;
 	it->ntimed = tm->len[t->tseq[2 * rank]];
 	it->offset = tm->offset[rank];
+	it->from_end = t->c.minor >= 7;
 	it->prev = malloc(sizeof(*it->prev) * ((size_t)t->cst.n + 1));
 	if (!it->prev ||
 	    walk_init(&it->wd, &tm->g, tm->len, t->tdepth, t->tseq[2 * rank]) <
@@ -259,25 +264,57 @@ void rondo_iter_free(rondo_iter *it)
 	free(it);
 }
 
+/* The bound of the error of a time read back over a span of `span` ns
+ * (rondo.h): less than (b - 1) |span| + 1 ns, or b ns more for a negative
+ * span, rounded down. */
+static int64_t span_bound(double base, int64_t span)
+{
+	double e = ceil((base - 1) * fabs((double)span));
+
+	/* a damaged file's spans may be any size: keep it a number */
+	if (e > 4e18)
+		e = 4e18;
+	return (int64_t)e + (span < 0 ? (int64_t)ceil(base) : 1);
+}
+
 /* The times of call `sig`, the next of a timed iterator (FORMAT.md,
- * "timing"): its interval counts from the signature's last start, else
- * from the end of the rank's last call. */
+ * "timing"), and the bounds of their errors.  From format 1.7 the
+ * interval counts from the end of the rank's last call, never negative
+ * but for the first call: a zero interval is a call the tracer put at
+ * that end, which may be late by as much as that end (the previous
+ * start's error and its duration's).  Before, it counted from the
+ * signature's last start, else from the end of the rank's last call. */
 static void iter_times(rondo_iter *it, uint32_t sig)
 {
 	const struct fmt_tscale *sc = &it->t->tscale;
 	uint32_t dc = 0, ic = 0;
-	int64_t ref;
+	int64_t ref, start, ival, dur;
 
 	it->have = 0;
 	if (it->w.pos > it->ntimed)
 		return;
 	walk_next(&it->wd, &dc); /* as long as ntimed (checked at open) */
 	walk_next(&it->wi, &ic);
-	ref = it->prev[sig] != INT64_MIN ? it->prev[sig] : it->last;
+	ival = fmt_tvalue_ival(sc, ic);
+	dur = (int64_t)fmt_tvalue_dur(sc, dc);
+	if (it->from_end)
+		ref = it->last;
+	else
+		ref = it->prev[sig] != INT64_MIN ? it->prev[sig] : it->last;
 	/* held within +-FMT_TIME_MAX: no sum of a file's codes overflows */
-	it->prev[sig] = fmt_time_add(ref, fmt_tvalue_ival(sc, ic));
-	it->last = fmt_time_add(it->prev[sig], (int64_t)fmt_tvalue_dur(sc, dc));
-	it->start = fmt_time_add(it->prev[sig], it->offset);
+	start = fmt_time_add(ref, ival);
+	if (it->from_end && ic == 0 && it->w.pos > 1)
+		/* both below 4e18 + 16: no overflow; kept there */
+		it->err = it->err + it->derr > (int64_t)4e18
+				  ? (int64_t)4e18
+				  : it->err + it->derr;
+	else
+		it->err = span_bound(sc->base, ival);
+	it->derr = span_bound(sc->base, dur);
+	if (!it->from_end)
+		it->prev[sig] = start;
+	it->last = fmt_time_add(start, dur);
+	it->start = fmt_time_add(start, it->offset);
 	it->end = fmt_time_add(it->last, it->offset);
 	it->have = 1;
 }
@@ -321,6 +358,20 @@ int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
 		*start_ns = it->start;
 	if (end_ns)
 		*end_ns = it->end;
+	return 0;
+}
+
+int rondo_iter_time_bound(const rondo_iter *it, int64_t *start_err,
+			  int64_t *dur_err)
+{
+	if (!it || !it->timed || it->w.pos == 0)
+		return RONDO_E_STATE;
+	if (!it->have)
+		return RONDO_E_MISSING;
+	if (start_err)
+		*start_err = it->err;
+	if (dur_err)
+		*dur_err = it->derr;
 	return 0;
 }
 

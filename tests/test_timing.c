@@ -7,6 +7,8 @@
  *  - the encoder and the reader agree: known starts and durations read
  *    back within the documented bound, a rank that fell back has times
  *    for its first calls only, clock offsets are added, skipping decodes;
+ *  - a file of format 1.6 (intervals from the signature's last start)
+ *    reads as it was written;
  *  - the merge: timing through encoded ranges of ranks (the tracer's
  *    tree), ranks without timing and with another base;
  *  - damaged sections: a bad base, codes past the scale, sequences of
@@ -78,6 +80,18 @@ static void test_scale(double b)
 	fmt_tscale_free(&sc);
 }
 
+/* Signatures of function f with an argument 0 .. n - 1, into sig[]. */
+static void sigs_of(struct testtrace *tt, uint32_t f, uint32_t *sig, int n)
+{
+	for (int s = 0; s < n; s++) {
+		struct fmt_buf a = {0};
+
+		fmt_arg_put_sint(&a, RONDO_ARG_INT, s);
+		sig[s] = tt_sig(tt, f, &a, 1);
+		fmt_buf_free(&a);
+	}
+}
+
 /* The calls of the traces below: rank r makes n calls of three
  * signatures, sig k % 3 for call k, at known times. */
 struct known {
@@ -93,13 +107,7 @@ static struct testtrace *known_trace(struct known *kn, double b,
 	uint32_t f = tt_func(tt, "MPI_Barrier", "comm", NULL), sig[3];
 
 	tt_timing(tt, b);
-	for (int s = 0; s < 3; s++) {
-		struct fmt_buf a = {0};
-
-		fmt_arg_put_sint(&a, RONDO_ARG_INT, s);
-		sig[s] = tt_sig(tt, f, &a, 1);
-		fmt_buf_free(&a);
-	}
+	sigs_of(tt, f, sig, 3);
 	kn->start = malloc(sizeof(int64_t) * kn->nranks * kn->n);
 	kn->dur = malloc(sizeof(uint64_t) * kn->nranks * kn->n);
 	for (uint32_t r = 0; r < kn->nranks; r++) {
@@ -136,38 +144,53 @@ static void test_roundtrip(double b)
 	      rondo_rank_timed_calls(t, 2) == kn.n / 2);
 	for (uint32_t r = 0; r < kn.nranks; r++) {
 		rondo_iter *it = rondo_iter_create_timed(t, r);
-		int64_t prev[3] = {INT64_MIN, INT64_MIN, INT64_MIN}, last = 0;
+		int64_t last = r == 1 ? 777777 : 0, bound = 0, dbound = 0;
 		int64_t worst_first = 0, worst_last = 0;
 		uint32_t sig, k = 0, bad = 0;
 
 		CHECK(it != NULL);
 		CHECK(rondo_iter_time(it, NULL, NULL) == RONDO_E_STATE);
+		CHECK(rondo_iter_time_bound(it, NULL, NULL) == RONDO_E_STATE);
 		while (it && rondo_iter_next(it, &sig) == 1) {
 			int64_t s, e, ts = kn.start[r * kn.n + k];
-			int64_t ref =
-				prev[k % 3] != INT64_MIN ? prev[k % 3] : last;
-			int64_t span = ts - ref < 0 ? ref - ts : ts - ref;
+			int64_t serr = -1, derr = -1;
 			uint64_t d = kn.dur[r * kn.n + k];
 			int rc = rondo_iter_time(it, &s, &e);
 
 			if (r == 2 && k >= kn.n / 2) {
 				bad += rc != RONDO_E_MISSING;
+				bad += rondo_iter_time_bound(it, &serr,
+							     &derr) !=
+				       RONDO_E_MISSING;
 				k++;
 				continue;
 			}
-			/* the bound of rondo.h, on the reference read back */
-			if (rc != 0 || s < ts ||
-			    (double)(s - ts) >= (b - 1) * (double)span + 1.0 ||
-			    e - s < (int64_t)d ||
-			    (double)(e - s) >= b * (double)d + 1.0)
+			/* the bound of rondo.h: a share of the gap from the
+			 * previous end read back, or where the call reads as
+			 * that end, the previous start's and duration's */
+			if (k == 0 || s != last)
+				bound = (int64_t)ceil(
+						(b - 1) *
+						(double)(s > last ? s - last
+								  : last - s)) +
+					(s < last ? (int64_t)ceil(b) : 1);
+			else
+				bound += dbound;
+			dbound = (int64_t)ceil((b - 1) * (double)(e - s)) + 1;
+			if (rc != 0 ||
+			    rondo_iter_time_bound(it, &serr, &derr) != 0 ||
+			    serr != bound || derr != dbound || s < ts ||
+			    s - ts >= serr || (k > 0 && s < last) ||
+			    e - s < (int64_t)d || e - s - (int64_t)d >= derr)
 				if (bad++ < 3)
 					fprintf(stderr,
 						"rank %u call %u: read "
 						"%" PRId64 "+%" PRId64
-						", was %" PRId64 "+%" PRIu64
+						" (bounds %" PRId64 ", %" PRId64
+						"), was %" PRId64 "+%" PRIu64
 						"\n",
-						r, k, s, e - s, ts, d);
-			prev[k % 3] = s;
+						r, k, s, e - s, serr, derr, ts,
+						d);
 			last = e;
 			if (k < 1000 && s - ts > worst_first)
 				worst_first = s - ts;
@@ -428,6 +451,130 @@ static void test_damaged(void)
 	fmt_buf_free(&s);
 }
 
+/* A file of format 1.6, whose intervals count from the previous start of
+ * the same signature (else the rank's last end), of either sign: read as
+ * it was written, within that format's bound.  The file is the writer's
+ * with the old codes and the header's minor version (and checksum) made
+ * 6.  Its calls have the shape of a long-interval signature between short
+ * calls (LAMMPS's): some starts read before the start of the call before
+ * them there; written today, none does, and none starts before the
+ * previous call ends. */
+static void test_format_1_6(double b)
+{
+	struct testtrace *tt = tt_create(1);
+	uint32_t f = tt_func(tt, "MPI_Barrier", "comm", NULL), sig[2];
+	struct fmt_tscale sc;
+	int64_t prev[2] = {INT64_MIN, INT64_MIN}, last = 0;
+	int64_t start[400];
+	uint64_t dur[400];
+	struct fmt_buf file = {0};
+	rondo_trace *t = rondo_trace_create();
+	rondo_iter *it;
+	uint32_t n = 400, bad = 0, k = 0, decreasing = 0, sg;
+	int64_t last_start = 0;
+	unsigned major = 0, minor = 0;
+
+	tt_timing(tt, b);
+	CHECK(fmt_tscale_init(&sc, b) == 0);
+	sigs_of(tt, f, sig, 2);
+	for (uint32_t i = 0, t0 = 1000; i < n; i++) {
+		/* signature 1 every tenth call, between short calls: its
+		 * interval is ten calls long */
+		uint32_t s = i % 10 == 9;
+		int64_t ref = prev[s] != INT64_MIN ? prev[s] : last;
+		uint32_t dc, ic;
+
+		start[i] = t0;
+		dur[i] = 1000 + next() % 2000;
+		ic = fmt_tcode_ival(&sc, start[i] - ref);
+		dc = fmt_tcode_dur(&sc, dur[i]);
+		prev[s] = ref + fmt_tvalue_ival(&sc, ic);
+		last = prev[s] + (int64_t)fmt_tvalue_dur(&sc, dc);
+		tt_call_codes(tt, 0, sig[s], dur[i], dc, ic);
+		t0 += (uint32_t)dur[i] + 100 + (uint32_t)(next() % 200);
+	}
+	{
+		struct fmt_writer w;
+
+		fmt_writer_init(&w);
+		CHECK(tt_finish(tt, &w, 0) == 0 &&
+		      fmt_writer_finish(&w, &file) == 0);
+		fmt_writer_free(&w);
+	}
+	file.data[10] = 6;
+	file.data[11] = 0;
+	{
+		uint32_t crc = fmt_crc32c(0, file.data, 28);
+
+		for (int j = 0; j < 4; j++)
+			file.data[28 + j] = (uint8_t)(crc >> (8 * j));
+	}
+	CHECK(rondo_trace_open_memory(t, file.data, file.len, "old.rondo") ==
+	      0);
+	rondo_format_version(t, &major, &minor);
+	CHECK(major == 1 && minor == 6);
+	it = rondo_iter_create_timed(t, 0);
+	CHECK(it != NULL);
+	prev[0] = prev[1] = INT64_MIN;
+	last = 0;
+	while (it && rondo_iter_next(it, &sg) == 1 && k < n) {
+		uint32_t s = sg == sig[1];
+		int64_t st, e, serr, derr,
+			ref = prev[s] != INT64_MIN ? prev[s] : last;
+		int64_t span;
+
+		CHECK(rondo_iter_time(it, &st, &e) == 0 &&
+		      rondo_iter_time_bound(it, &serr, &derr) == 0);
+		span = st - ref < 0 ? ref - st : st - ref;
+		if (st < start[k] || st - start[k] >= serr ||
+		    serr != (int64_t)ceil((b - 1) * (double)span) +
+				    (st < ref ? (int64_t)ceil(b) : 1) ||
+		    e - st < (int64_t)dur[k] ||
+		    e - st - (int64_t)dur[k] >= derr)
+			bad++;
+		decreasing += k > 0 && st < last_start;
+		last_start = st;
+		prev[s] = st;
+		last = e;
+		k++;
+	}
+	CHECKF(bad == 0 && k == n, "b %g, format 1.6: %u of %u calls off", b,
+	       bad, k);
+	rondo_iter_free(it);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+	fmt_tscale_free(&sc);
+	tt_free(tt);
+	CHECKF(decreasing > 0,
+	       "b %g, format 1.6: no start read before the one before it", b);
+	/* the same calls written today: in order, none overlapping */
+	tt = tt_create(1);
+	f = tt_func(tt, "MPI_Barrier", "comm", NULL);
+	tt_timing(tt, b);
+	sigs_of(tt, f, sig, 2);
+	for (uint32_t i = 0; i < n; i++)
+		tt_call_at(tt, 0, sig[i % 10 == 9], start[i], dur[i]);
+	memset(&file, 0, sizeof(file));
+	t = tt_open(tt, &file, 0);
+	it = rondo_iter_create_timed(t, 0);
+	bad = k = 0;
+	last = INT64_MIN;
+	while (it && rondo_iter_next(it, &sg) == 1 && k < n) {
+		int64_t st, e;
+
+		CHECK(rondo_iter_time(it, &st, &e) == 0);
+		bad += st < start[k] || st < last || e - st < (int64_t)dur[k];
+		last = e;
+		k++;
+	}
+	CHECKF(bad == 0 && k == n, "b %g, today: %u of %u calls out of order",
+	       b, bad, k);
+	rondo_iter_free(it);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+	tt_free(tt);
+}
+
 int main(void)
 {
 	test_scale(1.001);
@@ -438,6 +585,8 @@ int main(void)
 	test_roundtrip(1.01);
 	test_roundtrip(1.1);
 	test_roundtrip(1.5);
+	test_format_1_6(1.1);
+	test_format_1_6(1.5);
 	test_aggregated();
 	test_merge_tree();
 	test_damaged();

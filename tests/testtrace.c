@@ -103,7 +103,6 @@ void tt_free(struct testtrace *tt)
 	for (uint32_t r = 0; tt->timed && r < tt->nranks; r++) {
 		grammar_free(tt->timed[r].d);
 		grammar_free(tt->timed[r].i);
-		fmt_tenc_free(&tt->timed[r].enc);
 	}
 	free(tt->timed);
 	fmt_tscale_free(&tt->sc);
@@ -137,9 +136,19 @@ void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
 	uint32_t dc, ic;
 
 	tt_call(tt, rank, sig, 1, dur_ns);
-	if (fmt_tenc_call(&t->enc, sig, start_ns - t->offset, dur_ns, &dc,
-			  &ic) < 0 ||
-	    grammar_append(t->d, dc, 1) < 0 || grammar_append(t->i, ic, 1) < 0)
+	fmt_tenc_call(&t->enc, start_ns - t->offset, dur_ns, &dc, &ic);
+	if (grammar_append(t->d, dc, 1) < 0 || grammar_append(t->i, ic, 1) < 0)
+		tt_die("timing");
+}
+
+void tt_call_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
+		   uint64_t dur_ns, uint32_t dcode, uint32_t icode)
+{
+	struct tt_timed *t = &tt->timed[rank];
+
+	tt_call(tt, rank, sig, 1, dur_ns);
+	if (grammar_append(t->d, dcode, 1) < 0 ||
+	    grammar_append(t->i, icode, 1) < 0)
 		tt_die("timing");
 }
 

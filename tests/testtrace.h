@@ -52,6 +52,9 @@ void tt_timing(struct testtrace *tt, double base);
  * taking dur_ns. */
 void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
 		int64_t start_ns, uint64_t dur_ns);
+/* As tt_call_at, with the codes as given (a file of another encoding). */
+void tt_call_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
+		   uint64_t dur_ns, uint32_t dcode, uint32_t icode);
 /* Rank `rank`'s clock is off by `offset` ns from the job's (stored in
  * the section; tt_call_at's times stay on the job's clock). */
 void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset);

@@ -3,9 +3,12 @@
 #  - tests/mpi/sleepy: 10^4 calls of four signatures with known gaps, the
 #    program's own clock read before each.  For b = 1.01, 1.1 and 1.5,
 #    every start `rondo dump --times` gives is within the stated bound of
-#    the program's time (late by less than (b-1) times the span from its
-#    reference, read back), at the end of the run as at its start: no
-#    drift.  The durations read back add up,
+#    the program's time (late by less than (b-1) times the gap from the
+#    previous call's end, read back, or where it reads as that end by less
+#    than the previous start's bound and duration's), at the end of the
+#    run as at its start: no drift; on every rank starts never decrease
+#    and no call starts before the previous one ends.  The durations read
+#    back add up,
 #    per function over all ranks, to between the statistics' exact total
 #    and b times it.
 #  - RONDO_TIMING_LIMIT reached: the rank keeps times for its first calls
@@ -48,11 +51,16 @@ for b in 1.01 1.1 1.5; do
 	FILENAME ~ /starts$/ { p[$1] = $2; next }
 	{
 		k = $2; s[k] = $3; e[k] = $4
-		sig = $0; sub(/^[^ ]* [^ ]* [^ ]* [^ ]* /, "", sig)
-		# the reference: the same signature before, else the end of
-		# the previous call
-		ref[k] = (sig in last) ? last[sig] : e[k - 1]
-		last[sig] = $3
+		# the bound (rondo.h): a share of the gap from the previous
+		# end, or, for a call put at that end, the previous bounds
+		if (k == 0)
+			bnd[k] = (b - 1) * ($3 < 0 ? -$3 : $3) + 1e-9
+		else if ($3 == pe)
+			bnd[k] = bnd[k - 1] + dbnd[k - 1]
+		else
+			bnd[k] = (b - 1) * ($3 - pe) + 1e-9
+		dbnd[k] = (b - 1) * ($4 - $3) + 1e-9
+		pe = $4
 		if (!(k in p)) next
 		if (c == "" || $3 - p[k] < c) c = $3 - p[k]
 	}
@@ -61,8 +69,7 @@ for b in 1.01 1.1 1.5; do
 			k += 0 # a number: subscripts are strings
 			n++
 			err = s[k] - (p[k] + c)
-			span = p[k] + c - ref[k]
-			lim = (b - 1) * (span < 0 ? -span : span) + 20e-6
+			lim = bnd[k] + 20e-6
 			if (err > lim) { miss++; if (miss <= 3) print "call " k ": " err * 1e6 " us late, bound " lim * 1e6 }
 			if (k < 1003) { e0 += err; n0++ }
 			if (k >= 9003) { e1 += err; n1++; if (err > lim) miss1++ }
@@ -91,6 +98,14 @@ for b in 1.01 1.1 1.5; do
 		}
 		exit bad > 0
 	}' "b$b.stats" FS=' ' "b$b.all" >"b$b.dur" || fail "b=$b durations: $(head -5 "b$b.dur")"
+	# on every rank, in call order: starts never decrease and no call
+	# starts before the previous one ends (as the dump prints them)
+	awk 'n && $1 == r && ($3 < ps || $3 < pe) {
+		bad++; if (bad <= 3) print "rank " $1 " call " $2 " starts at " $3 ", the previous started at " ps " and ended at " pe
+	}
+	{ r = $1; ps = $3; pe = $4; n++ }
+	END { if (n < 20000) { print n " calls"; bad++ } exit bad > 0 }' "b$b.all" >"b$b.order" ||
+		fail "b=$b order: $(cat "b$b.order")"
 done
 
 # ---- the limit: per-call times for the first calls only -----------------

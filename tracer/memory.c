@@ -83,8 +83,7 @@ size_t memory_used(void)
 		   2 * most(sigs, rt.sig_bytes.cap, index) + spill_memory();
 
 	if (rt.gd && rt.gi)
-		n += grammar_memory(rt.gd) + grammar_memory(rt.gi) +
-		     rt.tenc.cap * sizeof(int64_t);
+		n += grammar_memory(rt.gd) + grammar_memory(rt.gi);
 	return n;
 }
 

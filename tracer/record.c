@@ -226,9 +226,8 @@ static void after_finalize_end(void)
 				 : UINT32_MAX;
 		uint64_t d = c->t1 > c->t0 ? rt_clock_ns(c->t1 - c->t0) : 0;
 
-		c->timed =
-			sig != UINT32_MAX &&
-			timing_after(sig, c->t0, d, &c->dcode, &c->icode) == 0;
+		c->timed = sig != UINT32_MAX &&
+			   timing_after(c->t0, d, &c->dcode, &c->icode) == 0;
 	}
 	if (late.n)
 		spill_after(late.call, late.n, n + late.lost);
@@ -421,7 +420,7 @@ int rec_end(struct rec *r, int ret)
 					&rt.sig[sig].gap,
 					rt_clock_ns(r->t0 - rt.last_end));
 			gap_from = 1;
-			timing_call(sig, r->t0, d);
+			timing_call(r->t0, d);
 			if (__builtin_expect(
 				    ++rt.ncalls % MEMORY_CHECK_EVERY == 0, 0))
 				memory_check();

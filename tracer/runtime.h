@@ -389,13 +389,12 @@ enum rt_timing {
 #define RT_TIMING_LIMIT_DEFAULT ((size_t)256 << 20)
 /* The scale, grammars and origin: 0, or -1 when out of memory. */
 int timing_start(void);
-void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur);
-/* A recorded call of signature sig, started at clock reading t0, that
- * took dur ns. */
-static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t dur)
+void timing_call_slow(uint64_t t0, uint64_t dur);
+/* A recorded call, started at clock reading t0, that took dur ns. */
+static inline void timing_call(uint64_t t0, uint64_t dur)
 {
 	if (__builtin_expect(rt.tstate == RT_TIMING_ON, 0))
-		timing_call_slow(sig, t0, dur);
+		timing_call_slow(t0, dur);
 }
 /* Stops per-call times for good (the memory limit): the calls so far
  * keep theirs. */
@@ -410,12 +409,11 @@ int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
 /* The grammars freed (at MPI_Finalize, once written); the encoder stays
  * while every call has its times, for timing_after. */
 void timing_free(void);
-/* After MPI_Finalize: the codes of a call the rank made then (sig, its
- * signature's local id; t0, its clock reading; dur, ns), measured as the
+/* After MPI_Finalize: the codes of a call the rank made then (t0, its
+ * clock reading; dur, ns), measured as the
  * calls before them were.  Returns 0, or -1 when the rank has no per-call
  * times (or not for every call so far). */
-int timing_after(uint32_t sig, uint64_t t0, uint64_t dur, uint32_t *dc,
-		 uint32_t *ic);
+int timing_after(uint64_t t0, uint64_t dur, uint32_t *dc, uint32_t *ic);
 
 /* ---- memory.c ------------------------------------------------------------ */
 /* Calls between two looks at the tracer's memory. */

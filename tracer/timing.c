@@ -3,11 +3,12 @@
  *
  * Every recorded call gives two codes of a logarithmic scale (format.h,
  * "per-call timing"): its duration and the interval from the
- * reconstructed start of the previous call of the same signature, each
+ * reconstructed end of the rank's previous call (never negative), each
  * appended to a grammar of its own.  The codes are computed as a reader
  * will decode them (fmt_tenc_call), so the next interval is measured from
- * the time the reader will see, and the error of one call never carries
- * into the next.
+ * the time the reader will see: starts read back never decrease, and an
+ * error carries into the next call only where the call started before
+ * the previous one's end as read back (back-to-back calls).
  *
  * Memory is bounded: once the two grammars hold more than
  * RONDO_TIMING_LIMIT bytes the rank stops adding to them and keeps only
@@ -108,15 +109,12 @@ static int64_t timing_start_of(uint64_t t0)
 	       (int64_t)((double)(int64_t)(t0 - rt.anchor_tick) * rt.tick_ns);
 }
 
-void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
+void timing_call_slow(uint64_t t0, uint64_t dur)
 {
 	int64_t start = timing_start_of(t0);
 	uint32_t dc, ic;
 
-	if (fmt_tenc_call(&rt.tenc, sig, start, dur, &dc, &ic) < 0) {
-		timing_stop(RT_TIMING_LOST);
-		return;
-	}
+	fmt_tenc_call(&rt.tenc, start, dur, &dc, &ic);
 	/* both or neither: a failed append leaves the engine unusable */
 	if (grammar_append(rt.gd, dc, 1) < 0 ||
 	    grammar_append(rt.gi, ic, 1) < 0) {
@@ -128,9 +126,7 @@ void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
 		spill_value(SPILL_INTERVALS, ic);
 	}
 	if (grammar_length(rt.gd) % CHECK_EVERY == 0 &&
-	    grammar_memory(rt.gd) + grammar_memory(rt.gi) +
-			    rt.tenc.cap * sizeof(int64_t) >
-		    rt.timing_limit)
+	    grammar_memory(rt.gd) + grammar_memory(rt.gi) > rt.timing_limit)
 		timing_stop(RT_TIMING_LIMIT);
 }
 
@@ -261,12 +257,12 @@ int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
 	return 0;
 }
 
-int timing_after(uint32_t sig, uint64_t t0, uint64_t dur, uint32_t *dc,
-		 uint32_t *ic)
+int timing_after(uint64_t t0, uint64_t dur, uint32_t *dc, uint32_t *ic)
 {
 	if (rt.tstate != RT_TIMING_ON || !rt.tenc.sc)
 		return -1;
-	return fmt_tenc_call(&rt.tenc, sig, timing_start_of(t0), dur, dc, ic);
+	fmt_tenc_call(&rt.tenc, timing_start_of(t0), dur, dc, ic);
+	return 0;
 }
 
 void timing_free(void)
@@ -278,7 +274,6 @@ void timing_free(void)
 	 * for its calls after MPI_Finalize (timing_after) */
 	if (rt.tstate == RT_TIMING_ON)
 		return;
-	fmt_tenc_free(&rt.tenc);
 	fmt_tscale_free(&rt.tscale);
 	rt.tenc.sc = NULL;
 }

@@ -202,9 +202,10 @@ void cli_untimed(uint64_t calls)
 void cli_timing_bound(double b)
 {
 	printf("per-call times of base %g: never early, and late by less than "
-	       "%g%% of the time from their reference (the previous start of "
-	       "the same signature, or the end of the rank's previous call); "
-	       "+- bounds the error of a figure\n",
+	       "%g%% of the time from their reference (the end of the rank's "
+	       "previous call as read back; before format 1.7, the previous "
+	       "start of the same signature); +- bounds the error of a "
+	       "figure\n",
 	       b, (b - 1) * 100);
 }
 

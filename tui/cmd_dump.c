@@ -70,17 +70,31 @@ static char *dump_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 static void dump_times_header(const rondo_trace *t)
 {
 	const char *sync = rondo_meta_get(t, "clock_sync");
+	unsigned major = 0, minor = 0;
 	double b;
 
 	rondo_timing_mode(t, &b);
+	rondo_format_version(t, &major, &minor);
 	printf("# rank index start end call: start and end in seconds since "
-	       "the job's time origin (rank 0 at MPI_Init)\n"
-	       "# per-call timing, base %g: a duration d reads d' with d <= "
-	       "d' < %g*d + 1 ns; a start is never early, and late by less "
-	       "than %g%% of the time from its reference (the previous start "
-	       "of the same signature, or for its first call the previous "
-	       "call's end, as read back): no drift\n",
-	       b, b, (b - 1) * 100);
+	       "the job's time origin (rank 0 at MPI_Init)\n");
+	if (major == 1 && minor < 7)
+		printf("# per-call timing, base %g: a duration d reads d' with "
+		       "d <= d' < %g*d + 1 ns; a start is never early, and "
+		       "late "
+		       "by less than %g%% of the time from its reference (the "
+		       "previous start of the same signature, or for its first "
+		       "call the previous call's end, as read back): no "
+		       "drift\n",
+		       b, b, (b - 1) * 100);
+	else
+		printf("# per-call timing, base %g: a duration d reads d' with "
+		       "d <= d' < %g*d + 1 ns; a start is never early, and "
+		       "late "
+		       "by less than %g%% of the gap from the previous call's "
+		       "end as read back, or, where it reads as that end, by "
+		       "less than the previous start's bound plus that "
+		       "duration's: starts never decrease, no drift\n",
+		       b, b, (b - 1) * 100);
 	if (sync)
 		printf("# clocks: %s\n", sync);
 }

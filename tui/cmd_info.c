@@ -160,8 +160,9 @@ static void info_timing(const rondo_trace *t)
 		return;
 	}
 	printf("timing       per call, base %g: durations read back up to "
-	       "%g%% long, starts up to %g%% of their interval late, never "
-	       "early (rondo dump --times)\n",
+	       "%g%% long, starts up to %g%% of the gap before them late "
+	       "(or at the previous call's end, as late as it), never early "
+	       "(rondo dump --times)\n",
 	       b, (b - 1) * 100, (b - 1) * 100);
 	for (uint32_t r = 0; r < n; r++)
 		if (rondo_rank_timed_calls(t, r) < rondo_rank_calls(t, r) &&

@@ -190,12 +190,15 @@ static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 	it->ntimed = tm->len[t->tseq[2 * rank]];
 	it->offset = tm->offset[rank];
 	it->from_end = t->c.minor >= 7;
-	it->prev = malloc(sizeof(*it->prev) * ((size_t)t->cst.n + 1));
-	if (!it->prev ||
-	    walk_init(&it->wd, &tm->g, tm->len, t->tdepth, t->tseq[2 * rank]) <
+	if (walk_init(&it->wd, &tm->g, tm->len, t->tdepth, t->tseq[2 * rank]) <
 		    0 ||
 	    walk_init(&it->wi, &tm->g, tm->len, t->tdepth,
 		      t->tseq[2 * rank + 1]) < 0)
+		return RONDO_E_NOMEM;
+	if (it->from_end)
+		return 0; /* no per-signature references */
+	it->prev = malloc(sizeof(*it->prev) * ((size_t)t->cst.n + 1));
+	if (!it->prev)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < t->cst.n; s++)
 		it->prev[s] = INT64_MIN;

@@ -393,32 +393,28 @@ static int self_signal(long sig)
 void rp_end_cut(const char *who, int rank, const char *ending, int len)
 {
 	char text[256], *end;
-	long code;
+	long code = 0;
+	int how = 0; /* 1: exit(code), 2: raise(code) */
 
 	snprintf(text, sizeof text, "%.*s", len, ending);
 	if (!strncmp(text, "exit(", 5)) {
 		code = strtol(text + 5, &end, 10);
-		if (end != text + 5 && *end == ')') {
-			fprintf(stderr,
-				"%s: rank %d: the trace ends here (%s): "
-				"ending the same way\n",
-				who, rank, text);
-			fflush(stderr);
-			exit((int)code);
-		}
-	}
-	if (!strncmp(text, "signal ", 7)) {
+		how = end != text + 5 && *end == ')';
+	} else if (!strncmp(text, "signal ", 7)) {
 		code = strtol(text + 7, &end, 10);
-		if (end != text + 7 && self_signal(code)) {
-			fprintf(stderr,
-				"%s: rank %d: the trace ends here (%s): "
-				"ending the same way\n",
-				who, rank, text);
-			fflush(stderr);
-			/* to the handlers the original had too (a
-			 * tracer's, a sanitizer's), else the default */
-			raise((int)code);
-		}
+		how = end != text + 7 && self_signal(code) ? 2 : 0;
+	}
+	if (how) {
+		fprintf(stderr,
+			"%s: rank %d: the trace ends here (%s): ending the "
+			"same way\n",
+			who, rank, text);
+		fflush(stderr);
+		if (how == 1)
+			exit((int)code);
+		/* to the handlers the original had too (a tracer's, a
+		 * sanitizer's), else the default */
+		raise((int)code);
 	}
 	fprintf(stderr,
 		"%s: rank %d: the trace ends here, cut short (%s): waiting "

@@ -168,6 +168,8 @@ struct ctx {
 	uint32_t *req_sig; /* by request id: the init signature (per rank) */
 	uint32_t nreq;
 	int failed;
+	uint64_t *edge;	  /* an_matrix_window's edges: messages summed
+			     here, not in cells (c->m a scratch matrix) */
 	an_send_fn *send; /* an_sends_rank: messages go to it, not to cells */
 	void *send_arg;
 	int send_rc; /* its first failure */
@@ -200,8 +202,14 @@ static void cell(struct ctx *c, uint32_t src, int64_t dst, uint64_t msgs,
 		 uint64_t bytes)
 {
 	size_t at = (size_t)src * c->m->n + (size_t)dst;
-	uint64_t *m = &c->m->msgs[at], *b = &c->m->bytes[at];
+	uint64_t *m, *b;
 
+	if (c->edge && dst >= 0 && dst < c->m->n) {
+		*c->edge = sat_add(*c->edge, msgs);
+		return;
+	}
+	m = &c->m->msgs[at];
+	b = &c->m->bytes[at];
 	if (dst < 0 || dst >= c->m->n) {
 		c->m->unresolved = sat_add(c->m->unresolved, msgs);
 		return;
@@ -664,36 +672,64 @@ void an_sends_free(struct an_sends *s)
 }
 
 /* Rank r's calls counted one by one: all of them in made[], and in
- * mult[] those starting in [w[0], w[1]) with a window w (else all).
- * Calls without times count in made[] alone (m->untimed).  0, or a
- * RONDO_E_* code. */
+ * mult[] those starting in [w[0], w[1]) with a window w (else all); of
+ * those, in edge[0] the ones whose start less its error bound is before
+ * w[0], and in edge[1] those starting at w[1] or later but less their
+ * bound before it.  Calls without times count in made[] alone
+ * (m->untimed).  0, or a RONDO_E_* code. */
 static int walk_rank(struct ctx *c, uint32_t r, const int64_t *w,
-		     uint64_t *mult, uint64_t *made)
+		     uint64_t *mult, uint64_t *made, uint64_t *const *edge)
 {
 	rondo_iter *it = w ? rondo_iter_create_timed(c->t, r)
 			   : rondo_iter_create(c->t, r);
-	int64_t start;
+	int64_t start, err;
 	uint32_t s;
 	int k;
 
 	if (!it)
 		return RONDO_E_NOMEM;
 	memset(mult, 0, sizeof(*mult) * c->nsig);
-	if (w)
+	if (w) {
 		memset(made, 0, sizeof(*made) * c->nsig);
+		memset(edge[0], 0, sizeof(*edge[0]) * c->nsig);
+		memset(edge[1], 0, sizeof(*edge[1]) * c->nsig);
+	}
 	while ((k = rondo_iter_next(it, &s)) == 1) {
 		if (!w) {
 			mult[s]++;
 			continue;
 		}
 		made[s]++;
-		if (rondo_iter_time(it, &start, NULL) < 0)
+		if (rondo_iter_time(it, &start, NULL) < 0 ||
+		    rondo_iter_time_bound(it, &err, NULL) < 0) {
 			c->m->untimed++;
-		else if (start >= w[0] && start < w[1])
+			continue;
+		}
+		if (start >= w[0] && start < w[1]) {
 			mult[s]++;
+			edge[0][s] += start - err < w[0];
+		} else if (start >= w[1] && start - err < w[1]) {
+			edge[1][s]++;
+		}
 	}
 	rondo_iter_free(it);
 	return k;
+}
+
+/* The messages of the edges' calls of rank r, summed into m's. */
+static void edges_add(struct ctx *c, uint32_t r, uint64_t *const *edge,
+		      const uint64_t *made)
+{
+	struct an_matrix *m = c->m, scratch = {.n = m->n};
+	uint64_t *sum[2] = {&m->edge_in, &m->edge_out};
+
+	c->m = &scratch;
+	for (int i = 0; i < 2; i++) {
+		c->edge = sum[i];
+		rank_add(c, r, edge[i], made);
+	}
+	c->edge = NULL;
+	c->m = m;
 }
 
 /* an_matrix_walk, and with a window an_matrix_window. */
@@ -701,7 +737,7 @@ static int matrix_walk(const rondo_trace *t, const struct an_filter *f,
 		       const int64_t *w, struct an_matrix *m)
 {
 	struct ctx c;
-	uint64_t *mult = NULL, *made = NULL;
+	uint64_t *mult = NULL, *made = NULL, *edge[2] = {NULL, NULL};
 	int rc = ctx_init(&c, t, f, m, 1);
 
 	if (!rc && w && rondo_timing_mode(t, NULL) != RONDO_TIMING_PERCALL)
@@ -709,17 +745,23 @@ static int matrix_walk(const rondo_trace *t, const struct an_filter *f,
 	if (!rc) {
 		mult = malloc(sizeof(*mult) * (c.nsig + 1));
 		made = w ? malloc(sizeof(*made) * (c.nsig + 1)) : mult;
-		if (!mult || !made)
+		for (int i = 0; w && i < 2; i++)
+			edge[i] = malloc(sizeof(*edge[i]) * (c.nsig + 1));
+		if (!mult || !made || (w && (!edge[0] || !edge[1])))
 			rc = RONDO_E_NOMEM;
 	}
 	for (uint32_t r = 0; !rc && r < m->n && !c.failed; r++) {
-		rc = walk_rank(&c, r, w, mult, made);
+		rc = walk_rank(&c, r, w, mult, made, edge);
 		if (!rc)
 			rank_add(&c, r, mult, made);
+		if (!rc && w)
+			edges_add(&c, r, edge, made);
 	}
 	if (made != mult)
 		free(made);
 	free(mult);
+	free(edge[0]);
+	free(edge[1]);
 	return ctx_done(&c, rc);
 }
 

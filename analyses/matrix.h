@@ -44,6 +44,13 @@ struct an_matrix {
 	uint64_t proc_null; /* sends to MPI_PROC_NULL (not counted) */
 	uint64_t untimed;   /* an_matrix_window: calls without times (not
 				 counted) */
+	/* an_matrix_window: messages of calls whose start, never early,
+	 * might truly have been on the other side of an edge (within its
+	 * error bound): counted ones that may have started before the
+	 * window, and ones left out (read at or after its end) that may have
+	 * started inside.  The window's true count is from msgs - edge_in
+	 * to msgs + edge_out. */
+	uint64_t edge_in, edge_out;
 };
 
 /* Computes the matrix of trace t under filter f (NULL: point-to-point,

@@ -10,6 +10,7 @@
  * some members had entered and others not yet.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,8 +56,37 @@ static int is_collective(const char *name)
 
 struct centry {
 	uint32_t sig;
-	int64_t start, err;
+	int64_t start, err, dur;
 };
+
+/* A row's spreads as they may truly have been: each occurrence's lowest
+ * and highest, summed (the mean's) and the largest of each (the
+ * largest spread's). */
+struct srange {
+	uint64_t sum_lo, sum_hi;
+	int64_t max_lo, max_hi;
+};
+
+/* Collectives no member leaves before every member has entered: a
+ * spread is at most the longest member's call. */
+static const char *const sync_names[] = {
+	"MPI_Barrier",	  "MPI_Allreduce",	"MPI_Allgather",
+	"MPI_Allgatherv", "MPI_Alltoall",	"MPI_Alltoallv",
+	"MPI_Alltoallw",  "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+};
+
+static int is_sync(const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (len > 2 && !strcmp(name + len - 2, "_c"))
+		len -= 2;
+	for (size_t i = 0; i < COUNTOF(sync_names); i++)
+		if (strlen(sync_names[i]) == len &&
+		    !strncmp(name, sync_names[i], len))
+			return 1;
+	return 0;
+}
 
 /* One member's collectives not matched yet, oldest first (a ring). */
 struct cfifo {
@@ -81,6 +111,9 @@ struct skew {
 	size_t nst, capst;
 	uint64_t **last; /* by row: times each member was last */
 	size_t caplast;
+	struct srange *range; /* by row */
+	size_t caprange;
+	uint8_t *sync; /* by signature: is_sync */
 	struct an_skew_result *out;
 	size_t caprows;
 };
@@ -145,9 +178,12 @@ static struct an_skew *skew_row(struct skew *k, uint32_t f,
 		    0 ||
 	    util_grow(&k->last, &k->caplast, o->n + 1ul, sizeof(*k->last)) <
 		    0 ||
+	    util_grow(&k->range, &k->caprange, o->n + 1ul, sizeof(*k->range)) <
+		    0 ||
 	    !(k->last[o->n] = calloc(cm->size, sizeof(**k->last))))
 		return NULL;
 	memset(&o->rows[i], 0, sizeof(o->rows[i]));
+	memset(&k->range[i], 0, sizeof(k->range[i]));
 	o->rows[i].func = f;
 	o->rows[i].comm = cm->id;
 	o->rows[i].members = cm->size;
@@ -160,12 +196,14 @@ static struct an_skew *skew_row(struct skew *k, uint32_t f,
 static int skew_match(struct skew *k, struct cstate *s)
 {
 	uint32_t n = s->cm.size, last = 0, func;
-	int64_t lo = INT64_MAX, hi = INT64_MIN, err = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, err = 0, cap = 0, v, tlo, thi;
 	uint64_t wait = 0;
 	struct an_skew *row;
-	int same = 1;
+	struct srange *sr;
+	int same = 1, sync;
 
 	func = rondo_sig_func(k->b.t, s->q[0].e[s->q[0].head].sig);
+	sync = k->sync[s->q[0].e[s->q[0].head].sig];
 	for (uint32_t m = 0; m < n; m++) {
 		const struct centry *e = &s->q[m].e[s->q[m].head];
 
@@ -174,6 +212,7 @@ static int skew_match(struct skew *k, struct cstate *s)
 		if (e->start > hi)
 			hi = e->start, last = m;
 		err = max64(err, e->err);
+		cap = max64(cap, e->dur);
 	}
 	for (uint32_t m = 0; m < n; m++) {
 		struct cfifo *f = &s->q[m];
@@ -195,7 +234,14 @@ static int skew_match(struct skew *k, struct cstate *s)
 	if (row->count == 1 || (uint64_t)(hi - lo) > row->max_spread_ns)
 		row->max_spread_ns = (uint64_t)(hi - lo), row->max_at_ns = hi;
 	row->wait_ns = sat_add(row->wait_ns, wait);
-	row->err_ns = (uint64_t)max64((int64_t)row->err_ns, err);
+	/* the true spread: within err of hi - lo, from 0 to the cap */
+	v = hi - lo;
+	an_true_range(v, err, sync ? cap : INT64_MAX, &tlo, &thi);
+	sr = &k->range[row - k->out->rows];
+	sr->sum_lo = sat_add(sr->sum_lo, (uint64_t)tlo);
+	sr->sum_hi = sat_add(sr->sum_hi, (uint64_t)thi);
+	sr->max_lo = max64(sr->max_lo, tlo);
+	sr->max_hi = max64(sr->max_hi, thi);
 	k->last[row - k->out->rows][last]++;
 	return 0;
 }
@@ -204,7 +250,7 @@ static int skew_match(struct skew *k, struct cstate *s)
 static int skew_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 {
 	struct skew *k = (struct skew *)b;
-	const struct centry e = {x->sig, x->start, x->err};
+	const struct centry e = {x->sig, x->start, x->err, x->end - x->start};
 	rondo_comm_ref cm;
 	struct cstate *s;
 	struct cfifo *f;
@@ -239,11 +285,15 @@ static int skew_init(struct skew *k, const rondo_trace *t, int64_t comm,
 	k->only = comm;
 	k->out = out;
 	k->comm = calloc((size_t)nsig + 1, sizeof(*k->comm));
-	if (tbase_init(&k->b, t) < 0 || !k->comm)
+	k->sync = calloc((size_t)nsig + 1, 1);
+	if (tbase_init(&k->b, t) < 0 || !k->comm || !k->sync)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < nsig; s++) {
-		if (!is_collective(rondo_func_name(t, rondo_sig_func(t, s))))
+		const char *name = rondo_func_name(t, rondo_sig_func(t, s));
+
+		if (!is_collective(name))
 			continue;
+		k->sync[s] = (uint8_t)is_sync(name);
 		k->comm[s] = an_arg(t, s, "comm");
 		tbase_use(&k->b, s);
 	}
@@ -276,8 +326,18 @@ static void skew_finish(struct skew *k)
 		for (uint32_t m = 1; m < row->members; m++)
 			if (k->last[i][m] > k->last[i][best])
 				best = m;
+		const struct srange *sr = &k->range[i];
+		double mean = (double)row->spread_ns / (double)row->count;
+		double below = mean - (double)sr->sum_lo / (double)row->count;
+		double above = (double)sr->sum_hi / (double)row->count - mean;
+
 		row->last_rank = (uint32_t)rondo_comm_world(k->b.t, &cm, best);
 		row->last_count = k->last[i][best];
+		row->err_ns = (uint64_t)max64(
+			(int64_t)row->max_spread_ns - sr->max_lo,
+			sr->max_hi - (int64_t)row->max_spread_ns);
+		row->mean_err_ns =
+			(uint64_t)ceil(below > above ? below : above);
 	}
 	for (size_t s = 0; s < k->nst; s++)
 		for (uint32_t m = 0; m < k->st[s].cm.size; m++)
@@ -296,6 +356,8 @@ static void skew_done(struct skew *k)
 	for (uint32_t i = 0; k->last && i < k->out->n; i++)
 		free(k->last[i]);
 	free(k->last);
+	free(k->range);
+	free(k->sync);
 	free(k->st);
 	free(k->comm);
 	kmap_free(&k->states);
@@ -344,7 +406,8 @@ int an_skew_csv(const rondo_trace *t, const struct an_skew *rows, uint32_t n,
 		FILE *out)
 {
 	fputs("function,comm,members,occurrences,mean_spread_ns,max_spread_ns,"
-	      "max_spread_at_ns,error_ns,last_rank,last_count,wait_ns\n",
+	      "max_spread_at_ns,error_ns,last_rank,last_count,wait_ns,"
+	      "mean_spread_error_ns\n",
 	      out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_skew *s = &rows[i];
@@ -355,11 +418,11 @@ int an_skew_csv(const rondo_trace *t, const struct an_skew *rows, uint32_t n,
 		fprintf(out,
 			"%s,%s,%" PRIu32 ",%" PRIu64 ",%.1f,%" PRIu64
 			",%" PRId64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64
-			",%" PRIu64 "\n",
+			",%" PRIu64 ",%" PRIu64 "\n",
 			name ? name : "?", comm, s->members, s->count,
 			s->count ? (double)s->spread_ns / (double)s->count : 0,
 			s->max_spread_ns, s->max_at_ns, s->err_ns, s->last_rank,
-			s->last_count, s->wait_ns);
+			s->last_count, s->wait_ns, s->mean_err_ns);
 	}
 	return fflush(out) == 0 && !ferror(out) ? 0 : RONDO_E_IO;
 }

@@ -14,7 +14,11 @@
  * Times read back are never early and late by less than (b - 1) times
  * the span they were measured over (rondo.h, "Per-call timing"); each
  * figure below comes with the bound of its error, from the spans the
- * times were read over.
+ * times were read over, and capped by what a spread can be: never below
+ * 0, and for a collective no member can leave before every member has
+ * entered (MPI_Barrier, Allreduce, Allgather(v), Alltoall(v,w),
+ * Reduce_scatter(_block), blocking) at most the longest of the members'
+ * calls as read back (never short).
  *
  * Functions that can fail return 0 or a negative RONDO_E_* code; nothing
  * here prints or exits.
@@ -37,16 +41,16 @@ struct an_skew {
 				  the first's) summed: the mean is this over
 				  count */
 	uint64_t max_spread_ns;
-	int64_t max_at_ns;   /* when the last member entered the
+	int64_t max_at_ns;    /* when the last member entered the
 				  occurrence of the largest spread */
-	uint32_t last_rank;  /* the world rank last most often (of
+	uint32_t last_rank;   /* the world rank last most often (of
 				  members last as often, or as late in an
 				  occurrence, the lowest member) */
-	uint64_t last_count; /* how often it was */
-	uint64_t wait_ns;    /* sum over occurrences and members of the
+	uint64_t last_count;  /* how often it was */
+	uint64_t wait_ns;     /* sum over occurrences and members of the
 				  last start - the member's start */
-	uint64_t err_ns;     /* a spread read back is off by less than
-				  this, in either direction */
+	uint64_t err_ns;      /* the bound of max_spread_ns's error */
+	uint64_t mean_err_ns; /* the bound of the mean spread's */
 };
 
 struct an_skew_result {
@@ -78,8 +82,9 @@ void an_skew_free(struct an_skew_result *r);
 /**
  * Writes rows[0..n-1] as CSV, a header row first:
  *   function,comm,members,occurrences,mean_spread_ns,max_spread_ns,
- *   max_spread_at_ns,error_ns,last_rank,last_count,wait_ns
- * comm as "world" or "c3".  Returns 0, or RONDO_E_IO when writing failed.
+ *   max_spread_at_ns,error_ns,last_rank,last_count,wait_ns,
+ *   mean_spread_error_ns
+ * (error_ns: the bound of max_spread_ns's error) comm as "world" or "c3".  Returns 0, or RONDO_E_IO when writing failed.
  */
 int an_skew_csv(const rondo_trace *t, const struct an_skew *rows, uint32_t n,
 		FILE *out);

@@ -79,3 +79,12 @@ int an_level(double busy, double share, int levels)
 	l = 1 + lround((share > 1 ? 1 : share) * (levels - 2));
 	return l > levels - 1 ? levels - 1 : (int)l;
 }
+
+double an_func_share(double fn_ns, double busy_ns, double whole_ns)
+{
+	if (busy_ns <= 0 || whole_ns <= 0)
+		return 0;
+	/* fn / busy of the MPI share: sums to it over the functions */
+	return fn_ns / busy_ns * (busy_ns < whole_ns ? busy_ns : whole_ns) /
+	       whole_ns;
+}

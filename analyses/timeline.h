@@ -39,4 +39,11 @@ int an_timeline_rank(const rondo_trace *t, uint32_t rank, struct an_buckets *b);
  * only for no time at all, so that a short call still shows. */
 int an_level(double busy, double share, int levels);
 
+/* The share of a bucket of whole_ns given to a function with fn_ns of
+ * the busy_ns inside calls: its part of the time in MPI, scaled to the
+ * MPI share shown, min(busy / whole, 1).  Calls that overlap (traces of
+ * format 1.6 and older) can make busy more than whole; the functions'
+ * shares still add up to the MPI share.  0 when busy or whole is 0. */
+double an_func_share(double fn_ns, double busy_ns, double whole_ns);
+
 #endif /* RONDO_TIMELINE_H */

@@ -248,7 +248,10 @@ static int group_commit(struct waits *w, struct wgroup *g)
 		if (p) {
 			p->ls_count += g->best > 0;
 			p->ls_ns = sat_add(p->ls_ns, (uint64_t)g->best);
-			p->err_ns = sat_add(p->err_ns, (uint64_t)g->bound);
+			p->ls_err_ns =
+				sat_add(p->ls_err_ns,
+					(uint64_t)an_capped_err(
+						g->best, g->bound, g->dur));
 		} else {
 			rc = RONDO_E_NOMEM;
 		}
@@ -303,7 +306,10 @@ static int wait_match(struct waits *w, struct rmsg *m, const struct smsg *s)
 		p->lr_ns = sat_add(p->lr_ns, (uint64_t)t);
 	}
 	if (s->lr && t + e > 0) /* it may have, even when read as 0 */
-		p->err_ns = sat_add(p->err_ns, (uint64_t)e);
+		p->lr_err_ns = sat_add(
+			p->lr_err_ns,
+			(uint64_t)(t > 0 ? an_capped_err(t, e, s->dur)
+					 : an_capped_err(0, t + e, s->dur)));
 	m->matched = 1;
 	m->from = s->src;
 	m->sstart = s->start;
@@ -772,15 +778,18 @@ int an_waits(const rondo_trace *t, struct an_waits *out)
 		return rc;
 	}
 	for (uint32_t i = 0; i < out->n; i++) {
-		const struct an_wait_pair *p = &out->pairs[i];
+		struct an_wait_pair *p = &out->pairs[i];
 
+		p->err_ns = sat_add(p->ls_err_ns, p->lr_err_ns);
 		out->msgs += p->msgs;
 		out->ls_count += p->ls_count;
 		out->ls_ns = sat_add(out->ls_ns, p->ls_ns);
 		out->lr_count += p->lr_count;
 		out->lr_ns = sat_add(out->lr_ns, p->lr_ns);
-		out->err_ns = sat_add(out->err_ns, p->err_ns);
+		out->ls_err_ns = sat_add(out->ls_err_ns, p->ls_err_ns);
+		out->lr_err_ns = sat_add(out->lr_err_ns, p->lr_err_ns);
 	}
+	out->err_ns = sat_add(out->ls_err_ns, out->lr_err_ns);
 	if (out->n)
 		qsort(out->pairs, out->n, sizeof(*out->pairs), pair_cmp);
 	return 0;
@@ -798,16 +807,19 @@ void an_waits_free(struct an_waits *w)
 int an_waits_csv(const struct an_wait_pair *pairs, uint32_t n, FILE *out)
 {
 	fputs("src,dst,messages,late_sender,late_sender_ns,late_receiver,"
-	      "late_receiver_ns,error_ns\n",
+	      "late_receiver_ns,error_ns,late_sender_error_ns,"
+	      "late_receiver_error_ns\n",
 	      out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_wait_pair *p = &pairs[i];
 
 		fprintf(out,
 			"%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 "\n",
 			p->src, p->dst, p->msgs, p->ls_count, p->ls_ns,
-			p->lr_count, p->lr_ns, p->err_ns);
+			p->lr_count, p->lr_ns, p->err_ns, p->ls_err_ns,
+			p->lr_err_ns);
 	}
 	return fflush(out) == 0 && !ferror(out) ? 0 : RONDO_E_IO;
 }

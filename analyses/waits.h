@@ -14,7 +14,10 @@
  * Times read back are never early and late by less than (b - 1) times
  * the span they were measured over (rondo.h, "Per-call timing"); each
  * figure below comes with the bound of its error, from the spans the
- * times were read over.
+ * times were read over, and capped by what the figure can be: a wait is
+ * never below 0 nor longer than the call that waited (its duration as
+ * read back, never short).  So a bound never exceeds the time the
+ * waiting calls took, however large the base.
  *
  * Functions that can fail return 0 or a negative RONDO_E_* code; nothing
  * here prints or exits.
@@ -29,17 +32,21 @@
 
 /* What messages from one rank to another waited. */
 struct an_wait_pair {
-	uint32_t src, dst; /* world ranks */
-	uint64_t msgs;	   /* messages matched */
-	uint64_t ls_count; /* late sender: blocking receives (or waits
+	uint32_t src, dst;  /* world ranks */
+	uint64_t msgs;	    /* messages matched */
+	uint64_t ls_count;  /* late sender: blocking receives (or waits
 				    on receives) entered before the send */
-	uint64_t ls_ns;	   /* min(send start - receive start, its
+	uint64_t ls_ns;	    /* min(send start - receive start, its
 				    duration), summed */
-	uint64_t lr_count; /* late receiver: MPI_Send and Ssend
+	uint64_t lr_count;  /* late receiver: MPI_Send and Ssend
 				    entered before the receive was posted */
-	uint64_t lr_ns;	   /* min(receive post - send start, the
+	uint64_t lr_ns;	    /* min(receive post - send start, the
 				    send's duration), summed */
-	uint64_t err_ns;   /* bound of the error of ls_ns + lr_ns */
+	uint64_t ls_err_ns; /* bound of the error of ls_ns, capped by what
+				     it can be (0 to the waiting calls'
+				     durations) */
+	uint64_t lr_err_ns; /* the same for lr_ns */
+	uint64_t err_ns;    /* of ls_ns + lr_ns: their sum */
 };
 
 struct an_waits {
@@ -47,7 +54,8 @@ struct an_waits {
 				       ls_ns + lr_ns, the most first */
 	uint32_t n;
 	double base;
-	uint64_t msgs, ls_count, ls_ns, lr_count, lr_ns, err_ns; /* totals */
+	uint64_t msgs, ls_count, ls_ns, lr_count, lr_ns; /* totals */
+	uint64_t ls_err_ns, lr_err_ns, err_ns;		 /* their bounds */
 	uint64_t unmatched_sends, unmatched_recvs;
 	uint64_t unresolved; /* sends and receives whose peer, tag or
 				communicator the trace does not resolve (a
@@ -73,7 +81,7 @@ void an_waits_free(struct an_waits *w);
 /**
  * Writes pairs[0..n-1] as CSV, a header row first:
  *   src,dst,messages,late_sender,late_sender_ns,late_receiver,
- *   late_receiver_ns,error_ns
+ *   late_receiver_ns,error_ns,late_sender_error_ns,late_receiver_error_ns
  * Returns 0, or RONDO_E_IO when writing failed.
  */
 int an_waits_csv(const struct an_wait_pair *pairs, uint32_t n, FILE *out);

@@ -30,6 +30,28 @@ static inline int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
+/* What a figure read as v may truly have been, from lo to hi: its times'
+ * errors put it within e of v, in either direction, and it is known to
+ * lie from 0 to cap (a wait is at most the duration of the call that
+ * waited, as read back: never short). */
+static inline void an_true_range(int64_t v, int64_t e, int64_t cap, int64_t *lo,
+				 int64_t *hi)
+{
+	*lo = e < v ? v - e : 0;
+	*hi = e < cap - v ? v + e : cap;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* The bound of that figure's error: the farthest of lo and hi. */
+static inline int64_t an_capped_err(int64_t v, int64_t e, int64_t cap)
+{
+	int64_t lo, hi;
+
+	an_true_range(v, e, cap, &lo, &hi);
+	return max64(max64(v - lo, hi - v), 0);
+}
+
 /* ---- every rank's calls in the order of their start times ---------------- */
 
 /* One rank's current call. */

@@ -347,9 +347,10 @@ static void test_skew(void)
 	fclose(f);
 	CHECKF(!strcmp(buf, "function,comm,members,occurrences,mean_spread_ns,"
 			    "max_spread_ns,max_spread_at_ns,error_ns,last_rank,"
-			    "last_count,wait_ns\n"
-			    "MPI_Barrier,world,4,3,96.7,200,300,2,2,2,795\n"
-			    "MPI_Allreduce,world,4,1,20.0,20,420,2,1,1,45\n"),
+			    "last_count,wait_ns,mean_spread_error_ns\n"
+			    "MPI_Barrier,world,4,3,96.7,200,300,2,2,2,795,2\n"
+			    "MPI_Allreduce,world,4,1,20.0,20,420,2,1,1,45,"
+			    "2\n"),
 	       "%s", buf);
 	an_skew_free(&r);
 
@@ -415,7 +416,9 @@ static void test_mismatch(void)
 /* The error bounds at base 2, where powers of two read back exact: each
  * rank's Barrier comes 2^(5+r) ns after the end of its previous call,
  * its first of that signature, so its start may be late by up to that
- * (times b - 1 = 1) plus 1 ns. */
+ * (times b - 1 = 1) plus 1 ns: 257 ns for rank 3.  A spread of a Barrier
+ * is at most its longest member's call, rank 0's 244 ns, read back as
+ * 256: the spread of 224 may be 0 or 256, off by at most 224. */
 static void test_bound(void)
 {
 	struct fmt_buf file = {0};
@@ -435,11 +438,13 @@ static void test_bound(void)
 	CHECK(an_skew(t, AN_ANY, &r) == 0 && r.n == 1);
 	CHECKF(r.n == 1 && r.rows[0].max_spread_ns == 224 &&
 		       r.rows[0].wait_ns == 224 + 192 + 128 &&
-		       r.rows[0].last_rank == 3 && r.rows[0].err_ns == 257,
-	       "spread %llu, wait %llu, err %llu",
+		       r.rows[0].last_rank == 3 && r.rows[0].err_ns == 224 &&
+		       r.rows[0].mean_err_ns == 224,
+	       "spread %llu, wait %llu, err %llu, mean's %llu",
 	       (unsigned long long)r.rows[0].max_spread_ns,
 	       (unsigned long long)r.rows[0].wait_ns,
-	       (unsigned long long)r.rows[0].err_ns);
+	       (unsigned long long)r.rows[0].err_ns,
+	       (unsigned long long)r.rows[0].mean_err_ns);
 	an_skew_free(&r);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
@@ -565,8 +570,9 @@ static void test_waits(void)
 	CHECK(f && an_waits_csv(w.pairs, 2, f) == 0);
 	fclose(f);
 	CHECKF(!strcmp(buf, "src,dst,messages,late_sender,late_sender_ns,"
-			    "late_receiver,late_receiver_ns,error_ns\n"
-			    "2,3,2,0,0,2,290,4\n1,0,3,2,270,0,0,4\n"),
+			    "late_receiver,late_receiver_ns,error_ns,"
+			    "late_sender_error_ns,late_receiver_error_ns\n"
+			    "2,3,2,0,0,2,290,4,0,4\n1,0,3,2,270,0,0,4,4,0\n"),
 	       "%s", buf);
 	an_waits_free(&w);
 	rondo_trace_free(t);
@@ -592,6 +598,70 @@ static void test_waits(void)
 		       q ? (unsigned long long)q->err_ns : 0);
 	}
 	an_waits_free(&w);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+}
+
+/* Bounds capped by what a figure can be, at base 16, where a start after
+ * a gap of a second may read 15 s late: rank 1 sends at 1 s + 1000 ns,
+ * after a second of its own, and rank 0's MPI_Recv waits from 1 s to
+ * 1 s + 2000 ns; two seconds later every rank enters an MPI_Barrier,
+ * rank 3 1000 ns after the others, and all leave at 3 s + 2000 ns.  A
+ * wait is at most the call that waited and a Barrier's spread its
+ * longest member's call, as read back (less than 16 times 2000 ns + 1):
+ * the bounds stay below that, seconds smaller than the raw ones, and
+ * the true figures (1000 ns each; the MPI_Send did not wait) are within
+ * them. */
+static void test_capped(void)
+{
+	const int64_t g = 1000000000, cap = 16 * 2000 + 1;
+	struct fmt_buf file = {0};
+	struct an_skew_result r;
+	const struct an_wait_pair *p;
+	struct an_waits w;
+	struct job j;
+	uint32_t bar;
+	rondo_trace *t;
+
+	job_init(&j, 16.0, 1);
+	bar = sig_comm(&j, j.f_barrier, j.c_world);
+	at(&j, 0, sig_recv(&j, 0, 1, 1, -1, -1), g, g + 2000);
+	at(&j, 1, sig_send(&j, j.f_send, 1, 0, 1, -1), g + 1000, g + 1100);
+	for (uint32_t k = 0; k < NRANKS; k++)
+		at(&j, k, bar, 3 * g + (k == 3 ? 1000 : 0), 3 * g + 2000);
+	t = job_open(&j, &file, 0);
+
+	CHECK(an_waits(t, &w) == 0);
+	p = find_pair(&w, 1, 0);
+	CHECKF(p && p->msgs == 1 && p->ls_err_ns < (uint64_t)cap &&
+		       p->lr_err_ns < (uint64_t)cap &&
+		       p->lr_ns <= p->lr_err_ns &&
+		       (int64_t)p->ls_ns - 1000 <= (int64_t)p->ls_err_ns &&
+		       1000 - (int64_t)p->ls_ns <= (int64_t)p->ls_err_ns,
+	       "late sender %llu (true 1000), bound %llu; late receiver %llu "
+	       "(true 0), bound %llu; cap %lld",
+	       p ? (unsigned long long)p->ls_ns : 0,
+	       p ? (unsigned long long)p->ls_err_ns : 0,
+	       p ? (unsigned long long)p->lr_ns : 0,
+	       p ? (unsigned long long)p->lr_err_ns : 0, (long long)cap);
+	CHECK(w.err_ns == w.ls_err_ns + w.lr_err_ns &&
+	      w.err_ns < (uint64_t)cap);
+	an_waits_free(&w);
+
+	CHECK(an_skew(t, AN_ANY, &r) == 0);
+	CHECKF(r.n == 1 && r.rows[0].count == 1 &&
+		       r.rows[0].err_ns < (uint64_t)cap &&
+		       r.rows[0].mean_err_ns < (uint64_t)cap &&
+		       (int64_t)r.rows[0].max_spread_ns - 1000 <=
+			       (int64_t)r.rows[0].err_ns &&
+		       1000 - (int64_t)r.rows[0].max_spread_ns <=
+			       (int64_t)r.rows[0].err_ns,
+	       "spread %llu (true 1000), bound %llu, mean's %llu, cap %lld",
+	       r.n ? (unsigned long long)r.rows[0].max_spread_ns : 0,
+	       r.n ? (unsigned long long)r.rows[0].err_ns : 0,
+	       r.n ? (unsigned long long)r.rows[0].mean_err_ns : 0,
+	       (long long)cap);
+	an_skew_free(&r);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
 }
@@ -624,6 +694,11 @@ static void test_window(void)
 		       cell(&m, 2, 0) == 1 && cell(&m, 3, 1) == 1,
 	       "%llu messages", (unsigned long long)total(&m));
 	CHECK(m.proc_null == 1 && m.untimed == 1 && m.bytes[2 * 4 + 3] == 8);
+	/* starts are exact here, but their bounds (1 or 2 ns) reach across
+	 * the edges for rank 2's Send at 500 (in: it may have started
+	 * before) and the Sendrecv at 900 (out: it may have started in) */
+	CHECKF(m.edge_in == 1 && m.edge_out == 1, "edges %llu %llu",
+	       (unsigned long long)m.edge_in, (unsigned long long)m.edge_out);
 	an_matrix_free(&m);
 	CHECK(an_matrix_window(t, NULL, INT64_MIN, 100, &m) == 0 &&
 	      total(&m) == 0);
@@ -655,11 +730,25 @@ static void test_window(void)
 	}
 	/* everything: the grammar's matrix but the untimed send */
 	CHECK(an_matrix_window(t, NULL, INT64_MIN, INT64_MAX, &m) == 0);
+	CHECK(m.edge_in == 0 && m.edge_out == 0);
 	CHECK(an_matrix(t, NULL, &g) == 0);
 	CHECK(total(&g) == total(&m) + 1 &&
 	      cell(&g, 3, 0) == cell(&m, 3, 0) + 1);
 	an_matrix_free(&m);
 	an_matrix_free(&g);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+
+	/* a thousand times longer at base 1.5: the 4 messages of
+	 * [500, 900) us are within what the edges allow */
+	t = waits_job(1.5, 1000, 0, &file, 0);
+	CHECK(an_matrix_window(t, NULL, 500000, 900000, &m) == 0);
+	CHECKF(total(&m) - m.edge_in <= 4 && 4 <= total(&m) + m.edge_out &&
+		       m.edge_in + m.edge_out > 0,
+	       "%llu messages, edges %llu in, %llu out",
+	       (unsigned long long)total(&m), (unsigned long long)m.edge_in,
+	       (unsigned long long)m.edge_out);
+	an_matrix_free(&m);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
 }
@@ -745,6 +834,7 @@ int main(void)
 	test_mismatch();
 	test_bound();
 	test_waits();
+	test_capped();
 	test_window();
 	test_window_coll();
 	test_untimed();

@@ -67,7 +67,7 @@ check() {
 
 # ---- skew -------------------------------------------------------------------
 expect_exit 0 "$rondo" skew --csv - "$t"
-[ "$(head -1 "$tmp/out")" = "function,comm,members,occurrences,mean_spread_ns,max_spread_ns,max_spread_at_ns,error_ns,last_rank,last_count,wait_ns" ] ||
+[ "$(head -1 "$tmp/out")" = "function,comm,members,occurrences,mean_spread_ns,max_spread_ns,max_spread_at_ns,error_ns,last_rank,last_count,wait_ns,mean_spread_error_ns" ] ||
 	fail "skew CSV header: $(head -1 "$tmp/out")"
 check "skew: the Allreduce" '
 $1 == "MPI_Allreduce" {
@@ -93,7 +93,7 @@ expect_exit 0 "$rondo" skew --comm self --csv - "$t"
 
 # ---- waits ------------------------------------------------------------------
 expect_exit 0 "$rondo" waits --csv - "$t"
-[ "$(head -1 "$tmp/out")" = "src,dst,messages,late_sender,late_sender_ns,late_receiver,late_receiver_ns,error_ns" ] ||
+[ "$(head -1 "$tmp/out")" = "src,dst,messages,late_sender,late_sender_ns,late_receiver,late_receiver_ns,error_ns,late_sender_error_ns,late_receiver_error_ns" ] ||
 	fail "waits CSV header: $(head -1 "$tmp/out")"
 check "waits" '
 NR > 1 { row[$1 "," $2] = $0; ls[$1 "," $2] = $5; lsn[$1 "," $2] = $4; lr[$1 "," $2] = $7; lrn[$1 "," $2] = $6; m[$1 "," $2] = $3 }
@@ -173,6 +173,45 @@ expect_exit 2 "$rondo" timeline --from 0.5 --to 0.2 "$tmp/tl.rondo"
 usage_error timeline "^rondo: --from must come before --to"
 expect_exit 1 "$rondo" timeline --csv /nonexistent/dir/x.csv "$tmp/tl.rondo"
 one_error "^rondo: cannot write /nonexistent/dir/x.csv"
+
+# ---- bounds at a large base ---------------------------------------------------
+# At base 16 a start after a 20 ms sleep may read 300 ms late, and the
+# raw bounds summed over the run were seconds (a run of 4.8 s once
+# printed +- 457 s).  A wait is at most the call that waited and a
+# Barrier's or Allreduce's spread its longest member's call, so capped,
+# every waits bound together stays below the ranks' time (4 x the run)
+# and every skew bound below the run; figures the bound exceeds are
+# marked "~", and a note says so and what base would help.
+b16="$tmp/late16.rondo"
+timeout 120 "$rondo" run --timing percall --time-base 16 -o "$b16" -- \
+	mpirun -np 4 ${san:+-x ASAN_OPTIONS} "$prog" 20 "$iters" \
+	>"$tmp/late16.out" 2>&1 && [ -s "$b16" ] ||
+	fail "late at base 16: $(tail -5 "$tmp/late16.out")"
+span=$("$rondo" dump --times "$b16" | awk '
+	$1 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ {
+		if (lo == "" || $3 < lo) lo = $3
+		if ($4 > hi) hi = $4
+	}
+	END { printf "%.0f", (hi - lo) * 1e9 }')
+[ "${span:-0}" -gt 0 ] || fail "base 16: no span from rondo dump --times"
+expect_exit 0 "$rondo" waits --csv - "$b16"
+awk -F, -v span="$span" 'NR > 1 { e += $8 }
+	END { if (e > 4 * span) { printf "waits bounds %.0f ns over 4 x the run (%d ns)\n", e, span; exit 1 } }' \
+	"$tmp/out" >"$tmp/why" || fail "base 16: $(cat "$tmp/why")"
+expect_exit 0 "$rondo" skew --csv - "$b16"
+awk -F, -v span="$span" 'NR > 1 && ($8 > span || $12 > span) { print "skew bound over the run (" span " ns): " $0; bad = 1 }
+	END { exit bad }' "$tmp/out" >"$tmp/why" || fail "base 16: $(cat "$tmp/why")"
+for cmd in waits skew; do
+	expect_exit 0 "$rondo" $cmd "$b16"
+	marked=$(grep -c '[ (]~[0-9]' "$tmp/out")
+	if [ "$marked" -gt 0 ]; then
+		grep -q '^~ marks [0-9]* figures* whose error bound exceeds' "$tmp/out" &&
+			grep -Eq '^(A trace of base [0-9.]+ would|Even base 1.001|They read as 0)' "$tmp/out" ||
+			fail "$cmd at base 16: figures marked ~ but no note: $(cat "$tmp/out")"
+	elif grep -q '^~ marks' "$tmp/out"; then
+		fail "$cmd at base 16: a note but no figure marked: $(cat "$tmp/out")"
+	fi
+done
 
 # ---- errors -------------------------------------------------------------------
 "$mktrace" --ranks 3 --iters 2 "$tmp/agg.rondo" >/dev/null ||

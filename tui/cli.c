@@ -209,6 +209,54 @@ void cli_timing_bound(double b)
 	       b, (b - 1) * 100);
 }
 
+void cli_duration_about(char *buf, size_t size, double ns, double err_ns,
+			struct cli_swamp *sw)
+{
+	char d[24];
+
+	cli_duration(d, sizeof(d), ns, 0);
+	snprintf(buf, size, "%s%s", err_ns > ns ? "~" : "", d);
+	if (err_ns <= ns)
+		return;
+	sw->marked++;
+	if (ns > 0 && (sw->ratio == 0 || ns / err_ns < sw->ratio))
+		sw->ratio = ns / err_ns;
+}
+
+void cli_swamp_say(const struct cli_swamp *sw, double b)
+{
+	/* round bases, the largest first */
+	static const double nice[] = {8,    4,	  2,	1.5,   1.2,   1.1,
+				      1.05, 1.02, 1.01, 1.005, 1.002, 1.001};
+	double want;
+	size_t i;
+
+	if (!sw->marked)
+		return;
+	printf("\n~ marks %u figure%s whose error bound exceeds the figure: "
+	       "the true value could be 0, or twice what is shown.\n",
+	       sw->marked, sw->marked == 1 ? "" : "s");
+	if (sw->ratio <= 0) {
+		printf("They read as 0; a smaller base bounds them closer "
+		       "(rondo run --time-base).\n");
+		return;
+	}
+	/* bounds shrink with b - 1: half the figure at this base */
+	want = 1 + (b - 1) * sw->ratio / 2;
+	for (i = 0; i < sizeof(nice) / sizeof(nice[0]) && nice[i] > want; i++)
+		;
+	if (i == sizeof(nice) / sizeof(nice[0]))
+		printf("Even base %g, the finest, would leave some of them so: "
+		       "their bound is a share of the time between calls, "
+		       "longer than they are.\n",
+		       RONDO_TIME_BASE_MIN);
+	else if (nice[i] < b)
+		printf("A trace of base %g would bound them to about half of "
+		       "themselves: rondo run --timing percall --time-base "
+		       "%g -- ...\n",
+		       nice[i], nice[i]);
+}
+
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)
 {
 	char *end;

@@ -124,6 +124,25 @@ rondo_trace *cli_open_timed(const char *path, const char *cmd);
  * header of a report made from them. */
 void cli_timing_bound(double b);
 
+/* Figures of a report whose error bound exceeds them, marked "~" (the
+ * figure could be 0, or twice what it says): how many, and the smallest
+ * ratio of figure to bound among those above 0 (0: none). */
+struct cli_swamp {
+	unsigned marked;
+	double ratio;
+};
+
+/* A duration and its bound as text ("52.3 ms", or "~52.3 ms" when the
+ * bound exceeds it), counted in sw when marked. */
+void cli_duration_about(char *buf, size_t size, double ns, double err_ns,
+			struct cli_swamp *sw);
+
+/* After a report's table, when some figure is marked: what "~" means,
+ * and which base (of the trace's b) would bound those figures to half of
+ * themselves or less (the bounds are a share b - 1 of the spans between
+ * calls, so they shrink with it). */
+void cli_swamp_say(const struct cli_swamp *sw, double b);
+
 /* The options of the reports made from per-call times (rondo skew and
  * waits, argv[0]): --top N, --csv PATH, and --comm C when comm is not
  * NULL; --help prints usage().  Returns -1 to go on (the FILE is

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,23 @@ static void notes(const struct an_matrix *m, int csv)
 			  "with 0 bytes",
 			  cli_count(num, sizeof(num), m->nosize));
 	cli_untimed(m->untimed);
+	if (m->edge_in || m->edge_out) {
+		uint64_t total = 0;
+		char lo[24], hi[24];
+
+		for (size_t i = 0; i < (size_t)m->n * m->n; i++)
+			total = sat_add(total, m->msgs[i]);
+		cli_count(lo, sizeof(lo), total - m->edge_in);
+		cli_count(hi, sizeof(hi), sat_add(total, m->edge_out));
+		/* starts are never early: a call read inside may have
+		 * started before the window, one read after it inside */
+		cli_error(
+			"window edges: %s to %s messages: %" PRIu64
+			" counted may have started before the window, %" PRIu64
+			" left out inside it (their starts' error bounds "
+			"reach across an edge; a smaller base narrows them)",
+			lo, hi, m->edge_in, m->edge_out);
+	}
 	for (size_t i = 0; csv && i < (size_t)m->n * m->n; i++)
 		if (cli_sat(m->msgs[i]) || cli_sat(m->bytes[i]))
 			break;

@@ -22,7 +22,7 @@ static void skew_usage(FILE *f)
 		"communicator of each of its members is one occurrence, and\n"
 		"its spread is the last member's start minus the first's.\n"
 		"A row per function and communicator: occurrences, mean and\n"
-		"largest spread (+- its error bound), the rank last most "
+		"largest spread (each +- its error bound), the rank last most "
 		"often,\n"
 		"and the waiting they imply (every member's wait for the "
 		"last,\n"
@@ -34,26 +34,29 @@ static void skew_usage(FILE *f)
 		"               standard output with -, instead of text\n");
 }
 
-static void skew_row(const rondo_trace *t, const struct an_skew *s)
+static void skew_row(const rondo_trace *t, const struct an_skew *s,
+		     struct cli_swamp *sw)
 {
 	const char *name = rondo_func_name(t, s->func);
-	char comm[24], mean[24], max[24], err[24], wait[24], last[32];
+	char comm[24], mean[24], merr[24], max[24], err[24], wait[24], last[32];
+	double m = (double)s->spread_ns / (double)s->count;
 
 	if (s->comm == AN_COMM_WORLD)
 		snprintf(comm, sizeof(comm), "world");
 	else
 		snprintf(comm, sizeof(comm), "c%" PRId64, s->comm);
-	cli_duration(mean, sizeof(mean),
-		     (double)s->spread_ns / (double)s->count, 0);
-	cli_duration(max, sizeof(max), (double)s->max_spread_ns, 0);
+	cli_duration_about(mean, sizeof(mean), m, (double)s->mean_err_ns, sw);
+	cli_duration(merr, sizeof(merr), (double)s->mean_err_ns, 0);
+	cli_duration_about(max, sizeof(max), (double)s->max_spread_ns,
+			   (double)s->err_ns, sw);
 	cli_duration(err, sizeof(err), (double)s->err_ns, 0);
 	cli_duration(wait, sizeof(wait), (double)s->wait_ns, 0);
 	snprintf(last, sizeof(last), "%" PRIu64 "/%" PRIu64, s->last_count,
 		 s->count);
-	printf("%-26s %6s %7" PRIu32 " %11" PRIu64 " %11s %11s %10s %6" PRIu32
-	       " %9s %11s\n",
-	       name ? name : "?", comm, s->members, s->count, mean, max, err,
-	       s->last_rank, last, wait);
+	printf("%-26s %6s %7" PRIu32 " %11" PRIu64
+	       " %11s %9s %11s %9s %6" PRIu32 " %9s %11s\n",
+	       name ? name : "?", comm, s->members, s->count, mean, merr, max,
+	       err, s->last_rank, last, wait);
 }
 
 /* What the rows leave out, on stderr (not in the CSV). */
@@ -79,6 +82,7 @@ static void skew_text(const rondo_trace *t, const struct an_skew_result *r,
 		      uint32_t n)
 {
 	const char *prog = rondo_meta_get(t, "program");
+	struct cli_swamp sw = {0, 0};
 	uint64_t count = 0;
 
 	for (uint32_t i = 0; i < r->n; i++)
@@ -90,11 +94,12 @@ static void skew_text(const rondo_trace *t, const struct an_skew_result *r,
 	       rondo_rank_count(t) == 1 ? "" : "s", r->calls, count, r->n,
 	       r->n == 1 ? "" : "s");
 	cli_timing_bound(r->base);
-	printf("\n%-26s %6s %7s %11s %11s %11s %10s %6s %9s %11s\n", "function",
-	       "comm", "members", "occurrences", "mean spread", "max spread",
-	       "+-", "last@", "times", "waiting");
+	printf("\n%-26s %6s %7s %11s %11s %9s %11s %9s %6s %9s %11s\n",
+	       "function", "comm", "members", "occurrences", "mean spread",
+	       "+-", "max spread", "+-", "last@", "times", "waiting");
 	for (uint32_t i = 0; i < n; i++)
-		skew_row(t, &r->rows[i]);
+		skew_row(t, &r->rows[i], &sw);
+	cli_swamp_say(&sw, r->base);
 }
 
 int cmd_skew(int argc, char **argv)

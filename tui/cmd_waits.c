@@ -48,39 +48,48 @@ static void waits_notes(const struct an_waits *w)
 	cli_untimed(w->untimed);
 }
 
+/* A time waited and its bound as text (24 bytes each), marked "~" in
+ * fig when the bound exceeds it. */
+static void waited(char *fig, char *err, uint64_t ns, uint64_t err_ns,
+		   struct cli_swamp *sw)
+{
+	cli_duration_about(fig, 24, (double)ns, (double)err_ns, sw);
+	cli_duration(err, 24, (double)err_ns, 0);
+}
+
 static void waits_text(const rondo_trace *t, const struct an_waits *w,
 		       uint32_t n)
 {
 	const char *prog = rondo_meta_get(t, "program");
-	char ls[24], lr[24], err[24];
+	char ls[24], lr[24], lse[24], lre[24];
+	struct cli_swamp sw = {0, 0};
 
-	cli_duration(ls, sizeof(ls), (double)w->ls_ns, 0);
-	cli_duration(lr, sizeof(lr), (double)w->lr_ns, 0);
-	cli_duration(err, sizeof(err), (double)w->err_ns, 0);
+	waited(ls, lse, w->ls_ns, w->ls_err_ns, &sw);
+	waited(lr, lre, w->lr_ns, w->lr_err_ns, &sw);
 	printf("%s: %" PRIu32 " rank%s, %" PRIu64 " messages matched between "
 	       "%" PRIu32 " pair%s of ranks\n",
 	       prog ? prog : "?", rondo_rank_count(t),
 	       rondo_rank_count(t) == 1 ? "" : "s", w->msgs, w->n,
 	       w->n == 1 ? "" : "s");
 	cli_timing_bound(w->base);
-	printf("late sender: %" PRIu64 " receive%s waited %s; late receiver: "
-	       "%" PRIu64 " send%s waited %s (+- %s)\n\n",
-	       w->ls_count, w->ls_count == 1 ? "" : "s", ls, w->lr_count,
-	       w->lr_count == 1 ? "" : "s", lr, err);
-	printf("%6s %6s %10s %12s %10s %14s %10s %10s\n", "src", "dst",
-	       "messages", "late sender", "waited", "late receiver", "waited",
-	       "+-");
+	printf("late sender: %" PRIu64 " receive%s waited %s (+- %s); late "
+	       "receiver: %" PRIu64 " send%s waited %s (+- %s)\n\n",
+	       w->ls_count, w->ls_count == 1 ? "" : "s", ls, lse, w->lr_count,
+	       w->lr_count == 1 ? "" : "s", lr, lre);
+	printf("%6s %6s %10s %12s %10s %9s %14s %10s %9s\n", "src", "dst",
+	       "messages", "late sender", "waited", "+-", "late receiver",
+	       "waited", "+-");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_wait_pair *p = &w->pairs[i];
 
-		cli_duration(ls, sizeof(ls), (double)p->ls_ns, 0);
-		cli_duration(lr, sizeof(lr), (double)p->lr_ns, 0);
-		cli_duration(err, sizeof(err), (double)p->err_ns, 0);
+		waited(ls, lse, p->ls_ns, p->ls_err_ns, &sw);
+		waited(lr, lre, p->lr_ns, p->lr_err_ns, &sw);
 		printf("%6" PRIu32 " %6" PRIu32 " %10" PRIu64 " %12" PRIu64
-		       " %10s %14" PRIu64 " %10s %10s\n",
-		       p->src, p->dst, p->msgs, p->ls_count, ls, p->lr_count,
-		       lr, err);
+		       " %10s %9s %14" PRIu64 " %10s %9s\n",
+		       p->src, p->dst, p->msgs, p->ls_count, ls, lse,
+		       p->lr_count, lr, lre);
 	}
+	cli_swamp_say(&sw, w->base);
 }
 
 int cmd_waits(int argc, char **argv)

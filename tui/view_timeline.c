@@ -786,10 +786,12 @@ static void view_draw_timeline(struct view *v, int top, int height)
 	tl_draw_foot(v, top + height - TL_FOOT);
 }
 
-/* The functions with most time in the cursor's bucket: "MPI_Recv 100%,
- * MPI_Send 3.1%" (shares of the row's ranks' time in the bucket). */
-static void tl_top_functions(const struct view *v, double whole, char *buf,
-			     size_t size)
+/* The functions with most time in the cursor's bucket: "MPI_Recv 96.9%,
+ * MPI_Send 3.1%" (shares of the row's ranks' time in the bucket, busy ns
+ * of it in MPI: all functions' shares add up to the MPI share, also
+ * where calls overlap). */
+static void tl_top_functions(const struct view *v, double busy, double whole,
+			     char *buf, size_t size)
 {
 	const struct view_timeline *tl = v->timeline;
 	const double *fn = tl->fn + (size_t)tl->col * tl->nfunc;
@@ -816,7 +818,8 @@ static void tl_top_functions(const struct view *v, double whole, char *buf,
 	for (int k = 0; k < n && at < size; k++) {
 		char pc[16];
 
-		view_percent(pc, sizeof(pc), fn[top[k]] / whole);
+		view_percent(pc, sizeof(pc),
+			     an_func_share(fn[top[k]], busy, whole));
 		at += (size_t)snprintf(buf + at, size - at, "%s%s %s",
 				       k ? ", " : "",
 				       rondo_func_name(v->t, top[k]), pc);
@@ -847,9 +850,10 @@ static void view_timeline_status(const struct view *v, char *buf, size_t size)
 	tl_seconds(from, sizeof(from), (double)(tl->i0 + tl->col) * tl->w, d);
 	tl_seconds(to, sizeof(to), (double)(tl->i0 + tl->col + 1) * tl->w, d);
 	view_percent(pc, sizeof(pc), busy / whole > 1 ? 1 : busy / whole);
-	tl_top_functions(v, whole, names, sizeof(names));
+	tl_top_functions(v, busy, whole, names, sizeof(names));
 	view_percent(lit, sizeof(lit),
-		     tl->lit[(size_t)row * tl->nb + tl->col] / whole);
+		     an_func_share(tl->lit[(size_t)row * tl->nb + tl->col],
+				   busy, whole));
 	snprintf(buf, size, "rank%s %s%s%s%s%s s%sMPI %s%s%s%s%s%s",
 		 b - a > 1 ? "s" : "", ranks, dot, from,
 		 v->utf8 ? "\xe2\x80\x93" : "-", to, dot, pc,

@@ -1,14 +1,28 @@
 #!/bin/sh
-# bench_timing.sh [BUILDDIR] - what per-call timing costs, in bytes and time.
+# bench_timing.sh [BUILDDIR] - what per-call timing costs, in time and
+# bytes, over the aggregated statistics every trace keeps.
 #
-# The bundled 5-point stencil (tests/bench/bench_p2p stencil, the halo
-# exchange of tests/mpi/stencil with the loop timed inside the program),
-# 10^4 iterations on 2 ranks (one per core) and on 4 (oversubscribed),
-# local grid 64x64: untraced, traced with aggregated statistics (the
-# default), and traced per call with b = 1.01, 1.1 and 1.5, BENCH_REPS
-# runs each (default 3, in turn), medians.  Prints the loop's wall time,
-# its ratio to the untraced run, the trace's bytes, the bytes of its
-# timing section, and those per call (all ranks' calls).
+# Two loops of tests/bench/bench_p2p, each timed inside the program: the
+# p2p loop (8-byte Irecv, Isend and Waitall between 2 ranks, 10^5
+# iterations: almost nothing but MPI calls) and the bundled 5-point
+# stencil (the halo exchange of tests/mpi/stencil, 10^4 iterations, local
+# grid 64x64) on 2 ranks (one per core) and on 4 (oversubscribed).  Each
+# untraced, traced with aggregated statistics (the default), and traced
+# per call with b = 1.01, 1.1 and 1.5; BENCH_REPS runs each (default 3,
+# the modes in turn), medians.  A table per loop, a row per mode:
+#   wall-s          the loop's wall time (seconds, the slowest rank's)
+#   ratio           wall-s over the untraced run's
+#   added-ns/call   what per-call timing adds to a call over the
+#                   aggregated mode: (wall-s of the mode - wall-s
+#                   aggregated) / the calls one rank makes in the loop
+#                   (bench_p2p's calls=), in ns
+#   trace-B         the trace's bytes
+#   timing-B        those of its timing section
+#   timing-B/call   timing-B over all ranks' calls, as rondo info counts
+#                   them (MPI_Init to MPI_Finalize)
+#   calls           that count
+# and the same figures on stderr, one `figure timing-LOOP-npN-MODE ...`
+# line per traced mode (added-ns-per-call on the per-call modes').
 # Figures, not pass/fail: the exit status is non-zero only when a run fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,27 +40,33 @@ unset LD_PRELOAD RONDO_DISABLE RONDO_OUT RONDO_TIMING RONDO_TIME_BASE
 mpi_env
 ASAN_EXITCODE= san_env
 
-# run MODE NP: one run (MODE untraced, aggregated or a base); leaves wall,
-# bytes (the trace) and tbytes (its timing section).
+modes="untraced aggregated 1.01 1.1 1.5"
+
+# run MODE NP ARGS...: one run of bench_p2p ARGS (MODE untraced,
+# aggregated or a base); leaves wall, cpr (the calls one rank made in the
+# loop), bytes (the trace), tbytes (its timing section) and calls (all
+# ranks', as rondo info counts them).
 run() {
 	mode=$1 np=$2
+	shift 2
 	rm -f "$tmp/t.rondo"
 	case $mode in
 	untraced)
-		mpirun --oversubscribe -np "$np" "$prog" stencil 10000 64 >"$tmp/out" 2>&1 ;;
+		mpirun --oversubscribe -np "$np" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	aggregated)
-		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$lib" \
-			-x RONDO_OUT="$tmp/t.rondo" "$prog" stencil 10000 64 >"$tmp/out" 2>&1 ;;
+		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$pre" \
+			-x RONDO_OUT="$tmp/t.rondo" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	*)
-		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$lib" \
+		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$pre" \
 			-x RONDO_OUT="$tmp/t.rondo" -x RONDO_TIMING=percall \
-			-x RONDO_TIME_BASE="$mode" "$prog" stencil 10000 64 >"$tmp/out" 2>&1 ;;
+			-x RONDO_TIME_BASE="$mode" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	esac
 	status=$?
 	line=$(grep '^bench_p2p ' "$tmp/out")
 	[ $status -eq 0 ] && [ -n "$line" ] ||
 		die "$mode run failed (status $status): $(cat "$tmp/out")"
 	wall=$(echo "$line" | sed 's/.* wall=\([0-9.e+-]*\).*/\1/')
+	cpr=$(echo "$line" | sed 's/.* calls=\([0-9]*\).*/\1/')
 	bytes=0 tbytes=0 calls=0
 	if [ "$mode" != untraced ]; then
 		[ -s "$tmp/t.rondo" ] || die "$mode: no trace written: $(cat "$tmp/out")"
@@ -60,36 +80,54 @@ run() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "per-call timing on the stencil (bench_p2p stencil 10000 64), medians of $reps runs"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-for np in 2 4; do
-	echo
-	echo "ranks=$np        wall-s   ratio  trace-B  timing-B  timing-B/call    calls"
-	modes="untraced aggregated 1.01 1.1 1.5"
+# loop NAME NP ARGS...: the table of loop NAME, bench_p2p ARGS on NP ranks.
+loop() {
+	name=$1 np=$2
+	shift 2
 	for m in $modes; do : >"$tmp/w.$m"; : >"$tmp/b.$m"; : >"$tmp/t.$m"; done
 	i=1
 	while [ $i -le "$reps" ]; do
 		for m in $modes; do
-			run "$m" "$np"
+			run "$m" "$np" "$@"
 			echo "$wall" >>"$tmp/w.$m"
 			echo "$bytes" >>"$tmp/b.$m"
 			echo "$tbytes" >>"$tmp/t.$m"
 			echo "$calls" >"$tmp/c.$m"
+			echo "$cpr" >"$tmp/cpr.$m"
 		done
 		i=$((i + 1))
 	done
+	cpr=$(cat "$tmp/cpr.untraced")
+	[ "$cpr" -gt 0 ] 2>/dev/null || die "$name: no calls= in bench_p2p's line"
+	echo
+	echo "$name: bench_p2p $* on $np ranks, $cpr calls/rank in the loop"
+	echo "mode             wall-s   ratio  added-ns/call  trace-B  timing-B  timing-B/call    calls"
 	u=$(median <"$tmp/w.untraced")
+	a=$(median <"$tmp/w.aggregated")
 	for m in $modes; do
 		case $m in untraced | aggregated) label=$m ;; *) label="percall b=$m" ;; esac
-		awk -v l="$label" -v w="$(median <"$tmp/w.$m")" -v u="$u" \
+		awk -v l="$label" -v m="$m" -v name="$name" -v np="$np" \
+			-v w="$(median <"$tmp/w.$m")" -v u="$u" -v a="$a" -v cpr="$cpr" \
 			-v b="$(median <"$tmp/b.$m")" -v t="$(median <"$tmp/t.$m")" \
-			-v c="$(cat "$tmp/c.$m")" -v np="$np" 'BEGIN {
-			printf "%-15s %7.4f %7.3f %8d %9d %14s %8d\n", l, w, w / u, b, t,
+			-v c="$(cat "$tmp/c.$m")" 'BEGIN {
+			percall = m != "untraced" && m != "aggregated"
+			added = (w - a) / cpr * 1e9
+			printf "%-15s %7.4f %7.3f %14s %8d %9d %14s %8d\n", l, w, w / u,
+				(percall ? sprintf("%.1f", added) : "-"), b, t,
 				(c > 0 ? sprintf("%.3f", t / c) : "-"), c
-			if (l != "untraced")
-				printf "figure timing-np%d-%s wall-ratio %.3f trace-bytes %d timing-bytes-per-call %.3f\n",
-					np, (l == "aggregated" ? "aggregated" : substr(l, 9)), w / u, b,
-					(c > 0 ? t / c : 0) > "/dev/stderr"
+			if (m == "untraced")
+				exit
+			f = sprintf("figure timing-%s-np%d-%s wall-ratio %.3f trace-bytes %d timing-bytes-per-call %.3f",
+				name, np, m, w / u, b, (c > 0 ? t / c : 0))
+			if (percall)
+				f = f sprintf(" added-ns-per-call %.1f", added)
+			print f > "/dev/stderr"
 		}'
 	done
-done
+}
+
+echo "per-call timing against aggregated statistics, medians of $reps runs"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+loop p2p 2 p2p 100000
+loop stencil 2 stencil 10000 64
+loop stencil 4 stencil 10000 64

@@ -10,9 +10,11 @@
  *   container.c    header, section table, loading a section, the writer
  *   sec_calls.c    meta, funcs, consts, typesizes, argument values, cst
  *   sec_grammar.c  grammar, rankmap, timing: the sections that are grammars
+ *                  (timing's coded streams too)
  *   sec_stats.c    stats, ranktime: time per signature
  *   sec_comms.c    comms, topology
  *   timecode.c     per-call time codes, 7-significant-bit durations
+ *   tstream.c      a rank's per-call time codes as a range-coded stream
  *
  * and format_int.h holds what they share among themselves.  Everything
  * that reads bytes treats them as hostile: every count and length is
@@ -536,11 +538,11 @@ void fmt_typesizes_free(struct fmt_typesizes *t);
  * duration), 2j for a negative one of magnitude x, j the largest whose
  * magnitude rounded down is at most x.  So the time read back is never
  * earlier than the true one, and later by less than (b - 1) * |interval|
- * + 1 ns.  The reference of a call's interval is the reconstructed start
- * of the rank's previous call with the same signature; for a signature's
- * first call, the reconstructed end of the rank's previous call; for the
- * rank's first call, 0: measured from reconstructed times, errors never
- * add up. */
+ * + 1 ns.  The reference of a call's interval is the reconstructed end of
+ * the rank's previous call (fmt_tenc below; before 1.7, the reconstructed
+ * start of its previous call with the same signature); for the rank's
+ * first call, 0: measured from reconstructed times, errors never add
+ * up. */
 #define FMT_TBASE_MIN RONDO_TIME_BASE_MIN
 #define FMT_TBASE_MAX RONDO_TIME_BASE_MAX
 
@@ -599,25 +601,81 @@ struct fmt_tenc {
 void fmt_tenc_call(struct fmt_tenc *e, int64_t start, uint64_t dur,
 		   uint32_t *dcode, uint32_t *icode);
 
+/* A rank's per-call time codes as one coded stream (section timing, from
+ * 1.8; tstream.c): each call's duration and interval codes, in the rank's
+ * order, range-coded with adaptive models kept per signature, so that a
+ * signature's usual codes cost a fraction of a bit.  An encoder appends
+ * to `out` (fmt_tstream_put, then fmt_tstream_end once); a decoder reads
+ * the calls back in the same order, given the same signature for each
+ * (any numbering of them, one to one with the encoder's).  The models
+ * take memory as signatures and magnitudes come (mem counts it). */
+struct fmt_tmodel;
+struct fmt_tstream {
+	struct fmt_buf *out; /* an encoder's bytes; NULL: a decoder */
+	const uint8_t *in;   /* a decoder's */
+	size_t len, pos;
+	uint64_t low, pending;
+	uint32_t range, code;
+	uint8_t cache;
+	struct fmt_tmodel **m; /* by signature, made at its first call */
+	uint32_t nm;
+	size_t mem; /* bytes the models hold */
+	uint64_t calls;
+};
+
+void fmt_tstream_encoder(struct fmt_tstream *s, struct fmt_buf *out);
+/* Codes a stream can hold: below 2^18 (a scale's are below 2^17). */
+#define FMT_TSTREAM_CODES (1u << 18)
+/* 0, RONDO_E_RANGE for a code of FMT_TSTREAM_CODES or more, or
+ * RONDO_E_NOMEM (the stream is then unusable). */
+int fmt_tstream_put(struct fmt_tstream *s, uint32_t sig, uint32_t dcode,
+		    uint32_t icode);
+/* Ends the stream: its last bytes to out.  0, or RONDO_E_NOMEM. */
+int fmt_tstream_end(struct fmt_tstream *s);
+void fmt_tstream_decoder(struct fmt_tstream *s, const uint8_t *p, size_t n);
+/* The next call's codes: 0, RONDO_E_CORRUPT when the stream ends before
+ * it or is damaged (not every damage shows: codes are checked against the
+ * scale by the caller), or RONDO_E_NOMEM. */
+int fmt_tstream_get(struct fmt_tstream *s, uint32_t sig, uint32_t *dcode,
+		    uint32_t *icode);
+/* Frees the models (not the bytes). */
+void fmt_tstream_free(struct fmt_tstream *s);
+
+/* One coded stream of a rank's calls: `calls` of them, in `len` bytes at
+ * `at` in the section's data. */
+struct fmt_tseg {
+	uint64_t calls, at, len;
+};
+
 /* The section: the base, each rank's clock offset (ns to add to its times
- * to put them on rank 0's clock), a grammar whose terminals are codes, and
- * a map of 2 * nranks rule ids: rank r's durations, then its intervals.
- * Both expand to the same number of codes, one per call from the rank's
- * first on, at most the rank's calls: fewer when the rank stopped keeping
- * per-call times (its timing grammars outgrew the tracer's limit). */
+ * to put them on rank 0's clock), and the ranks' codes, one pair per call
+ * from the rank's first on, at most the rank's calls: fewer when the rank
+ * stopped keeping per-call times (they outgrew the tracer's limit).
+ * From 1.8 (coded) each rank's codes are coded streams (fmt_tstream), one
+ * or more segments of its calls in order, each coded afresh; up to 1.7,
+ * a grammar whose terminals are codes and a map of 2 * nranks rule ids:
+ * rank r's durations, then its intervals, equally long. */
 struct fmt_timing {
 	double base;
 	uint32_t nranks;
 	int64_t *offset; /* nranks */
+	int coded;	 /* the streams below, not the grammar */
+	uint64_t *first; /* nranks + 1: rank r's segments are first[r] to
+			    first[r + 1] - 1 */
+	struct fmt_tseg *seg;
+	uint8_t *data; /* the segments' bytes */
+	size_t datalen;
 	struct fmt_grammar g;
 	struct fmt_rankmap map; /* map.nranks == 2 * nranks */
 	uint64_t *len;		/* after decode: each rule's expansion length */
 };
 
 void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t);
-/* Checks the flags, the base, nranks against the job's, every code below
- * the base's limit and the map (the reader checks that each rank's two
- * sequences are equally long, and no longer than its calls). */
+/* Checks the flags, the base, nranks against the job's; coded, that the
+ * segments' bytes are the section's; else every code below the base's
+ * limit and the map (the reader checks that each rank's two sequences
+ * are equally long, and no longer than its calls; coded streams are
+ * checked as they are read). */
 int fmt_timing_decode(struct fmt_timing *t, const uint8_t *p, size_t n,
 		      uint32_t nranks, struct fmt_err *e);
 void fmt_timing_free(struct fmt_timing *t);

@@ -252,15 +252,89 @@ void fmt_rankmap_free(struct fmt_rankmap *r)
 
 /* ---- per-call timing ----------------------------------------------------- */
 
+#define TIMING_CODED 1 /* flags: coded streams (from 1.8), not a grammar */
+
 void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
 {
-	fmt_put_uvarint(b, 0); /* flags, none defined */
+	fmt_put_uvarint(b, t->coded ? TIMING_CODED : 0);
 	fmt_put_f64(b, t->base);
 	fmt_put_uvarint(b, t->nranks);
 	for (uint32_t r = 0; r < t->nranks; r++)
 		fmt_put_svarint(b, t->offset[r]);
-	fmt_grammar_encode(b, &t->g);
-	fmt_rankmap_encode(b, &t->map);
+	if (!t->coded) {
+		fmt_grammar_encode(b, &t->g);
+		fmt_rankmap_encode(b, &t->map);
+		return;
+	}
+	for (uint32_t r = 0; r < t->nranks; r++) {
+		fmt_put_uvarint(b, t->first[r + 1] - t->first[r]);
+		for (uint64_t k = t->first[r]; k < t->first[r + 1]; k++)
+			fmt_put_varints(b, 1, t->seg[k].calls, t->seg[k].len);
+	}
+	for (uint64_t k = 0; k < t->first[t->nranks]; k++)
+		fmt_put_bytes(b, t->data + t->seg[k].at, t->seg[k].len);
+}
+
+/* The coded form: each rank's segments, then their bytes. */
+static int timing_segs(struct fmt_cur *c, struct fmt_timing *t)
+{
+	size_t cap = 0, at;
+	uint64_t total = 0, nseg = 0;
+	int rc = 0;
+
+	t->coded = 1;
+	t->first = malloc(sizeof(*t->first) * ((size_t)t->nranks + 1));
+	if (!t->first)
+		return fmt_cur_nomem(c);
+	t->first[0] = 0;
+	for (uint32_t r = 0; r < t->nranks && !rc; r++) {
+		uint64_t n;
+
+		at = c->pos;
+		rc = fmt_get_uvarint(c, &n);
+		/* each segment takes 2 bytes at least */
+		if (!rc && n > (c->len - c->pos) / 2)
+			return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+					    "rank %u: %" PRIu64
+					    " segments in %zu bytes",
+					    r, n, c->len - c->pos);
+		for (uint64_t k = 0; k < n && !rc; k++) {
+			struct fmt_tseg s = {0, total, 0};
+
+			at = c->pos;
+			rc = fmt_get_uvarint(c, &s.calls);
+			rc = rc ? rc : fmt_get_uvarint(c, &s.len);
+			if (!rc && s.len > c->len - total)
+				return fmt_cur_fail(
+					c, RONDO_E_CORRUPT, at,
+					"rank %u: a segment of %" PRIu64
+					" bytes runs past the section's end",
+					r, s.len);
+			if (!rc && util_grow(&t->seg, &cap, nseg + 1,
+					     sizeof(*t->seg)) < 0)
+				return fmt_cur_nomem(c);
+			if (!rc) {
+				t->seg[nseg++] = s;
+				total += s.len;
+			}
+		}
+		t->first[r + 1] = nseg;
+	}
+	if (rc)
+		return rc;
+	at = c->pos;
+	if (total != c->len - c->pos)
+		return fmt_cur_fail(c, RONDO_E_CORRUPT, at,
+				    "the segments hold %" PRIu64
+				    " bytes, the section has %zu left",
+				    total, c->len - c->pos);
+	t->data = malloc(total + 1);
+	if (!t->data)
+		return fmt_cur_nomem(c);
+	memcpy(t->data, c->p + c->pos, total);
+	t->datalen = total;
+	c->pos += total;
+	return 0;
 }
 
 static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
@@ -271,7 +345,7 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 	size_t at = c->pos;
 	int rc = fmt_get_uvarint(c, &flags);
 
-	if (!rc && flags)
+	if (!rc && flags & ~(uint64_t)TIMING_CODED)
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at, "flags %" PRIu64,
 				    flags);
 	at = c->pos;
@@ -307,6 +381,8 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 	if (rc)
 		return rc;
 	t->nranks = nranks;
+	if (flags & TIMING_CODED)
+		return timing_segs(c, t);
 	rc = grammar_read(c, &t->g, limit, &t->len);
 	if (rc)
 		return rc;
@@ -336,6 +412,9 @@ int fmt_timing_decode(struct fmt_timing *t, const uint8_t *p, size_t n,
 void fmt_timing_free(struct fmt_timing *t)
 {
 	free(t->offset);
+	free(t->first);
+	free(t->seg);
+	free(t->data);
 	fmt_grammar_free(&t->g);
 	fmt_rankmap_free(&t->map);
 	free(t->len);

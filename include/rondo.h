@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 7
+#define RONDO_FORMAT_MINOR 8
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -775,7 +775,7 @@ RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 /*                                                                          */
 /* With RONDO_TIMING=percall the tracer keeps every call's duration and    */
 /* start, each as a code on a logarithmic scale of base b (1.001 <= b <=   */
-/* 16), compressed with grammars of their own.  What is read back is never */
+/* 16), range-coded per rank (format 1.8).  What is read back is never    */
 /* early, and late by at most b - 1 of the span it was measured over:       */
 /*  - a duration d reads d' with d <= d' < b*d + 1 ns;                      */
 /*  - a start s is measured from the end of the rank's previous call as    */
@@ -817,8 +817,12 @@ RONDO_API int64_t rondo_rank_clock_offset(const rondo_trace *t, uint32_t rank);
 
 /**
  * As rondo_iter_create(), and the iterator also reconstructs each call's
- * start and end (rondo_iter_time).  Memory: the grammars' depth plus 8
- * bytes per signature.  rondo_iter_skip() on it decodes the times of the
+ * start and end (rondo_iter_time).  Memory: a model per signature the
+ * rank calls, from a few hundred bytes to 24 kB as its times vary (traces
+ * before format 1.8: the grammars' depth plus 8 bytes per signature).
+ * Each call's times are decoded as it comes, about 100 ns; a damaged
+ * stream makes rondo_iter_next() return RONDO_E_CORRUPT at the call it
+ * reaches.  rondo_iter_skip() on it decodes the times of the
  * calls it skips, so costs time proportional to n.  Returns NULL if `rank`
  * is out of range, memory is short, or the trace has no per-call times.
  */

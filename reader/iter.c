@@ -163,6 +163,11 @@ struct rondo_iter {
 	int64_t offset, start, end;
 	int64_t err, derr; /* bounds of the errors of start and duration */
 	int from_end;	   /* format 1.7: intervals from the last end */
+	/* from 1.8: the rank's coded segments, the next one and the calls
+	 * left in the one open */
+	struct fmt_tstream ts;
+	uint64_t seg, segleft;
+	uint32_t rank;
 };
 
 /* An iterator over the expansion of `rule`: 0, or RONDO_E_NOMEM. */
@@ -187,9 +192,14 @@ static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 
 	it->t = t;
 	it->timed = 1;
-	it->ntimed = tm->len[t->tseq[2 * rank]];
+	it->ntimed = t->ttimed[rank];
 	it->offset = tm->offset[rank];
 	it->from_end = t->c.minor >= 7;
+	it->rank = rank;
+	if (tm->coded) {
+		it->seg = tm->first[rank];
+		return 0;
+	}
 	if (walk_init(&it->wd, &tm->g, tm->len, t->tdepth, t->tseq[2 * rank]) <
 		    0 ||
 	    walk_init(&it->wi, &tm->g, tm->len, t->tdepth,
@@ -263,6 +273,7 @@ void rondo_iter_free(rondo_iter *it)
 	walk_free(&it->w);
 	walk_free(&it->wd);
 	walk_free(&it->wi);
+	fmt_tstream_free(&it->ts);
 	free(it->prev);
 	free(it);
 }
@@ -280,6 +291,39 @@ static int64_t span_bound(double base, int64_t span)
 	return (int64_t)e + (span < 0 ? (int64_t)ceil(base) : 1);
 }
 
+/* The codes of the next timed call, of signature sig: from the grammar's
+ * walks (up to 1.7: as long as ntimed, checked at open), or from the
+ * rank's coded segments, each coded afresh.  0, or RONDO_E_CORRUPT for
+ * a damaged stream (a code past the scale, or bytes short), or
+ * RONDO_E_NOMEM. */
+static int iter_codes(rondo_iter *it, uint32_t sig, uint32_t *dc, uint32_t *ic)
+{
+	const struct fmt_timing *tm = &it->t->timing;
+	uint32_t limit = fmt_tcode_limit(&it->t->tscale);
+	int rc;
+
+	if (!tm->coded) {
+		walk_next(&it->wd, dc);
+		walk_next(&it->wi, ic);
+		return 0;
+	}
+	while (it->segleft == 0) {
+		const struct fmt_tseg *g;
+
+		/* ntimed is the segments' calls: one is left */
+		if (it->seg >= tm->first[it->rank + 1])
+			return RONDO_E_CORRUPT;
+		g = &tm->seg[it->seg];
+		fmt_tstream_free(&it->ts);
+		fmt_tstream_decoder(&it->ts, tm->data + g->at, g->len);
+		it->segleft = g->calls;
+		it->seg++;
+	}
+	it->segleft--;
+	rc = fmt_tstream_get(&it->ts, sig, dc, ic);
+	return rc ? rc : *dc >= limit || *ic >= limit ? RONDO_E_CORRUPT : 0;
+}
+
 /* The times of call `sig`, the next of a timed iterator (FORMAT.md,
  * "timing"), and the bounds of their errors.  From format 1.7 the
  * interval counts from the end of the rank's last call, never negative
@@ -287,17 +331,21 @@ static int64_t span_bound(double base, int64_t span)
  * that end, which may be late by as much as that end (the previous
  * start's error and its duration's).  Before, it counted from the
  * signature's last start, else from the end of the rank's last call. */
-static void iter_times(rondo_iter *it, uint32_t sig)
+static int iter_times(rondo_iter *it, uint32_t sig)
 {
 	const struct fmt_tscale *sc = &it->t->tscale;
 	uint32_t dc = 0, ic = 0;
 	int64_t ref, start, ival, dur;
+	int rc;
 
 	it->have = 0;
 	if (it->w.pos > it->ntimed)
-		return;
-	walk_next(&it->wd, &dc); /* as long as ntimed (checked at open) */
-	walk_next(&it->wi, &ic);
+		return 0;
+	rc = iter_codes(it, sig, &dc, &ic);
+	if (rc < 0) {
+		it->ntimed = 0; /* no more times */
+		return rc;
+	}
 	ival = fmt_tvalue_ival(sc, ic);
 	dur = (int64_t)fmt_tvalue_dur(sc, dc);
 	if (it->from_end)
@@ -320,6 +368,7 @@ static void iter_times(rondo_iter *it, uint32_t sig)
 	it->start = fmt_time_add(start, it->offset);
 	it->end = fmt_time_add(it->last, it->offset);
 	it->have = 1;
+	return 0;
 }
 
 int rondo_iter_next(rondo_iter *it, uint32_t *sig)
@@ -331,8 +380,11 @@ int rondo_iter_next(rondo_iter *it, uint32_t *sig)
 	rc = walk_next(&it->w, sig);
 	if (it->timed) {
 		it->have = 0;
-		if (rc == 1)
-			iter_times(it, *sig);
+		if (rc == 1) {
+			int trc = iter_times(it, *sig);
+
+			rc = trc < 0 ? trc : rc;
+		}
 	}
 	return rc;
 }

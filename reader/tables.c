@@ -215,9 +215,7 @@ int rondo_timing_mode(const rondo_trace *t, double *base)
 
 uint64_t rondo_rank_timed_calls(const rondo_trace *t, uint32_t rank)
 {
-	return t && t->opened && rank < t->timing.nranks
-		       ? t->timing.len[t->tseq[2 * rank]]
-		       : 0;
+	return t && t->opened && rank < t->timing.nranks ? t->ttimed[rank] : 0;
 }
 
 int64_t rondo_rank_clock_offset(const rondo_trace *t, uint32_t rank)

@@ -75,6 +75,7 @@ void rondo_trace_free(rondo_trace *t)
 	free(t->vary);
 	fmt_tscale_free(&t->tscale);
 	free(t->tseq);
+	free(t->ttimed);
 	ranks_free(t);
 	fmt_container_free(&t->c);
 	free(t->rule_calls);
@@ -297,8 +298,9 @@ static int trace_rank_groups(rondo_trace *t)
 	return 0;
 }
 
-/* Expands the timing map (two rules per rank) and checks each rank's
- * durations and intervals against each other and its calls. */
+/* Each rank's timed calls, no more than its calls: from 1.8 its coded
+ * segments' calls; before, the timing map (two rules per rank) expanded,
+ * each rank's durations and intervals as many. */
 static int trace_timing(rondo_trace *t)
 {
 	struct fmt_timing *tm = &t->timing;
@@ -308,21 +310,44 @@ static int trace_timing(rondo_trace *t)
 	if (!tm->nranks)
 		return 0;
 	if (fmt_tscale_init(&t->tscale, tm->base) < 0 ||
-	    walk_depth(&tm->g, &t->tdepth) < 0 ||
-	    walk_depth(&tm->map.map, &depth) < 0 ||
-	    !(t->tseq = malloc(sizeof(uint32_t) * 2 * (size_t)tm->nranks)))
+	    !(t->ttimed = calloc(tm->nranks, sizeof(*t->ttimed))))
 		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
-	if (walk_init(&w, &tm->map.map, tm->map.len, depth,
-		      tm->map.map.nrules - 1) < 0)
+	if (tm->coded)
+		for (uint32_t r = 0; r < tm->nranks; r++) {
+			uint64_t n = 0;
+
+			for (uint64_t k = tm->first[r]; k < tm->first[r + 1];
+			     k++) {
+				uint64_t c = tm->seg[k].calls;
+
+				n = c > UINT64_MAX - n ? UINT64_MAX : n + c;
+			}
+			t->ttimed[r] = n;
+		}
+	else if (walk_depth(&tm->g, &t->tdepth) < 0 ||
+		 walk_depth(&tm->map.map, &depth) < 0 ||
+		 !(t->tseq = malloc(sizeof(uint32_t) * 2 * (size_t)tm->nranks)))
 		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
-	for (uint32_t k = 0; k < 2 * tm->nranks; k++)
-		walk_next(&w, &t->tseq[k]); /* the decoder checked the length */
-	walk_free(&w);
+	else if (walk_init(&w, &tm->map.map, tm->map.len, depth,
+			   tm->map.map.nrules - 1) < 0)
+		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	if (!tm->coded) {
+		for (uint32_t k = 0; k < 2 * tm->nranks; k++)
+			walk_next(&w, &t->tseq[k]); /* the decoder checked */
+		walk_free(&w);
+	}
 	for (uint32_t r = 0; r < tm->nranks; r++) {
-		uint64_t d = tm->len[t->tseq[2 * r]];
-		uint64_t i = tm->len[t->tseq[2 * r + 1]];
+		uint64_t d = tm->coded ? t->ttimed[r] : tm->len[t->tseq[2 * r]];
+		uint64_t i = tm->coded ? d : tm->len[t->tseq[2 * r + 1]];
 		uint64_t calls = t->rule_calls[t->rank_root[r]];
 
+		t->ttimed[r] = d;
+		if (tm->coded && d > calls)
+			return trace_fail(
+				t, RONDO_E_CORRUPT,
+				"section 'timing': rank %u has %" PRIu64
+				" timed calls for %" PRIu64 " calls",
+				r, d, calls);
 		if (d != i || d > calls)
 			return trace_fail(
 				t, RONDO_E_CORRUPT,

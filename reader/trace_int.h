@@ -48,8 +48,10 @@ struct rondo_trace {
 	/* per-call timing: timing.nranks == 0 when the file has none */
 	struct fmt_timing timing;
 	struct fmt_tscale tscale;
-	uint32_t *tseq;	 /* 2 per rank: its durations' and intervals' rules */
-	uint32_t tdepth; /* the timing grammar's depth bound */
+	uint64_t *ttimed; /* per rank: its calls with times */
+	uint32_t *tseq;	  /* up to 1.7, 2 per rank: its durations' and
+			     intervals' rules */
+	uint32_t tdepth;  /* the timing grammar's depth bound */
 	/* values that differ by rank: slot k's value for rank r is
 	 * vary[k * nranks + r] (rankvals.n slots; the section is freed
 	 * once expanded) */

@@ -18,8 +18,10 @@
  *     spread of a signature called before too is left as it was (the
  *     summary does not say whether a rank it does not list called it);
  *   - meta: "bindings" counts them, "after" says what was added.
- * Per-call times (section timing) are left as they were: the calls added
- * have none, as calls past RONDO_TIMING_LIMIT.
+ * Per-call times (section timing): the calls added get theirs where the
+ * rank timed every call before them and the after file times them too
+ * (coded, a segment of their own after the rank's; in a grammar, rules);
+ * else they have none, as calls past RONDO_TIMING_LIMIT.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,6 +81,7 @@ struct trace_in {
 	struct fmt_timing tm;
 	uint32_t *troots; /* each rank's durations' and intervals' roots */
 	uint32_t tlimit;  /* codes of the timing's base are below it */
+	uint64_t *ttimed; /* coded timing: each rank's timed calls */
 };
 
 /* Rules added to a grammar of nrules rules: each its body from first[k]
@@ -104,9 +107,11 @@ struct adding {
 	size_t capsig;
 	uint32_t *seen, nseen; /* the signatures the files named so far */
 	size_t capseen;
-	uint32_t **gsig;    /* per rank: its file's signatures' global ids */
-	struct rules g, tg; /* added to the grammar, to the timing's */
-	uint32_t timed;	    /* ranks whose calls added have times */
+	uint32_t **gsig;      /* per rank: its file's signatures' global ids */
+	struct rules g, tg;   /* added to the grammar, to the timing's */
+	struct fmt_buf *tnew; /* coded timing: per rank, a segment added */
+	uint64_t *tnewcalls;
+	uint32_t timed; /* ranks whose calls added have times */
 	uint64_t calls, lost;
 	uint64_t bind[JOB_NBIND], bind_ranks[JOB_NBIND];
 };
@@ -271,7 +276,8 @@ static int trace_read(struct trace_in *t, const char *path, const struct ctx *x)
 	if (!t->roots || !t->troots)
 		return RONDO_E_NOMEM;
 	if ((rc = roots_of(&t->rm, t->roots)) ||
-	    (t->at[S_TIMING] >= 0 && (rc = roots_of(&t->tm.map, t->troots))))
+	    (t->at[S_TIMING] >= 0 && !t->tm.coded &&
+	     (rc = roots_of(&t->tm.map, t->troots))))
 		return fail(x, rc, "%s: its rank map does not give every rank",
 			    path);
 	if (t->at[S_TIMING] >= 0) {
@@ -281,6 +287,15 @@ static int trace_read(struct trace_in *t, const char *path, const struct ctx *x)
 			return RONDO_E_NOMEM;
 		t->tlimit = fmt_tcode_limit(&sc);
 		fmt_tscale_free(&sc);
+	}
+	if (t->at[S_TIMING] >= 0 && t->tm.coded) {
+		t->ttimed = calloc((size_t)t->rm.nranks + 1, sizeof(uint64_t));
+		if (!t->ttimed)
+			return RONDO_E_NOMEM;
+		for (uint32_t r = 0; r < t->rm.nranks; r++)
+			for (uint64_t k = t->tm.first[r];
+			     k < t->tm.first[r + 1]; k++)
+				t->ttimed[r] += t->tm.seg[k].calls;
 	}
 	return 0;
 bad:
@@ -306,6 +321,7 @@ static void trace_free(struct trace_in *t)
 	fmt_ranksum_free(&t->rsum);
 	free(t->roots);
 	fmt_timing_free(&t->tm);
+	free(t->ttimed);
 	free(t->troots);
 }
 
@@ -548,6 +564,36 @@ static int rankmap_with(const uint32_t *roots, uint32_t n,
 	return rc;
 }
 
+/* Coded per-call times: rank r's calls added get a segment of their own
+ * when the trace has every call of the rank timed (`calls` of them) and
+ * the file times them too, at the same base (else its times stay as
+ * they were: the calls added have none). */
+static int times_after(struct adding *d, const struct trace_in *t, uint32_t r,
+		       uint64_t calls)
+{
+	const struct after_rank *a = d->by_rank[r];
+	struct fmt_tstream ts;
+	int rc = 0;
+
+	if (a->ntimed != a->ncalls || a->base != t->tm.base ||
+	    t->ttimed[r] != calls)
+		return 0;
+	for (uint64_t i = 0; i < a->ncalls; i++)
+		if (a->dcodes[i] >= t->tlimit || a->icodes[i] >= t->tlimit)
+			return 0;
+	fmt_tstream_encoder(&ts, &d->tnew[r]);
+	for (uint64_t i = 0; i < a->ncalls && rc == 0; i++)
+		rc = fmt_tstream_put(&ts, d->gsig[r][a->calls[i]], a->dcodes[i],
+				     a->icodes[i]);
+	rc = rc ? rc : fmt_tstream_end(&ts);
+	fmt_tstream_free(&ts);
+	if (rc == 0) {
+		d->tnewcalls[r] = a->ncalls;
+		d->timed++;
+	}
+	return rc;
+}
+
 /* Rank r's new roots: of its calls, and of their per-call times when the
  * trace has every call of the rank timed and the file times them too, at
  * the same base (else its times stay as they were: the calls added have
@@ -566,6 +612,8 @@ static int roots_after(struct adding *d, struct trace_in *t, uint32_t r)
 	free(v);
 	if (rc || t->at[S_TIMING] < 0)
 		return rc;
+	if (t->tm.coded)
+		return times_after(d, t, r, calls);
 	if (a->ntimed == a->ncalls && a->base == t->tm.base &&
 	    t->tm.len[t->troots[2 * r]] == calls &&
 	    t->tm.len[t->troots[2 * r + 1]] == calls) {
@@ -936,6 +984,48 @@ static int sections_check(const struct trace_in *t, const struct fmt_buf *b,
 		  : 0;
 }
 
+/* The coded timing with each rank's added segment after its own: tm's
+ * offsets are the trace's, its segments and bytes its own. */
+static int timing_with(const struct trace_in *t, const struct adding *d,
+		       struct fmt_timing *tm)
+{
+	const struct fmt_timing *o = &t->tm;
+	uint64_t nseg = o->first[o->nranks], k = 0;
+	size_t len = o->datalen;
+
+	for (uint32_t r = 0; r < o->nranks; r++)
+		if (d->tnewcalls[r]) {
+			nseg++;
+			len += d->tnew[r].len;
+		}
+	*tm = (struct fmt_timing){o->base, o->nranks, o->offset, 1};
+	tm->first = malloc(sizeof(uint64_t) * ((size_t)o->nranks + 1));
+	tm->seg = malloc(sizeof(*tm->seg) * (nseg + 1));
+	tm->data = malloc(len + 1);
+	if (!tm->first || !tm->seg || !tm->data)
+		return RONDO_E_NOMEM;
+	tm->first[0] = 0;
+	for (uint32_t r = 0; r < o->nranks; r++) {
+		for (uint64_t i = o->first[r]; i < o->first[r + 1]; i++) {
+			const struct fmt_tseg *g = &o->seg[i];
+
+			tm->seg[k++] = (struct fmt_tseg){g->calls, tm->datalen,
+							 g->len};
+			memcpy(tm->data + tm->datalen, o->data + g->at, g->len);
+			tm->datalen += g->len;
+		}
+		if (d->tnewcalls[r]) {
+			tm->seg[k++] = (struct fmt_tseg){
+				d->tnewcalls[r], tm->datalen, d->tnew[r].len};
+			memcpy(tm->data + tm->datalen, d->tnew[r].data,
+			       d->tnew[r].len);
+			tm->datalen += d->tnew[r].len;
+		}
+		tm->first[r + 1] = k;
+	}
+	return 0;
+}
+
 static int write_with(const struct trace_in *t, struct adding *d,
 		      const char *out, const struct ctx *x, size_t *saved)
 {
@@ -955,7 +1045,9 @@ static int write_with(const struct trace_in *t, struct adding *d,
 
 	if (rc == 0)
 		rc = rankmap_with(t->roots, t->rm.nranks, &rm);
-	if (rc == 0 && t->at[S_TIMING] >= 0) {
+	if (rc == 0 && t->at[S_TIMING] >= 0 && t->tm.coded) {
+		rc = timing_with(t, d, &tm);
+	} else if (rc == 0 && t->at[S_TIMING] >= 0) {
 		tm = (struct fmt_timing){t->tm.base, t->tm.nranks,
 					 t->tm.offset};
 		rc = grammar_with(&t->tm.g, &d->tg, &tm.g);
@@ -1019,6 +1111,11 @@ static int write_with(const struct trace_in *t, struct adding *d,
 	fmt_ranksum_free(&rs);
 	fmt_grammar_free(&tm.g);
 	fmt_rankmap_free(&tm.map);
+	if (tm.coded) { /* offsets: the trace's */
+		free(tm.first);
+		free(tm.seg);
+		free(tm.data);
+	}
 	return rc;
 }
 
@@ -1086,6 +1183,12 @@ int after_add(const char *trace, const char *out, const struct after_rank *a,
 			  trace);
 	d.g.nrules = t.g.nrules;
 	d.tg.nrules = t.tm.g.nrules;
+	if (rc == 0 && t.at[S_TIMING] >= 0 && t.tm.coded) {
+		d.tnew = calloc((size_t)d.nranks + 1, sizeof(*d.tnew));
+		d.tnewcalls = calloc((size_t)d.nranks + 1, sizeof(uint64_t));
+		if (!d.tnew || !d.tnewcalls)
+			rc = RONDO_E_NOMEM;
+	}
 	for (uint32_t r = 0; r < d.nranks && rc == 0; r++)
 		if (d.by_rank[r] && d.by_rank[r]->ncalls)
 			rc = roots_after(&d, &t, r);
@@ -1111,6 +1214,10 @@ done:
 	free(d.seen);
 	rules_free(&d.g);
 	rules_free(&d.tg);
+	for (uint32_t r = 0; d.tnew && r < d.nranks; r++)
+		fmt_buf_free(&d.tnew[r]);
+	free(d.tnew);
+	free(d.tnewcalls);
 	trace_free(&t);
 	return rc;
 }

@@ -96,7 +96,9 @@ struct rank {
 	int64_t code;
 	/* rebuilt */
 	struct fmt_cst cst;
-	struct fmt_grammar g, gd, gi;
+	struct fmt_grammar g;
+	struct fmt_buf tbytes; /* per-call times, coded */
+	uint64_t tcalls;
 	struct fmt_stats st, gst;
 	struct fmt_buf bytes;
 	int bad; /* could not be rebuilt: counted as failed */
@@ -696,10 +698,38 @@ static int grammar_of(const uint32_t *v, uint64_t n, uint32_t limit,
 	return rc;
 }
 
+/* Per-call times: two streams of codes, one pair per timed call, the
+ * first ntimed of the n calls of signatures sig, coded as the tracer
+ * codes them (fmt_tstream). */
+static int times_of(struct rank *r, const uint32_t *sig, uint64_t n)
+{
+	struct fmt_tstream ts;
+	uint64_t nd, ni;
+	uint32_t *d, *i;
+	int rc;
+
+	if (!r->timing || r->ntimed == 0)
+		return 0;
+	d = stream_values(r, SPILL_DURATIONS, &nd);
+	i = stream_values(r, SPILL_INTERVALS, &ni);
+	rc = !d || !i || nd != ni || nd != r->ntimed || nd > n ? RONDO_E_CORRUPT
+							       : 0;
+	fmt_tstream_encoder(&ts, &r->tbytes);
+	for (uint64_t k = 0; k < nd && rc == 0; k++)
+		rc = fmt_tstream_put(&ts, sig[k], d[k], i[k]);
+	rc = rc ? rc : fmt_tstream_end(&ts);
+	fmt_tstream_free(&ts);
+	free(d);
+	free(i);
+	if (rc == 0)
+		r->tcalls = nd;
+	return rc;
+}
+
 /* The rank's tables and grammars from what its file holds. */
 static int rebuild(struct rank *r)
 {
-	uint64_t n, nd, ni;
+	uint64_t n;
 	uint32_t *v = stream_values(r, SPILL_CALLS, &n);
 	int rc;
 	size_t was, now;
@@ -712,6 +742,7 @@ static int rebuild(struct rank *r)
 	}
 	r->cst = (struct fmt_cst){r->nsig, r->sigs, NULL};
 	rc = grammar_of(v, n, r->nsig, &r->g);
+	rc = rc ? rc : times_of(r, v, n);
 	free(v);
 	if (rc)
 		return rc;
@@ -731,22 +762,7 @@ static int rebuild(struct rank *r)
 		if (r->gaps[s].count)
 			r->gst.st[r->gst.n++] =
 				(struct fmt_stat){s, r->gaps[s]};
-	if (!r->timing || r->ntimed == 0)
-		return 0;
-	/* per-call times: two streams of codes, one pair per timed call */
-	{
-		uint32_t *d = stream_values(r, SPILL_DURATIONS, &nd);
-		uint32_t *i = stream_values(r, SPILL_INTERVALS, &ni);
-
-		rc = !d || !i || nd != ni || nd != r->ntimed || nd > n
-			     ? RONDO_E_CORRUPT
-			     : grammar_of(d, nd, GRAMMAR_MAX_TERMINAL, &r->gd);
-		if (rc == 0)
-			rc = grammar_of(i, ni, GRAMMAR_MAX_TERMINAL, &r->gi);
-		free(d);
-		free(i);
-	}
-	return rc;
+	return 0;
 }
 
 /* The caller's rank in a communicator its signatures name (relative.h). */
@@ -1051,7 +1067,8 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 
 			if (!*ref)
 				*ref = origin;
-			merge_add_timing(m, &r->gd, &r->gi, origin);
+			merge_add_timing(m, r->tbytes.data, r->tbytes.len,
+					 r->tcalls, origin);
 		}
 		rc = add_comms(m, r, J->nranks);
 		if (rc == RONDO_E_CORRUPT) {
@@ -1198,8 +1215,7 @@ static void rank_free(struct rank *r)
 	for (int s = 0; s < SPILL_NSTREAMS; s++)
 		free(r->chunks[s]);
 	fmt_grammar_free(&r->g);
-	fmt_grammar_free(&r->gd);
-	fmt_grammar_free(&r->gi);
+	fmt_buf_free(&r->tbytes);
 	free(r->st.st);
 	free(r->gst.st);
 	fmt_buf_free(&r->bytes);

@@ -8,7 +8,8 @@
 # makes the trace from the spill files, the trace opens, says how each
 # rank ended, and every rank has every call it made (up to its last
 # spill for a rank killed with SIGKILL), checked call by call against
-# what the program wrote down.
+# what the program wrote down; traced with per-call times, every call's
+# times too.
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -115,6 +116,23 @@ mpich_race() {
 go abort self abort 20
 check abort ".*MPI_Abort\(errorcode=3\) on rank 1" -
 grep -q "MPI_Abort(errorcode=3) on rank 1" abort.info || fail "abort: ending not said"
+
+# With per-call times: the trace made from the spill files has every
+# call's times (the spilled codes, coded as the tracer codes them), on
+# every rank, a rank's starts never before the call before them.
+export RONDO_TIMING=percall
+go aborttimed self abort 20
+unset RONDO_TIMING
+check aborttimed ".*MPI_Abort\(errorcode=3\) on rank 1" -
+for r in 0 1 2; do
+	"$rondo" dump --times --rank $r aborttimed.rondo | awk -v r=$r '
+		/^#/ { next }
+		$3 == "-" { print "rank " r " call " $2 ": no times"; bad = 1; exit }
+		n++ && ($3 < ps || $3 < pe) { print "rank " r " call " $2 " starts before the call before it ends"; bad = 1 }
+		{ ps = $3; pe = $4 }
+		END { if (n < 6) { print "rank " r ": " n " timed calls"; bad = 1 } exit bad }' >"aborttimed.why.$r" ||
+		fail "aborttimed: $(cat "aborttimed.why.$r")"
+done
 
 # ends NAME STATUS WAITING OWN: NAME.rondo replayed (rondo-replay, then
 # its proxy) under the tracer ends as the original job did: the launcher

@@ -182,15 +182,17 @@ static int corpus_ranksum(const char *dir)
 	return rc;
 }
 
-/* Damaged per-call timing for the demo's 4 ranks: a base out of range,
- * and rank 0 with 3 durations but 2 intervals. */
+/* Damaged per-call timing for the demo's 4 ranks, in the form of format
+ * 1.7 (a grammar of codes, still read): a base out of range, and rank 0
+ * with 3 durations but 2 intervals. */
 static int corpus_timing(const char *dir)
 {
 	uint32_t first[3] = {0, 1, 2}, mfirst[2] = {0, 8};
 	rondo_sym body[2] = {{1, 0, 3}, {1, 0, 2}}, map[8];
-	struct fmt_timing t = {
-		0.5, 4, NULL, {2, first, body}, {8, {1, mfirst, map}, NULL},
-		NULL};
+	struct fmt_timing t = {.base = 0.5,
+			       .nranks = 4,
+			       .g = {2, first, body},
+			       .map = {8, {1, mfirst, map}, NULL}};
 	int64_t offset[4] = {0, 0, 0, 0};
 	struct fmt_buf b = {0};
 	int rc;
@@ -350,35 +352,60 @@ static int corpus_payloads(const char *dir)
 
 /* Per-call times at the limits: the demo's 4 ranks each with 3 timed
  * calls of the longest interval and duration the scale has (about 2^62
- * ns each), clock offsets of 2^61 ns either way (the most the format
- * allows): starts past 2^63 if added up plainly.  And timing-offset, an
- * offset of INT64_MIN, refused. */
+ * ns each), coded, clock offsets of 2^61 ns either way (the most the
+ * format allows): starts past 2^63 if added up plainly.  And
+ * timing-offset, an offset of INT64_MIN, refused. */
 static int corpus_limit_times(const char *dir)
 {
+	struct testtrace *tt = tt_demo(4, 10);
+	struct fmt_buf file = {0}, b = {0}, data = {0};
+	rondo_trace *demo = tt_open(tt, &file, 0);
 	struct fmt_tscale sc;
-	uint32_t first[3] = {0, 1, 2}, mfirst[2] = {0, 8};
-	rondo_sym body[2], map[8];
-	struct fmt_timing t = {
-		1.1, 4, NULL, {2, first, body}, {8, {1, mfirst, map}, NULL},
-		NULL};
+	uint64_t first[5] = {0, 1, 2, 3, 4};
+	struct fmt_tseg seg[4];
 	int64_t offset[4] = {FMT_TIME_MAX, -FMT_TIME_MAX, 0, -1};
-	struct fmt_buf b = {0};
-	int rc;
+	struct fmt_timing t = {.base = 1.1,
+			       .nranks = 4,
+			       .offset = offset,
+			       .coded = 1,
+			       .first = first,
+			       .seg = seg};
+	int rc = fmt_tscale_init(&sc, t.base);
 
-	if (fmt_tscale_init(&sc, t.base))
-		return -1;
-	body[0] = (rondo_sym){sc.n - 1, 0, 3};		 /* durations */
-	body[1] = (rondo_sym){2 * (sc.n - 1) - 1, 0, 3}; /* intervals */
-	fmt_tscale_free(&sc);
-	t.offset = offset;
-	for (int k = 0; k < 8; k++)
-		map[k] = (rondo_sym){(uint32_t)(k & 1), 0, 1};
-	fmt_timing_encode(&b, &t);
-	rc = with_payload(dir, "limit-times.rondo", FMT_SEC_TIMING, &b);
-	b.len = 0;
-	offset[1] = INT64_MIN;
-	fmt_timing_encode(&b, &t);
-	rc |= with_payload(dir, "timing-offset.rondo", FMT_SEC_TIMING, &b);
+	for (uint32_t r = 0; r < 4 && rc == 0; r++) {
+		rondo_iter *it = rondo_iter_create(demo, r);
+		struct fmt_tstream ts;
+		uint32_t sig;
+
+		seg[r] = (struct fmt_tseg){3, data.len, 0};
+		fmt_tstream_encoder(&ts, &data);
+		for (int k = 0; k < 3 && rc == 0; k++)
+			rc = it && rondo_iter_next(it, &sig) == 1
+				     ? fmt_tstream_put(&ts, sig, sc.n - 1,
+						       2 * (sc.n - 1) - 1)
+				     : -1;
+		rc = rc ? rc : fmt_tstream_end(&ts);
+		seg[r].len = data.len - seg[r].at;
+		fmt_tstream_free(&ts);
+		rondo_iter_free(it);
+	}
+	t.data = data.data;
+	t.datalen = data.len;
+	if (rc == 0) {
+		fmt_timing_encode(&b, &t);
+		rc = with_payload(dir, "limit-times.rondo", FMT_SEC_TIMING, &b);
+		b.len = 0;
+		offset[1] = INT64_MIN;
+		fmt_timing_encode(&b, &t);
+		rc |= with_payload(dir, "timing-offset.rondo", FMT_SEC_TIMING,
+				   &b);
+	}
+	if (sc.up)
+		fmt_tscale_free(&sc);
+	rondo_trace_free(demo);
+	tt_free(tt);
+	fmt_buf_free(&file);
+	fmt_buf_free(&data);
 	fmt_buf_free(&b);
 	return rc;
 }

@@ -130,13 +130,44 @@ static struct testtrace *known_trace(struct known *kn, double b,
 	return tt;
 }
 
-static void test_roundtrip(double b)
+/* The file's header made to say version 1.minor (and its checksum). */
+static void as_version(struct fmt_buf *file, unsigned minor)
+{
+	uint32_t crc;
+
+	file->data[10] = (uint8_t)minor;
+	file->data[11] = 0;
+	crc = fmt_crc32c(0, file->data, 28);
+	for (int j = 0; j < 4; j++)
+		file->data[28 + j] = (uint8_t)(crc >> (8 * j));
+}
+
+/* Known times read back within their bounds: in a coded stream (old 0),
+ * or in a file of format 1.7 whose section is a grammar of codes. */
+static void test_roundtrip(double b, int old)
 {
 	struct known kn = {3, 5000, NULL, NULL};
 	struct testtrace *tt = known_trace(&kn, b, 2, 777777);
 	struct fmt_buf file = {0};
-	rondo_trace *t = tt_open(tt, &file, 0);
+	rondo_trace *t = rondo_trace_create();
 	double base = 0;
+	unsigned major = 0, minor = 0;
+
+	if (old)
+		tt_timing_grammar(tt);
+	{
+		struct fmt_writer w;
+
+		fmt_writer_init(&w);
+		CHECK(tt_finish(tt, &w, 0) == 0 &&
+		      fmt_writer_finish(&w, &file) == 0);
+		fmt_writer_free(&w);
+	}
+	if (old)
+		as_version(&file, 7);
+	CHECK(rondo_trace_open_memory(t, file.data, file.len, "t.rondo") == 0);
+	rondo_format_version(t, &major, &minor);
+	CHECK(major == 1 && minor == (old ? 7 : RONDO_FORMAT_MINOR));
 
 	CHECK(rondo_timing_mode(t, &base) == RONDO_TIMING_PERCALL && base == b);
 	CHECK(rondo_rank_clock_offset(t, 1) == 777777);
@@ -248,28 +279,84 @@ static void test_aggregated(void)
 	tt_free(tt);
 }
 
-/* A rank's grammars over codes: n calls, code k % m + 1 each. */
-static void codes(struct fmt_grammar *g, uint32_t n, uint32_t m)
+/* A rank's coded stream: n calls of signatures k % nsig, codes k % m + 1
+ * and k % 2 + 1. */
+static void codes(struct fmt_buf *b, uint32_t n, uint32_t m, uint32_t nsig)
+{
+	struct fmt_tstream ts;
+
+	b->len = 0;
+	fmt_tstream_encoder(&ts, b);
+	for (uint32_t k = 0; k < n; k++)
+		CHECK(fmt_tstream_put(&ts, k % nsig, k % m + 1, k % 2 + 1) ==
+		      0);
+	CHECK(fmt_tstream_end(&ts) == 0);
+	fmt_tstream_free(&ts);
+}
+
+/* A call grammar of n calls of signature 0. */
+static void calls(struct fmt_grammar *g, uint32_t n)
 {
 	struct grammar *e = grammar_create();
 
 	for (uint32_t k = 0; k < n; k++)
-		grammar_append(e, k % m + 1, 1);
+		grammar_append(e, 0, 1);
 	CHECK(grammar_export(e, g) == 0);
 	grammar_free(e);
 }
 
-/* The expansion of rule r of a small grammar into out[*n..max). */
-static void expand(const struct fmt_grammar *g, uint32_t r, uint32_t *out,
-		   uint32_t *n, uint32_t max)
+/* The coder alone: codes of every size and signature read back as
+ * written, the stream costs about what their spread is worth, and a
+ * stream cut short or damaged is not read past its end. */
+static void test_coder(void)
 {
-	for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++)
-		for (uint64_t c = 0; c < g->body[k].count; c++)
-			if (RONDO_SYM_IS_RULE(g->body[k].sym))
-				expand(g, RONDO_SYM_ID(g->body[k].sym), out, n,
-				       max);
-			else if (*n < max)
-				out[(*n)++] = g->body[k].sym;
+	enum { N = 20000 };
+	static uint32_t sig[N], dc[N], ic[N];
+	struct fmt_buf b = {0};
+	struct fmt_tstream ts;
+	uint32_t bad = 0, k, d, i;
+	int rc = 0;
+
+	for (k = 0; k < N; k++) {
+		sig[k] = (uint32_t)(next() % 7) * 1000; /* sparse ids */
+		/* most calls near a usual code, some anywhere to 2^17 */
+		dc[k] = next() % 16 ? 200 + (uint32_t)(next() % 5)
+				    : (uint32_t)(next() % (1u << 17));
+		ic[k] = k % 97 ? (uint32_t)(next() % 3) : 131071;
+	}
+	fmt_tstream_encoder(&ts, &b);
+	for (k = 0; k < N; k++)
+		CHECK(fmt_tstream_put(&ts, sig[k], dc[k], ic[k]) == 0);
+	CHECK(fmt_tstream_end(&ts) == 0 && ts.calls == N);
+	fmt_tstream_free(&ts);
+	/* durations: 15/16 one of 5 codes, 1/16 of 17 bits (3.6 bits);
+	 * intervals one of 3 (1.6 bits): 5.2 bits a call at best, 6.7 as
+	 * the models learn; raw, 35 bits */
+	CHECKF(b.len < N, "%zu bytes for %u calls", b.len, N);
+	fmt_tstream_decoder(&ts, b.data, b.len);
+	for (k = 0; k < N && rc == 0; k++) {
+		rc = fmt_tstream_get(&ts, sig[k], &d, &i);
+		bad += rc != 0 || d != dc[k] || i != ic[k];
+	}
+	CHECKF(bad == 0 && ts.pos <= b.len, "%u calls read back wrong", bad);
+	fmt_tstream_free(&ts);
+	/* cut short: an error before the end, never a read past it */
+	for (size_t cut = 0; cut < b.len; cut += 1 + cut / 3) {
+		fmt_tstream_decoder(&ts, b.data, cut);
+		for (k = 0, rc = 0; k < N && rc == 0; k++)
+			rc = fmt_tstream_get(&ts, sig[k], &d, &i);
+		CHECKF(rc == RONDO_E_CORRUPT, "cut at %zu of %zu: %d", cut,
+		       b.len, rc);
+		fmt_tstream_free(&ts);
+	}
+	/* a byte changed: whatever it reads, it stops at the end */
+	b.data[b.len / 2] ^= 0x5a;
+	fmt_tstream_decoder(&ts, b.data, b.len);
+	for (k = 0, rc = 0; k < N && rc == 0; k++)
+		rc = fmt_tstream_get(&ts, sig[k], &d, &i);
+	CHECK(ts.pos <= b.len + 5);
+	fmt_tstream_free(&ts);
+	fmt_buf_free(&b);
 }
 
 /* The tracer's tree: ranks 0-1 in one merge, 2-3 in another (rank 3
@@ -277,24 +364,23 @@ static void expand(const struct fmt_grammar *g, uint32_t r, uint32_t *out,
 static void test_merge_tree(void)
 {
 	struct merge *m[3] = {merge_create(), merge_create(), merge_create()};
-	struct fmt_grammar call, d, i;
+	struct fmt_grammar call;
 	struct fmt_timing tm;
-	struct fmt_buf b = {0};
+	struct fmt_buf b = {0}, d = {0};
 	uint32_t sizes[3] = {2, 2, 1};
 
 	static struct fmt_sig sig[2] = {{1, 0, 0, NULL}, {2, 0, 0, NULL}};
 	struct fmt_cst cst = {2, sig, NULL};
 	struct fmt_stats st = {0, NULL};
 
-	codes(&call, 10, 1);
-	codes(&d, 10, 3);
-	codes(&i, 10, 4);
+	calls(&call, 10);
+	codes(&d, 10, 3, 1);
 	for (int k = 0; k < 3; k++) {
 		CHECK(merge_set_timing(m[k], k == 2 ? 1.5 : 1.1) == 0);
 		for (uint32_t r = 0; r < sizes[k]; r++) {
 			CHECK(merge_add_rank(m[k], &cst, &call, &st) == 0);
 			if (!(k == 1 && r == 1))
-				CHECK(merge_add_timing(m[k], &d, &i,
+				CHECK(merge_add_timing(m[k], d.data, d.len, 10,
 						       100 + 2 * k + r) == 0);
 		}
 	}
@@ -307,31 +393,30 @@ static void test_merge_tree(void)
 	}
 	CHECK(merge_ranks(m[0]) == 5 && merge_failed(m[0]) == 0);
 	CHECK(merge_timing(m[0], &tm) == 0);
-	CHECK(tm.nranks == 5 && tm.base == 1.1 && tm.map.nranks == 10);
+	CHECK(tm.nranks == 5 && tm.base == 1.1 && tm.coded);
 	CHECK(tm.offset[0] == 100 && tm.offset[1] == 101 &&
 	      tm.offset[2] == 102 && tm.offset[3] == 0 && tm.offset[4] == 0);
-	/* the section as a reader checks it, and each rank's lengths */
+	/* the section as a reader checks it, and each rank's segments */
 	{
 		struct fmt_buf s = {0};
 		struct fmt_timing back;
 		struct fmt_err e;
-		uint32_t root[10] = {0};
-		struct fmt_grammar *map = &back.map.map;
 
 		fmt_timing_encode(&s, &tm);
 		CHECK(fmt_timing_decode(&back, s.data, s.len, 5, &e) == 0);
-		uint32_t n = 0;
-
-		expand(map, map->nrules - 1, root, &n, 10);
-		CHECK(n == 10);
 		for (uint32_t r = 0; r < 5; r++) {
-			uint64_t want = r == 3 || r == 4 ? 0 : 10;
+			uint64_t want = r == 3 || r == 4 ? 0 : 1;
+			uint64_t n = back.first[r + 1] - back.first[r];
 
-			CHECKF(back.len[root[2 * r]] == want &&
-				       back.len[root[2 * r + 1]] == want,
-			       "rank %u: %" PRIu64 " and %" PRIu64 " codes", r,
-			       back.len[root[2 * r]],
-			       back.len[root[2 * r + 1]]);
+			CHECKF(n == want, "rank %u: %" PRIu64 " segments", r,
+			       n);
+			/* the bytes as the rank wrote them */
+			for (uint64_t k = back.first[r]; k < back.first[r + 1];
+			     k++)
+				CHECK(back.seg[k].calls == 10 &&
+				      back.seg[k].len == d.len &&
+				      !memcmp(back.data + back.seg[k].at,
+					      d.data, d.len));
 		}
 		fmt_timing_free(&back);
 		CHECK(fmt_timing_decode(&back, s.data, s.len, 4, &e) ==
@@ -340,15 +425,16 @@ static void test_merge_tree(void)
 	}
 	fmt_timing_free(&tm);
 	fmt_buf_free(&b);
+	fmt_buf_free(&d);
 	fmt_grammar_free(&call);
-	fmt_grammar_free(&d);
-	fmt_grammar_free(&i);
 	for (int k = 0; k < 3; k++)
 		merge_free(m[k]);
 }
 
-/* Opens a known trace whose timing section is `patch`: the error. */
-static int open_patched(const struct fmt_buf *patch, char *why, size_t n)
+/* Opens a known trace whose timing section is `patch`: the error; with
+ * bad, how many of rank 0's timed calls read before an error (or -1). */
+static int open_patched(const struct fmt_buf *patch, char *why, size_t n,
+			int64_t *read)
 {
 	struct known kn = {2, 40, NULL, NULL};
 	struct testtrace *tt = known_trace(&kn, 1.1, UINT32_MAX, 0);
@@ -363,6 +449,18 @@ static int open_patched(const struct fmt_buf *patch, char *why, size_t n)
 	      fmt_writer_finish(&w, &file) == 0);
 	rc = rondo_trace_open_memory(t, file.data, file.len, "t.rondo");
 	snprintf(why, n, "%s", rondo_trace_error(t));
+	if (read && rc == 0) {
+		rondo_iter *it = rondo_iter_create_timed(t, 0);
+		uint32_t sig;
+		int k;
+
+		*read = 0;
+		while (it && (k = rondo_iter_next(it, &sig)) == 1)
+			(*read)++;
+		if (!it || k < 0)
+			*read = -*read - 1;
+		rondo_iter_free(it);
+	}
 	rondo_trace_free(t);
 	fmt_writer_free(&w);
 	fmt_buf_free(&file);
@@ -372,28 +470,28 @@ static int open_patched(const struct fmt_buf *patch, char *why, size_t n)
 	return rc;
 }
 
-/* A section of nranks ranks, base b, each rank's codes as given. */
+/* A section of nranks ranks, base b, each rank's n[r] calls' codes
+ * (durations k % code + 1). */
 static void section(struct fmt_buf *s, double b, uint32_t nranks,
-		    const uint32_t *nd, const uint32_t *ni, uint32_t code)
+		    const uint32_t *n, uint32_t code)
 {
 	struct merge *m = merge_create();
-	struct fmt_grammar call, d, i;
+	struct fmt_grammar call;
+	struct fmt_buf d = {0};
 	struct fmt_timing tm;
 
-	codes(&call, 40, 2);
+	calls(&call, 40);
 	CHECK(merge_set_timing(m, b) == 0);
 	for (uint32_t r = 0; r < nranks; r++) {
 		CHECK(merge_add_grammar(m, &call) == 0);
-		codes(&d, nd[r], code);
-		codes(&i, ni[r], 2);
-		CHECK(merge_add_timing(m, &d, &i, 0) == 0);
-		fmt_grammar_free(&d);
-		fmt_grammar_free(&i);
+		codes(&d, n[r], code, 3); /* the known trace's */
+		CHECK(merge_add_timing(m, d.data, d.len, n[r], 0) == 0);
 	}
 	CHECK(merge_timing(m, &tm) == 0);
 	fmt_timing_encode(s, &tm);
 	fmt_timing_free(&tm);
 	fmt_grammar_free(&call);
+	fmt_buf_free(&d);
 	merge_free(m);
 }
 
@@ -403,7 +501,7 @@ static void refused(struct fmt_buf *s, const char *what)
 {
 	char why[512];
 
-	CHECKF(open_patched(s, why, sizeof(why)) == RONDO_E_CORRUPT &&
+	CHECKF(open_patched(s, why, sizeof(why), NULL) == RONDO_E_CORRUPT &&
 		       strstr(why, "section 'timing'") && strstr(why, what),
 	       "want '%s': %s", what, why);
 	fmt_buf_free(s);
@@ -411,42 +509,63 @@ static void refused(struct fmt_buf *s, const char *what)
 
 static void test_damaged(void)
 {
-	uint32_t ok[2] = {40, 40}, unequal[2] = {40, 39}, longer[2] = {40, 41};
+	uint32_t ok[2] = {40, 40}, longer[2] = {40, 41};
 	struct fmt_buf s = {0};
 	char why[512];
+	int64_t read = 0;
 
-	section(&s, 1.1, 2, ok, ok, 2);
-	CHECK(open_patched(&s, why, sizeof(why)) == 0);
+	section(&s, 1.1, 2, ok, 2);
+	CHECK(open_patched(&s, why, sizeof(why), &read) == 0 && read == 40);
 	fmt_buf_free(&s);
 	/* the base, written as 1.0005 */
-	section(&s, 1.1, 2, ok, ok, 2);
+	section(&s, 1.1, 2, ok, 2);
 	{
 		double v = 1.0005;
 
 		memcpy(s.data + 1, &v, 8);
 	}
 	refused(&s, "base");
-	section(&s, 1.1, 2, unequal, ok, 2);
-	refused(&s, "rank 1 has 39 durations and 40 intervals");
-	section(&s, 1.1, 2, longer, longer, 2);
-	refused(&s, "for 40 calls");
-	/* codes past the scale of base 16 (J is 17) */
-	section(&s, 16, 2, ok, ok, 40);
-	refused(&s, "timing");
+	section(&s, 1.1, 2, longer, 2);
+	refused(&s, "rank 1 has 41 timed calls for 40 calls");
+	/* unknown flags */
+	section(&s, 1.1, 2, ok, 2);
+	s.data[0] = 2;
+	refused(&s, "flags 2");
+	/* a byte more than the segments hold */
+	section(&s, 1.1, 2, ok, 2);
+	fmt_put_u8(&s, 0);
+	refused(&s, "the segments hold");
+	/* codes past the scale of base 16 (J is 17): read as damage when
+	 * the iterator comes to them, after the calls before */
+	section(&s, 16, 2, ok, 40);
+	read = 0;
+	CHECKF(open_patched(&s, why, sizeof(why), &read) == 0 && read < 0 &&
+		       read > -41,
+	       "codes past the scale: %s, %lld read", why, (long long)read);
+	fmt_buf_free(&s);
 	/* one rank for a job of two */
-	section(&s, 1.1, 1, ok, ok, 2);
+	section(&s, 1.1, 1, ok, 2);
 	refused(&s, "1 ranks, the job had 2");
 	/* every truncation */
-	section(&s, 1.1, 2, ok, ok, 2);
+	section(&s, 1.1, 2, ok, 2);
 	for (size_t n = 0; n < s.len; n++) {
 		struct fmt_buf cut = {0};
 		int rc;
 
 		fmt_put_bytes(&cut, s.data, n);
-		rc = open_patched(&cut, why, sizeof(why));
+		rc = open_patched(&cut, why, sizeof(why), NULL);
 		CHECKF(rc == RONDO_E_TRUNCATED || rc == RONDO_E_CORRUPT,
 		       "cut at %zu of %zu: %d", n, s.len, rc);
 		fmt_buf_free(&cut);
+	}
+	/* each byte of the streams changed: opened, read without harm */
+	for (size_t k = s.len - 1; k > s.len / 2; k--) {
+		struct fmt_buf bent = {0};
+
+		fmt_put_bytes(&bent, s.data, s.len);
+		bent.data[k] ^= 0xff;
+		CHECK(open_patched(&bent, why, sizeof(why), &read) == 0);
+		fmt_buf_free(&bent);
 	}
 	fmt_buf_free(&s);
 }
@@ -475,6 +594,7 @@ static void test_format_1_6(double b)
 	unsigned major = 0, minor = 0;
 
 	tt_timing(tt, b);
+	tt_timing_grammar(tt);
 	CHECK(fmt_tscale_init(&sc, b) == 0);
 	sigs_of(tt, f, sig, 2);
 	for (uint32_t i = 0, t0 = 1000; i < n; i++) {
@@ -501,14 +621,7 @@ static void test_format_1_6(double b)
 		      fmt_writer_finish(&w, &file) == 0);
 		fmt_writer_free(&w);
 	}
-	file.data[10] = 6;
-	file.data[11] = 0;
-	{
-		uint32_t crc = fmt_crc32c(0, file.data, 28);
-
-		for (int j = 0; j < 4; j++)
-			file.data[28 + j] = (uint8_t)(crc >> (8 * j));
-	}
+	as_version(&file, 6);
 	CHECK(rondo_trace_open_memory(t, file.data, file.len, "old.rondo") ==
 	      0);
 	rondo_format_version(t, &major, &minor);
@@ -582,9 +695,11 @@ int main(void)
 	test_scale(1.1);
 	test_scale(1.5);
 	test_scale(16);
-	test_roundtrip(1.01);
-	test_roundtrip(1.1);
-	test_roundtrip(1.5);
+	test_roundtrip(1.01, 0);
+	test_roundtrip(1.1, 0);
+	test_roundtrip(1.5, 0);
+	test_roundtrip(1.1, 1);
+	test_coder();
 	test_format_1_6(1.1);
 	test_format_1_6(1.5);
 	test_aggregated();

@@ -28,10 +28,12 @@ struct testtrace {
 	/* per-call timing (tt_timing): base 0 for none */
 	struct fmt_tscale sc;
 	struct tt_timed {
-		struct grammar *d, *i;
+		uint32_t *sig, *dc, *ic; /* each timed call's */
+		size_t n;
 		struct fmt_tenc enc;
 		int64_t offset;
-	} * timed; /* per rank */
+	} * timed;    /* per rank */
+	int tgrammar; /* the form of 1.7 and older (tt_timing_grammar) */
 };
 
 struct tt_time {
@@ -101,8 +103,9 @@ void tt_free(struct testtrace *tt)
 	fmt_comms_free(&tt->comms);
 	fmt_topos_free(&tt->topos);
 	for (uint32_t r = 0; tt->timed && r < tt->nranks; r++) {
-		grammar_free(tt->timed[r].d);
-		grammar_free(tt->timed[r].i);
+		free(tt->timed[r].sig);
+		free(tt->timed[r].dc);
+		free(tt->timed[r].ic);
 	}
 	free(tt->timed);
 	fmt_tscale_free(&tt->sc);
@@ -115,13 +118,27 @@ void tt_timing(struct testtrace *tt, double base)
 		tt_die("fmt_tscale_init");
 	tt->timed = tt_alloc(NULL, tt->nranks, sizeof(*tt->timed));
 	memset(tt->timed, 0, sizeof(*tt->timed) * tt->nranks);
-	for (uint32_t r = 0; r < tt->nranks; r++) {
-		tt->timed[r].d = grammar_create();
-		tt->timed[r].i = grammar_create();
+	for (uint32_t r = 0; r < tt->nranks; r++)
 		tt->timed[r].enc.sc = &tt->sc;
-		if (!tt->timed[r].d || !tt->timed[r].i)
-			tt_die("grammar_create");
-	}
+}
+
+void tt_timing_grammar(struct testtrace *tt)
+{
+	tt->tgrammar = 1;
+}
+
+/* Rank `rank`'s next timed call. */
+static void tt_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
+		     uint32_t dc, uint32_t ic)
+{
+	struct tt_timed *t = &tt->timed[rank];
+
+	t->sig = tt_alloc(t->sig, t->n + 1, sizeof(*t->sig));
+	t->dc = tt_alloc(t->dc, t->n + 1, sizeof(*t->dc));
+	t->ic = tt_alloc(t->ic, t->n + 1, sizeof(*t->ic));
+	t->sig[t->n] = sig;
+	t->dc[t->n] = dc;
+	t->ic[t->n++] = ic;
 }
 
 void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset)
@@ -137,19 +154,14 @@ void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
 
 	tt_call(tt, rank, sig, 1, dur_ns);
 	fmt_tenc_call(&t->enc, start_ns - t->offset, dur_ns, &dc, &ic);
-	if (grammar_append(t->d, dc, 1) < 0 || grammar_append(t->i, ic, 1) < 0)
-		tt_die("timing");
+	tt_codes(tt, rank, sig, dc, ic);
 }
 
 void tt_call_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
 		   uint64_t dur_ns, uint32_t dcode, uint32_t icode)
 {
-	struct tt_timed *t = &tt->timed[rank];
-
 	tt_call(tt, rank, sig, 1, dur_ns);
-	if (grammar_append(t->d, dcode, 1) < 0 ||
-	    grammar_append(t->i, icode, 1) < 0)
-		tt_die("timing");
+	tt_codes(tt, rank, sig, dcode, icode);
 }
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value)
@@ -242,6 +254,45 @@ void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
 	s->hist[fmt_hist_bin(ns)] += count;
 }
 
+/* The timing of tm (the merge's, coded) in the form of 1.7 and older: a
+ * rule of each rank's duration codes, one of its interval codes, and a
+ * map listing them (2r, 2r + 1). */
+static void tt_timing_rules(struct testtrace *tt, struct fmt_timing *tm)
+{
+	uint32_t n = 2 * tt->nranks;
+	size_t nsym = 0, at = 0;
+
+	for (uint32_t r = 0; r < tt->nranks; r++)
+		nsym += 2 * tt->timed[r].n;
+	free(tm->first);
+	free(tm->seg);
+	free(tm->data);
+	tm->first = NULL;
+	tm->seg = NULL;
+	tm->data = NULL;
+	tm->coded = 0;
+	tm->g.nrules = n;
+	tm->g.first = tt_alloc(NULL, n + 1, sizeof(uint32_t));
+	tm->g.body = tt_alloc(NULL, nsym + 1, sizeof(rondo_sym));
+	for (uint32_t k = 0; k < n; k++) {
+		const struct tt_timed *t = &tt->timed[k / 2];
+
+		tm->g.first[k] = (uint32_t)at;
+		for (size_t i = 0; i < t->n; i++)
+			tm->g.body[at++] =
+				(rondo_sym){k % 2 ? t->ic[i] : t->dc[i], 0, 1};
+	}
+	tm->g.first[n] = (uint32_t)at;
+	tm->map.nranks = n;
+	tm->map.map.nrules = 1;
+	tm->map.map.first = tt_alloc(NULL, 2, sizeof(uint32_t));
+	tm->map.map.body = tt_alloc(NULL, n + 1, sizeof(rondo_sym));
+	tm->map.map.first[0] = 0;
+	tm->map.map.first[1] = n;
+	for (uint32_t k = 0; k < n; k++)
+		tm->map.map.body[k] = (rondo_sym){k, 0, 1};
+}
+
 /* One grammar for all ranks and the rank map, by the tracer's own merge:
  * distinct rank grammars concatenated in order of first appearance, each
  * as exported, so rule numbers come out as the rank grammars have them.
@@ -258,27 +309,35 @@ static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 	if (rc == 0 && tt->timed)
 		rc = merge_set_timing(m, tt->sc.base);
 	for (uint32_t r = 0; r < tt->nranks && rc == 0; r++) {
-		struct fmt_grammar e, d = {0}, i = {0};
+		const struct tt_timed *t = tt->timed ? &tt->timed[r] : NULL;
+		struct fmt_grammar e;
+		struct fmt_buf b = {0};
+		struct fmt_tstream ts;
 
 		rc = grammar_export(tt->rank[r], &e);
 		if (rc == 0)
 			rc = merge_add_grammar(m, &e);
-		if (rc == 0 && tt->timed) {
-			rc = grammar_export(tt->timed[r].d, &d);
-			rc = rc ? rc : grammar_export(tt->timed[r].i, &i);
+		if (rc == 0 && t) { /* coded as the tracer codes them */
+			fmt_tstream_encoder(&ts, &b);
+			for (size_t k = 0; k < t->n && rc == 0; k++)
+				rc = fmt_tstream_put(&ts, t->sig[k], t->dc[k],
+						     t->ic[k]);
+			rc = rc ? rc : fmt_tstream_end(&ts);
+			fmt_tstream_free(&ts);
 			rc = rc ? rc
-				: merge_add_timing(m, &d, &i,
-						   tt->timed[r].offset);
+				: merge_add_timing(m, b.data, b.len, t->n,
+						   t->offset);
 		}
 		fmt_grammar_free(&e);
-		fmt_grammar_free(&d);
-		fmt_grammar_free(&i);
+		fmt_buf_free(&b);
 	}
 	if (rc == 0)
 		rc = merge_finish(m, all, rm);
 	if (rc == 0 && tt->timed)
 		rc = merge_timing(m, tm);
 	merge_free(m);
+	if (rc == 0 && tt->timed && tt->tgrammar)
+		tt_timing_rules(tt, tm);
 	return rc;
 }
 

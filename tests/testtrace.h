@@ -48,6 +48,9 @@ void tt_call(struct testtrace *tt, uint32_t rank, uint32_t sig, uint64_t count,
  * tt_call_at carry their times; each rank's timed calls must come first
  * (a rank that goes on with tt_call is one that fell back). */
 void tt_timing(struct testtrace *tt, double base);
+/* The section in the form of format 1.7 and older (a grammar of codes),
+ * for files made to be of such a version. */
+void tt_timing_grammar(struct testtrace *tt);
 /* As tt_call once, the call starting at start_ns on the job's clock and
  * taking dur_ns. */
 void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,

@@ -109,7 +109,7 @@ for b in 1.01 1.1 1.5; do
 done
 
 # ---- the limit: per-call times for the first calls only -----------------
-args="20000 noisy" traced limit 2 --timing percall --timing-limit 64K &&
+args="20000 noisy" traced limit 2 --timing percall --timing-limit 16K &&
 {
 	expect_exit 0 "$rondo" info limit.rondo
 	grep -Eq '^ +[12] ranks? kept per-call times for part of the run only' "$tmp/out" ||

@@ -82,8 +82,8 @@ size_t memory_used(void)
 	size_t n = grammar_memory_peak(rt.g) + sigs + rt.sig_bytes.cap + index +
 		   2 * most(sigs, rt.sig_bytes.cap, index) + spill_memory();
 
-	if (rt.gd && rt.gi)
-		n += grammar_memory(rt.gd) + grammar_memory(rt.gi);
+	if (rt.tbuf) /* per-call timing: its buffer, stream and models */
+		n += sizeof(*rt.tbuf) * RT_TBUF + rt.tbytes.cap + rt.tcod.mem;
 	return n;
 }
 

@@ -373,6 +373,9 @@ static int roots_add(struct grams *gs, uint32_t root, uint64_t count)
 }
 
 static int timing_empty(struct timing *t, uint64_t count);
+static int timing_rank(struct timing *t, int64_t origin);
+static int timing_seg(struct timing *t, const uint8_t *p, size_t n,
+		      uint64_t calls);
 
 /* count more ranks whose call sequence is rule `root`; the ranks before
  * them without timing get none. */
@@ -795,14 +798,13 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times, int depth)
 	return 0;
 }
 
-/* The timing of a range's ranks, added before the ranks themselves.  A range without timing, or with
- * another base, or whose timing does not add up, gives its ranks none. */
+/* The timing of a range's ranks, added before the ranks themselves.  A
+ * range without timing, or with another base, or not coded, gives its
+ * ranks none. */
 static int range_timing(struct merge *m, const struct range *r)
 {
 	struct timing *t = &m->t;
 	const struct fmt_timing *rt = &r->timing;
-	uint32_t *rule = NULL, root;
-	struct runs x = {&rt->map.map, NULL, NULL, 0, 0, 0, 2 * r->nranks};
 	int rc = 0;
 
 	if (!t->base && rt->base)
@@ -810,31 +812,15 @@ static int range_timing(struct merge *m, const struct range *r)
 	rc = rc ? rc : merge_timing_pad(m);
 	if (rc || !t->base)
 		return rc;
-	if (rt->base != t->base || !rt->g.nrules || !rt->map.map.nrules)
+	if (rt->base != t->base || !rt->coded || rt->nranks != r->nranks)
 		return timing_empty(t, r->nranks);
-	rule = malloc(sizeof(*rule) * rt->g.nrules);
-	if (!rule)
-		return RONDO_E_NOMEM;
-	x.rule = rule;
-	rc = gram_intern_ids(&t->g, &rt->g, NULL, 0, rule, &root);
-	if (!rc)
-		rc = runs_expand(&x, rt->map.map.nrules - 1, 1, 0);
-	if (!rc && x.ranks != 2 * r->nranks)
-		rc = RONDO_E_CORRUPT;
-	if (!rc && util_grow(&t->origin, &t->capo,
-			     (size_t)t->nranks + r->nranks, sizeof(*t->origin)))
-		rc = RONDO_E_NOMEM;
-	for (size_t i = 0; !rc && i < x.n; i++)
-		rc = roots_add(&t->g, x.run[i].root, x.run[i].count);
-	if (!rc) {
-		memcpy(t->origin + t->nranks, rt->offset,
-		       sizeof(int64_t) * r->nranks);
-		t->nranks += (uint32_t)r->nranks;
-	} else if (rc == RONDO_E_CORRUPT && t->g.nranks == 2 * t->nranks) {
-		rc = timing_empty(t, r->nranks);
+	for (uint32_t k = 0; k < rt->nranks && !rc; k++) {
+		rc = timing_rank(t, rt->offset[k]);
+		for (uint64_t i = rt->first[k]; i < rt->first[k + 1] && !rc;
+		     i++)
+			rc = timing_seg(t, rt->data + rt->seg[i].at,
+					rt->seg[i].len, rt->seg[i].calls);
 	}
-	free(rule);
-	free(x.run);
 	return rc;
 }
 
@@ -1082,7 +1068,7 @@ const struct fmt_comms *merge_comms(const struct merge *m,
 	return &m->x.comms;
 }
 
-/* ---- per-call timing ----------------------------------------------------- */
+/* ---- the call grammars' store -------------------------------------------- */
 
 static int grams_init(struct grams *gs)
 {
@@ -1100,21 +1086,43 @@ static void grams_free(struct grams *gs)
 	free(gs->index.slot);
 }
 
-/* count ranks of no timed call: empty sequences, origin 0. */
+/* ---- per-call timing ----------------------------------------------------- */
+
+/* One more rank, of no segment yet, its clock at origin. */
+static int timing_rank(struct timing *t, int64_t origin)
+{
+	if (util_grow(&t->origin, &t->capo, (size_t)t->nranks + 1,
+		      sizeof(*t->origin)) ||
+	    util_grow(&t->first, &t->capf, (size_t)t->nranks + 2,
+		      sizeof(*t->first)))
+		return RONDO_E_NOMEM;
+	t->origin[t->nranks++] = origin;
+	t->first[t->nranks] = t->nseg;
+	return 0;
+}
+
+/* A segment of `calls` calls in n bytes at p, the last rank's next. */
+static int timing_seg(struct timing *t, const uint8_t *p, size_t n,
+		      uint64_t calls)
+{
+	if (!calls)
+		return 0;
+	if (util_grow(&t->seg, &t->caps, t->nseg + 1, sizeof(*t->seg)) ||
+	    fmt_buf_reserve(&t->data, n) < 0)
+		return RONDO_E_NOMEM;
+	t->seg[t->nseg++] = (struct fmt_tseg){calls, t->data.len, n};
+	fmt_put_bytes(&t->data, p, n);
+	t->first[t->nranks] = t->nseg;
+	return 0;
+}
+
+/* count ranks of no timed call: no segment, origin 0. */
 static int timing_empty(struct timing *t, uint64_t count)
 {
-	uint32_t u;
-	int rc;
+	int rc = 0;
 
-	if (!count)
-		return 0;
-	if (util_grow(&t->origin, &t->capo, t->nranks + count,
-		      sizeof(*t->origin)))
-		return RONDO_E_NOMEM;
-	rc = gram_intern(&t->g, &empty, NULL, 0, &u);
-	rc = rc ? rc : roots_add(&t->g, u, 2 * count);
 	for (uint64_t k = 0; !rc && k < count; k++)
-		t->origin[t->nranks++] = 0;
+		rc = timing_rank(t, 0);
 	return rc;
 }
 
@@ -1129,16 +1137,15 @@ int merge_timing_pad(struct merge *m)
 
 int merge_set_timing(struct merge *m, double base)
 {
-	int rc;
-
 	if (m->t.base)
 		return m->t.base == base ? 0 : RONDO_E_STATE;
 	if (!(base >= RONDO_TIME_BASE_MIN && base <= RONDO_TIME_BASE_MAX))
 		return RONDO_E_RANGE;
-	rc = grams_init(&m->t.g);
-	if (!rc)
-		m->t.base = base;
-	return rc;
+	if (util_grow(&m->t.first, &m->t.capf, 1, sizeof(*m->t.first)))
+		return RONDO_E_NOMEM;
+	m->t.first[0] = 0;
+	m->t.base = base;
+	return 0;
 }
 
 double merge_timing_base(const struct merge *m)
@@ -1146,11 +1153,10 @@ double merge_timing_base(const struct merge *m)
 	return m->t.base;
 }
 
-int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
-		     const struct fmt_grammar *ival, int64_t origin)
+int merge_add_timing(struct merge *m, const uint8_t *p, size_t n,
+		     uint64_t calls, int64_t origin)
 {
 	struct timing *t = &m->t;
-	uint32_t d, i;
 	int rc;
 
 	if (!t->base || m->grams.nranks == 0 || t->nranks > m->grams.nranks - 1)
@@ -1158,43 +1164,55 @@ int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
 	if (t->nranks < m->grams.nranks - 1 &&
 	    (rc = timing_empty(t, m->grams.nranks - 1 - t->nranks)))
 		return rc;
-	if (util_grow(&t->origin, &t->capo, (size_t)t->nranks + 1,
-		      sizeof(*t->origin)))
-		return RONDO_E_NOMEM;
-	rc = gram_intern(&t->g, dur->nrules ? dur : &empty, NULL, 0, &d);
-	rc = rc ? rc
-		: gram_intern(&t->g, ival->nrules ? ival : &empty, NULL, 0, &i);
-	rc = rc ? rc : roots_add(&t->g, d, 1);
-	rc = rc ? rc : roots_add(&t->g, i, 1);
-	if (!rc)
-		t->origin[t->nranks++] = origin;
-	return rc;
+	rc = timing_rank(t, origin);
+	return rc ? rc : timing_seg(t, p, n, calls);
+}
+
+/* The section as the merge holds it: pointers into t (not copies). */
+void merge_timing_view(struct merge *m, struct fmt_timing *out)
+{
+	const struct timing *t = &m->t;
+
+	memset(out, 0, sizeof(*out));
+	out->base = t->base;
+	out->nranks = t->nranks;
+	out->offset = t->origin;
+	out->coded = 1;
+	out->first = t->first;
+	out->seg = t->seg;
+	out->data = t->data.data;
+	out->datalen = t->data.len;
 }
 
 int merge_timing(struct merge *m, struct fmt_timing *out)
 {
 	struct timing *t = &m->t;
+	struct fmt_timing v;
+	size_t nf;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!t->base || m->grams.nranks == 0)
 		return RONDO_E_MISSING;
 	rc = merge_timing_pad(m);
-	out->base = t->base;
-	out->nranks = t->nranks;
-	out->map.nranks = 2 * t->nranks;
-	out->offset = rc ? NULL : malloc(sizeof(int64_t) * t->nranks);
-	if (!rc && !out->offset)
-		rc = RONDO_E_NOMEM;
-	if (!rc) {
-		memcpy(out->offset, t->origin, sizeof(int64_t) * t->nranks);
-		rc = gram_copy(&t->g.all, &out->g);
-	}
-	if (!rc)
-		rc = grammar_export(t->g.map, &out->map.map);
 	if (rc)
+		return rc;
+	merge_timing_view(m, &v);
+	nf = (size_t)t->nranks + 1;
+	*out = v;
+	out->offset = malloc(sizeof(int64_t) * (t->nranks + (size_t)1));
+	out->first = malloc(sizeof(uint64_t) * nf);
+	out->seg = malloc(sizeof(*out->seg) * (t->nseg + 1));
+	out->data = malloc(t->data.len + 1);
+	if (!out->offset || !out->first || !out->seg || !out->data) {
 		fmt_timing_free(out);
-	return rc;
+		return RONDO_E_NOMEM;
+	}
+	memcpy(out->offset, t->origin, sizeof(int64_t) * t->nranks);
+	memcpy(out->first, t->first, sizeof(uint64_t) * nf);
+	memcpy(out->seg, t->seg, sizeof(*out->seg) * t->nseg);
+	memcpy(out->data, t->data.data, t->data.len);
+	return 0;
 }
 
 /* ---- the handle ---------------------------------------------------------- */
@@ -1218,8 +1236,10 @@ void merge_free(struct merge *m)
 		return;
 	sigs_free(&m->sigs);
 	grams_free(&m->grams);
-	grams_free(&m->t.g);
 	free(m->t.origin);
+	free(m->t.first);
+	free(m->t.seg);
+	fmt_buf_free(&m->t.data);
 	free(m->x.stat);
 	free(m->x.gap);
 	free(m->x.at);

@@ -172,12 +172,11 @@ const struct fmt_comms *merge_comms(const struct merge *m,
 				    const struct fmt_topo **topo);
 
 /* ---- per-call timing ----------------------------------------------------
- * Each rank may come with its per-call timing: a grammar of duration
- * codes, one of interval codes (fmt_tcode_*, of one base for the whole
- * merge) and its clock origin.  Their rules are stored once each, as the
- * call grammars' are, with a map of two roots per rank.  A rank added
- * without timing has none (empty sequences), and so do the ranks of a
- * range with another base. */
+ * Each rank may come with its per-call timing: its coded stream of
+ * duration and interval codes (fmt_tstream, of one base for the whole
+ * merge; the segments of a range's ranks as they came) and its clock
+ * origin.  A rank added without timing has none (no segment), and so do
+ * the ranks of a range with another base. */
 
 /* Turns per-call timing on with base b (the ranks added so far get
  * none).  Returns 0, RONDO_E_RANGE for a bad base, RONDO_E_STATE when it
@@ -187,11 +186,12 @@ int merge_set_timing(struct merge *m, double base);
 double merge_timing_base(const struct merge *m);
 
 /* The timing of the rank added last (merge_add_rank or
- * merge_add_grammar): grammars over codes (nrules 0: none) and the origin
- * of its clock.  Returns 0, RONDO_E_STATE (timing off, or that rank has
- * its timing), RONDO_E_RANGE or RONDO_E_NOMEM. */
-int merge_add_timing(struct merge *m, const struct fmt_grammar *dur,
-		     const struct fmt_grammar *ival, int64_t origin);
+ * merge_add_grammar): a coded stream of `calls` calls in n bytes at p
+ * (calls 0: none) and the origin of its clock.  Returns 0, RONDO_E_STATE
+ * (timing off, or that rank has its timing), RONDO_E_RANGE or
+ * RONDO_E_NOMEM. */
+int merge_add_timing(struct merge *m, const uint8_t *p, size_t n,
+		     uint64_t calls, int64_t origin);
 
 /* The section's content (copies: free with fmt_timing_free), its offsets
  * the ranks' origins as given.  Returns 0, RONDO_E_MISSING when timing is

@@ -92,15 +92,16 @@ struct extra {
 	size_t nval, capval;
 };
 
-/* Per-call timing (merge_set_timing): every rank's duration and interval
- * grammars, their rules each stored once as the call grammars' are, a map
- * of two roots per rank (its durations, then its intervals), and each
- * rank's clock origin. */
+/* Per-call timing (merge_set_timing): every rank's coded segments, their
+ * bytes one after another, and each rank's clock origin. */
 struct timing {
 	double base; /* 0: no per-call timing (yet) */
-	struct grams g;
 	int64_t *origin;
-	size_t capo;
+	uint64_t *first; /* nranks + 1: rank r's segments from first[r] */
+	size_t capo, capf, caps;
+	struct fmt_tseg *seg;
+	uint64_t nseg;
+	struct fmt_buf data;
 	uint32_t nranks; /* ranks whose timing is in */
 };
 
@@ -135,6 +136,9 @@ struct range {
 /* Ranks added before without timing get none, when timing is on.
  * Returns 0 or RONDO_E_NOMEM. */
 int merge_timing_pad(struct merge *m);
+/* The section as the merge holds it, its arrays the merge's own (not to
+ * be freed); call merge_timing_pad first. */
+void merge_timing_view(struct merge *m, struct fmt_timing *out);
 
 /* Reads one per-rank value (slot, then an argument value of wire NONE,
  * UINT or SINT) into *v: 0, or RONDO_E_CORRUPT / TRUNCATED. */

@@ -220,20 +220,15 @@ static void merge_send(struct merge_tree *t, void *ctx, int parent)
 /* This rank's per-call times, if it keeps them: after its calls. */
 static void local_timing(struct merge *m)
 {
-	struct fmt_grammar d, i;
+	const uint8_t *p;
+	size_t n;
+	uint64_t calls;
 
 	if (rt.tstate == RT_TIMING_OFF || merge_set_timing(m, rt.time_base))
 		return;
-	if (timing_export(&d, &i) < 0 ||
-	    merge_add_timing(m, &d, &i, (int64_t)rt.origin_ns) < 0) {
-		fmt_grammar_free(&d);
-		fmt_grammar_free(&i);
-		memset(&d, 0, sizeof(d));
-		memset(&i, 0, sizeof(i));
-		merge_add_timing(m, &d, &i, 0); /* no time, calls kept */
-	}
-	fmt_grammar_free(&d);
-	fmt_grammar_free(&i);
+	if (timing_export(&p, &n, &calls) < 0 ||
+	    merge_add_timing(m, p, n, calls, (int64_t)rt.origin_ns) < 0)
+		merge_add_timing(m, NULL, 0, 0, 0); /* no time, calls kept */
 }
 
 /* This rank's statistics of the time before its calls, added to m over

@@ -53,27 +53,21 @@ static void put_part(struct fmt_buf *out, struct fmt_buf *part)
 }
 
 /* A range's timing part: the base (0: none), then when there is one the
- * origins, the rules and the map, as merge_timing gives them. */
+ * origins and the ranks' coded segments, as merge_timing gives them. */
 static void timing_encode(struct merge *m, struct fmt_buf *b)
 {
 	const struct timing *t = &m->t;
-	struct fmt_timing ft = {0};
+	struct fmt_timing ft;
 
 	/* the last ranks, added without their timing, get none */
-	merge_timing_pad(m);
-	if (!t->base || m->grams.nranks == 0 || t->nranks != m->grams.nranks ||
-	    grammar_export(t->g.map, &ft.map.map)) {
+	if (merge_timing_pad(m) || !t->base || m->grams.nranks == 0 ||
+	    t->nranks != m->grams.nranks) {
 		fmt_put_f64(b, 0);
 		return;
 	}
-	ft.base = t->base;
-	ft.nranks = t->nranks;
-	ft.offset = t->origin;
-	ft.g = t->g.all;
-	ft.map.nranks = 2 * t->nranks;
+	merge_timing_view(m, &ft);
 	fmt_put_f64(b, t->base);
 	fmt_timing_encode(b, &ft);
-	fmt_grammar_free(&ft.map.map);
 }
 
 int merge_encode(struct merge *m, struct fmt_buf *b)

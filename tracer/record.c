@@ -420,7 +420,7 @@ int rec_end(struct rec *r, int ret)
 					&rt.sig[sig].gap,
 					rt_clock_ns(r->t0 - rt.last_end));
 			gap_from = 1;
-			timing_call(r->t0, d);
+			timing_call(sig, r->t0, d);
 			if (__builtin_expect(
 				    ++rt.ncalls % MEMORY_CHECK_EVERY == 0, 0))
 				memory_check();

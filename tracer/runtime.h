@@ -146,7 +146,11 @@ struct rt {
 	int tstate;	      /* enum rt_timing */
 	struct fmt_tscale tscale;
 	struct fmt_tenc tenc;
-	struct grammar *gd, *gi;	 /* durations, intervals */
+	struct rt_tcall *tbuf;		 /* calls whose codes wait */
+	uint32_t tn;			 /* how many */
+	struct fmt_tstream tcod;	 /* the calls' codes, coded */
+	struct fmt_buf tbytes;		 /* into these bytes */
+	int tended;			 /* the stream is ended */
 	uint64_t origin_tick;		 /* rt_clock() when the times start */
 	uint64_t origin_ns;		 /* and rt_now() */
 	uint64_t anchor_tick, anchor_ns; /* the latest such pair */
@@ -379,6 +383,12 @@ void alloc_settle(void);
 void alloc_stop(void);
 
 /* ---- timing.c ------------------------------------------------------------ */
+/* A timed call whose codes wait to be coded, in bulk, RT_TBUF at a
+ * time. */
+#define RT_TBUF 1024
+struct rt_tcall {
+	uint32_t sig, dc, ic;
+};
 enum rt_timing {
 	RT_TIMING_OFF,	 /* statistics only */
 	RT_TIMING_ON,	 /* per call */
@@ -387,27 +397,30 @@ enum rt_timing {
 };
 #define RT_TIME_BASE_DEFAULT	1.1
 #define RT_TIMING_LIMIT_DEFAULT ((size_t)256 << 20)
-/* The scale, grammars and origin: 0, or -1 when out of memory. */
+/* The scale, the buffer and the origin: 0, or -1 when out of memory. */
 int timing_start(void);
-void timing_call_slow(uint64_t t0, uint64_t dur);
-/* A recorded call, started at clock reading t0, that took dur ns. */
-static inline void timing_call(uint64_t t0, uint64_t dur)
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur);
+/* A recorded call of signature sig, started at clock reading t0, that
+ * took dur ns. */
+static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t dur)
 {
 	if (__builtin_expect(rt.tstate == RT_TIMING_ON, 0))
-		timing_call_slow(t0, dur);
+		timing_call_slow(sig, t0, dur);
 }
 /* Stops per-call times for good (the memory limit): the calls so far
  * keep theirs. */
 void timing_halt(void);
-/* The rank's two grammars (empty when it kept no time): 0, or -1. */
-int timing_export(struct fmt_grammar *d, struct fmt_grammar *i);
+/* The rank's coded stream, ended (*n 0 when it kept no time; *calls the
+ * calls it holds), valid until timing_free: 0, or -1 when out of
+ * memory. */
+int timing_export(const uint8_t **p, size_t *n, uint64_t *calls);
 /* Collective over comm: on rank 0, *skew (size entries, or NULL) is each
  * rank's clock minus rank 0's, and `how` says how it was found; nothing
  * when no rank keeps per-call times. */
 int timing_align(MPI_Comm comm, int rank, int size, int64_t **skew, char *how,
 		 size_t howlen);
-/* The grammars freed (at MPI_Finalize, once written); the encoder stays
- * while every call has its times, for timing_after. */
+/* The stream freed (at MPI_Finalize, once written); the encoder of codes
+ * stays while every call has its times, for timing_after. */
 void timing_free(void);
 /* After MPI_Finalize: the codes of a call the rank made then (t0, its
  * clock reading; dur, ns), measured as the

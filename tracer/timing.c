@@ -3,14 +3,20 @@
  *
  * Every recorded call gives two codes of a logarithmic scale (format.h,
  * "per-call timing"): its duration and the interval from the
- * reconstructed end of the rank's previous call (never negative), each
- * appended to a grammar of its own.  The codes are computed as a reader
- * will decode them (fmt_tenc_call), so the next interval is measured from
- * the time the reader will see: starts read back never decrease, and an
- * error carries into the next call only where the call started before
- * the previous one's end as read back (back-to-back calls).
+ * reconstructed end of the rank's previous call (never negative).  The
+ * codes are computed as a reader will decode them (fmt_tenc_call), so
+ * the next interval is measured from the time the reader will see:
+ * starts read back never decrease, and an error carries into the next
+ * call only where the call started before the previous one's end as read
+ * back (back-to-back calls).
  *
- * Memory is bounded: once the two grammars hold more than
+ * On the call's path that is a few operations and a store: the codes
+ * wait in a buffer (and, for the spill, in its streams), and are coded
+ * in bulk when the buffer fills, a thousand calls at a time, into the
+ * rank's coded stream (format.h, fmt_tstream: a range coder with models
+ * per signature), which MPI_Finalize hands to the merge as it is.
+ *
+ * Memory is bounded: once the stream and its models hold more than
  * RONDO_TIMING_LIMIT bytes the rank stops adding to them and keeps only
  * the statistics, which every mode keeps, for the rest of its run; its
  * trace then has per-call times for its first calls only, and `rondo
@@ -30,9 +36,6 @@
 #include "runtime.h"
 #include "spill.h"
 
-/* How often (in timed calls) the grammars' memory is looked at. */
-#define CHECK_EVERY 1024
-
 /* Starts are put on the monotonic clock from a pair of readings (clock,
  * counter) taken at most this often, and the counter's rate measured from
  * the origin's pair to the latest: its rate measured once, over 200 us at
@@ -51,15 +54,13 @@ int timing_start(void)
 	if (fmt_tscale_init(&rt.tscale, rt.time_base) < 0)
 		return -1;
 	rt.tenc.sc = &rt.tscale;
-	rt.gd = grammar_create();
-	rt.gi = grammar_create();
-	if (!rt.gd || !rt.gi) {
-		grammar_free(rt.gd);
-		grammar_free(rt.gi);
-		rt.gd = rt.gi = NULL;
+	rt.tbuf = malloc(sizeof(*rt.tbuf) * RT_TBUF);
+	if (!rt.tbuf) {
 		fmt_tscale_free(&rt.tscale);
 		return -1;
 	}
+	rt.tn = 0;
+	fmt_tstream_encoder(&rt.tcod, &rt.tbytes);
 	rt_clock_pair(&rt.origin_ns, &rt.origin_tick);
 	rt.anchor_ns = rt.origin_ns;
 	rt.anchor_tick = rt.origin_tick;
@@ -68,6 +69,8 @@ int timing_start(void)
 	rt.tstate = RT_TIMING_ON;
 	return 0;
 }
+
+static void timing_flush(void);
 
 /* The end of per-call times on this rank: the statistics go on. */
 static void timing_stop(int why)
@@ -80,11 +83,14 @@ static void timing_stop(int why)
 			rt.rank,
 			why == RT_TIMING_LOST ? "lost (out of memory)"
 					      : "stopped at RONDO_TIMING_LIMIT",
-			(unsigned long long)grammar_length(rt.gd));
+			(unsigned long long)rt.tcod.calls);
 }
 
 void timing_halt(void)
 {
+	if (rt.tstate != RT_TIMING_ON)
+		return;
+	timing_flush(); /* the calls so far keep their times */
 	if (rt.tstate == RT_TIMING_ON)
 		rt.tstate = RT_TIMING_LIMIT;
 }
@@ -109,39 +115,57 @@ static int64_t timing_start_of(uint64_t t0)
 	       (int64_t)((double)(int64_t)(t0 - rt.anchor_tick) * rt.tick_ns);
 }
 
-void timing_call_slow(uint64_t t0, uint64_t dur)
+/* Codes the calls waiting in the buffer, and looks at the memory. */
+static void timing_flush(void)
 {
-	int64_t start = timing_start_of(t0);
-	uint32_t dc, ic;
+	for (uint32_t k = 0; k < rt.tn; k++) {
+		const struct rt_tcall *c = &rt.tbuf[k];
 
-	fmt_tenc_call(&rt.tenc, start, dur, &dc, &ic);
-	/* both or neither: a failed append leaves the engine unusable */
-	if (grammar_append(rt.gd, dc, 1) < 0 ||
-	    grammar_append(rt.gi, ic, 1) < 0) {
-		timing_stop(RT_TIMING_LOST);
-		return;
+		if (fmt_tstream_put(&rt.tcod, c->sig, c->dc, c->ic) < 0) {
+			rt.tn = 0;
+			timing_stop(RT_TIMING_LOST);
+			return;
+		}
 	}
-	if (spill_hot.on) {
-		spill_value(SPILL_DURATIONS, dc);
-		spill_value(SPILL_INTERVALS, ic);
-	}
-	if (grammar_length(rt.gd) % CHECK_EVERY == 0 &&
-	    grammar_memory(rt.gd) + grammar_memory(rt.gi) > rt.timing_limit)
+	rt.tn = 0;
+	if (rt.tbytes.cap + rt.tcod.mem > rt.timing_limit)
 		timing_stop(RT_TIMING_LIMIT);
 }
 
-int timing_export(struct fmt_grammar *d, struct fmt_grammar *i)
+void timing_call_slow(uint32_t sig, uint64_t t0, uint64_t dur)
 {
-	memset(d, 0, sizeof(*d));
-	memset(i, 0, sizeof(*i));
-	if (rt.tstate == RT_TIMING_LOST || !rt.gd)
-		return 0; /* empty: no call has times */
-	if (grammar_flush(rt.gd) < 0 || grammar_flush(rt.gi) < 0 ||
-	    grammar_export(rt.gd, d) < 0 || grammar_export(rt.gi, i) < 0) {
-		fmt_grammar_free(d);
-		fmt_grammar_free(i);
-		return -1;
+	struct rt_tcall *c;
+
+	if (!rt.tbuf) /* freed at MPI_Finalize */
+		return;
+	c = &rt.tbuf[rt.tn++];
+	c->sig = sig;
+	fmt_tenc_call(&rt.tenc, timing_start_of(t0), dur, &c->dc, &c->ic);
+	if (spill_hot.on) {
+		spill_value(SPILL_DURATIONS, c->dc);
+		spill_value(SPILL_INTERVALS, c->ic);
 	}
+	if (__builtin_expect(rt.tn == RT_TBUF, 0))
+		timing_flush();
+}
+
+int timing_export(const uint8_t **p, size_t *n, uint64_t *calls)
+{
+	*p = NULL;
+	*n = 0;
+	*calls = 0;
+	if (rt.tstate == RT_TIMING_OFF || rt.tstate == RT_TIMING_LOST)
+		return 0; /* empty: no call has times */
+	if (rt.tstate == RT_TIMING_ON)
+		timing_flush();
+	if (rt.tstate == RT_TIMING_LOST)
+		return 0;
+	if (!rt.tended && fmt_tstream_end(&rt.tcod) < 0)
+		return -1;
+	rt.tended = 1;
+	*p = rt.tbytes.data;
+	*n = rt.tbytes.len;
+	*calls = rt.tcod.calls;
 	return 0;
 }
 
@@ -267,9 +291,11 @@ int timing_after(uint64_t t0, uint64_t dur, uint32_t *dc, uint32_t *ic)
 
 void timing_free(void)
 {
-	grammar_free(rt.gd);
-	grammar_free(rt.gi);
-	rt.gd = rt.gi = NULL;
+	fmt_tstream_free(&rt.tcod);
+	fmt_buf_free(&rt.tbytes);
+	free(rt.tbuf);
+	rt.tbuf = NULL;
+	rt.tn = 0;
 	/* a rank whose every call has its times so far keeps the encoder
 	 * for its calls after MPI_Finalize (timing_after) */
 	if (rt.tstate == RT_TIMING_ON)

@@ -12,7 +12,7 @@
  *
  * With a second argument "noisy", durations and gaps vary widely from
  * call to call (MPI_Barrier after a sleep of a pseudo-random length), so
- * that the timing grammars grow: the RONDO_TIMING_LIMIT test.
+ * that the timing streams grow: the RONDO_TIMING_LIMIT test.
  *
  *   mpirun -np 2 sleepy [N] [noisy]
  */

@@ -66,7 +66,8 @@ struct rank {
 	uint64_t key, wall;
 	char *stamp, *start, *program, *command, *host, *mpi, *mpi_version,
 		*settings;
-	uint32_t flags, timing;
+	uint32_t flags, timing; /* timing: 1 per call (as 1.7 on) */
+	int times_other;	/* per call, of another encoding */
 	double base;
 	int64_t origin; /* of its per-call times, from its start, ns */
 	/* CONSTS */
@@ -209,6 +210,9 @@ static int read_head(struct rank *r, struct fmt_cur *c)
 	if (r->timing &&
 	    !(r->base >= RONDO_TIME_BASE_MIN && r->base <= RONDO_TIME_BASE_MAX))
 		return RONDO_E_CORRUPT;
+	/* per-call times of another encoding are left out (said) */
+	r->times_other = r->timing && r->timing != SPILL_TIMING_FROM_END;
+	r->timing = r->timing == SPILL_TIMING_FROM_END;
 	return 0;
 }
 
@@ -1062,6 +1066,12 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 		}
 		if (r->failed & 1)
 			merge_mark_failed(m, 1);
+		if (r->times_other)
+			say(J,
+			    "%s: its per-call times are coded as an older "
+			    "tracer coded them (intervals from the previous "
+			    "call of the same signature): left out",
+			    r->path);
 		if (r->timing && merge_set_timing(m, r->base) == 0) {
 			int64_t origin = (int64_t)r->wall + r->origin;
 

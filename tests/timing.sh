@@ -46,6 +46,10 @@ for b in 1.01 1.1 1.5; do
 	expect_exit 0 "$rondo" dump --times --rank 0 "b$b.rondo"
 	grep -q "^# per-call timing, base $b:" "$tmp/out" ||
 		fail "b=$b: dump --times does not state the bound: $(head -3 "$tmp/out")"
+	# after the calls, how sure their starts are: the largest bound,
+	# and the calls whose start is less sure than they last
+	tail -1 "$tmp/out" | grep -Eq "^# start bounds: the largest [0-9.]+ [mun]?s \(rank 0, call [0-9]+\); ([0-9]+ of the [0-9]+ calls start less surely|every call's start is surer)" ||
+		fail "b=$b: dump --times does not end with its bounds: $(tail -1 "$tmp/out")"
 	grep -v '^#' "$tmp/out" >"b$b.times"
 	awk -v b="$b" '
 	FILENAME ~ /starts$/ { p[$1] = $2; next }

@@ -28,6 +28,11 @@
 
 #define SPILL_MAGIC   "RONDOSPL"
 #define SPILL_VERSION 1
+/* HEAD's per-call timing: 0 none; 2 per call, each interval from the end
+ * of the rank's previous call (format 1.7 on).  1, intervals from the
+ * signature's previous start, was written before: recovery leaves such
+ * times out rather than misread them. */
+#define SPILL_TIMING_FROM_END 2
 
 enum spill_rec {
 	SPILL_HEAD = 1, /* the rank and its job (once, first) */

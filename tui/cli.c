@@ -223,13 +223,21 @@ void cli_duration_about(char *buf, size_t size, double ns, double err_ns,
 		sw->ratio = ns / err_ns;
 }
 
-void cli_swamp_say(const struct cli_swamp *sw, double b)
+double cli_round_base(double want)
 {
-	/* round bases, the largest first */
+	/* the largest first */
 	static const double nice[] = {8,    4,	  2,	1.5,   1.2,   1.1,
 				      1.05, 1.02, 1.01, 1.005, 1.002, 1.001};
-	double want;
-	size_t i;
+
+	for (size_t i = 0; i < sizeof(nice) / sizeof(nice[0]); i++)
+		if (nice[i] <= want)
+			return nice[i];
+	return 0;
+}
+
+void cli_swamp_say(const struct cli_swamp *sw, double b)
+{
+	double want, nice;
 
 	if (!sw->marked)
 		return;
@@ -243,18 +251,17 @@ void cli_swamp_say(const struct cli_swamp *sw, double b)
 	}
 	/* bounds shrink with b - 1: half the figure at this base */
 	want = 1 + (b - 1) * sw->ratio / 2;
-	for (i = 0; i < sizeof(nice) / sizeof(nice[0]) && nice[i] > want; i++)
-		;
-	if (i == sizeof(nice) / sizeof(nice[0]))
+	nice = cli_round_base(want);
+	if (!nice)
 		printf("Even base %g, the finest, would leave some of them so: "
 		       "their bound is a share of the time between calls, "
 		       "longer than they are.\n",
 		       RONDO_TIME_BASE_MIN);
-	else if (nice[i] < b)
+	else if (nice < b)
 		printf("A trace of base %g would bound them to about half of "
 		       "themselves: rondo run --timing percall --time-base "
 		       "%g -- ...\n",
-		       nice[i], nice[i]);
+		       nice, nice);
 }
 
 int cli_parse_u32(const char *s, uint32_t limit, uint32_t *out)

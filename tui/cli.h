@@ -143,6 +143,10 @@ void cli_duration_about(char *buf, size_t size, double ns, double err_ns,
  * calls, so they shrink with it). */
 void cli_swamp_say(const struct cli_swamp *sw, double b);
 
+/* A round base at most `want` (8, 4, 2, 1.5, 1.2, 1.1, ..., 1.001), or 0
+ * when want is below the finest. */
+double cli_round_base(double want);
+
 /* The options of the reports made from per-call times (rondo skew and
  * waits, argv[0]): --top N, --csv PATH, and --comm C when comm is not
  * NULL; --help prints usage().  Returns -1 to go on (the FILE is

@@ -41,6 +41,13 @@ struct dump_sel {
 	uint8_t *sig;  /* signatures to print, NULL: all */
 	uint64_t left; /* calls still to print */
 	int times;     /* --times */
+	/* --times: the largest start bound and its call; the calls whose
+	 * start is less sure than they last (bound above their duration),
+	 * the first of them, and how far, bound / duration in powers of 2 */
+	uint64_t timed, unsure, unsure_at[64];
+	int64_t worst, ex_err, ex_dur;
+	uint32_t worst_rank, ex_rank;
+	uint64_t worst_call, ex_call;
 };
 
 /* Formats signature `sig` as `rank` made it (ranks absolute), or with
@@ -99,19 +106,90 @@ static void dump_times_header(const rondo_trace *t)
 		printf("# clocks: %s\n", sync);
 }
 
-static void dump_time(const rondo_iter *it)
+/* The bounds of the call just printed, into sel's summary. */
+static void dump_bound(const rondo_iter *it, struct dump_sel *sel,
+		       uint32_t rank, int64_t dur)
+{
+	int64_t err;
+	int k = 0;
+
+	if (rondo_iter_time_bound(it, &err, NULL) < 0)
+		return;
+	if (sel->timed++ == 0 || err > sel->worst) {
+		sel->worst = err;
+		sel->worst_rank = rank;
+		sel->worst_call = rondo_iter_position(it) - 1;
+	}
+	if (err <= dur)
+		return;
+	if (sel->unsure++ == 0) {
+		sel->ex_err = err;
+		sel->ex_dur = dur;
+		sel->ex_rank = rank;
+		sel->ex_call = rondo_iter_position(it) - 1;
+	}
+	for (double r = (double)err / (double)(dur > 0 ? dur : 1);
+	     r >= 2 && k < 62; r /= 2)
+		k++;
+	sel->unsure_at[k]++;
+}
+
+/* After the calls: how sure their starts are, and which base would make
+ * the unsure ones sure. */
+static void dump_times_trailer(const rondo_trace *t, const struct dump_sel *sel)
+{
+	char w[24], e[24], d[24];
+	uint64_t n = 0;
+	double b, nice;
+	int k = 0;
+
+	if (!sel->timed)
+		return;
+	rondo_timing_mode(t, &b);
+	cli_duration(w, sizeof(w), (double)sel->worst, 0);
+	printf("# start bounds: the largest %s (rank %" PRIu32 ", call %" PRIu64
+	       ")",
+	       w, sel->worst_rank, sel->worst_call);
+	if (!sel->unsure) {
+		printf("; every call's start is surer than the call is "
+		       "long\n");
+		return;
+	}
+	cli_duration(e, sizeof(e), (double)sel->ex_err, 0);
+	cli_duration(d, sizeof(d), (double)sel->ex_dur, 0);
+	printf("; %" PRIu64 " of the %" PRIu64 " calls start less surely "
+	       "than they last (e.g. rank %" PRIu32 ", call %" PRIu64
+	       ": +- %s for a call of %s)",
+	       sel->unsure, sel->timed, sel->ex_rank, sel->ex_call, e, d);
+	/* their median bound: 2^k to 2^(k+1) times the duration; the
+	 * bounds are a share b - 1 of spans, so shrink with it */
+	for (; k < 63 && n + sel->unsure_at[k] < (sel->unsure + 1) / 2; k++)
+		n += sel->unsure_at[k];
+	nice = cli_round_base(1 + (b - 1) / (double)(2ull << k));
+	if (!nice)
+		printf("; even base %g would leave most of them so\n",
+		       RONDO_TIME_BASE_MIN);
+	else if (nice < b)
+		printf("; base %g would bring most of them within their "
+		       "length (rondo run --time-base %g)\n",
+		       nice, nice);
+	else
+		printf("\n");
+}
+
+static void dump_time(const rondo_iter *it, struct dump_sel *sel, uint32_t rank)
 {
 	int64_t s, e;
 
-	if (rondo_iter_time(it, &s, &e) < 0)
+	if (rondo_iter_time(it, &s, &e) < 0) {
 		printf("- - ");
-	else
-		printf("%s%" PRId64 ".%09" PRId64 " %s%" PRId64 ".%09" PRId64
-		       " ",
-		       s < 0 ? "-" : "", (s < 0 ? -s : s) / 1000000000,
-		       (s < 0 ? -s : s) % 1000000000, e < 0 ? "-" : "",
-		       (e < 0 ? -e : e) / 1000000000,
-		       (e < 0 ? -e : e) % 1000000000);
+		return;
+	}
+	dump_bound(it, sel, rank, e - s);
+	printf("%s%" PRId64 ".%09" PRId64 " %s%" PRId64 ".%09" PRId64 " ",
+	       s < 0 ? "-" : "", (s < 0 ? -s : s) / 1000000000,
+	       (s < 0 ? -s : s) % 1000000000, e < 0 ? "-" : "",
+	       (e < 0 ? -e : e) / 1000000000, (e < 0 ? -e : e) % 1000000000);
 }
 
 /* A recovered trace's rank whose record was cut short (the meta key
@@ -147,7 +225,7 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
 		printf("%" PRIu32 " %" PRIu64 " ", rank,
 		       rondo_iter_position(it) - 1);
 		if (sel->times)
-			dump_time(it);
+			dump_time(it, sel, rank);
 		printf("%s\n", dump_sig(t, sig, rank, buf, size));
 		sel->left--;
 	}
@@ -292,6 +370,8 @@ int cmd_dump(int argc, char **argv)
 		for (uint32_t r = 0; r < rondo_rank_count(t) && !rc; r++)
 			if (sel.rank[r])
 				rc = dump_rank(t, r, &sel, &buf, &size);
+		if (sel.times && rc == CLI_EXIT_OK)
+			dump_times_trailer(t, &sel);
 	}
 	free(runs);
 	free(sel.rank);

@@ -174,10 +174,10 @@ ends() {
 		*) [ "$st" = "$end_st" ] ;;
 		esac || fail "$end_name's $how: the launcher exits $st, want $end_st: $(tail -5 "$out")"
 		[ -n "$lossy" ] ||
-			[ "$(grep -Ec "^$who: rank [0-9]+: the trace ends here, cut short \(.+\): waiting for the job to end as the original did$" "$out")" -eq "$end_waiting" ] ||
+			[ "$(grep -Eo "$who: rank [0-9]+: the trace ends here, cut short \([^)]+\)[^:]*: waiting for the job to end as the original did$" "$out" | wc -l)" -eq "$end_waiting" ] ||
 			fail "$end_name's $how: not $end_waiting ranks say they wait: $(grep -v '^ *$' "$out" | head -10)"
 		[ -z "$end_own" ] ||
-			grep -Eq "^$who: rank 1: the trace ends here \($end_own\): ending the same way$" "$out" ||
+			grep -Eq "$who: rank 1: the trace ends here \($end_own\): ending the same way$" "$out" ||
 			fail "$end_name's $how: rank 1 does not end as its original did: $(grep -v '^ *$' "$out" | head -10)"
 		if [ -n "$lossy" ]; then
 			echo "KNOWN: $end_name's $how under MPICH: Hydra kills the other ranks before they spill (status $st)"

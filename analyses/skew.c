@@ -21,37 +21,56 @@
 #include "util.h"
 #include "walk.h"
 
-static const char *const coll_names[] = {
-	"MPI_Barrier",	  "MPI_Bcast",		"MPI_Reduce",
-	"MPI_Allreduce",  "MPI_Gather",		"MPI_Gatherv",
-	"MPI_Scatter",	  "MPI_Scatterv",	"MPI_Allgather",
-	"MPI_Allgatherv", "MPI_Alltoall",	"MPI_Alltoallv",
-	"MPI_Alltoallw",  "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
-	"MPI_Scan",	  "MPI_Exscan",
+/* The collectives, and whether no member leaves one before every member
+ * has entered (a spread is then at most the longest member's call). */
+static const struct {
+	const char *name;
+	int sync;
+} colls[] = {
+	{"MPI_Barrier", 1},
+	{"MPI_Bcast", 0},
+	{"MPI_Reduce", 0},
+	{"MPI_Allreduce", 1},
+	{"MPI_Gather", 0},
+	{"MPI_Gatherv", 0},
+	{"MPI_Scatter", 0},
+	{"MPI_Scatterv", 0},
+	{"MPI_Allgather", 1},
+	{"MPI_Allgatherv", 1},
+	{"MPI_Alltoall", 1},
+	{"MPI_Alltoallv", 1},
+	{"MPI_Alltoallw", 1},
+	{"MPI_Reduce_scatter", 1},
+	{"MPI_Reduce_scatter_block", 1},
+	{"MPI_Scan", 0},
+	{"MPI_Exscan", 0},
 };
 
-/* A collective of the list, its nonblocking form (MPI_Ibarrier), or
- * either with MPI-4's large counts (_c). */
-static int is_collective(const char *name)
+enum { NOT_COLL, COLL, COLL_SYNC };
+
+/* A collective of the list (COLL_SYNC: one that synchronises, in its
+ * blocking form), its nonblocking form (MPI_Ibarrier), or either with
+ * MPI-4's large counts (_c). */
+static int coll_kind(const char *name)
 {
 	size_t len;
 
 	if (!name || strncmp(name, "MPI_", 4))
-		return 0;
+		return NOT_COLL;
 	len = strlen(name);
 	if (len > 2 && !strcmp(name + len - 2, "_c"))
 		len -= 2;
-	for (size_t i = 0; i < COUNTOF(coll_names); i++) {
-		const char *base = coll_names[i] + 4;
-
+	for (size_t i = 0; i < COUNTOF(colls); i++) {
+		const char *base = colls[i].name + 4;
 		size_t n = strlen(base);
 
-		if ((n == len - 4 && !strncmp(name + 4, base, n)) ||
-		    (name[4] == 'I' && n == len - 5 &&
-		     !strncasecmp(name + 5, base, n)))
-			return 1;
+		if (n == len - 4 && !strncmp(name + 4, base, n))
+			return colls[i].sync ? COLL_SYNC : COLL;
+		if (name[4] == 'I' && n == len - 5 &&
+		    !strncasecmp(name + 5, base, n))
+			return COLL;
 	}
-	return 0;
+	return NOT_COLL;
 }
 
 struct centry {
@@ -66,27 +85,6 @@ struct srange {
 	uint64_t sum_lo, sum_hi;
 	int64_t max_lo, max_hi;
 };
-
-/* Collectives no member leaves before every member has entered: a
- * spread is at most the longest member's call. */
-static const char *const sync_names[] = {
-	"MPI_Barrier",	  "MPI_Allreduce",	"MPI_Allgather",
-	"MPI_Allgatherv", "MPI_Alltoall",	"MPI_Alltoallv",
-	"MPI_Alltoallw",  "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
-};
-
-static int is_sync(const char *name)
-{
-	size_t len = name ? strlen(name) : 0;
-
-	if (len > 2 && !strcmp(name + len - 2, "_c"))
-		len -= 2;
-	for (size_t i = 0; i < COUNTOF(sync_names); i++)
-		if (strlen(sync_names[i]) == len &&
-		    !strncmp(name, sync_names[i], len))
-			return 1;
-	return 0;
-}
 
 /* One member's collectives not matched yet, oldest first (a ring). */
 struct cfifo {
@@ -216,8 +214,13 @@ static int skew_match(struct skew *k, struct cstate *s)
 	}
 	for (uint32_t m = 0; m < n; m++) {
 		struct cfifo *f = &s->q[m];
+		int64_t w = hi - f->e[f->head].start;
 
-		wait = sat_add(wait, (uint64_t)(hi - f->e[f->head].start));
+		/* no member of a synchronising collective waits longer
+		 * than its call, whatever late starts read back say */
+		if (sync && w > f->e[f->head].dur)
+			w = f->e[f->head].dur;
+		wait = sat_add(wait, (uint64_t)w);
 		f->head = (f->head + 1) % f->cap;
 		if (--f->len == 0)
 			s->nonempty--;
@@ -229,13 +232,15 @@ static int skew_match(struct skew *k, struct cstate *s)
 	row = skew_row(k, func, &s->cm);
 	if (!row)
 		return RONDO_E_NOMEM;
+	/* the spread read back, no more than a synchronising collective's
+	 * can be (its longest member's call) */
+	v = sync && hi - lo > cap ? cap : hi - lo;
 	row->count++;
-	row->spread_ns = sat_add(row->spread_ns, (uint64_t)(hi - lo));
-	if (row->count == 1 || (uint64_t)(hi - lo) > row->max_spread_ns)
-		row->max_spread_ns = (uint64_t)(hi - lo), row->max_at_ns = hi;
+	row->spread_ns = sat_add(row->spread_ns, (uint64_t)v);
+	if (row->count == 1 || (uint64_t)v > row->max_spread_ns)
+		row->max_spread_ns = (uint64_t)v, row->max_at_ns = hi;
 	row->wait_ns = sat_add(row->wait_ns, wait);
-	/* the true spread: within err of hi - lo, from 0 to the cap */
-	v = hi - lo;
+	/* the true spread: within err of v, from 0 to the cap */
 	an_true_range(v, err, sync ? cap : INT64_MAX, &tlo, &thi);
 	sr = &k->range[row - k->out->rows];
 	sr->sum_lo = sat_add(sr->sum_lo, (uint64_t)tlo);
@@ -250,7 +255,7 @@ static int skew_match(struct skew *k, struct cstate *s)
 static int skew_call(struct tbase *b, uint32_t r, const struct tw_rank *x)
 {
 	struct skew *k = (struct skew *)b;
-	const struct centry e = {x->sig, x->start, x->err, x->end - x->start};
+	const struct centry e = {x->sig, x->start, x->err, x->dur};
 	rondo_comm_ref cm;
 	struct cstate *s;
 	struct cfifo *f;
@@ -289,11 +294,11 @@ static int skew_init(struct skew *k, const rondo_trace *t, int64_t comm,
 	if (tbase_init(&k->b, t) < 0 || !k->comm || !k->sync)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < nsig; s++) {
-		const char *name = rondo_func_name(t, rondo_sig_func(t, s));
+		int kind = coll_kind(rondo_func_name(t, rondo_sig_func(t, s)));
 
-		if (!is_collective(name))
+		if (kind == NOT_COLL)
 			continue;
-		k->sync[s] = (uint8_t)is_sync(name);
+		k->sync[s] = kind == COLL_SYNC;
 		k->comm[s] = an_arg(t, s, "comm");
 		tbase_use(&k->b, s);
 	}

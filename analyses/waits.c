@@ -106,7 +106,7 @@ struct smsg {
 	struct smsg *next;
 	uint32_t src;
 	uint8_t lr;
-	int64_t start, err, dur, derr;
+	int64_t start, err, dur, eerr;
 };
 
 struct wgroup;
@@ -129,7 +129,7 @@ struct rmsg {
  * sender made it. */
 struct wgroup {
 	uint32_t rank, left; /* receives not yet matched */
-	int64_t start, dur, err, derr;
+	int64_t start, dur, err, eerr;
 	int64_t best; /* the longest wait read back, or 0 */
 	uint32_t best_src;
 	int64_t bound; /* the error bound of that: the largest of the
@@ -266,7 +266,7 @@ static int group_leave(struct waits *w, struct wgroup *g, const struct rmsg *m)
 	if (m->matched) {
 		int64_t t = m->sstart - g->start;
 		/* a min of two times is off by no more than either */
-		int64_t e = max64(max64(m->serr, g->err), g->derr);
+		int64_t e = max64(max64(m->serr, g->err), g->eerr);
 
 		if (t > g->dur) /* the wait cannot be longer than the call */
 			t = g->dur;
@@ -294,7 +294,7 @@ static int wait_match(struct waits *w, struct rmsg *m, const struct smsg *s)
 {
 	struct an_wait_pair *p = wait_pair(w, s->src, m->dst);
 	int64_t t = m->post - s->start;
-	int64_t e = max64(max64(m->post_err, s->err), s->derr);
+	int64_t e = max64(max64(m->post_err, s->err), s->eerr);
 
 	if (!p)
 		return RONDO_E_NOMEM;
@@ -382,9 +382,8 @@ static int tag_of(const rondo_trace *t, const rondo_arg *v,
 static int wait_send(struct waits *w, uint32_t r, const struct wsig *s,
 		     const struct tw_rank *x, int lr)
 {
-	const struct smsg m = {NULL,	 r,	 (uint8_t)lr,
-			       x->start, x->err, x->end - x->start,
-			       x->derr};
+	const struct smsg m = {NULL,   r,      (uint8_t)lr, x->start,
+			       x->err, x->dur, x->eerr};
 	rondo_comm_ref cm;
 	struct smsg *q;
 	struct rmsg *rm;
@@ -561,11 +560,9 @@ static int wait_completed(struct waits *w, uint32_t r, const struct tw_rank *x,
 		g = calloc(1, sizeof(*g));
 		if (!g)
 			return RONDO_E_NOMEM;
-		*g = (struct wgroup){r,	       (uint32_t)n,
-				     x->start, x->end - x->start,
-				     x->err,   x->derr,
-				     0,	       0,
-				     0,	       0};
+		*g = (struct wgroup){
+			r,	 (uint32_t)n, x->start, x->dur, x->err,
+			x->eerr, 0,	      0,	0,	0};
 	}
 	for (size_t k = 0; k < n; k++) {
 		struct rmsg *m = w->done[k];

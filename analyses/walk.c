@@ -4,10 +4,11 @@
  * rank), for the analyses that match calls across ranks (see walk.h).
  *
  * Error bounds.  Each call comes with the bounds of its start's error and
- * of its duration's, as the iterator gives them (rondo_iter_time_bound:
- * rondo.h says how they follow from the trace's base).  A difference of
- * two times is then off by less than the larger of their bounds (both
- * errors lie in [0, bound)).
+ * of its end's, as the iterator gives them (rondo_iter_time_bound:
+ * rondo.h says how they follow from the trace's base), and its duration
+ * as coded, never short (rondo_iter_duration), which may be longer than
+ * its end minus its start.  A difference of two times is then off by
+ * less than the larger of their bounds (both errors lie in [0, bound)).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ static int tw_advance(struct twalk *w, uint32_t i)
 	if (rc <= 0)
 		return rc;
 	if (rondo_iter_time(x->it, &x->start, &x->end) < 0 ||
-	    rondo_iter_time_bound(x->it, &x->err, &x->derr) < 0)
+	    rondo_iter_time_bound(x->it, &x->err, &x->eerr) < 0 ||
+	    rondo_iter_duration(x->it, &x->dur, NULL) < 0)
 		return 0; /* counted in w->untimed from the start */
 	return 1;
 }

@@ -59,7 +59,8 @@ struct tw_rank {
 	rondo_iter *it;
 	uint32_t sig;
 	int64_t start, end;
-	int64_t err, derr; /* bounds of the errors of start and duration */
+	int64_t err, eerr; /* bounds of the errors of start and end */
+	int64_t dur;	   /* the duration as coded: never short */
 };
 
 /* What both analyses start from: the trace, and the

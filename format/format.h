@@ -549,7 +549,7 @@ void fmt_typesizes_free(struct fmt_typesizes *t);
 /* The scale of one base: mag_up[j], mag_down[j] for j < n (j = 0: 0),
  * up to the first magnitude past 2^62 ns. */
 struct fmt_tscale {
-	double base, lnb;
+	double base, lnb, il2b; /* il2b: 1 / log2(base) */
 	uint32_t n;
 	uint64_t *up, *down;
 };
@@ -584,20 +584,36 @@ static inline int64_t fmt_time_add(int64_t t, int64_t d)
 				   : v;
 }
 
-/* One rank's encoder (format 1.7): each call's interval counts from the
- * end of the rank's previous call as a reader reconstructs it, and is
- * never negative (a call that started before that end is put at it), so
- * that starts read back never decrease and no call starts before the
- * previous one ends; the first call's counts from the origin, of either
- * sign (MPI_Init starts before it).  fmt_tenc_call gives the codes of a
- * call that started at `start` ns and took `dur`.  (Before 1.7 an interval
- * counted from the previous start of the same signature.) */
+/* One rank's encoder.  From format 1.9 (section timing's flag
+ * FMT_TIMING_FROM_LOW) each call's interval counts from the reference
+ * r = s' + lo(d), the previous call's start as read back plus the lower
+ * edge of its duration's code (fmt_tvalue_dur_low: the true duration is
+ * above it), and may be of either sign: a start s reads s' = r + v with
+ * s <= s' < s + (b - 1)|s - r| + 1 ns, a bound that depends on this
+ * call's code alone, so an error never carries into later calls (the
+ * reference is off by that start's error plus a share of its duration,
+ * which the next interval's code takes up in part).  Starts s' so read
+ * back may decrease; the reader puts them in order (reader/iter.c).  The
+ * first call's counts from the origin (MPI_Init starts before it).
+ * fmt_tenc_call gives the codes of a call that started at `start` ns and
+ * took `dur`.
+ *
+ * from_end set: the encoding of 1.7 and 1.8, for tests that write such
+ * files: an interval counts from the end of the rank's previous call as
+ * read back, never negative (a call that started before that end is put
+ * at it, late by as much as that end: a lateness that carries over
+ * back-to-back calls).  Before 1.7 an interval counted from the previous
+ * start of the same signature. */
 struct fmt_tenc {
 	const struct fmt_tscale *sc;
-	int64_t last; /* the end of the rank's last call, as read back */
+	int64_t last; /* the next call's reference */
 	int started;  /* a call was encoded */
+	int from_end; /* the encoding of 1.7 and 1.8 */
 };
 
+/* The lower edge of duration code `code`: a duration coded so is above it
+ * (or 0, for code 0). */
+uint64_t fmt_tvalue_dur_low(const struct fmt_tscale *s, uint32_t code);
 void fmt_tenc_call(struct fmt_tenc *e, int64_t start, uint64_t dur,
 		   uint32_t *dcode, uint32_t *icode);
 
@@ -632,6 +648,10 @@ int fmt_tstream_put(struct fmt_tstream *s, uint32_t sig, uint32_t dcode,
 		    uint32_t icode);
 /* Ends the stream: its last bytes to out.  0, or RONDO_E_NOMEM. */
 int fmt_tstream_end(struct fmt_tstream *s);
+/* A whole stream to out at once: n calls' signatures and codes.  As
+ * fmt_tstream_put. */
+int fmt_tstream_code(struct fmt_buf *out, uint64_t n, const uint32_t *sig,
+		     const uint32_t *dcode, const uint32_t *icode);
 void fmt_tstream_decoder(struct fmt_tstream *s, const uint8_t *p, size_t n);
 /* The next call's codes: 0, RONDO_E_CORRUPT when the stream ends before
  * it or is damaged (not every damage shows: codes are checked against the
@@ -660,6 +680,8 @@ struct fmt_timing {
 	uint32_t nranks;
 	int64_t *offset; /* nranks */
 	int coded;	 /* the streams below, not the grammar */
+	int from_low;	 /* coded, from 1.9: the intervals of fmt_tenc (else
+			    those of its from_end) */
 	uint64_t *first; /* nranks + 1: rank r's segments are first[r] to
 			    first[r + 1] - 1 */
 	struct fmt_tseg *seg;

@@ -253,10 +253,15 @@ void fmt_rankmap_free(struct fmt_rankmap *r)
 /* ---- per-call timing ----------------------------------------------------- */
 
 #define TIMING_CODED 1 /* flags: coded streams (from 1.8), not a grammar */
+#define TIMING_FROM_LOW                                                        \
+	2 /* flags, with TIMING_CODED: intervals from the previous start plus \
+	     its duration's lower edge (from 1.9) */
 
 void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
 {
-	fmt_put_uvarint(b, t->coded ? TIMING_CODED : 0);
+	fmt_put_uvarint(
+		b, (t->coded ? TIMING_CODED : 0) |
+			   (t->coded && t->from_low ? TIMING_FROM_LOW : 0));
 	fmt_put_f64(b, t->base);
 	fmt_put_uvarint(b, t->nranks);
 	for (uint32_t r = 0; r < t->nranks; r++)
@@ -345,7 +350,8 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 	size_t at = c->pos;
 	int rc = fmt_get_uvarint(c, &flags);
 
-	if (!rc && flags & ~(uint64_t)TIMING_CODED)
+	if (!rc && (flags & ~(uint64_t)(TIMING_CODED | TIMING_FROM_LOW) ||
+		    flags == TIMING_FROM_LOW))
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at, "flags %" PRIu64,
 				    flags);
 	at = c->pos;
@@ -381,6 +387,7 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 	if (rc)
 		return rc;
 	t->nranks = nranks;
+	t->from_low = (flags & TIMING_FROM_LOW) != 0;
 	if (flags & TIMING_CODED)
 		return timing_segs(c, t);
 	rc = grammar_read(c, &t->g, limit, &t->len);

@@ -31,6 +31,7 @@ int fmt_tscale_init(struct fmt_tscale *s, double base)
 	}
 	s->base = base;
 	s->lnb = log(base);
+	s->il2b = log(2.0) / s->lnb;
 	s->up[0] = s->down[0] = 0;
 	/* b^(j-1) as a product, the same on every machine that rounds
 	 * doubles as IEEE 754 says */
@@ -49,11 +50,26 @@ void fmt_tscale_free(struct fmt_tscale *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* log_b(x) for x >= 1, roughly (within 0.0009 / log2 b): a guess that the
+ * table puts right, cheaper than log() on a tracer's call path.  The
+ * exponent and the fraction of x as a double, log2(1 + f) by a cubic. */
+static double tscale_log(const struct fmt_tscale *s, uint64_t x)
+{
+	double d = (double)x, f;
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	f = (double)(bits & ((UINT64_C(1) << 52) - 1)) / 4503599627370496.0;
+	return ((double)((int)(bits >> 52) - 1023) +
+		f * (1.42286072 + f * (-0.58207378 + f * 0.15921307))) *
+	       s->il2b;
+}
+
 /* The smallest j >= 1 with up[j] >= x (x >= 1): a guess from the
  * logarithm, put right by the table. */
 static uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
 {
-	double g = ceil(log((double)x) / s->lnb) + 1;
+	double g = ceil(tscale_log(s, x)) + 1;
 	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
 
 	while (j + 1 < s->n && s->up[j] < x)
@@ -66,7 +82,7 @@ static uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
 /* The largest j >= 1 with down[j] <= x (x >= 1). */
 static uint32_t tscale_down(const struct fmt_tscale *s, uint64_t x)
 {
-	double g = floor(log((double)x) / s->lnb) + 1;
+	double g = floor(tscale_log(s, x)) + 1;
 	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
 
 	while (j > 1 && s->down[j] > x)
@@ -105,18 +121,25 @@ int64_t fmt_tvalue_ival(const struct fmt_tscale *s, uint32_t code)
 	return code & 1 ? (int64_t)s->up[j] : -(int64_t)s->down[j];
 }
 
+uint64_t fmt_tvalue_dur_low(const struct fmt_tscale *s, uint32_t code)
+{
+	return code ? s->up[(code < s->n ? code : s->n - 1) - 1] : 0;
+}
+
 void fmt_tenc_call(struct fmt_tenc *e, int64_t start, uint64_t dur,
 		   uint32_t *dcode, uint32_t *icode)
 {
-	int64_t ival = start - e->last;
+	int64_t ival = start - e->last, at;
 
-	if (e->started && ival < 0)
+	if (e->from_end && e->started && ival < 0)
 		ival = 0;
 	*icode = fmt_tcode_ival(e->sc, ival);
 	*dcode = fmt_tcode_dur(e->sc, dur);
 	/* the next interval counts from what a reader will see */
-	e->last = fmt_time_add(e->last, fmt_tvalue_ival(e->sc, *icode));
-	e->last = fmt_time_add(e->last, (int64_t)fmt_tvalue_dur(e->sc, *dcode));
+	at = fmt_time_add(e->last, fmt_tvalue_ival(e->sc, *icode));
+	e->last = fmt_time_add(
+		at, (int64_t)(e->from_end ? fmt_tvalue_dur(e->sc, *dcode)
+					  : fmt_tvalue_dur_low(e->sc, *dcode)));
 	e->started = 1;
 }
 

@@ -243,6 +243,20 @@ int fmt_tstream_end(struct fmt_tstream *s)
 	return s->out->oom ? RONDO_E_NOMEM : 0;
 }
 
+int fmt_tstream_code(struct fmt_buf *out, uint64_t n, const uint32_t *sig,
+		     const uint32_t *dcode, const uint32_t *icode)
+{
+	struct fmt_tstream s;
+	int rc = 0;
+
+	fmt_tstream_encoder(&s, out);
+	for (uint64_t k = 0; k < n && rc == 0; k++)
+		rc = fmt_tstream_put(&s, sig[k], dcode[k], icode[k]);
+	rc = rc ? rc : fmt_tstream_end(&s);
+	fmt_tstream_free(&s);
+	return rc;
+}
+
 void fmt_tstream_decoder(struct fmt_tstream *s, const uint8_t *p, size_t n)
 {
 	memset(s, 0, sizeof(*s));

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 8
+#define RONDO_FORMAT_MINOR 9
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -775,20 +775,34 @@ RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
 /*                                                                          */
 /* With RONDO_TIMING=percall the tracer keeps every call's duration and    */
 /* start, each as a code on a logarithmic scale of base b (1.001 <= b <=   */
-/* 16), range-coded per rank (format 1.8).  What is read back is never    */
+/* 16), range-coded per rank (format 1.8 on).  What is read back is never  */
 /* early, and late by at most b - 1 of the span it was measured over:       */
-/*  - a duration d reads d' with d <= d' < b*d + 1 ns;                      */
-/*  - a start s is measured from the end of the rank's previous call as    */
-/*    read back, e (the first call from the origin): it reads s' with      */
-/*    s <= s' < s + (b-1)*(s - e) + 1 ns, so that the error is a share of   */
-/*    the gap between the two calls, not of the run.  A call that starts   */
-/*    before e (the previous duration read long) reads s' = e: late by at  */
-/*    most the previous start's bound plus its duration's, until a gap     */
-/*    longer than that takes it up.  So starts read back never decrease,   */
-/*    no call starts before the previous one ends, and errors do not add   */
-/*    up over a run; rondo_iter_time_bound() gives each call's bounds.     */
-/*    (Traces of format 1.6 and older measured a start from the previous   */
-/*    start of the same signature: reads s' < s + (b-1)*|s - r| + 1 ns.)  */
+/*  - a duration d is coded as d' with d <= d' < b*d + 1 ns               */
+/*    (rondo_iter_duration);                                                */
+/*  - a start s is coded from a reference r the reader knows: the previous */
+/*    call's start as coded plus the lower edge of its duration's code     */
+/*    (just below where it ended), the first call's from the origin.  It   */
+/*    is coded as s* with s <= s* < s + (b-1)*|s - r| + 1 ns: the error is */
+/*    a share of the gap between the two calls, of this call's code alone, */
+/*    so errors neither add up over a run nor carry from a long call into */
+/*    the calls after it.                                                  */
+/* Starts so coded may be out of order; the iterator puts them in order   */
+/* without making any early: a call's start reads as the earliest coded  */
+/* start of it and the 63 calls after it (or the previous call's start,  */
+/* if later), its end as its start plus d' or, if earlier, the next       */
+/* call's start (never before its own start).  So starts never decrease,  */
+/* no call starts before the previous one ends, no start or end reads     */
+/* early, and each reads late by less than the bound                      */
+/* rondo_iter_time_bound() gives, at most its own code's error.  A call   */
+/* whose start reads late may so read shorter than it lasted: its end     */
+/* minus its start is then below d', which rondo_iter_duration() gives.   */
+/*    (Traces of format 1.7 and 1.8 measured a start from the end of the  */
+/*    previous call as read back, never before it: a call that started    */
+/*    before that end read as starting there, late by as much as it, over */
+/*    back-to-back calls until a longer gap.  Format 1.6 and older         */
+/*    measured a start from the previous start of the same signature:     */
+/*    s' < s + (b-1)*|s - r| + 1 ns, r that start, and starts could read  */
+/*    out of order.)                                                       */
 /* Times are nanoseconds since the job's time origin: rank 0 at the end of  */
 /* MPI_Init; other ranks' clocks are aligned to rank 0's at MPI_Finalize    */
 /* (meta key "clock_sync" says how).                                         */
@@ -840,13 +854,23 @@ RONDO_API int rondo_iter_time(const rondo_iter *it, int64_t *start_ns,
 			      int64_t *end_ns);
 
 /**
- * The bounds of the errors of that call's times: its start read back is
- * never early and late by less than *start_err ns, its duration never
- * short and long by less than *dur_err ns (either pointer may be NULL).
- * Returns as rondo_iter_time().
+ * The bounds of the errors of that call's times: its start and its end
+ * read back are never early, and late by less than *start_err and
+ * *end_err ns (either pointer may be NULL).  The difference of two times
+ * read back is off by less than the larger of their bounds.  Returns as
+ * rondo_iter_time().
  */
 RONDO_API int rondo_iter_time_bound(const rondo_iter *it, int64_t *start_err,
-				    int64_t *dur_err);
+				    int64_t *end_err);
+
+/**
+ * That call's duration as coded, never short and long by less than
+ * *dur_err ns: d <= *dur_ns < b*d + 1 (either pointer may be NULL).  It
+ * may be longer than its end minus its start read back, which are put in
+ * order with the calls around it.  Returns as rondo_iter_time().
+ */
+RONDO_API int rondo_iter_duration(const rondo_iter *it, int64_t *dur_ns,
+				  int64_t *dur_err);
 
 #ifdef __cplusplus
 }

@@ -150,6 +150,25 @@ int walk_depth(const struct fmt_grammar *g, uint32_t *depth)
 
 /* ---- the public iterator ------------------------------------------------- */
 
+/* Calls a timed iterator of format 1.9 decodes ahead of the one it
+ * produces: a start as coded may be later than those of the calls after
+ * it (its error is a share of the gap from its reference, which the
+ * previous call's duration's code may have put far before it), and is
+ * shown as the earliest start coded over this many calls (iter_ahead). */
+#define AHEAD 64
+
+/* A call decoded ahead: its signature, and its times as coded. */
+struct ahead {
+	uint32_t sig;
+	int rc;	     /* of the walk: 1, or a RONDO_E_* code */
+	int trc;     /* of its times: 1 coded, 0 none, or a RONDO_E_* code */
+	int64_t s;   /* its start as coded: never early */
+	int64_t e;   /* s plus its duration as coded: never early */
+	int64_t lo;  /* s minus its bound: the true start is later */
+	int64_t low; /* the lower edge of its duration's code */
+	int64_t d;   /* its duration as coded */
+};
+
 struct rondo_iter {
 	struct walk w;
 	/* a timed iterator: the rank's durations and intervals */
@@ -161,13 +180,24 @@ struct rondo_iter {
 			  INT64_MIN none yet */
 	int64_t last;  /* the rank's last end */
 	int64_t offset, start, end;
-	int64_t err, derr; /* bounds of the errors of start and duration */
-	int from_end;	   /* format 1.7: intervals from the last end */
+	int64_t err, derr;  /* bounds of the errors of start and end */
+	int64_t dur, dspan; /* the duration as coded, and its bound */
+	int from_end;	    /* format 1.7: intervals from the last end */
 	/* from 1.8: the rank's coded segments, the next one and the calls
 	 * left in the one open */
 	struct fmt_tstream ts;
 	uint64_t seg, segleft;
 	uint32_t rank;
+	/* from 1.9 (iter_ahead): the calls decoded ahead, in a ring, from
+	 * the one produced next (head, n of them); the timed ones among
+	 * them in order of increasing start (dq: their indices in the
+	 * ring); the next call's reference; the start shown for the next
+	 * call once known; the lower bound of the last call's end */
+	struct ahead *q;
+	uint32_t head, n, walked; /* walked: the walk is at its end */
+	uint32_t *dq, dqh, dqn;
+	int64_t ref, next_start, last_lo;
+	int shown, next_known; /* shown: a call was produced */
 };
 
 /* An iterator over the expansion of `rule`: 0, or RONDO_E_NOMEM. */
@@ -198,7 +228,11 @@ static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 	it->rank = rank;
 	if (tm->coded) {
 		it->seg = tm->first[rank];
-		return 0;
+		if (!tm->from_low)
+			return 0;
+		it->q = malloc(sizeof(*it->q) * AHEAD);
+		it->dq = malloc(sizeof(*it->dq) * AHEAD);
+		return it->q && it->dq ? 0 : RONDO_E_NOMEM;
 	}
 	if (walk_init(&it->wd, &tm->g, tm->len, t->tdepth, t->tseq[2 * rank]) <
 		    0 ||
@@ -275,6 +309,8 @@ void rondo_iter_free(rondo_iter *it)
 	walk_free(&it->wi);
 	fmt_tstream_free(&it->ts);
 	free(it->prev);
+	free(it->q);
+	free(it->dq);
 	free(it);
 }
 
@@ -355,13 +391,16 @@ static int iter_times(rondo_iter *it, uint32_t sig)
 	/* held within +-FMT_TIME_MAX: no sum of a file's codes overflows */
 	start = fmt_time_add(ref, ival);
 	if (it->from_end && ic == 0 && it->w.pos > 1)
-		/* both below 4e18 + 16: no overflow; kept there */
-		it->err = it->err + it->derr > (int64_t)4e18
-				  ? (int64_t)4e18
-				  : it->err + it->derr;
+		it->err = it->derr; /* the previous end's */
 	else
 		it->err = span_bound(sc->base, ival);
-	it->derr = span_bound(sc->base, dur);
+	/* the end's: the start's and the duration's, both below 4e18 + 16:
+	 * no overflow; kept there */
+	it->dur = dur;
+	it->dspan = span_bound(sc->base, dur);
+	it->derr = it->err + it->dspan;
+	if (it->derr > (int64_t)4e18)
+		it->derr = (int64_t)4e18;
 	if (!it->from_end)
 		it->prev[sig] = start;
 	it->last = fmt_time_add(start, dur);
@@ -371,12 +410,125 @@ static int iter_times(rondo_iter *it, uint32_t sig)
 	return 0;
 }
 
+/* Decodes the next call of the walk into the ring (format 1.9): its
+ * times as coded (FORMAT.md, "timing"), and where it goes among the
+ * timed calls ahead by start. */
+static void ahead_push(rondo_iter *it)
+{
+	const struct fmt_tscale *sc = &it->t->tscale;
+	uint32_t i = (it->head + it->n) % AHEAD, dc = 0, ic = 0;
+	struct ahead *a = &it->q[i];
+	int64_t ival;
+
+	a->rc = walk_next(&it->w, &a->sig);
+	if (a->rc != 1) {
+		it->walked = 1;
+		if (a->rc == 0)
+			return;
+	}
+	it->n++;
+	a->trc = 0;
+	if (a->rc != 1 || it->w.pos > it->ntimed)
+		return;
+	a->trc = iter_codes(it, a->sig, &dc, &ic);
+	if (a->trc < 0) {
+		it->ntimed = 0; /* no more times */
+		return;
+	}
+	a->trc = 1;
+	ival = fmt_tvalue_ival(sc, ic);
+	/* held within +-FMT_TIME_MAX: no sum of a file's codes overflows */
+	a->s = fmt_time_add(it->ref, ival);
+	a->d = (int64_t)fmt_tvalue_dur(sc, dc);
+	a->e = fmt_time_add(a->s, a->d);
+	a->lo = a->s - span_bound(sc->base, ival);
+	a->low = (int64_t)fmt_tvalue_dur_low(sc, dc);
+	it->ref = fmt_time_add(a->s, a->low);
+	while (it->dqn &&
+	       it->q[it->dq[(it->dqh + it->dqn - 1) % AHEAD]].s >= a->s)
+		it->dqn--;
+	it->dq[(it->dqh + it->dqn++) % AHEAD] = i;
+}
+
+static void ahead_fill(rondo_iter *it)
+{
+	while (it->n < AHEAD && !it->walked)
+		ahead_push(it);
+}
+
+/* The next call of a timed iterator of format 1.9, from the ring.  The
+ * start shown is never early and never before the previous one: the
+ * earliest start coded from this call to AHEAD calls on (each true start
+ * is before all those after it, each coded start after its true one), or
+ * the previous start shown if later; the end shown, the end coded or the
+ * next start shown if earlier, never before the start.  So calls read in
+ * order and never overlap, and none is read late by more than its own
+ * code's error.  The bounds: of the start, its distance from the latest
+ * time the call is known to start after (its coded start less its
+ * bound, or the previous call's such time plus the lower edge of its
+ * duration); of the end, likewise. */
+static int ahead_next(rondo_iter *it, uint32_t *sig)
+{
+	struct ahead a; /* its slot takes another call below */
+	int64_t lo, start;
+
+	ahead_fill(it);
+	if (it->n == 0)
+		return 0;
+	a = it->q[it->head];
+	*sig = a.sig;
+	it->have = 0;
+	if (a.rc != 1 || a.trc != 1) {
+		it->head = (it->head + 1) % AHEAD;
+		it->n--;
+		return a.rc != 1 ? a.rc : a.trc < 0 ? a.trc : 1;
+	}
+	/* known but for the first call (none after an untimed one) */
+	start = it->next_known ? it->next_start : it->q[it->dq[it->dqh]].s;
+	if (it->dq[it->dqh] == it->head) {
+		it->dqh = (it->dqh + 1) % AHEAD;
+		it->dqn--;
+	}
+	it->head = (it->head + 1) % AHEAD;
+	it->n--;
+	ahead_fill(it);
+	/* the next call's start, now that the ring reaches past it */
+	it->next_known = it->n && it->q[it->head].trc == 1;
+	if (it->next_known) {
+		it->next_start = it->q[it->dq[it->dqh]].s;
+		if (it->next_start < start)
+			it->next_start = start;
+	}
+	lo = a.lo;
+	if (it->shown && it->last_lo > lo)
+		lo = it->last_lo;
+	it->start = start;
+	it->last = a.e;
+	if (it->next_known && it->next_start < it->last)
+		it->last = it->next_start;
+	if (it->last < start)
+		it->last = start;
+	/* a damaged file's lower bounds may be anything: at least 1 */
+	it->err = start - lo > 0 ? start - lo : 1;
+	it->dur = a.d;
+	it->dspan = span_bound(it->t->tscale.base, a.d);
+	it->last_lo = fmt_time_add(lo, a.low);
+	it->derr = it->last - it->last_lo > 0 ? it->last - it->last_lo : 1;
+	it->start = fmt_time_add(start, it->offset);
+	it->end = fmt_time_add(it->last, it->offset);
+	it->shown = 1;
+	it->have = 1;
+	return 1;
+}
+
 int rondo_iter_next(rondo_iter *it, uint32_t *sig)
 {
 	int rc;
 
 	if (!it || !sig)
 		return RONDO_E_STATE;
+	if (it->q)
+		return ahead_next(it, sig);
 	rc = walk_next(&it->w, sig);
 	if (it->timed) {
 		it->have = 0;
@@ -405,7 +557,7 @@ int rondo_iter_skip(rondo_iter *it, uint64_t n)
 
 int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
 {
-	if (!it || !it->timed || it->w.pos == 0)
+	if (!it || !it->timed || rondo_iter_position(it) == 0)
 		return RONDO_E_STATE;
 	if (!it->have)
 		return RONDO_E_MISSING;
@@ -417,20 +569,33 @@ int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
 }
 
 int rondo_iter_time_bound(const rondo_iter *it, int64_t *start_err,
-			  int64_t *dur_err)
+			  int64_t *end_err)
 {
-	if (!it || !it->timed || it->w.pos == 0)
+	if (!it || !it->timed || rondo_iter_position(it) == 0)
 		return RONDO_E_STATE;
 	if (!it->have)
 		return RONDO_E_MISSING;
 	if (start_err)
 		*start_err = it->err;
+	if (end_err)
+		*end_err = it->derr;
+	return 0;
+}
+
+int rondo_iter_duration(const rondo_iter *it, int64_t *dur_ns, int64_t *dur_err)
+{
+	if (!it || !it->timed || rondo_iter_position(it) == 0)
+		return RONDO_E_STATE;
+	if (!it->have)
+		return RONDO_E_MISSING;
+	if (dur_ns)
+		*dur_ns = it->dur;
 	if (dur_err)
-		*dur_err = it->derr;
+		*dur_err = it->dspan;
 	return 0;
 }
 
 uint64_t rondo_iter_position(const rondo_iter *it)
 {
-	return it ? it->w.pos : 0;
+	return !it ? 0 : it->w.pos - (it->q ? it->n : 0);
 }

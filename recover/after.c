@@ -572,8 +572,8 @@ static int times_after(struct adding *d, const struct trace_in *t, uint32_t r,
 		       uint64_t calls)
 {
 	const struct after_rank *a = d->by_rank[r];
-	struct fmt_tstream ts;
-	int rc = 0;
+	uint32_t *sig;
+	int rc;
 
 	if (a->ntimed != a->ncalls || a->base != t->tm.base ||
 	    t->ttimed[r] != calls)
@@ -581,12 +581,14 @@ static int times_after(struct adding *d, const struct trace_in *t, uint32_t r,
 	for (uint64_t i = 0; i < a->ncalls; i++)
 		if (a->dcodes[i] >= t->tlimit || a->icodes[i] >= t->tlimit)
 			return 0;
-	fmt_tstream_encoder(&ts, &d->tnew[r]);
-	for (uint64_t i = 0; i < a->ncalls && rc == 0; i++)
-		rc = fmt_tstream_put(&ts, d->gsig[r][a->calls[i]], a->dcodes[i],
-				     a->icodes[i]);
-	rc = rc ? rc : fmt_tstream_end(&ts);
-	fmt_tstream_free(&ts);
+	sig = malloc(sizeof(*sig) * (a->ncalls + 1));
+	if (!sig)
+		return RONDO_E_NOMEM;
+	for (uint64_t i = 0; i < a->ncalls; i++)
+		sig[i] = d->gsig[r][a->calls[i]];
+	rc = fmt_tstream_code(&d->tnew[r], a->ncalls, sig, a->dcodes,
+			      a->icodes);
+	free(sig);
 	if (rc == 0) {
 		d->tnewcalls[r] = a->ncalls;
 		d->timed++;
@@ -999,6 +1001,7 @@ static int timing_with(const struct trace_in *t, const struct adding *d,
 			len += d->tnew[r].len;
 		}
 	*tm = (struct fmt_timing){o->base, o->nranks, o->offset, 1};
+	tm->from_low = o->from_low; /* the after calls' tracer's too */
 	tm->first = malloc(sizeof(uint64_t) * ((size_t)o->nranks + 1));
 	tm->seg = malloc(sizeof(*tm->seg) * (nseg + 1));
 	tm->data = malloc(len + 1);

@@ -211,8 +211,8 @@ static int read_head(struct rank *r, struct fmt_cur *c)
 	    !(r->base >= RONDO_TIME_BASE_MIN && r->base <= RONDO_TIME_BASE_MAX))
 		return RONDO_E_CORRUPT;
 	/* per-call times of another encoding are left out (said) */
-	r->times_other = r->timing && r->timing != SPILL_TIMING_FROM_END;
-	r->timing = r->timing == SPILL_TIMING_FROM_END;
+	r->times_other = r->timing && r->timing != SPILL_TIMING_FROM_LOW;
+	r->timing = r->timing == SPILL_TIMING_FROM_LOW;
 	return 0;
 }
 
@@ -707,7 +707,6 @@ static int grammar_of(const uint32_t *v, uint64_t n, uint32_t limit,
  * codes them (fmt_tstream). */
 static int times_of(struct rank *r, const uint32_t *sig, uint64_t n)
 {
-	struct fmt_tstream ts;
 	uint64_t nd, ni;
 	uint32_t *d, *i;
 	int rc;
@@ -718,11 +717,7 @@ static int times_of(struct rank *r, const uint32_t *sig, uint64_t n)
 	i = stream_values(r, SPILL_INTERVALS, &ni);
 	rc = !d || !i || nd != ni || nd != r->ntimed || nd > n ? RONDO_E_CORRUPT
 							       : 0;
-	fmt_tstream_encoder(&ts, &r->tbytes);
-	for (uint64_t k = 0; k < nd && rc == 0; k++)
-		rc = fmt_tstream_put(&ts, sig[k], d[k], i[k]);
-	rc = rc ? rc : fmt_tstream_end(&ts);
-	fmt_tstream_free(&ts);
+	rc = rc ? rc : fmt_tstream_code(&r->tbytes, nd, sig, d, i);
 	free(d);
 	free(i);
 	if (rc == 0)
@@ -1069,8 +1064,8 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 		if (r->times_other)
 			say(J,
 			    "%s: its per-call times are coded as an older "
-			    "tracer coded them (intervals from the previous "
-			    "call of the same signature): left out",
+			    "tracer coded them (format 1.8 or before): left "
+			    "out",
 			    r->path);
 		if (r->timing && merge_set_timing(m, r->base) == 0) {
 			int64_t origin = (int64_t)r->wall + r->origin;

@@ -368,6 +368,7 @@ static int corpus_limit_times(const char *dir)
 			       .nranks = 4,
 			       .offset = offset,
 			       .coded = 1,
+			       .from_low = 1,
 			       .first = first,
 			       .seg = seg};
 	int rc = fmt_tscale_init(&sc, t.base);

@@ -29,8 +29,12 @@ struct testtrace {
 	struct fmt_tscale sc;
 	struct tt_timed {
 		uint32_t *sig, *dc, *ic; /* each timed call's */
+		/* tt_call_at's calls: the times, coded at the end as the
+		 * form asks (at[k] set) */
+		int64_t *start;
+		uint64_t *dur;
+		uint8_t *at;
 		size_t n;
-		struct fmt_tenc enc;
 		int64_t offset;
 	} * timed;    /* per rank */
 	int tgrammar; /* the form of 1.7 and older (tt_timing_grammar) */
@@ -106,6 +110,9 @@ void tt_free(struct testtrace *tt)
 		free(tt->timed[r].sig);
 		free(tt->timed[r].dc);
 		free(tt->timed[r].ic);
+		free(tt->timed[r].start);
+		free(tt->timed[r].dur);
+		free(tt->timed[r].at);
 	}
 	free(tt->timed);
 	fmt_tscale_free(&tt->sc);
@@ -118,8 +125,6 @@ void tt_timing(struct testtrace *tt, double base)
 		tt_die("fmt_tscale_init");
 	tt->timed = tt_alloc(NULL, tt->nranks, sizeof(*tt->timed));
 	memset(tt->timed, 0, sizeof(*tt->timed) * tt->nranks);
-	for (uint32_t r = 0; r < tt->nranks; r++)
-		tt->timed[r].enc.sc = &tt->sc;
 }
 
 void tt_timing_grammar(struct testtrace *tt)
@@ -127,18 +132,40 @@ void tt_timing_grammar(struct testtrace *tt)
 	tt->tgrammar = 1;
 }
 
-/* Rank `rank`'s next timed call. */
+/* Rank `rank`'s next timed call: its codes, or (at) its times. */
 static void tt_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
-		     uint32_t dc, uint32_t ic)
+		     uint32_t dc, uint32_t ic, int at, int64_t start,
+		     uint64_t dur)
 {
 	struct tt_timed *t = &tt->timed[rank];
 
 	t->sig = tt_alloc(t->sig, t->n + 1, sizeof(*t->sig));
 	t->dc = tt_alloc(t->dc, t->n + 1, sizeof(*t->dc));
 	t->ic = tt_alloc(t->ic, t->n + 1, sizeof(*t->ic));
+	t->start = tt_alloc(t->start, t->n + 1, sizeof(*t->start));
+	t->dur = tt_alloc(t->dur, t->n + 1, sizeof(*t->dur));
+	t->at = tt_alloc(t->at, t->n + 1, sizeof(*t->at));
 	t->sig[t->n] = sig;
 	t->dc[t->n] = dc;
-	t->ic[t->n++] = ic;
+	t->ic[t->n] = ic;
+	t->start[t->n] = start;
+	t->dur[t->n] = dur;
+	t->at[t->n++] = (uint8_t)at;
+}
+
+/* The codes of the calls given by their times, as the tracer codes them
+ * (or, for the form of 1.7, as 1.7 did). */
+static void tt_code_times(struct testtrace *tt)
+{
+	for (uint32_t r = 0; r < tt->nranks; r++) {
+		struct tt_timed *t = &tt->timed[r];
+		struct fmt_tenc enc = {&tt->sc, 0, 0, tt->tgrammar};
+
+		for (size_t k = 0; k < t->n; k++)
+			if (t->at[k])
+				fmt_tenc_call(&enc, t->start[k], t->dur[k],
+					      &t->dc[k], &t->ic[k]);
+	}
 }
 
 void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset)
@@ -149,19 +176,16 @@ void tt_clock_offset(struct testtrace *tt, uint32_t rank, int64_t offset)
 void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,
 		int64_t start_ns, uint64_t dur_ns)
 {
-	struct tt_timed *t = &tt->timed[rank];
-	uint32_t dc, ic;
-
 	tt_call(tt, rank, sig, 1, dur_ns);
-	fmt_tenc_call(&t->enc, start_ns - t->offset, dur_ns, &dc, &ic);
-	tt_codes(tt, rank, sig, dc, ic);
+	tt_codes(tt, rank, sig, 0, 0, 1, start_ns - tt->timed[rank].offset,
+		 dur_ns);
 }
 
 void tt_call_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
 		   uint64_t dur_ns, uint32_t dcode, uint32_t icode)
 {
 	tt_call(tt, rank, sig, 1, dur_ns);
-	tt_codes(tt, rank, sig, dcode, icode);
+	tt_codes(tt, rank, sig, dcode, icode, 0, 0, 0);
 }
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value)
@@ -306,24 +330,20 @@ static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 	memset(all, 0, sizeof(*all));
 	memset(rm, 0, sizeof(*rm));
 	memset(tm, 0, sizeof(*tm));
-	if (rc == 0 && tt->timed)
+	if (rc == 0 && tt->timed) {
+		tt_code_times(tt);
 		rc = merge_set_timing(m, tt->sc.base);
+	}
 	for (uint32_t r = 0; r < tt->nranks && rc == 0; r++) {
 		const struct tt_timed *t = tt->timed ? &tt->timed[r] : NULL;
 		struct fmt_grammar e;
 		struct fmt_buf b = {0};
-		struct fmt_tstream ts;
 
 		rc = grammar_export(tt->rank[r], &e);
 		if (rc == 0)
 			rc = merge_add_grammar(m, &e);
 		if (rc == 0 && t) { /* coded as the tracer codes them */
-			fmt_tstream_encoder(&ts, &b);
-			for (size_t k = 0; k < t->n && rc == 0; k++)
-				rc = fmt_tstream_put(&ts, t->sig[k], t->dc[k],
-						     t->ic[k]);
-			rc = rc ? rc : fmt_tstream_end(&ts);
-			fmt_tstream_free(&ts);
+			rc = fmt_tstream_code(&b, t->n, t->sig, t->dc, t->ic);
 			rc = rc ? rc
 				: merge_add_timing(m, b.data, b.len, t->n,
 						   t->offset);

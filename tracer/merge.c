@@ -799,8 +799,8 @@ static int runs_expand(struct runs *x, uint32_t rule, uint64_t times, int depth)
 }
 
 /* The timing of a range's ranks, added before the ranks themselves.  A
- * range without timing, or with another base, or not coded, gives its
- * ranks none. */
+ * range without timing, or with another base, or not coded as this
+ * tracer codes, gives its ranks none. */
 static int range_timing(struct merge *m, const struct range *r)
 {
 	struct timing *t = &m->t;
@@ -812,7 +812,8 @@ static int range_timing(struct merge *m, const struct range *r)
 	rc = rc ? rc : merge_timing_pad(m);
 	if (rc || !t->base)
 		return rc;
-	if (rt->base != t->base || !rt->coded || rt->nranks != r->nranks)
+	if (rt->base != t->base || !rt->coded || !rt->from_low ||
+	    rt->nranks != r->nranks)
 		return timing_empty(t, r->nranks);
 	for (uint32_t k = 0; k < rt->nranks && !rc; k++) {
 		rc = timing_rank(t, rt->offset[k]);
@@ -1178,6 +1179,7 @@ void merge_timing_view(struct merge *m, struct fmt_timing *out)
 	out->nranks = t->nranks;
 	out->offset = t->origin;
 	out->coded = 1;
+	out->from_low = 1; /* the tracer's encoder (fmt_tenc) */
 	out->first = t->first;
 	out->seg = t->seg;
 	out->data = t->data.data;

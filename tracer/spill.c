@@ -354,7 +354,7 @@ static void put_head(void)
 	spill_w_str(w, head.f.mpi_version, 15);
 	spill_w_str(w, head.f.settings, 500);
 	spill_w_uv(w, (uint64_t)(rt.lazy | rt.sessions << 1));
-	spill_w_uv(w, rt.timing ? SPILL_TIMING_FROM_END : 0);
+	spill_w_uv(w, rt.timing ? SPILL_TIMING_FROM_LOW : 0);
 	spill_w_f64(w, rt.time_base);
 	spill_w_sv(w, (int64_t)(rt.origin_ns - rt.start_ns));
 	spill_w_flush(w);

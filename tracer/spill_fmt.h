@@ -28,11 +28,13 @@
 
 #define SPILL_MAGIC   "RONDOSPL"
 #define SPILL_VERSION 1
-/* HEAD's per-call timing: 0 none; 2 per call, each interval from the end
- * of the rank's previous call (format 1.7 on).  1, intervals from the
- * signature's previous start, was written before: recovery leaves such
- * times out rather than misread them. */
-#define SPILL_TIMING_FROM_END 2
+/* HEAD's per-call timing: 0 none; 3 per call, coded as format 1.9 codes
+ * them (fmt_tenc: each interval from the previous start plus its
+ * duration's lower edge).  Written before: 1, intervals from the
+ * signature's previous start, and 2, from the end of the rank's previous
+ * call (1.7, 1.8): recovery leaves such times out rather than misread
+ * them. */
+#define SPILL_TIMING_FROM_LOW 3
 
 enum spill_rec {
 	SPILL_HEAD = 1, /* the rank and its job (once, first) */

@@ -28,6 +28,15 @@ static void dump_usage(FILE *f)
 		"                      index (traces made with per-call\n"
 		"                      timing; the header states the error\n"
 		"                      bound); \"-\" for a call without times\n"
+		"  -b, --bounds        with --times, three more columns after\n"
+		"                      the end: how late the start and the "
+		"end\n"
+		"                      may read (each less than this), and "
+		"the\n"
+		"                      duration as recorded (never short; the\n"
+		"                      end minus the start may be less, where "
+		"a\n"
+		"                      start reads late)\n"
 		"  -g, --grammar       print the compressed form instead: the\n"
 		"                      signature table, the rules (symbols "
 		"with\n"
@@ -41,6 +50,7 @@ struct dump_sel {
 	uint8_t *sig;  /* signatures to print, NULL: all */
 	uint64_t left; /* calls still to print */
 	int times;     /* --times */
+	int bounds;    /* --bounds */
 	/* --times: the largest start bound and its call; the calls whose
 	 * start is less sure than they last (bound above their duration),
 	 * the first of them, and how far, bound / duration in powers of 2 */
@@ -74,7 +84,7 @@ static char *dump_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 }
 
 /* The header of --times: what the times are and how far off. */
-static void dump_times_header(const rondo_trace *t)
+static void dump_times_header(const rondo_trace *t, int bounds)
 {
 	const char *sync = rondo_meta_get(t, "clock_sync");
 	unsigned major = 0, minor = 0;
@@ -82,9 +92,24 @@ static void dump_times_header(const rondo_trace *t)
 
 	rondo_timing_mode(t, &b);
 	rondo_format_version(t, &major, &minor);
-	printf("# rank index start end call: start and end in seconds since "
-	       "the job's time origin (rank 0 at MPI_Init)\n");
-	if (major == 1 && minor < 7)
+	printf("# rank index start end %scall: start and end in seconds since "
+	       "the job's time origin (rank 0 at MPI_Init)%s\n",
+	       bounds ? "start-bound end-bound duration " : "",
+	       bounds ? "; each bound: how late the time may read (less "
+			"than this); the duration as recorded, never short"
+		      : "");
+	if (major == 1 && minor >= 9)
+		printf("# per-call timing, base %g: a duration d is recorded "
+		       "as d' with d <= d' < %g*d + 1 ns, a start late by "
+		       "less than %g%% of its gap from just before the "
+		       "previous call's end; a start reads as the earliest "
+		       "of it and the next 63: no start or end reads early, "
+		       "starts never decrease, no call starts before the "
+		       "previous one ends, no error carries into later "
+		       "calls%s\n",
+		       b, b, (b - 1) * 100,
+		       bounds ? "" : " (--bounds: each call's bounds)");
+	else if (major == 1 && minor < 7)
 		printf("# per-call timing, base %g: a duration d reads d' with "
 		       "d <= d' < %g*d + 1 ns; a start is never early, and "
 		       "late "
@@ -177,19 +202,32 @@ static void dump_times_trailer(const rondo_trace *t, const struct dump_sel *sel)
 		printf("\n");
 }
 
+/* ns as seconds, exactly, and a space. */
+static void dump_secs(int64_t ns)
+{
+	printf("%s%" PRId64 ".%09" PRId64 " ", ns < 0 ? "-" : "",
+	       (ns < 0 ? -ns : ns) / 1000000000,
+	       (ns < 0 ? -ns : ns) % 1000000000);
+}
+
 static void dump_time(const rondo_iter *it, struct dump_sel *sel, uint32_t rank)
 {
-	int64_t s, e;
+	int64_t s, e, serr = 0, eerr = 0, d = 0;
 
-	if (rondo_iter_time(it, &s, &e) < 0) {
-		printf("- - ");
+	if (rondo_iter_time(it, &s, &e) < 0 ||
+	    rondo_iter_time_bound(it, &serr, &eerr) < 0 ||
+	    rondo_iter_duration(it, &d, NULL) < 0) {
+		printf(sel->bounds ? "- - - - - " : "- - ");
 		return;
 	}
-	dump_bound(it, sel, rank, e - s);
-	printf("%s%" PRId64 ".%09" PRId64 " %s%" PRId64 ".%09" PRId64 " ",
-	       s < 0 ? "-" : "", (s < 0 ? -s : s) / 1000000000,
-	       (s < 0 ? -s : s) % 1000000000, e < 0 ? "-" : "",
-	       (e < 0 ? -e : e) / 1000000000, (e < 0 ? -e : e) % 1000000000);
+	dump_bound(it, sel, rank, d);
+	dump_secs(s);
+	dump_secs(e);
+	if (sel->bounds) {
+		dump_secs(serr);
+		dump_secs(eerr);
+		dump_secs(d);
+	}
 }
 
 /* A recovered trace's rank whose record was cut short (the meta key
@@ -309,6 +347,7 @@ int cmd_dump(int argc, char **argv)
 		{"limit", required_argument, 0, 'n'},
 		{"grammar", no_argument, 0, 'g'},
 		{"times", no_argument, 0, 't'},
+		{"bounds", no_argument, 0, 'b'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	const char *func = NULL;
@@ -320,7 +359,7 @@ int cmd_dump(int argc, char **argv)
 	size_t size = 256;
 	char *buf;
 
-	while ((c = getopt_long(argc, argv, "r:f:n:gth", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:f:n:gtbh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 		case 'R':
@@ -346,6 +385,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'g': grammar = 1; break;
 		case 't': sel.times = 1; break;
+		case 'b': sel.times = sel.bounds = 1; break;
 		case 'h': dump_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("dump ", "bad option");
 		}
@@ -366,7 +406,7 @@ int cmd_dump(int argc, char **argv)
 		dump_grammar(t, &buf, &size);
 	} else if (rc == CLI_EXIT_OK) {
 		if (sel.times)
-			dump_times_header(t);
+			dump_times_header(t, sel.bounds);
 		for (uint32_t r = 0; r < rondo_rank_count(t) && !rc; r++)
 			if (sel.rank[r])
 				rc = dump_rank(t, r, &sel, &buf, &size);

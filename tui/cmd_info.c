@@ -152,6 +152,7 @@ static void info_groups(const rondo_trace *t)
 static void info_timing(const rondo_trace *t)
 {
 	uint32_t n = rondo_rank_count(t), short_ranks = 0, first = 0;
+	unsigned major = 0, minor = 0;
 	double b;
 
 	if (rondo_timing_mode(t, &b) != RONDO_TIMING_PERCALL) {
@@ -159,11 +160,14 @@ static void info_timing(const rondo_trace *t)
 		       "per-call times\n");
 		return;
 	}
-	printf("timing       per call, base %g: durations read back up to "
-	       "%g%% long, starts up to %g%% of the gap before them late "
-	       "(or at the previous call's end, as late as it), never early "
-	       "(rondo dump --times)\n",
-	       b, (b - 1) * 100, (b - 1) * 100);
+	rondo_format_version(t, &major, &minor);
+	printf("timing       per call, base %g: durations recorded up to "
+	       "%g%% long, starts up to %g%% of the gap before them late%s, "
+	       "never early (rondo dump --times --bounds)\n",
+	       b, (b - 1) * 100, (b - 1) * 100,
+	       major == 1 && minor < 9
+		       ? " (or at the previous call's end, as late as it)"
+		       : ", no error carried from call to call");
 	for (uint32_t r = 0; r < n; r++)
 		if (rondo_rank_timed_calls(t, r) < rondo_rank_calls(t, r) &&
 		    !short_ranks++)

@@ -555,12 +555,21 @@ int rondo_iter_skip(rondo_iter *it, uint64_t n)
 	return 0;
 }
 
-int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
+/* Whether the call produced last has times: 0, RONDO_E_MISSING, or
+ * RONDO_E_STATE (not timed, or no call yet). */
+static int timed_state(const rondo_iter *it)
 {
 	if (!it || !it->timed || rondo_iter_position(it) == 0)
 		return RONDO_E_STATE;
-	if (!it->have)
-		return RONDO_E_MISSING;
+	return it->have ? 0 : RONDO_E_MISSING;
+}
+
+int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
+{
+	int rc = timed_state(it);
+
+	if (rc)
+		return rc;
 	if (start_ns)
 		*start_ns = it->start;
 	if (end_ns)
@@ -571,10 +580,10 @@ int rondo_iter_time(const rondo_iter *it, int64_t *start_ns, int64_t *end_ns)
 int rondo_iter_time_bound(const rondo_iter *it, int64_t *start_err,
 			  int64_t *end_err)
 {
-	if (!it || !it->timed || rondo_iter_position(it) == 0)
-		return RONDO_E_STATE;
-	if (!it->have)
-		return RONDO_E_MISSING;
+	int rc = timed_state(it);
+
+	if (rc)
+		return rc;
 	if (start_err)
 		*start_err = it->err;
 	if (end_err)
@@ -584,10 +593,10 @@ int rondo_iter_time_bound(const rondo_iter *it, int64_t *start_err,
 
 int rondo_iter_duration(const rondo_iter *it, int64_t *dur_ns, int64_t *dur_err)
 {
-	if (!it || !it->timed || rondo_iter_position(it) == 0)
-		return RONDO_E_STATE;
-	if (!it->have)
-		return RONDO_E_MISSING;
+	int rc = timed_state(it);
+
+	if (rc)
+		return rc;
 	if (dur_ns)
 		*dur_ns = it->dur;
 	if (dur_err)

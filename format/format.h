@@ -552,6 +552,11 @@ struct fmt_tscale {
 	double base, lnb, il2b; /* il2b: 1 / log2(base) */
 	uint32_t n;
 	uint64_t *up, *down;
+	/* Where to start looking for the code of x >= 1, by x's top bits
+	 * (timecode.c, tscale_at): its exponent and the `mbits` bits below
+	 * its leading 1 */
+	uint32_t mbits;
+	uint16_t *at_up, *at_down;
 };
 
 /* 0, RONDO_E_RANGE for a base outside [FMT_TBASE_MIN, FMT_TBASE_MAX], or
@@ -633,6 +638,8 @@ struct fmt_tstream {
 	uint64_t low, pending;
 	uint32_t range, code;
 	uint8_t cache;
+	int fixed; /* 1: each model's centre stays its first code (streams of
+		      1.8 and 1.9); 0: it follows the model's median */
 	struct fmt_tmodel **m; /* by signature, made at its first call */
 	uint32_t nm;
 	size_t mem; /* bytes the models hold */
@@ -648,10 +655,10 @@ int fmt_tstream_put(struct fmt_tstream *s, uint32_t sig, uint32_t dcode,
 		    uint32_t icode);
 /* Ends the stream: its last bytes to out.  0, or RONDO_E_NOMEM. */
 int fmt_tstream_end(struct fmt_tstream *s);
-/* A whole stream to out at once: n calls' signatures and codes.  As
- * fmt_tstream_put. */
+/* A whole stream to out at once: n calls' signatures and codes (fixed:
+ * as fmt_tstream's field).  As fmt_tstream_put. */
 int fmt_tstream_code(struct fmt_buf *out, uint64_t n, const uint32_t *sig,
-		     const uint32_t *dcode, const uint32_t *icode);
+		     const uint32_t *dcode, const uint32_t *icode, int fixed);
 void fmt_tstream_decoder(struct fmt_tstream *s, const uint8_t *p, size_t n);
 /* The next call's codes: 0, RONDO_E_CORRUPT when the stream ends before
  * it or is damaged (not every damage shows: codes are checked against the
@@ -682,6 +689,8 @@ struct fmt_timing {
 	int coded;	 /* the streams below, not the grammar */
 	int from_low;	 /* coded, from 1.9: the intervals of fmt_tenc (else
 			    those of its from_end) */
+	int follow;	 /* from_low, from 1.10: the models' centres follow
+			    their medians (fmt_tstream's fixed is 0) */
 	uint64_t *first; /* nranks + 1: rank r's segments are first[r] to
 			    first[r + 1] - 1 */
 	struct fmt_tseg *seg;

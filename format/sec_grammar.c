@@ -256,12 +256,17 @@ void fmt_rankmap_free(struct fmt_rankmap *r)
 #define TIMING_FROM_LOW                                                        \
 	2 /* flags, with TIMING_CODED: intervals from the previous start plus \
 	     its duration's lower edge (from 1.9) */
+#define TIMING_FOLLOW                                                          \
+	4 /* flags, with the two above: the models' centres follow their   \
+	     medians (from 1.10) */
 
 void fmt_timing_encode(struct fmt_buf *b, const struct fmt_timing *t)
 {
 	fmt_put_uvarint(
 		b, (t->coded ? TIMING_CODED : 0) |
-			   (t->coded && t->from_low ? TIMING_FROM_LOW : 0));
+			   (t->coded && t->from_low ? TIMING_FROM_LOW : 0) |
+			   (t->coded && t->from_low && t->follow ? TIMING_FOLLOW
+								 : 0));
 	fmt_put_f64(b, t->base);
 	fmt_put_uvarint(b, t->nranks);
 	for (uint32_t r = 0; r < t->nranks; r++)
@@ -350,8 +355,12 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 	size_t at = c->pos;
 	int rc = fmt_get_uvarint(c, &flags);
 
-	if (!rc && (flags & ~(uint64_t)(TIMING_CODED | TIMING_FROM_LOW) ||
-		    flags == TIMING_FROM_LOW))
+	if (!rc &&
+	    (flags & ~(uint64_t)(TIMING_CODED | TIMING_FROM_LOW |
+				 TIMING_FOLLOW) ||
+	     flags == TIMING_FROM_LOW ||
+	     ((flags & TIMING_FOLLOW) &&
+	      flags != (TIMING_CODED | TIMING_FROM_LOW | TIMING_FOLLOW))))
 		return fmt_cur_fail(c, RONDO_E_CORRUPT, at, "flags %" PRIu64,
 				    flags);
 	at = c->pos;
@@ -388,6 +397,7 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 		return rc;
 	t->nranks = nranks;
 	t->from_low = (flags & TIMING_FROM_LOW) != 0;
+	t->follow = (flags & TIMING_FOLLOW) != 0;
 	if (flags & TIMING_CODED)
 		return timing_segs(c, t);
 	rc = grammar_read(c, &t->g, limit, &t->len);

@@ -13,6 +13,8 @@
 
 /* ---- the logarithmic scale of per-call timing ---------------------------- */
 
+static int tscale_at_init(struct fmt_tscale *s);
+
 int fmt_tscale_init(struct fmt_tscale *s, double base)
 {
 	double v = 1.0;
@@ -40,6 +42,10 @@ int fmt_tscale_init(struct fmt_tscale *s, double base)
 		s->down[n] = (uint64_t)floor(v);
 	}
 	s->n = n;
+	if (tscale_at_init(s) < 0) {
+		fmt_tscale_free(s);
+		return RONDO_E_NOMEM;
+	}
 	return 0;
 }
 
@@ -47,12 +53,14 @@ void fmt_tscale_free(struct fmt_tscale *s)
 {
 	free(s->up);
 	free(s->down);
+	free(s->at_up);
+	free(s->at_down);
 	memset(s, 0, sizeof(*s));
 }
 
 /* log_b(x) for x >= 1, roughly (within 0.0009 / log2 b): a guess that the
- * table puts right, cheaper than log() on a tracer's call path.  The
- * exponent and the fraction of x as a double, log2(1 + f) by a cubic. */
+ * table puts right.  The exponent and the fraction of x as a double,
+ * log2(1 + f) by a cubic. */
 static double tscale_log(const struct fmt_tscale *s, uint64_t x)
 {
 	double d = (double)x, f;
@@ -65,9 +73,8 @@ static double tscale_log(const struct fmt_tscale *s, uint64_t x)
 	       s->il2b;
 }
 
-/* The smallest j >= 1 with up[j] >= x (x >= 1): a guess from the
- * logarithm, put right by the table. */
-static uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
+/* The smallest j >= 1 with up[j] >= x (x >= 1), from a guess. */
+static uint32_t guess_up(const struct fmt_tscale *s, uint64_t x)
 {
 	double g = ceil(tscale_log(s, x)) + 1;
 	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
@@ -79,14 +86,80 @@ static uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
 	return j;
 }
 
-/* The largest j >= 1 with down[j] <= x (x >= 1). */
-static uint32_t tscale_down(const struct fmt_tscale *s, uint64_t x)
+/* The largest j >= 1 with down[j] <= x (x >= 1), from a guess. */
+static uint32_t guess_down(const struct fmt_tscale *s, uint64_t x)
 {
 	double g = floor(tscale_log(s, x)) + 1;
 	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
 
 	while (j > 1 && s->down[j] > x)
 		j--;
+	while (j + 1 < s->n && s->down[j + 1] <= x)
+		j++;
+	return j;
+}
+
+/* x >= 1's place in the tables at_up and at_down: its exponent e and the
+ * mbits bits below its leading 1, exactly (no rounding to a double). */
+static inline uint32_t tscale_at(const struct fmt_tscale *s, uint64_t x)
+{
+	int e = 63 - __builtin_clzll(x);
+	uint64_t top = (x << (63 - e)) << 1 >> 1; /* the leading 1 off */
+
+	return ((uint32_t)e << s->mbits) |
+	       (uint32_t)(s->mbits ? top >> (63 - s->mbits) : 0);
+}
+
+/* The smallest x with place i (the tables' entries are x's codes). */
+static uint64_t tscale_at_least(const struct fmt_tscale *s, uint32_t i)
+{
+	uint32_t e = i >> s->mbits, m = s->mbits;
+	uint64_t t = i & ((UINT64_C(1) << m) - 1);
+
+	if (e >= m)
+		return (UINT64_C(1) << e) + (t << (e - m));
+	return (UINT64_C(1) << e) + (((t << e) + (UINT64_C(1) << m) - 1) >> m);
+}
+
+/* The tables: a place's smallest x's codes, a few steps at most below
+ * those of the place's other values (none at all when its values span
+ * less than a factor b, as for bases above 1 + 2^-mbits). */
+static int tscale_at_init(struct fmt_tscale *s)
+{
+	uint32_t m = 0, n;
+
+	while (m < 8 && ldexp(1.0, -(int)m) > s->base - 1)
+		m++;
+	s->mbits = m;
+	n = 64u << m;
+	s->at_up = malloc(sizeof(*s->at_up) * n);
+	s->at_down = malloc(sizeof(*s->at_down) * n);
+	if (!s->at_up || !s->at_down)
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t x = tscale_at_least(s, i);
+
+		s->at_up[i] = (uint16_t)guess_up(s, x);
+		s->at_down[i] = (uint16_t)guess_down(s, x);
+	}
+	return 0;
+}
+
+/* The smallest j >= 1 with up[j] >= x (x >= 1). */
+static inline uint32_t tscale_up(const struct fmt_tscale *s, uint64_t x)
+{
+	uint32_t j = s->at_up[tscale_at(s, x)];
+
+	while (j + 1 < s->n && s->up[j] < x)
+		j++;
+	return j;
+}
+
+/* The largest j >= 1 with down[j] <= x (x >= 1). */
+static inline uint32_t tscale_down(const struct fmt_tscale *s, uint64_t x)
+{
+	uint32_t j = s->at_down[tscale_at(s, x)];
+
 	while (j + 1 < s->n && s->down[j + 1] <= x)
 		j++;
 	return j;

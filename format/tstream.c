@@ -10,16 +10,19 @@
  * about the same time from one call to the next, so each model learns
  * the few codes its signature gives and spends a fraction of a bit on
  * the usual ones.  A code c is coded as its distance from the model's
- * centre (its first code), zigzagged to v >= 0, and x = v + 1 as
+ * centre (its first code, then, from 1.10, near the median of its first
+ * codes: tm1_coded), zigzagged to v >= 0, and x = v + 1 as
  * Exp-Golomb: the bucket k (x in [2^k, 2^(k+1))) in unary, with
  * probabilities that depend on the previous call's bucket of the same
  * model, then the k bits below x's top bit, through a binary tree of
  * probabilities for small buckets and for the top bits of larger ones,
  * the rest at one half.
  *
- * What it costs: a few tens of bit codings per call, no allocation but a
- * model per signature at its first call; what a rank's calls take, about
- * a byte per call at b = 1.1 on a halo exchange (README, Performance).
+ * What it costs: about a dozen bit codings per call on a halo exchange
+ * at b = 1.1 (3 for a duration, 9 for an interval), 40 to 50 ns, no
+ * allocation but a model per signature at its first call and a tree per
+ * bucket at its first code; about half a byte per call (README,
+ * Performance).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +45,7 @@ struct tm1 {
 				  the first, nodes 1 to 2^min(k, TBITS) - 1,
 				  made when the bucket is first seen */
 	uint32_t centre;
-	uint8_t prev, seen;
+	uint8_t prev, seen; /* seen: the codes so far, up to FOLLOW + 1 */
 };
 
 struct fmt_tmodel {
@@ -82,13 +85,25 @@ static uint16_t *tm1_tree(struct fmt_tstream *s, struct tm1 *m, int k)
 
 /* ---- the range coder ----------------------------------------------------- */
 
+/* The encoder and the decoder are written apart (the encoder runs for
+ * every call a tracer records, in bulk, RT_TBUF calls at a time); both
+ * code the same bits with the same probabilities. */
+
+static void enc_byte(struct fmt_buf *b, uint8_t v)
+{
+	if (__builtin_expect(b->len < b->cap && !b->oom, 1))
+		b->data[b->len++] = v;
+	else
+		fmt_put_u8(b, v);
+}
+
 static void enc_shift(struct fmt_tstream *s)
 {
 	if ((uint32_t)s->low < 0xFF000000u || (s->low >> 32)) {
 		uint8_t carry = (uint8_t)(s->low >> 32), t = s->cache;
 
 		do {
-			fmt_put_u8(s->out, (uint8_t)(t + carry));
+			enc_byte(s->out, (uint8_t)(t + carry));
 			t = 0xFF;
 		} while (--s->pending);
 		s->cache = (uint8_t)(s->low >> 24);
@@ -105,83 +120,137 @@ static uint8_t dec_byte(struct fmt_tstream *s)
 	return 0;
 }
 
-/* Codes (or decodes, returning it) bit b with probability *p of a 0. */
-static inline int tbit(struct fmt_tstream *s, uint16_t *p, int b)
+/* Probability p of a 0 after bit b. */
+static inline uint16_t adapt(uint16_t p, int b)
 {
-	uint32_t bound = (s->range >> PBITS) * *p;
+	return b ? (uint16_t)(p - (p >> MOVE))
+		 : (uint16_t)(p + (((1u << PBITS) - p) >> MOVE));
+}
 
-	if (s->out) {
-		if (b) {
-			s->low += bound;
-			s->range -= bound;
-		} else {
-			s->range = bound;
-		}
-	} else {
-		b = s->code >= bound;
-		if (b) {
-			s->code -= bound;
-			s->range -= bound;
-		} else {
-			s->range = bound;
-		}
-	}
-	if (b)
-		*p -= *p >> MOVE;
-	else
-		*p += ((1u << PBITS) - *p) >> MOVE;
+/* Codes bit b with probability p of a 0 (PHALF for a bit of its own). */
+static inline void ebit_p(struct fmt_tstream *s, uint32_t p, int b)
+{
+	uint32_t bound = (s->range >> PBITS) * p;
+
+	s->low += b ? bound : 0;
+	s->range = b ? s->range - bound : bound;
 	while (s->range < (1u << TOP)) {
 		s->range <<= 8;
-		if (s->out)
-			enc_shift(s);
-		else
-			s->code = (s->code << 8) | dec_byte(s);
+		enc_shift(s);
 	}
+}
+
+static inline void ebit(struct fmt_tstream *s, uint16_t *p, int b)
+{
+	ebit_p(s, *p, b);
+	*p = adapt(*p, b);
+}
+
+static inline int dbit_p(struct fmt_tstream *s, uint32_t p)
+{
+	uint32_t bound = (s->range >> PBITS) * p;
+	int b = s->code >= bound;
+
+	if (b) {
+		s->code -= bound;
+		s->range -= bound;
+	} else {
+		s->range = bound;
+	}
+	while (s->range < (1u << TOP)) {
+		s->range <<= 8;
+		s->code = (s->code << 8) | dec_byte(s);
+	}
+	return b;
+}
+
+static inline int dbit(struct fmt_tstream *s, uint16_t *p)
+{
+	int b = dbit_p(s, *p);
+
+	*p = adapt(*p, b);
 	return b;
 }
 
 /* ---- codes --------------------------------------------------------------- */
 
-/* Codes c with model m (decoding: c is ignored and the code returned);
- * UINT32_MAX for a bucket past the last (damaged data), UINT32_MAX - 1
- * when memory is short. */
-static uint32_t tcode(struct fmt_tstream *s, struct tm1 *m, uint32_t c)
+/* After code c of bucket k: the model's context and centre.  The centre
+ * starts at the first code; from 1.10 it steps one towards each of the
+ * model's next FOLLOW codes, so that it settles near their median, and
+ * then stays.  A signature's first call is often unlike the others (a
+ * connection set up, a cold cache), and from a centre left there every
+ * later code takes three times the coder's steps; a centre that kept
+ * moving would cost bits instead, as the codes' places around it would
+ * keep changing under the probabilities learnt for them. */
+#define FOLLOW 64
+static void tm1_coded(const struct fmt_tstream *s, struct tm1 *m, int k,
+		      uint32_t c)
 {
-	uint32_t v = 0, x = 0, node = 1;
-	uint16_t *tree = NULL;
-	int k = 0, i, tb;
-
-	if (s->out) {
-		v = c >= m->centre ? 2 * (c - m->centre)
-				   : 2 * (m->centre - c) - 1;
-		x = v + 1;
-		k = 31 - __builtin_clz(x);
-	}
-	for (i = 0; i < NB; i++)
-		if (!tbit(s, &m->un[m->prev][i], i < k))
-			break;
-	if (i == NB)
-		return UINT32_MAX;
-	k = i;
-	tb = k < TBITS ? k : TBITS;
-	if (k && !(tree = tm1_tree(s, m, k)))
-		return UINT32_MAX - 1;
-	/* below the top bit, highest first: the top tb through the tree */
-	for (i = k - 1; i >= 0; i--) {
-		uint16_t half = PHALF;
-
-		node = 2 * node +
-		       (uint32_t)tbit(s, k - 1 - i < tb ? &tree[node] : &half,
-				      (int)(x >> i) & 1);
-	}
 	m->prev = (uint8_t)(k < PREV ? k : PREV - 1);
-	if (!s->out) {
-		v = node - 1;
-		c = v & 1 ? m->centre - (v + 1) / 2 : m->centre + v / 2;
-	}
 	if (!m->seen)
 		m->centre = c;
-	m->seen = 1;
+	else if (!s->fixed && m->seen <= FOLLOW)
+		m->centre += (c > m->centre) - (c < m->centre);
+	if (m->seen <= FOLLOW)
+		m->seen++;
+}
+
+/* Codes c (below FMT_TSTREAM_CODES) with model m: 0, or -1 when memory
+ * is short. */
+static int tcode_put(struct fmt_tstream *s, struct tm1 *m, uint32_t c)
+{
+	uint32_t v =
+		c >= m->centre ? 2 * (c - m->centre) : 2 * (m->centre - c) - 1;
+	uint32_t x = v + 1, node = 1;
+	uint16_t *un = m->un[m->prev], *tree = NULL;
+	int k = 31 - __builtin_clz(x), low = k > TBITS ? k - TBITS : 0, i;
+
+	/* the tree first: without memory for it, nothing is coded */
+	if (k && !(tree = tm1_tree(s, m, k)))
+		return -1;
+	for (i = 0; i < k; i++)
+		ebit(s, &un[i], 1);
+	ebit(s, &un[k], 0); /* k < NB: c < 2^18 */
+	if (k) {
+		/* below the top bit, highest first: the top TBITS through the
+		 * tree, the rest at one half */
+		for (i = k - 1; i >= low; i--) {
+			int b = (int)(x >> i) & 1;
+
+			ebit(s, &tree[node], b);
+			node = 2 * node + (uint32_t)b;
+		}
+		for (; i >= 0; i--)
+			ebit_p(s, PHALF, (int)(x >> i) & 1);
+	}
+	tm1_coded(s, m, k, c);
+	return 0;
+}
+
+/* The next code of model m; UINT32_MAX for a bucket past the last
+ * (damaged data), UINT32_MAX - 1 when memory is short. */
+static uint32_t tcode_get(struct fmt_tstream *s, struct tm1 *m)
+{
+	uint32_t v, c, node = 1;
+	uint16_t *un = m->un[m->prev], *tree;
+	int k, low, i;
+
+	for (k = 0; k < NB && dbit(s, &un[k]); k++)
+		;
+	if (k == NB)
+		return UINT32_MAX;
+	if (k) {
+		if (!(tree = tm1_tree(s, m, k)))
+			return UINT32_MAX - 1;
+		low = k > TBITS ? k - TBITS : 0;
+		for (i = k - 1; i >= low; i--)
+			node = 2 * node + (uint32_t)dbit(s, &tree[node]);
+		for (; i >= 0; i--)
+			node = 2 * node + (uint32_t)dbit_p(s, PHALF);
+	}
+	v = node - 1;
+	c = v & 1 ? m->centre - (v + 1) / 2 : m->centre + v / 2;
+	tm1_coded(s, m, k, c);
 	return c;
 }
 
@@ -226,11 +295,11 @@ int fmt_tstream_put(struct fmt_tstream *s, uint32_t sig, uint32_t dcode,
 
 	if (dcode >= FMT_TSTREAM_CODES || icode >= FMT_TSTREAM_CODES)
 		return RONDO_E_RANGE;
-	m = tmodel(s, sig);
+	m = sig < s->nm && s->m[sig] ? s->m[sig] : tmodel(s, sig);
 	if (!m || s->out->oom)
 		return RONDO_E_NOMEM;
-	if (tcode(s, &m->kind[0], dcode) == UINT32_MAX - 1 ||
-	    tcode(s, &m->kind[1], icode) == UINT32_MAX - 1)
+	if (tcode_put(s, &m->kind[0], dcode) < 0 ||
+	    tcode_put(s, &m->kind[1], icode) < 0)
 		return RONDO_E_NOMEM;
 	s->calls++;
 	return s->out->oom ? RONDO_E_NOMEM : 0;
@@ -244,12 +313,13 @@ int fmt_tstream_end(struct fmt_tstream *s)
 }
 
 int fmt_tstream_code(struct fmt_buf *out, uint64_t n, const uint32_t *sig,
-		     const uint32_t *dcode, const uint32_t *icode)
+		     const uint32_t *dcode, const uint32_t *icode, int fixed)
 {
 	struct fmt_tstream s;
 	int rc = 0;
 
 	fmt_tstream_encoder(&s, out);
+	s.fixed = fixed;
 	for (uint64_t k = 0; k < n && rc == 0; k++)
 		rc = fmt_tstream_put(&s, sig[k], dcode[k], icode[k]);
 	rc = rc ? rc : fmt_tstream_end(&s);
@@ -274,8 +344,8 @@ int fmt_tstream_get(struct fmt_tstream *s, uint32_t sig, uint32_t *dcode,
 
 	if (!m)
 		return RONDO_E_NOMEM;
-	*dcode = tcode(s, &m->kind[0], 0);
-	*icode = tcode(s, &m->kind[1], 0);
+	*dcode = tcode_get(s, &m->kind[0]);
+	*icode = tcode_get(s, &m->kind[1]);
 	s->calls++;
 	if (*dcode == UINT32_MAX - 1 || *icode == UINT32_MAX - 1)
 		return RONDO_E_NOMEM;

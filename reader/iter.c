@@ -352,6 +352,7 @@ static int iter_codes(rondo_iter *it, uint32_t sig, uint32_t *dc, uint32_t *ic)
 		g = &tm->seg[it->seg];
 		fmt_tstream_free(&it->ts);
 		fmt_tstream_decoder(&it->ts, tm->data + g->at, g->len);
+		it->ts.fixed = !tm->follow;
 		it->segleft = g->calls;
 		it->seg++;
 	}

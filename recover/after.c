@@ -586,8 +586,9 @@ static int times_after(struct adding *d, const struct trace_in *t, uint32_t r,
 		return RONDO_E_NOMEM;
 	for (uint64_t i = 0; i < a->ncalls; i++)
 		sig[i] = d->gsig[r][a->calls[i]];
-	rc = fmt_tstream_code(&d->tnew[r], a->ncalls, sig, a->dcodes,
-			      a->icodes);
+	/* coded as the trace's own segments */
+	rc = fmt_tstream_code(&d->tnew[r], a->ncalls, sig, a->dcodes, a->icodes,
+			      !t->tm.follow);
 	free(sig);
 	if (rc == 0) {
 		d->tnewcalls[r] = a->ncalls;
@@ -1002,6 +1003,7 @@ static int timing_with(const struct trace_in *t, const struct adding *d,
 		}
 	*tm = (struct fmt_timing){o->base, o->nranks, o->offset, 1};
 	tm->from_low = o->from_low; /* the after calls' tracer's too */
+	tm->follow = o->follow;	    /* as times_after coded them */
 	tm->first = malloc(sizeof(uint64_t) * ((size_t)o->nranks + 1));
 	tm->seg = malloc(sizeof(*tm->seg) * (nseg + 1));
 	tm->data = malloc(len + 1);

@@ -717,7 +717,7 @@ static int times_of(struct rank *r, const uint32_t *sig, uint64_t n)
 	i = stream_values(r, SPILL_INTERVALS, &ni);
 	rc = !d || !i || nd != ni || nd != r->ntimed || nd > n ? RONDO_E_CORRUPT
 							       : 0;
-	rc = rc ? rc : fmt_tstream_code(&r->tbytes, nd, sig, d, i);
+	rc = rc ? rc : fmt_tstream_code(&r->tbytes, nd, sig, d, i, 0);
 	free(d);
 	free(i);
 	if (rc == 0)

@@ -369,6 +369,7 @@ static int corpus_limit_times(const char *dir)
 			       .offset = offset,
 			       .coded = 1,
 			       .from_low = 1,
+			       .follow = 1,
 			       .first = first,
 			       .seg = seg};
 	int rc = fmt_tscale_init(&sc, t.base);

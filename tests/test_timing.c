@@ -42,6 +42,26 @@ static uint64_t spread(unsigned max)
 	return next() & ((2ull << bits) - 1);
 }
 
+/* Codes of d and of +-d are the tightest of the scale: the smallest
+ * code not below (a duration, a positive interval), the largest whose
+ * magnitude rounded down is at most d (a negative interval). */
+static void check_tightest(const struct fmt_tscale *sc, uint64_t d)
+{
+	uint32_t c = fmt_tcode_dur(sc, d), lim = fmt_tcode_limit(sc);
+	int64_t x = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+	uint32_t pc = fmt_tcode_ival(sc, x), nc = fmt_tcode_ival(sc, -x);
+
+	if (d == 0 || d > sc->up[sc->n - 1])
+		return; /* 0, or past the scale's top */
+	CHECKF(fmt_tvalue_dur(sc, c) >= d && fmt_tvalue_dur(sc, c - 1) < d,
+	       "b %g: %" PRIu64 " -> code %u", sc->base, d, c);
+	CHECKF(fmt_tvalue_ival(sc, pc) >= x && fmt_tvalue_ival(sc, pc - 2) < x,
+	       "b %g: interval %" PRIu64 " -> code %u", sc->base, d, pc);
+	CHECKF(fmt_tvalue_ival(sc, nc) >= -x &&
+		       (nc + 2 >= lim || fmt_tvalue_ival(sc, nc + 2) < -x),
+	       "b %g: interval -%" PRIu64 " -> code %u", sc->base, d, nc);
+}
+
 static void test_scale(double b)
 {
 	struct fmt_tscale sc;
@@ -74,6 +94,12 @@ static void test_scale(double b)
 			       "b %g: interval %" PRId64 " -> %" PRId64, b, x,
 			       iv);
 	}
+	/* every edge of the scale, and either side of it */
+	for (uint32_t j = 1; j < sc.n; j++)
+		for (int e = -1; e <= 1; e++) {
+			check_tightest(&sc, sc.up[j] + (uint64_t)e);
+			check_tightest(&sc, sc.down[j] + (uint64_t)e);
+		}
 	CHECK(fmt_tcode_dur(&sc, 0) == 0 && fmt_tcode_ival(&sc, 0) == 0);
 	CHECK(fmt_tvalue_dur(&sc, 1) == 1 && fmt_tvalue_ival(&sc, 1) == 1 &&
 	      fmt_tvalue_ival(&sc, 2) == -1);
@@ -142,26 +168,30 @@ static void as_version(struct fmt_buf *file, unsigned minor)
 		file->data[28 + j] = (uint8_t)(crc >> (8 * j));
 }
 
-/* tt's trace into file, opened as t: as written today, or (old) in the
- * form and encoding of format 1.7. */
+/* tt's trace into file, opened as t: as written today (old 0), or in
+ * the form and encoding of format 1.7 (old 7) or 1.9 (old 9: coded, the
+ * models' centres fixed). */
 static void open_as(struct testtrace *tt, int old, struct fmt_buf *file,
 		    rondo_trace *t)
 {
 	struct fmt_writer w;
 
-	if (old)
+	if (old == 7)
 		tt_timing_grammar(tt);
+	if (old == 9)
+		tt_timing_fixed(tt);
 	fmt_writer_init(&w);
 	CHECK(tt_finish(tt, &w, 0) == 0 && fmt_writer_finish(&w, file) == 0);
 	fmt_writer_free(&w);
 	if (old)
-		as_version(file, 7);
+		as_version(file, (unsigned)old);
 	CHECK(rondo_trace_open_memory(t, file->data, file->len, "t.rondo") ==
 	      0);
 }
 
-/* Known times read back within their bounds: in a coded stream (old 0),
- * or in a file of format 1.7 whose section is a grammar of codes. */
+/* Known times read back within their bounds: in a coded stream (old 0,
+ * or 9 for 1.9's coder), or in a file of format 1.7 whose section is a
+ * grammar of codes (old 7). */
 static void test_roundtrip(double b, int old)
 {
 	struct known kn = {3, 5000, NULL, NULL};
@@ -173,7 +203,8 @@ static void test_roundtrip(double b, int old)
 
 	open_as(tt, old, &file, t);
 	rondo_format_version(t, &major, &minor);
-	CHECK(major == 1 && minor == (old ? 7 : RONDO_FORMAT_MINOR));
+	CHECK(major == 1 &&
+	      minor == (old ? (unsigned)old : RONDO_FORMAT_MINOR));
 
 	CHECK(rondo_timing_mode(t, &base) == RONDO_TIMING_PERCALL && base == b);
 	CHECK(rondo_rank_clock_offset(t, 1) == 777777);
@@ -208,7 +239,7 @@ static void test_roundtrip(double b, int old)
 				k++;
 				continue;
 			}
-			if (old) {
+			if (old == 7) {
 				/* the bound of 1.7: a share of the gap from
 				 * the previous end read back, or where the
 				 * call reads as that end, the previous
@@ -244,8 +275,8 @@ static void test_roundtrip(double b, int old)
 			/* never early, within the bounds, in order */
 			if (rc != 0 ||
 			    rondo_iter_time_bound(it, &serr, &derr) != 0 ||
-			    (old ? serr != bound || derr != dbound
-				 : serr > bound) ||
+			    (old == 7 ? serr != bound || derr != dbound
+				      : serr > bound) ||
 			    s < ts || s - ts >= serr || (k > 0 && s < last) ||
 			    s < last_s || e < s || e < ts + (int64_t)d ||
 			    e - ts - (int64_t)d >= derr)
@@ -395,6 +426,47 @@ static void test_coder(void)
 	CHECK(ts.pos <= b.len + 5);
 	fmt_tstream_free(&ts);
 	fmt_buf_free(&b);
+}
+
+/* The coder's two ways with a model's centre, on signatures whose first
+ * call is unlike the rest (code 240, 17 times as long as the rest at
+ * b = 1.1, then 200 to 204): each reads back only as written; following
+ * the median for a while (1.10) the later calls cost less than from a
+ * centre fixed at the first code (1.8 and 1.9). */
+static void test_coder_centre(void)
+{
+	enum { N = 20000 };
+	static uint32_t sig[N], dc[N], ic[N];
+	struct fmt_buf b[2] = {{0}, {0}};
+	struct fmt_tstream ts;
+	uint32_t bad[2][2] = {{0}}, k, d, i;
+
+	for (k = 0; k < N; k++) {
+		sig[k] = k % 3;
+		dc[k] = k < 3 ? 240 : 200 + (uint32_t)(next() % 5);
+		ic[k] = k < 3 ? 50 : 10 + (uint32_t)(next() % 2);
+	}
+	for (int fixed = 0; fixed < 2; fixed++)
+		CHECK(fmt_tstream_code(&b[fixed], N, sig, dc, ic, fixed) == 0);
+	CHECKF(b[0].len < b[1].len, "following: %zu bytes, fixed: %zu bytes",
+	       b[0].len, b[1].len);
+	for (int fixed = 0; fixed < 2; fixed++)
+		for (int as = 0; as < 2; as++) {
+			fmt_tstream_decoder(&ts, b[fixed].data, b[fixed].len);
+			ts.fixed = as;
+			for (k = 0; k < N; k++)
+				bad[fixed][as] +=
+					fmt_tstream_get(&ts, sig[k], &d, &i) !=
+						0 ||
+					d != dc[k] || i != ic[k];
+			fmt_tstream_free(&ts);
+		}
+	CHECKF(bad[0][0] == 0 && bad[1][1] == 0 && bad[0][1] > N / 2 &&
+		       bad[1][0] > N / 2,
+	       "calls read back wrong: %u %u (as written), %u %u (not)",
+	       bad[0][0], bad[1][1], bad[0][1], bad[1][0]);
+	fmt_buf_free(&b[0]);
+	fmt_buf_free(&b[1]);
 }
 
 /* The tracer's tree: ranks 0-1 in one merge, 2-3 in another (rank 3
@@ -784,9 +856,9 @@ static void test_no_carry(double b, int old)
 		last_s = s;
 		k++;
 	}
-	CHECKF(bad == 0 && k == n, "b %g%s: %u of %u calls off", b,
-	       old ? ", 1.7" : "", bad, k);
-	if (old)
+	CHECKF(bad == 0 && k == n, "b %g, 1.%u: %u of %u calls off", b,
+	       old ? (unsigned)old : RONDO_FORMAT_MINOR, bad, k);
+	if (old == 7)
 		/* the excess (b - 1) x 370 ms carried: over 1 ms on average */
 		CHECKF(late_sum / (n - 100) > 1000000,
 		       "b %g, 1.7: mean lateness %lld ns", b,
@@ -814,16 +886,21 @@ int main(void)
 	test_roundtrip(1.01, 0);
 	test_roundtrip(1.1, 0);
 	test_roundtrip(1.5, 0);
-	test_roundtrip(1.1, 1);
+	test_roundtrip(1.1, 7);
 	test_no_carry(1.01, 0);
 	test_no_carry(1.1, 0);
 	test_no_carry(1.5, 0);
-	test_no_carry(1.1, 1);
+	test_no_carry(1.1, 7);
 	test_coder();
 	test_format_1_6(1.1);
 	test_format_1_6(1.5);
 	test_aggregated();
 	test_merge_tree();
 	test_damaged();
+	/* 1.9's coder, after the others: they draw the same numbers as
+	 * before it came */
+	test_roundtrip(1.1, 9);
+	test_no_carry(1.1, 9);
+	test_coder_centre();
 	return check_done("test_timing");
 }

@@ -38,6 +38,7 @@ struct testtrace {
 		int64_t offset;
 	} * timed;    /* per rank */
 	int tgrammar; /* the form of 1.7 and older (tt_timing_grammar) */
+	int tfixed;   /* the coder of 1.8 and 1.9 (tt_timing_fixed) */
 };
 
 struct tt_time {
@@ -130,6 +131,11 @@ void tt_timing(struct testtrace *tt, double base)
 void tt_timing_grammar(struct testtrace *tt)
 {
 	tt->tgrammar = 1;
+}
+
+void tt_timing_fixed(struct testtrace *tt)
+{
+	tt->tfixed = 1;
 }
 
 /* Rank `rank`'s next timed call: its codes, or (at) its times. */
@@ -343,7 +349,8 @@ static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 		if (rc == 0)
 			rc = merge_add_grammar(m, &e);
 		if (rc == 0 && t) { /* coded as the tracer codes them */
-			rc = fmt_tstream_code(&b, t->n, t->sig, t->dc, t->ic);
+			rc = fmt_tstream_code(&b, t->n, t->sig, t->dc, t->ic,
+					      tt->tfixed);
 			rc = rc ? rc
 				: merge_add_timing(m, b.data, b.len, t->n,
 						   t->offset);
@@ -356,6 +363,8 @@ static int tt_merge(struct testtrace *tt, struct fmt_grammar *all,
 	if (rc == 0 && tt->timed)
 		rc = merge_timing(m, tm);
 	merge_free(m);
+	if (rc == 0 && tt->timed)
+		tm->follow = !tt->tfixed;
 	if (rc == 0 && tt->timed && tt->tgrammar)
 		tt_timing_rules(tt, tm);
 	return rc;

@@ -51,6 +51,10 @@ void tt_timing(struct testtrace *tt, double base);
 /* The section in the form of format 1.7 and older (a grammar of codes),
  * for files made to be of such a version. */
 void tt_timing_grammar(struct testtrace *tt);
+/* The section as 1.8 and 1.9 coded it: each model's centre fixed at its
+ * first code (fmt_tstream's fixed), for files made to be of such a
+ * version. */
+void tt_timing_fixed(struct testtrace *tt);
 /* As tt_call once, the call starting at start_ns on the job's clock and
  * taking dur_ns. */
 void tt_call_at(struct testtrace *tt, uint32_t rank, uint32_t sig,

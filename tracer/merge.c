@@ -812,7 +812,7 @@ static int range_timing(struct merge *m, const struct range *r)
 	rc = rc ? rc : merge_timing_pad(m);
 	if (rc || !t->base)
 		return rc;
-	if (rt->base != t->base || !rt->coded || !rt->from_low ||
+	if (rt->base != t->base || !rt->coded || !rt->follow ||
 	    rt->nranks != r->nranks)
 		return timing_empty(t, r->nranks);
 	for (uint32_t k = 0; k < rt->nranks && !rc; k++) {
@@ -1180,6 +1180,7 @@ void merge_timing_view(struct merge *m, struct fmt_timing *out)
 	out->offset = t->origin;
 	out->coded = 1;
 	out->from_low = 1; /* the tracer's encoder (fmt_tenc) */
+	out->follow = 1;   /* and its coder (fmt_tstream) */
 	out->first = t->first;
 	out->seg = t->seg;
 	out->data = t->data.data;

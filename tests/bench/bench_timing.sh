@@ -4,7 +4,9 @@
 #
 # Two loops of tests/bench/bench_p2p, each timed inside the program: the
 # p2p loop (8-byte Irecv, Isend and Waitall between 2 ranks, 10^5
-# iterations: almost nothing but MPI calls) and the bundled 5-point
+# iterations: almost nothing but MPI calls; and on 1 rank, to itself,
+# 3 x 10^5 iterations: no partner to wait for, so the steadiest measure
+# of what a call costs the tracer) and the bundled 5-point
 # stencil (the halo exchange of tests/mpi/stencil, 10^4 iterations, local
 # grid 64x64) on 2 ranks (one per core) and on 4 (oversubscribed).  Each
 # untraced, traced with aggregated statistics (the default), and traced
@@ -128,6 +130,7 @@ loop() {
 
 echo "per-call timing against aggregated statistics, medians of $reps runs"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+loop p2p 1 p2p 300000
 loop p2p 2 p2p 100000
 loop stencil 2 stencil 10000 64
 loop stencil 4 stencil 10000 64

@@ -321,6 +321,34 @@ done
 	fail "manual: the time before calls per rank group: $g groups, $sum calls, want $all"
 got=0 want=0
 check manual "(signal 15 \(SIGTERM\) inside MPI_Recv|no word after its last spill)" -
+# The same with per-call times; then rank 1's file as a tracer of 1.8 or
+# before wrote it (HEAD's timing 2): recovery leaves out that rank's
+# times, and says so, and keeps the others'.
+RONDO_EXPECT="$tmp/mtimed.expect" timeout -s TERM 5 "$M" -np 3 -x RONDO_EXPECT \
+	-x LD_PRELOAD="$pre" -x RONDO_OUT="$tmp/mtimed.rondo" -x RONDO_FLUSH_INTERVAL \
+	-x RONDO_TIMING=percall ${san:+-x ASAN_OPTIONS} "$prog" hang 20 >mtimed.out 2>&1
+[ -d mtimed.spill ] || fail "mtimed: no spill folder: $(ls)"
+mkdir oldtimes.spill
+cp mtimed.spill/* oldtimes.spill/
+"${PYTHON3:-python3}" "$top_srcdir/tests/spillmod.py" mtimed.spill/rank-1.spill \
+	oldtimes.spill/rank-1.spill head-timing || fail "spillmod.py failed"
+"$rondo" recover -o oldtimes.rondo oldtimes.spill >oldtimes.out 2>&1 ||
+	fail "oldtimes: rondo recover: $(cat oldtimes.out)"
+grep -q "rank-1.spill: its per-call times are coded as an older tracer coded them (format 1.8 or before): left out" oldtimes.out ||
+	fail "oldtimes: recovery does not say rank 1's times are left out: $(cat oldtimes.out)"
+"$rondo" recover mtimed.spill >mtimed.rec 2>&1 || fail "mtimed: rondo recover: $(cat mtimed.rec)"
+# timed calls per rank: in the intact folder's trace, every rank has
+# some; in the other, rank 1 none
+for f in mtimed oldtimes; do
+	for r in 0 1; do
+		"$rondo" dump --times --rank $r $f.rondo 2>/dev/null |
+			awk '!/^#/ && $3 != "-" { n++ } END { print n + 0 }' >"$f.timed.$r"
+	done
+done
+[ "$(cat mtimed.timed.0)" -gt 0 ] && [ "$(cat mtimed.timed.1)" -gt 0 ] &&
+	[ "$(cat oldtimes.timed.0)" -eq "$(cat mtimed.timed.0)" ] &&
+	[ "$(cat oldtimes.timed.1)" -eq 0 ] ||
+	fail "oldtimes: timed calls of ranks 0 and 1: $(cat mtimed.timed.0 mtimed.timed.1 | tr "\n" " ")intact, $(cat oldtimes.timed.0 oldtimes.timed.1 | tr "\n" " ")with rank 1's of an older tracer"
 # Damaged files: one cut in the middle is read up to its last good
 # record; a file that is no spill at all is left out and said; nothing
 # readable at all is one message and status 1.

@@ -5,6 +5,8 @@ takes it as intact: the tests' way to hand `rondo recover` values that are
 well formed but do not hold.
 
 WHAT: stats-total  the first STATS entry's total set past count times max.
+      head-timing  HEAD's per-call timing set to 2, the coding of an older
+                   tracer (1.7 and 1.8), whose times recovery leaves out.
 """
 import struct
 import sys
@@ -47,6 +49,25 @@ def stats_total(p):
     return p[:start] + put_uv(mx * count + 1000) + p[at:]
 
 
+def head_timing(p):
+    at = 0
+    for _ in range(4):  # version, rank, ranks, pid
+        _, at = uv(p, at)
+    at += 8  # the job's key
+    for _ in range(2):  # stamp, start
+        n, at = uv(p, at)
+        at += n
+    _, at = uv(p, at)  # wall
+    for _ in range(6):  # program, command, host, mpi, its version, settings
+        n, at = uv(p, at)
+        at += n
+    _, at = uv(p, at)  # flags
+    timing, end = uv(p, at)
+    if timing != 3:
+        sys.exit("spillmod.py: HEAD's per-call timing is %d, not 3" % timing)
+    return p[:at] + put_uv(2) + p[end:]
+
+
 def main():
     src, dst, what = sys.argv[1:4]
     data = open(src, "rb").read()
@@ -58,6 +79,8 @@ def main():
         at += 8 + n + 8
         if t == 6 and not done and what == "stats-total":
             p, done = stats_total(p), True
+        if t == 1 and not done and what == "head-timing":
+            p, done = head_timing(p), True
         head = struct.pack("<II", t, len(p))
         out += head + p + struct.pack("<Q", fnv(head + bytes(p)))
     if not done:

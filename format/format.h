@@ -549,7 +549,7 @@ void fmt_typesizes_free(struct fmt_typesizes *t);
 /* The scale of one base: mag_up[j], mag_down[j] for j < n (j = 0: 0),
  * up to the first magnitude past 2^62 ns. */
 struct fmt_tscale {
-	double base, lnb, il2b; /* il2b: 1 / log2(base) */
+	double base, lnb;
 	uint32_t n;
 	uint64_t *up, *down;
 	/* Where to start looking for the code of x >= 1, by x's top bits

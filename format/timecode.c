@@ -33,7 +33,6 @@ int fmt_tscale_init(struct fmt_tscale *s, double base)
 	}
 	s->base = base;
 	s->lnb = log(base);
-	s->il2b = log(2.0) / s->lnb;
 	s->up[0] = s->down[0] = 0;
 	/* b^(j-1) as a product, the same on every machine that rounds
 	 * doubles as IEEE 754 says */
@@ -56,47 +55,6 @@ void fmt_tscale_free(struct fmt_tscale *s)
 	free(s->at_up);
 	free(s->at_down);
 	memset(s, 0, sizeof(*s));
-}
-
-/* log_b(x) for x >= 1, roughly (within 0.0009 / log2 b): a guess that the
- * table puts right.  The exponent and the fraction of x as a double,
- * log2(1 + f) by a cubic. */
-static double tscale_log(const struct fmt_tscale *s, uint64_t x)
-{
-	double d = (double)x, f;
-	uint64_t bits;
-
-	memcpy(&bits, &d, sizeof(bits));
-	f = (double)(bits & ((UINT64_C(1) << 52) - 1)) / 4503599627370496.0;
-	return ((double)((int)(bits >> 52) - 1023) +
-		f * (1.42286072 + f * (-0.58207378 + f * 0.15921307))) *
-	       s->il2b;
-}
-
-/* The smallest j >= 1 with up[j] >= x (x >= 1), from a guess. */
-static uint32_t guess_up(const struct fmt_tscale *s, uint64_t x)
-{
-	double g = ceil(tscale_log(s, x)) + 1;
-	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
-
-	while (j + 1 < s->n && s->up[j] < x)
-		j++;
-	while (j > 1 && s->up[j - 1] >= x)
-		j--;
-	return j;
-}
-
-/* The largest j >= 1 with down[j] <= x (x >= 1), from a guess. */
-static uint32_t guess_down(const struct fmt_tscale *s, uint64_t x)
-{
-	double g = floor(tscale_log(s, x)) + 1;
-	uint32_t j = g < 1 ? 1 : g >= s->n ? s->n - 1 : (uint32_t)g;
-
-	while (j > 1 && s->down[j] > x)
-		j--;
-	while (j + 1 < s->n && s->down[j + 1] <= x)
-		j++;
-	return j;
 }
 
 /* x >= 1's place in the tables at_up and at_down: its exponent e and the
@@ -123,10 +81,11 @@ static uint64_t tscale_at_least(const struct fmt_tscale *s, uint32_t i)
 
 /* The tables: a place's smallest x's codes, a few steps at most below
  * those of the place's other values (none at all when its values span
- * less than a factor b, as for bases above 1 + 2^-mbits). */
+ * less than a factor b, as for bases above 1 + 2^-mbits).  Places grow
+ * with their smallest x, so one walk up the scale fills them. */
 static int tscale_at_init(struct fmt_tscale *s)
 {
-	uint32_t m = 0, n;
+	uint32_t m = 0, n, up = 1, down = 1;
 
 	while (m < 8 && ldexp(1.0, -(int)m) > s->base - 1)
 		m++;
@@ -139,8 +98,12 @@ static int tscale_at_init(struct fmt_tscale *s)
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t x = tscale_at_least(s, i);
 
-		s->at_up[i] = (uint16_t)guess_up(s, x);
-		s->at_down[i] = (uint16_t)guess_down(s, x);
+		while (up + 1 < s->n && s->up[up] < x)
+			up++;
+		while (down + 1 < s->n && s->down[down + 1] <= x)
+			down++;
+		s->at_up[i] = (uint16_t)up;
+		s->at_down[i] = (uint16_t)down;
 	}
 	return 0;
 }

@@ -165,15 +165,21 @@ uint64_t rt_clock_ticks(uint64_t ns)
 
 void rt_warn(const char *fmt, ...)
 {
+	char line[1024];
+	size_t n;
 	va_list ap;
 
 	if (rt.rank != 0)
 		return;
-	fputs("rondo: warning: ", stderr);
+	/* One write: stderr is unbuffered, and a line written in pieces is
+	 * cut by the other ranks' and the launcher's output. */
+	n = (size_t)snprintf(line, sizeof line, "rondo: warning: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	n = strlen(line);
+	line[n] = '\n';
+	fwrite(line, 1, n + 1, stderr);
 }
 
 int rt_bool(const char *v)

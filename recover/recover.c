@@ -40,6 +40,7 @@
 
 struct chunk {
 	uint8_t coding;
+	uint8_t planes; /* SPILL_ZSTD_PLANES: bytes per value */
 	uint32_t nvalues;
 	const uint8_t *p;
 	size_t len;
@@ -68,6 +69,7 @@ struct rank {
 		*settings;
 	uint32_t flags, timing; /* timing: 1 per call (as 1.7 on) */
 	int times_other;	/* per call, of another encoding */
+	int times_bad;		/* per call, codes out of the scale */
 	double base;
 	int64_t origin; /* of its per-call times, from its start, ns */
 	/* CONSTS */
@@ -187,7 +189,7 @@ static int read_head(struct rank *r, struct fmt_cur *c)
 	uint64_t version, rank, n;
 	int rc = fmt_get_uvarint(c, &version);
 
-	if (rc == 0 && version != SPILL_VERSION)
+	if (rc == 0 && (version < SPILL_VERSION_MIN || version > SPILL_VERSION))
 		return RONDO_E_VERSION;
 	if (rc || (rc = fmt_get_uvarint(c, &rank)) ||
 	    (rc = fmt_get_uvarint(c, &n)) ||
@@ -403,9 +405,12 @@ static int read_chunk(struct rank *r, struct fmt_cur *c)
 	if ((rc = get_u32(c, &stream)) || (rc = get_u32(c, &k.nvalues)) ||
 	    (rc = fmt_get_u8(c, &k.coding)))
 		return rc;
-	if (stream >= SPILL_NSTREAMS || k.coding > SPILL_ZSTD ||
+	if (stream >= SPILL_NSTREAMS || k.coding > SPILL_ZSTD_PLANES ||
 	    (k.coding == SPILL_RAW && c->len - c->pos != (size_t)k.nvalues * 4))
 		return RONDO_E_CORRUPT;
+	if (k.coding == SPILL_ZSTD_PLANES &&
+	    ((rc = fmt_get_u8(c, &k.planes)) || k.planes < 1 || k.planes > 4))
+		return rc ? rc : RONDO_E_CORRUPT;
 	k.p = c->p + c->pos;
 	k.len = c->len - c->pos;
 	c->pos = c->len;
@@ -646,6 +651,27 @@ static int names(struct job_in *J)
 	return 0;
 }
 
+/* The values of a chunk of byte planes into v (0, or -1). */
+static int unplane(const struct chunk *c, uint32_t *v)
+{
+	size_t n = c->nvalues, want = n * c->planes;
+	uint8_t *p = malloc(want + 1);
+
+	if (!p || ZSTD_decompress(p, want, c->p, c->len) != want) {
+		free(p);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = 0;
+
+		for (unsigned b = 0; b < c->planes; b++)
+			x |= (uint32_t)p[b * n + i] << (8 * b);
+		v[i] = x;
+	}
+	free(p);
+	return 0;
+}
+
 /* A stream's values, in order (malloc'd), or NULL (*n the count). */
 static uint32_t *stream_values(const struct rank *r, int s, uint64_t *n)
 {
@@ -664,7 +690,13 @@ static uint32_t *stream_values(const struct rank *r, int s, uint64_t *n)
 
 		if (c->coding == SPILL_RAW)
 			memcpy(v + at, c->p, want);
-		else if (ZSTD_decompress(v + at, want, c->p, c->len) != want) {
+		else if (c->coding == SPILL_ZSTD_PLANES) {
+			if (unplane(c, v + at) < 0) {
+				free(v);
+				return NULL;
+			}
+		} else if (ZSTD_decompress(v + at, want, c->p, c->len) !=
+			   want) {
 			free(v);
 			return NULL;
 		}
@@ -702,6 +734,24 @@ static int grammar_of(const uint32_t *v, uint64_t n, uint32_t limit,
 	return rc;
 }
 
+/* Whether every code of d and i (n each) is one of base's scale: 1, 0,
+ * or RONDO_E_NOMEM. */
+static int codes_fit(const uint32_t *d, const uint32_t *i, uint64_t n,
+		     double base)
+{
+	struct fmt_tscale sc;
+	uint32_t limit;
+
+	if (fmt_tscale_init(&sc, base) < 0)
+		return RONDO_E_NOMEM;
+	limit = fmt_tcode_limit(&sc);
+	fmt_tscale_free(&sc);
+	for (uint64_t k = 0; k < n; k++)
+		if (d[k] >= limit || i[k] >= limit)
+			return 0;
+	return 1;
+}
+
 /* Per-call times: two streams of codes, one pair per timed call, the
  * first ntimed of the n calls of signatures sig, coded as the tracer
  * codes them (fmt_tstream). */
@@ -709,7 +759,7 @@ static int times_of(struct rank *r, const uint32_t *sig, uint64_t n)
 {
 	uint64_t nd, ni;
 	uint32_t *d, *i;
-	int rc;
+	int rc, fit;
 
 	if (!r->timing || r->ntimed == 0)
 		return 0;
@@ -717,10 +767,20 @@ static int times_of(struct rank *r, const uint32_t *sig, uint64_t n)
 	i = stream_values(r, SPILL_INTERVALS, &ni);
 	rc = !d || !i || nd != ni || nd != r->ntimed || nd > n ? RONDO_E_CORRUPT
 							       : 0;
-	rc = rc ? rc : fmt_tstream_code(&r->tbytes, nd, sig, d, i, 0);
+	fit = rc ? 0 : codes_fit(d, i, nd, r->base);
+	if (fit < 0)
+		rc = fit;
+	if (rc == 0 && !fit) {
+		/* codes no tracer of this base writes: the calls are
+		 * whole, their times left out (and said) */
+		r->timing = 0;
+		r->times_bad = 1;
+	} else if (rc == 0) {
+		rc = fmt_tstream_code(&r->tbytes, nd, sig, d, i, 0);
+	}
 	free(d);
 	free(i);
-	if (rc == 0)
+	if (rc == 0 && r->timing)
 		r->tcalls = nd;
 	return rc;
 }
@@ -1067,6 +1127,11 @@ static int merge_job(struct job_in *J, struct merge *m, int64_t *ref)
 			    "tracer coded them (format 1.8 or before): left "
 			    "out",
 			    r->path);
+		if (r->times_bad)
+			say(J,
+			    "%s: its per-call time codes are out of the scale "
+			    "of base %g: left out",
+			    r->path, r->base);
 		if (r->timing && merge_set_timing(m, r->base) == 0) {
 			int64_t origin = (int64_t)r->wall + r->origin;
 

@@ -328,18 +328,48 @@ RONDO_EXPECT="$tmp/mtimed.expect" timeout -s TERM 5 "$M" -np 3 -x RONDO_EXPECT \
 	-x LD_PRELOAD="$pre" -x RONDO_OUT="$tmp/mtimed.rondo" -x RONDO_FLUSH_INTERVAL \
 	-x RONDO_TIMING=percall ${san:+-x ASAN_OPTIONS} "$prog" hang 20 >mtimed.out 2>&1
 [ -d mtimed.spill ] || fail "mtimed: no spill folder: $(ls)"
-mkdir oldtimes.spill
-cp mtimed.spill/* oldtimes.spill/
-"${PYTHON3:-python3}" "$top_srcdir/tests/spillmod.py" mtimed.spill/rank-1.spill \
-	oldtimes.spill/rank-1.spill head-timing || fail "spillmod.py failed"
-"$rondo" recover -o oldtimes.rondo oldtimes.spill >oldtimes.out 2>&1 ||
-	fail "oldtimes: rondo recover: $(cat oldtimes.out)"
-grep -q "rank-1.spill: its per-call times are coded as an older tracer coded them (format 1.8 or before): left out" oldtimes.out ||
-	fail "oldtimes: recovery does not say rank 1's times are left out: $(cat oldtimes.out)"
+# left_out NAME WHAT SAID: mtimed.spill with rank 1's file changed by
+# spillmod.py WHAT, recovered to NAME.rondo; recovery says SAID (a basic
+# regular expression) of rank-1.spill.
+left_out() {
+	mkdir "$1.spill"
+	cp mtimed.spill/* "$1.spill/"
+	"${PYTHON3:-python3}" "$top_srcdir/tests/spillmod.py" mtimed.spill/rank-1.spill \
+		"$1.spill/rank-1.spill" "$2" || fail "spillmod.py $2 failed"
+	"$rondo" recover -o "$1.rondo" "$1.spill" >"$1.out" 2>&1 ||
+		fail "$1: rondo recover: $(cat "$1.out")"
+	grep -q "rank-1.spill: $3" "$1.out" ||
+		fail "$1: recovery does not say rank 1's times are left out: $(cat "$1.out")"
+}
+left_out oldtimes head-timing "its per-call times are coded as an older tracer coded them (format 1.8 or before): left out"
+# ...and rank 1's file with a duration code past the time scale (a
+# damaged chunk that still decompresses): its times left out, and said.
+left_out badcode big-code "its per-call time codes are out of the scale of base [0-9.]*: left out"
+# The same files as spill version 1 wrote them (chunks as zstd of 32-bit
+# values, not byte planes): recovered to the same calls and times.
+mkdir v1.spill
+for f in mtimed.spill/*; do
+	case $f in
+	*.spill) "${PYTHON3:-python3}" "$top_srcdir/tests/spillmod.py" "$f" \
+		"v1.spill/${f##*/}" v1 || fail "spillmod.py v1 $f failed" ;;
+	*) cp "$f" v1.spill/ ;;
+	esac
+done
+"$rondo" recover -o v1.rondo v1.spill >v1.out 2>&1 || fail "v1: rondo recover: $(cat v1.out)"
 "$rondo" recover mtimed.spill >mtimed.rec 2>&1 || fail "mtimed: rondo recover: $(cat mtimed.rec)"
+for r in 0 1 2; do
+	"$rondo" dump --times --rank $r mtimed.rondo >mtimed.times.$r 2>&1
+	"$rondo" dump --times --rank $r v1.rondo >v1.times.$r 2>&1
+	cmp -s mtimed.times.$r v1.times.$r ||
+		fail "v1: rank $r's calls or times differ: $(diff mtimed.times.$r v1.times.$r | head -5)"
+	# the codes read back as the times they were: every call ends
+	# within the seconds the job ran
+	awk '!/^#/ && $4 != "-" && $4 > 60 { print; exit 1 }' mtimed.times.$r >mtimed.late.$r ||
+		fail "mtimed: rank $r has a call ending past 60 s: $(cat mtimed.late.$r)"
+done
 # timed calls per rank: in the intact folder's trace, every rank has
-# some; in the other, rank 1 none
-for f in mtimed oldtimes; do
+# some; in the others, rank 1 none
+for f in mtimed oldtimes badcode; do
 	for r in 0 1; do
 		"$rondo" dump --times --rank $r $f.rondo 2>/dev/null |
 			awk '!/^#/ && $3 != "-" { n++ } END { print n + 0 }' >"$f.timed.$r"
@@ -349,6 +379,9 @@ done
 	[ "$(cat oldtimes.timed.0)" -eq "$(cat mtimed.timed.0)" ] &&
 	[ "$(cat oldtimes.timed.1)" -eq 0 ] ||
 	fail "oldtimes: timed calls of ranks 0 and 1: $(cat mtimed.timed.0 mtimed.timed.1 | tr "\n" " ")intact, $(cat oldtimes.timed.0 oldtimes.timed.1 | tr "\n" " ")with rank 1's of an older tracer"
+[ "$(cat badcode.timed.0)" -eq "$(cat mtimed.timed.0)" ] &&
+	[ "$(cat badcode.timed.1)" -eq 0 ] ||
+	fail "badcode: timed calls of ranks 0 and 1: $(cat badcode.timed.0 badcode.timed.1 | tr "\n" " ")with rank 1's code past the scale"
 # Damaged files: one cut in the middle is read up to its last good
 # record; a file that is no spill at all is left out and said; nothing
 # readable at all is one message and status 1.

@@ -39,6 +39,7 @@
 struct spill_chunk {
 	struct spill_chunk *next;
 	uint32_t nvalues;
+	uint8_t coding; /* enum spill_coding */
 	int written;
 	size_t len;
 	uint8_t data[];
@@ -73,6 +74,7 @@ static struct {
 	/* what the spills cost (RONDO_VERBOSE) */
 	uint64_t nspills, spill_ns, spill_max_ns, sync_ns;
 	ZSTD_CCtx *zc;
+	uint8_t *planes; /* a chunk's values as byte planes (chunk_make) */
 	int barrier_cmd; /* membarrier's command, 0: none */
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 } sp = {.fd = -1};
@@ -205,7 +207,8 @@ void spill_start(void)
 	}
 	sp.funcs_done = calloc(rt_nfuncs() / 8 + 1, 1);
 	sp.zc = ZSTD_createCCtx();
-	if (!sp.funcs_done || !sp.zc)
+	sp.planes = malloc(sizeof(uint32_t) * STREAM_CAP);
+	if (!sp.funcs_done || !sp.zc || !sp.planes)
 		goto nomem;
 	output_facts(&head.f);
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -234,29 +237,61 @@ nomem:
 
 /* ---- the streams ------------------------------------------------------- */
 
-/* The stream's raw values into a chunk (0, or -1 without memory). */
+/* The n values v as byte planes into sp.planes (the lowest byte of each
+ * value, then the next byte of each, ...), as many planes as the largest
+ * value needs; returns their count (1 to 4).  Small codes in 32 bits are
+ * three quarters zero bytes, which zstd reads through at the cost of
+ * real data: as planes it compresses them in half the time and smaller
+ * (a duration code, about 8 ns a value as 32 bits, 4 ns as planes). */
+static unsigned planes_of(const uint32_t *v, uint32_t n)
+{
+	uint32_t most = 0;
+	unsigned w = 1;
+	uint8_t *p = sp.planes;
+
+	for (uint32_t i = 0; i < n; i++)
+		most |= v[i];
+	while (w < 4 && most >> (8 * w))
+		w++;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = v[i];
+
+		for (unsigned b = 0; b < w; b++)
+			p[(size_t)b * n + i] = (uint8_t)(x >> (8 * b));
+	}
+	return w;
+}
+
+/* The stream's raw values into a chunk (0, or -1 without memory): zstd
+ * of their byte planes (SPILL_ZSTD_PLANES). */
 static int chunk_make(int stream)
 {
 	struct spill_stream *s = &spill_hot.st[stream];
-	uint32_t from = sp.raw_done[stream];
-	size_t in = sizeof(uint32_t) * (s->n - from);
-	size_t bound = ZSTD_compressBound(in), len;
+	uint32_t from = sp.raw_done[stream], n = s->n - from;
+	unsigned w;
+	size_t in, bound, len;
 	struct spill_chunk *c;
 
 	if (s->n == from) {
 		s->n = sp.raw_done[stream] = 0;
 		return 0;
 	}
-	c = malloc(sizeof(*c) + bound);
+	w = planes_of(s->raw + from, n);
+	in = (size_t)w * n;
+	bound = ZSTD_compressBound(in);
+	c = malloc(sizeof(*c) + 1 + bound);
 	if (!c)
 		return -1;
-	len = ZSTD_compressCCtx(sp.zc, c->data, bound, s->raw + from, in, 1);
+	c->data[0] = (uint8_t)w;
+	len = ZSTD_compressCCtx(sp.zc, c->data + 1, bound, sp.planes, in, 1);
 	if (ZSTD_isError(len)) {
 		free(c);
 		return -1;
 	}
+	len++;
 	c->next = NULL;
-	c->nvalues = s->n - from;
+	c->coding = SPILL_ZSTD_PLANES;
+	c->nvalues = n;
 	c->written = 0;
 	c->len = len;
 	if (s->last)
@@ -442,7 +477,7 @@ static void put_streams(int can_alloc)
 		for (struct spill_chunk *c = s->first, *next; c; c = next) {
 			next = c->next;
 			if (!c->written) {
-				put_chunk_head(i, c->nvalues, SPILL_ZSTD);
+				put_chunk_head(i, c->nvalues, c->coding);
 				spill_w_big_end(&wr, c->data, c->len);
 				c->written = 1;
 				sp.pending -= c->len;
@@ -641,7 +676,8 @@ const char *spill_settings(void)
 
 size_t spill_memory(void)
 {
-	size_t n = sp.pending + sp.stat_cap * sizeof(*sp.stat_done);
+	size_t n = sp.pending + sp.stat_cap * sizeof(*sp.stat_done) +
+		   (sp.planes ? sizeof(uint32_t) * STREAM_CAP : 0);
 
 	for (int i = 0; i < SPILL_NSTREAMS; i++)
 		n += (size_t)spill_hot.st[i].cap * sizeof(uint32_t);

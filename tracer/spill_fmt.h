@@ -26,8 +26,10 @@
 
 #include "format.h"
 
-#define SPILL_MAGIC   "RONDOSPL"
-#define SPILL_VERSION 1
+#define SPILL_MAGIC "RONDOSPL"
+/* 2: chunks as byte planes (SPILL_ZSTD_PLANES); recovery reads 1 too. */
+#define SPILL_VERSION	  2
+#define SPILL_VERSION_MIN 1
 /* HEAD's per-call timing: 0 none; 3 per call, coded as format 1.9 codes
  * them (fmt_tenc: each interval from the previous start plus its
  * duration's lower edge).  Written before: 1, intervals from the
@@ -59,8 +61,11 @@ enum spill_streams {
 	SPILL_NSTREAMS
 };
 
-/* How a chunk's values are stored. */
-enum spill_coding { SPILL_RAW, SPILL_ZSTD };
+/* How a chunk's values are stored: 32-bit little-endian, zstd of those,
+ * or (version 2) a byte w from 1 to 4 and zstd of the values' w byte
+ * planes: the lowest byte of every value, then the next, ... (every
+ * value below 2^(8w)). */
+enum spill_coding { SPILL_RAW, SPILL_ZSTD, SPILL_ZSTD_PLANES };
 
 /* How a rank ended (SPILL_END). */
 enum spill_end {

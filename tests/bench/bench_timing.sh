@@ -15,8 +15,9 @@
 #   wall-s          the loop's wall time (seconds, the slowest rank's)
 #   ratio           wall-s over the untraced run's
 #   added-ns/call   what per-call timing adds to a call over the
-#                   aggregated mode: (wall-s of the mode - wall-s
-#                   aggregated) / the calls one rank makes in the loop
+#                   aggregated mode: the median over the rounds of
+#                   (wall-s of the mode - wall-s aggregated in the same
+#                   round) / the calls one rank makes in the loop
 #                   (bench_p2p's calls=), in ns
 #   trace-B         the trace's bytes
 #   timing-B        those of its timing section
@@ -41,6 +42,11 @@ trap 'rm -rf "$tmp"' EXIT
 unset LD_PRELOAD RONDO_DISABLE RONDO_OUT RONDO_TIMING RONDO_TIME_BASE
 mpi_env
 ASAN_EXITCODE= san_env
+# Ranks bound to cores: Open MPI leaves oversubscribed ranks unbound,
+# and an unbound 2-rank run on 2 cores moved its calls' cost by +-150 ns
+# from run to run; so --oversubscribe only for more ranks than cores.
+unset OMPI_MCA_rmaps_base_oversubscribe
+cores=$(nproc 2>/dev/null || echo 1)
 
 modes="untraced aggregated 1.01 1.1 1.5"
 
@@ -51,15 +57,17 @@ modes="untraced aggregated 1.01 1.1 1.5"
 run() {
 	mode=$1 np=$2
 	shift 2
+	over=
+	[ "$np" -gt "$cores" ] && over=--oversubscribe
 	rm -f "$tmp/t.rondo"
 	case $mode in
 	untraced)
-		mpirun --oversubscribe -np "$np" "$prog" "$@" >"$tmp/out" 2>&1 ;;
+		mpirun $over -np "$np" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	aggregated)
-		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$pre" \
+		mpirun $over -np "$np" -x LD_PRELOAD="$pre" \
 			-x RONDO_OUT="$tmp/t.rondo" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	*)
-		mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$pre" \
+		mpirun $over -np "$np" -x LD_PRELOAD="$pre" \
 			-x RONDO_OUT="$tmp/t.rondo" -x RONDO_TIMING=percall \
 			-x RONDO_TIME_BASE="$mode" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	esac
@@ -105,15 +113,16 @@ loop() {
 	echo "$name: bench_p2p $* on $np ranks, $cpr calls/rank in the loop"
 	echo "mode             wall-s   ratio  added-ns/call  trace-B  timing-B  timing-B/call    calls"
 	u=$(median <"$tmp/w.untraced")
-	a=$(median <"$tmp/w.aggregated")
 	for m in $modes; do
 		case $m in untraced | aggregated) label=$m ;; *) label="percall b=$m" ;; esac
 		awk -v l="$label" -v m="$m" -v name="$name" -v np="$np" \
-			-v w="$(median <"$tmp/w.$m")" -v u="$u" -v a="$a" -v cpr="$cpr" \
+			-v w="$(median <"$tmp/w.$m")" -v u="$u" -v cpr="$cpr" \
+			-v d="$(paste "$tmp/w.$m" "$tmp/w.aggregated" |
+				awk '{ print $1 - $2 }' | median)" \
 			-v b="$(median <"$tmp/b.$m")" -v t="$(median <"$tmp/t.$m")" \
 			-v c="$(cat "$tmp/c.$m")" 'BEGIN {
 			percall = m != "untraced" && m != "aggregated"
-			added = (w - a) / cpr * 1e9
+			added = d / cpr * 1e9
 			printf "%-15s %7.4f %7.3f %14s %8d %9d %14s %8d\n", l, w, w / u,
 				(percall ? sprintf("%.1f", added) : "-"), b, t,
 				(c > 0 ? sprintf("%.3f", t / c) : "-"), c

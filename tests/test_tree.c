@@ -367,6 +367,121 @@ static void test_cut_forms(void)
 		   "MPI_Finalize()");
 }
 
+/* Two ranks of nested loops and known times (ns): rank 0, Init (1000),
+ * 100 x [Irecv (10), Wait (20)], 10 x [4 x Send (100), Allreduce
+ * (5000)], Finalize (700); rank 1, Init, 100 x [Irecv, Wait], Finalize.
+ * The loop of most time is rank 0's 10 x [...] (54 000 ns), and in it
+ * the Allreduce (50 000 in all). */
+static rondo_trace *open_nested(struct fmt_buf *file)
+{
+	struct testtrace *tt = tt_create(2);
+	uint32_t f_init = tt_func(tt, "MPI_Init", NULL);
+	uint32_t f_irecv = tt_func(tt, "MPI_Irecv", "source", NULL);
+	uint32_t f_wait = tt_func(tt, "MPI_Wait", NULL);
+	uint32_t f_send = tt_func(tt, "MPI_Send", "dest", NULL);
+	uint32_t f_allred = tt_func(tt, "MPI_Allreduce", NULL);
+	uint32_t f_final = tt_func(tt, "MPI_Finalize", NULL);
+	uint32_t s_init = one_sig(tt, f_init, INT64_MIN);
+	uint32_t s_irecv = one_sig(tt, f_irecv, 1);
+	uint32_t s_wait = one_sig(tt, f_wait, INT64_MIN);
+	uint32_t s_send = one_sig(tt, f_send, 1);
+	uint32_t s_allred = one_sig(tt, f_allred, INT64_MIN);
+	uint32_t s_final = one_sig(tt, f_final, INT64_MIN);
+	rondo_trace *t;
+
+	tt_meta(tt, "program", "nested");
+	for (uint32_t r = 0; r < 2; r++) {
+		tt_call(tt, r, s_init, 1, 1000);
+		for (int i = 0; i < 100; i++) {
+			tt_call(tt, r, s_irecv, 1, 10);
+			tt_call(tt, r, s_wait, 1, 20);
+		}
+		for (int i = 0; r == 0 && i < 10; i++) {
+			for (int k = 0; k < 4; k++)
+				tt_call(tt, r, s_send, 1, 100);
+			tt_call(tt, r, s_allred, 1, 5000);
+		}
+		tt_call(tt, r, s_final, 1, 700);
+	}
+	t = tt_open(tt, file, 0);
+	tt_free(tt);
+	return t;
+}
+
+/* Figures in all, the rows heaviest first, and the heaviest path. */
+static void test_heaviest(void)
+{
+	struct fmt_buf file = {0};
+	rondo_trace *t = open_nested(&file);
+	struct tree *tr = t ? tree_create(t) : NULL;
+	struct tree_info in;
+	uint32_t g, n, loop, send;
+
+	CHECK(tr != NULL);
+	if (!tr) {
+		rondo_trace_free(t);
+		fmt_buf_free(&file);
+		return;
+	}
+	/* rank 0 is the heaviest group; its rows in the calls' order */
+	g = tree_heaviest_group(tr);
+	CHECKF(g == tree_row_node(tr, 0), "group node %u", g);
+	CHECK(tree_open(tr, g) == 0);
+	CHECKF(!strcmp(label(tr, 1), "MPI_Init()"), "%s", label(tr, 1));
+	loop = row_of(tr, "x10 [ MPI_Send ... MPI_Allreduce ]");
+	CHECKF(loop == 3, "the loop at row %u", loop);
+	CHECK(tree_open(tr, tree_row_node(tr, loop)) == 0);
+	send = row_of(tr, "x4 MPI_Send(dest=+1)");
+	CHECKF(send == loop + 1, "x4 MPI_Send at row %u", send);
+	/* a row inside the loop: 4 calls and 400 ns a run, 10 runs */
+	CHECK(tree_info(tr, tree_row_node(tr, send), &in) == 0);
+	CHECKF(in.runs == 10 && in.calls == 4 && in.calls_all == 40 &&
+		       in.time_ns > 399.9 && in.time_ns < 400.1 &&
+		       in.time_all_ns > 3999 && in.time_all_ns < 4001,
+	       "runs %llu calls %llu/%llu time %g/%g",
+	       (unsigned long long)in.runs, (unsigned long long)in.calls,
+	       (unsigned long long)in.calls_all, in.time_ns, in.time_all_ns);
+	/* the loop's own row: once, its 10 iterations inside */
+	CHECK(tree_info(tr, tree_row_node(tr, loop), &in) == 0 &&
+	      in.runs == 1 && in.calls == 50 && in.calls_all == 50 &&
+	      in.time_all_ns > 53999 && in.time_all_ns < 54001);
+	/* heaviest first: the big loop, the small one, Init, Finalize; the
+	 * other group after, closed */
+	CHECK(tree_order(tr) == 0);
+	n = tree_row_node(tr, send);
+	CHECK(tree_set_order(tr, 1) == 0 && tree_order(tr) == 1);
+	CHECKF(!strcmp(label(tr, 0), "rank 0") &&
+		       !strcmp(label(tr, 1),
+			       "x10 [ MPI_Send ... MPI_Allreduce ]") &&
+		       !strcmp(label(tr, 2), "MPI_Allreduce()") &&
+		       !strcmp(label(tr, 3), "x4 MPI_Send(dest=+1)") &&
+		       !strncmp(label(tr, 4), "x100 [ MPI_Irecv", 16) &&
+		       !strcmp(label(tr, 5), "MPI_Init()") &&
+		       !strcmp(label(tr, 6), "MPI_Finalize()") &&
+		       !strcmp(label(tr, 7), "rank 1") && tree_rows(tr) == 8,
+	       "rows: %s | %s | %s | %s | %s", label(tr, 1), label(tr, 2),
+	       label(tr, 3), label(tr, 4), label(tr, 5));
+	CHECK(tree_node_row(tr, n) == 3); /* nodes keep their numbers */
+	/* back to the calls' order, folds as they were */
+	CHECK(tree_set_order(tr, 0) == 0 && tree_rows(tr) == 8);
+	CHECK(tree_node_row(tr, n) == send);
+	/* the heaviest path from the top: the big loop's Allreduce, the
+	 * way to it opened; from a call, the call itself */
+	tree_close(tr, g);
+	n = tree_heaviest(tr, g);
+	CHECK(n != TREE_NONE && tree_info(tr, n, &in) == 0);
+	CHECKF(in.kind == TREE_CALL && tree_node_row(tr, n) != TREE_NONE &&
+		       !strcmp(label(tr, tree_node_row(tr, n)),
+			       "MPI_Allreduce()") &&
+		       in.runs == 10,
+	       "heaviest: %s", label(tr, tree_node_row(tr, n)));
+	CHECK(tree_heaviest(tr, n) == n);
+	CHECK(tree_heaviest(tr, 1u << 30) == TREE_NONE);
+	tree_free(tr);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+}
+
 int main(void)
 {
 	struct fmt_buf file = {0}, cut = {0};
@@ -383,5 +498,6 @@ int main(void)
 	rondo_trace_free(t);
 	fmt_buf_free(&cut);
 	test_cut_forms();
+	test_heaviest();
 	return check_done("test_tree");
 }

@@ -131,12 +131,28 @@ exited() {
 		fail "the terminal was not restored: $(cat "$tmp/stty" 2>/dev/null)"
 }
 
-# Opening: the header and the groups, closed.
+# Opening: the header and the groups, the group of most MPI time (ranks
+# 1 and 2: 54 % of it) open and selected, and a word on what a group is.
 start demo.rondo
 wait_for "rank groups" && golden open
 
+# The heaviest path, one key: down to the call of most time in all, the
+# Waitall of the ranks 1,2's loop, 50 runs of it (31 % of MPI time).
+keys H
+wait_for "runs 50 times per rank, on 2 ranks: in all 50 calls, 4.55 ms per rank, 31.0% of all MPI time"
+golden heaviest
+# Heaviest first in each level (s), then the calls' order again; the
+# selection stays on its call.
+keys s
+wait_for "structure, heaviest first"
+golden sorted
+keys s
+wait_for "structure (per rank: one run;"
+keys j k
+settle shows "9/13" || fail "after sorting twice, the selection is not on row 9: $(screen | tail -n 1)"
+
 # A group, and a loop in it: open, then closed again with Space.
-keys Enter
+keys g Enter
 wait_for "×50 [ MPI_Irecv … MPI_Allreduce ]"
 keys j j Enter
 wait_for "MPI_Waitall(count=2"
@@ -160,7 +176,7 @@ keys ?
 wait_for "keys (q to go back)"
 golden help
 keys q
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 
 # The signature table, by total time, then by count.
 keys Tab
@@ -176,7 +192,7 @@ settle row4 ||
 keys f I s e n d Enter
 wait_for "signature (3 of 12, function has \"Isend\")"
 keys Enter
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 settle shows "MPI_Isend(buf=m1" || fail "Enter in the table did not go to an Isend"
 
 # Resizing: smaller, too small, and back.
@@ -187,7 +203,7 @@ settle resized ||
 tm resize-window -t view -x 40 -y 10
 wait_for "terminal too small"
 tm resize-window -t view -x 100 -y 30
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 
 # q quits, exit status 0, the terminal back.
 keys q
@@ -310,13 +326,13 @@ keys l
 wait_for "rank 1 → rank 1: 0 messages"
 # Esc, not zoomed in, goes back to the tree; Tab goes round every pane
 keys Escape
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 keys Tab Tab
 wait_for "messages a cell, log scale"
 keys Tab
 wait_for "signature (12)"
 keys Tab
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 keys q
 exited 0
 
@@ -379,7 +395,7 @@ settle row4 || fail "contention by imbalance: the first row is not the Allreduce
 keys s
 wait_for "lost▼"
 keys Enter
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 detail() { screen | sed -n 22p | grep -q "MPI_Waitall(count=4, array_of_requests=\[r0, r1, r2, r3\]"; }
 settle detail || fail "Enter in contention did not go to the Waitall of 4: $(screen | sed -n 22p)"
 keys q
@@ -430,7 +446,7 @@ wait_for "the whole run is in the window"
 keys i 0
 wait_for "0.00–0.98 s, 10.0 ms a bucket"
 keys Escape
-wait_for "structure (calls and time per rank;"
+wait_for "structure (per rank: one run;"
 keys q
 exited 0
 
@@ -438,7 +454,7 @@ exited 0
 # on the theme's gradient.
 start timed.rondo
 wait_for "rank groups"
-keys G Enter j j j
+keys - G Enter j j j
 wait_for "MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
 keys T
 wait_for "• highlighted: MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
@@ -493,8 +509,7 @@ exited 0
 	--cut "3=MPI_Abort(errorcode=3)" cutshort.rondo || fail "mktrace --cut"
 start cutshort.rondo
 wait_for "rank 3  cut short: MPI_Abort(errorcode=3)"
-wait_for "ranks 1,2 (2)  cut short on rank 2: signal 15 (SIGTERM) inside MPI_W…"
-keys j Enter
+wait_for "ranks 1,2 (2)  cut short on rank 2: signal 15 (SIGTERM) in…"
 wait_for "✂ cut short here on rank 2: signal 15 (SIGTERM) inside MPI_Waitall"
 keys -N 5 j
 wait_for "their recorded calls stop here: the job ended badly"
@@ -521,7 +536,7 @@ start demo.rondo
 wait_for "rank groups"
 keys T
 wait_for "no per-call times: trace with RONDO_TIMING=percall"
-settle shows "structure (calls and time per rank;" ||
+settle shows "structure (per rank: one run;" ||
 	fail "T on a trace without per-call times left the tree"
 keys Tab T
 wait_for "no per-call times: trace with RONDO_TIMING=percall"

@@ -202,6 +202,7 @@ static int view_setup(struct view *v, const struct options *o,
 		      const char *const *dirs, int ndirs)
 {
 	char err[512];
+	uint32_t g;
 
 	v->tree = tree_create(v->t);
 	if (!v->tree) {
@@ -229,9 +230,16 @@ static int view_setup(struct view *v, const struct options *o,
 		cli_error("out of memory");
 		return -1;
 	}
-	/* one group: shown open */
-	if (rondo_group_count(v->t) == 1)
-		tree_open(v->tree, tree_row_node(v->tree, 0));
+	/* the heaviest group shown open, and selected: the first screen
+	 * shows calls */
+	g = tree_heaviest_group(v->tree);
+	if (g != TREE_NONE && tree_open(v->tree, g) == 0) {
+		view_tree_select(v, g);
+		if (rondo_group_count(v->t) > 1 && !v->message[0])
+			view_message(v, 0,
+				     "a rank group: ranks that make the same "
+				     "calls; the one of most MPI time is open");
+	}
 	return 0;
 }
 

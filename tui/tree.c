@@ -27,6 +27,7 @@ struct node {
 	uint32_t group;
 	uint32_t first, nchild; /* children: node[first .. first + nchild) */
 	uint32_t row;		/* TREE_NONE when hidden */
+	uint64_t runs;		/* times it runs per rank, in all */
 };
 
 /* What a search looks for: signatures, and the rules that hold one. */
@@ -51,7 +52,12 @@ struct tree {
 	double total;
 	char **cut;	    /* per group: how its ranks were cut short */
 	struct pred search; /* the current search (sig NULL: none) */
-	uint32_t *stack;    /* scratch for walks */
+	int by_time;	    /* rows heaviest first within each level */
+	/* each node's children heaviest first: order[first + k] is the
+	 * k-th (a slot per node), and the groups' in gorder */
+	uint32_t *order, *gorder;
+	size_t caporder;
+	uint32_t *stack; /* scratch for walks */
 	size_t capstack;
 };
 
@@ -165,6 +171,93 @@ static const char *group_cut(const struct tree *tr, uint32_t g)
 	return tr->cut && g < tr->ngroups ? tr->cut[g] : NULL;
 }
 
+/* ---- figures and order ---------------------------------------------------- */
+
+/* Node n's calls and time per rank, each time it runs. */
+static void node_figures(const struct tree *tr, uint32_t n, uint64_t *calls,
+			 double *time_ns)
+{
+	const struct node *d = &tr->node[n];
+
+	*calls = 0;
+	*time_ns = 0;
+	switch (d->kind) {
+	case TREE_GROUP:
+		*calls = rondo_rule_calls(tr->t,
+					  rondo_group_root(tr->t, d->group));
+		*time_ns = tr->group_time[d->group];
+		break;
+	case TREE_RULE:
+		*calls = rondo_rule_calls(tr->t, d->id) * d->count;
+		*time_ns = tr->rule_time[d->id] * (double)d->count;
+		break;
+	case TREE_CUT: break; /* no call */
+	default:
+		*calls = d->count;
+		*time_ns = tr->sig_mean[d->id] * (double)d->count;
+	}
+}
+
+/* a * b, held at UINT64_MAX */
+static uint64_t runs_times(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* The weight the rows are sorted by: time over all ranks and runs (calls
+ * when no time is known). */
+static double node_weight(const struct tree *tr, uint32_t n)
+{
+	uint64_t calls;
+	double time;
+
+	node_figures(tr, n, &calls, &time);
+	if (tr->node[n].kind == TREE_GROUP)
+		time *= rondo_group_size(tr->t, tr->node[n].group);
+	return time > 0 ? time : (double)calls * 1e-9;
+}
+
+struct weighed {
+	double w;
+	uint32_t id;
+};
+
+static int heavier(const void *a, const void *b)
+{
+	const struct weighed *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sorts ids[0..n) heaviest first, ties in tree order; 0 or
+ * RONDO_E_NOMEM (ids left as they were). */
+static int sort_heaviest(const struct tree *tr, uint32_t *ids, uint32_t n)
+{
+	struct weighed *w = malloc(sizeof(*w) * ((size_t)n + 1));
+
+	if (!w)
+		return RONDO_E_NOMEM;
+	for (uint32_t k = 0; k < n; k++)
+		w[k] = (struct weighed){node_weight(tr, ids[k]), ids[k]};
+	qsort(w, n, sizeof(*w), heavier);
+	for (uint32_t k = 0; k < n; k++)
+		ids[k] = w[k].id;
+	free(w);
+	return 0;
+}
+
+/* order[] for node n's children, just made. */
+static int order_kids(struct tree *tr, uint32_t n)
+{
+	const struct node *d = &tr->node[n];
+
+	for (uint32_t k = 0; k < d->nchild; k++)
+		tr->order[d->first + k] = d->first + k;
+	return sort_heaviest(tr, tr->order + d->first, d->nchild);
+}
+
 /* ---- set-up -------------------------------------------------------------- */
 
 /* Each rule's first and last call and time, in rule order: a rule refers
@@ -249,13 +342,19 @@ static int tree_setup(struct tree *tr)
 			tr->total += (double)st.total_ns;
 		}
 	rules_summary(tr);
+	tr->gorder = malloc(sizeof(*tr->gorder) * ((size_t)tr->ngroups + 1));
+	if (!tr->gorder)
+		return -1;
 	for (uint32_t g = 0; g < tr->ngroups; g++) {
 		tr->group_time[g] = group_time(tr, g);
 		tr->node[g] = (struct node){TREE_GROUP, 0, 0, 0, g, 1,
-					    TREE_NONE,	g, 0, 0, g};
+					    TREE_NONE,	g, 0, 0, g, 1};
 		tr->row[g] = g;
+		tr->gorder[g] = g;
 	}
 	tr->nnodes = tr->nrows = tr->ngroups;
+	if (sort_heaviest(tr, tr->gorder, tr->ngroups) < 0)
+		return -1;
 	return cut_setup(tr);
 }
 
@@ -287,6 +386,8 @@ void tree_free(struct tree *tr)
 	free(tr->search.sig);
 	free(tr->search.rule);
 	free(tr->stack);
+	free(tr->order);
+	free(tr->gorder);
 	for (uint32_t g = 0; tr->cut && g < tr->ngroups; g++)
 		free(tr->cut[g]);
 	free(tr->cut);
@@ -316,6 +417,14 @@ static int node_leaf(const struct tree *tr, uint32_t n)
 	return tr->node[n].kind == TREE_CALL || tr->node[n].kind == TREE_CUT;
 }
 
+/* The k-th child of node n as the rows show them. */
+static uint32_t kid(const struct tree *tr, uint32_t n, uint32_t k)
+{
+	uint32_t at = tr->node[n].first + k;
+
+	return tr->by_time ? tr->order[at] : at;
+}
+
 /* Makes node n's children, once: its rule's symbols, then for a group
  * whose ranks were cut short, where they stop.  0 or RONDO_E_NOMEM. */
 static int node_make(struct tree *tr, uint32_t n)
@@ -331,7 +440,9 @@ static int node_make(struct tree *tr, uint32_t n)
 	cut = tr->node[n].kind == TREE_GROUP && group_cut(tr, tr->node[n].id);
 	if ((uint64_t)len + cut > UINT32_MAX - 1 - tr->nnodes ||
 	    util_grow(&tr->node, &tr->capnodes, (size_t)at + len + cut,
-		      sizeof(*tr->node)) < 0)
+		      sizeof(*tr->node)) < 0 ||
+	    util_grow(&tr->order, &tr->caporder, (size_t)at + len + cut,
+		      sizeof(*tr->order)) < 0)
 		return RONDO_E_NOMEM;
 	kids = tr->node + at;
 	for (uint32_t k = 0; k < len; k++)
@@ -359,11 +470,13 @@ static int node_make(struct tree *tr, uint32_t n)
 					    0,
 					    0,
 					    TREE_NONE};
+	for (uint32_t k = 0; k < len; k++)
+		kids[k].runs = runs_times(tr->node[n].runs, tr->node[n].count);
 	tr->node[n].first = at;
 	tr->node[n].nchild = len;
 	tr->node[n].made = 1;
 	tr->nnodes += len;
-	return 0;
+	return order_kids(tr, n);
 }
 
 int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out)
@@ -384,22 +497,13 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out)
 				  d->open,
 				  0,
 				  0,
-				  rondo_group_size(tr->t, g)};
-	switch (d->kind) {
-	case TREE_GROUP:
-		out->calls =
-			rondo_rule_calls(tr->t, rondo_group_root(tr->t, g));
-		out->time_ns = tr->group_time[g];
-		break;
-	case TREE_RULE:
-		out->calls = rondo_rule_calls(tr->t, d->id) * d->count;
-		out->time_ns = tr->rule_time[d->id] * (double)d->count;
-		break;
-	case TREE_CUT: break; /* no call */
-	default:
-		out->calls = d->count;
-		out->time_ns = tr->sig_mean[d->id] * (double)d->count;
-	}
+				  rondo_group_size(tr->t, g),
+				  d->runs,
+				  0,
+				  0};
+	node_figures(tr, n, &out->calls, &out->time_ns);
+	out->calls_all = runs_times(out->calls, d->runs);
+	out->time_all_ns = out->time_ns * (double)d->runs;
 	return 0;
 }
 
@@ -435,7 +539,7 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 			free(todo);
 			return RONDO_E_NOMEM;
 		}
-		todo[ntodo++] = tr->node[n].first + k;
+		todo[ntodo++] = kid(tr, n, k);
 	}
 	while (ntodo && !rc) {
 		uint32_t c = todo[--ntodo];
@@ -454,7 +558,7 @@ static int visible_under(struct tree *tr, uint32_t n, size_t *len)
 				      sizeof(*todo)) < 0)
 				rc = RONDO_E_NOMEM;
 			else
-				todo[ntodo++] = tr->node[c].first + k;
+				todo[ntodo++] = kid(tr, c, k);
 		}
 	}
 	free(todo);
@@ -572,12 +676,85 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows)
 			break;
 		}
 		for (uint32_t k = tr->node[c].nchild; k-- > 0;)
-			todo[ntodo++] = tr->node[c].first + k;
+			todo[ntodo++] = kid(tr, c, k);
 	}
 	free(todo);
 	if (was_visible && tr->node[n].open && (rc = rows_insert(tr, n)) != 0)
 		tr->node[n].open = 0;
 	return rc;
+}
+
+int tree_set_order(struct tree *tr, int by_time)
+{
+	size_t len = 0;
+	int rc = 0;
+
+	tr->by_time = by_time != 0;
+	for (uint32_t n = 0; n < tr->nnodes; n++)
+		tr->node[n].row = TREE_NONE;
+	for (uint32_t i = 0; i < tr->ngroups && !rc; i++) {
+		uint32_t g = tr->by_time ? tr->gorder[i] : i;
+
+		if (util_grow(&tr->stack, &tr->capstack, len + 1,
+			      sizeof(*tr->stack)) < 0)
+			rc = RONDO_E_NOMEM;
+		else
+			tr->stack[len++] = g;
+		if (!rc && tr->node[g].open && tr->node[g].made)
+			rc = visible_under(tr, g, &len);
+	}
+	if (!rc && (len > UINT32_MAX || util_grow(&tr->row, &tr->caprows, len,
+						  sizeof(*tr->row)) < 0))
+		rc = RONDO_E_NOMEM;
+	if (rc) { /* the groups alone, closed, still show */
+		for (uint32_t g = 0; g < tr->ngroups; g++)
+			tr->node[g].open = 0;
+		len = tr->ngroups;
+		for (uint32_t i = 0; i < len; i++)
+			tr->stack[i] = tr->by_time ? tr->gorder[i] : i;
+	}
+	memcpy(tr->row, tr->stack, sizeof(*tr->row) * len);
+	tr->nrows = (uint32_t)len;
+	rows_renumber(tr, 0);
+	return rc;
+}
+
+int tree_order(const struct tree *tr)
+{
+	return tr->by_time;
+}
+
+uint32_t tree_heaviest_group(const struct tree *tr)
+{
+	return tr->ngroups ? tr->gorder[0] : TREE_NONE;
+}
+
+uint32_t tree_heaviest(struct tree *tr, uint32_t n)
+{
+	if (n >= tr->nnodes)
+		return TREE_NONE;
+	while (!node_leaf(tr, n)) {
+		const struct node *d;
+		uint32_t best = TREE_NONE;
+		double most = -1;
+
+		if (tree_open(tr, n) < 0)
+			break;
+		d = &tr->node[n];
+		for (uint32_t k = 0; k < d->nchild; k++) {
+			uint32_t c = d->first + k;
+			double w = node_weight(tr, c);
+
+			if (tr->node[c].kind != TREE_CUT && w > most) {
+				most = w;
+				best = c;
+			}
+		}
+		if (best == TREE_NONE)
+			break;
+		n = best;
+	}
+	return n;
 }
 
 /* ---- labels -------------------------------------------------------------- */

@@ -52,6 +52,12 @@ struct tree_info {
 			    a TREE_CUT, and no time) */
 	double time_ns;	 /* time inside, per rank (see tree_create) */
 	uint32_t ranks;	 /* how many ranks run it: its group's size */
+	/* in all: the node runs `runs` times per rank (the product of the
+	 * counts of the loops around it), calls_all and time_all_ns per
+	 * rank over all those runs (calls and time_ns are each run's) */
+	uint64_t runs;
+	uint64_t calls_all;
+	double time_all_ns;
 };
 
 /*
@@ -103,6 +109,27 @@ int tree_toggle(struct tree *tr, uint32_t n);
 /* Opens n and every node under it, depth first, until the rows number
  * max_rows: nodes past that stay closed.  0 or RONDO_E_NOMEM. */
 int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows);
+
+/*
+ * The rows in tree order (by_time 0: the grammar's), or heaviest first
+ * within each level (1: the groups by their time over all their ranks,
+ * a node's children by their time, calls when no time is known).  Folds
+ * stay as they were.  0, or RONDO_E_NOMEM with the groups alone shown,
+ * closed.
+ */
+int tree_set_order(struct tree *tr, int by_time);
+int tree_order(const struct tree *tr);
+
+/*
+ * The heaviest path from node n: n opened, then its heaviest child, and
+ * so on down to a call (a group's cut-short leaf is never taken).
+ * Returns the last node (n itself when it is a call; TREE_NONE when n is
+ * no node); a node that cannot be opened (out of memory) ends the path.
+ */
+uint32_t tree_heaviest(struct tree *tr, uint32_t n);
+/* The node of the group of most time over all its ranks (the first of
+ * them on a tie), TREE_NONE when there is none. */
+uint32_t tree_heaviest_group(const struct tree *tr);
 
 /*
  * Search: calls whose text (function name and every parameter, as

@@ -152,6 +152,32 @@ static int k_expand_all(struct view *v)
 	return VIEW_REDRAW;
 }
 
+/* s in the tree: heaviest first within each level, or tree order; the
+ * selection stays on its node. */
+static int k_tree_sort(struct view *v)
+{
+	uint32_t n = cur_node(v);
+	int by_time = !tree_order(v->tree);
+
+	if (tree_set_order(v->tree, by_time) == RONDO_E_NOMEM)
+		nomem(v);
+	view_tree_select(v, n);
+	view_message(v, 0, "%s",
+		     by_time ? "heaviest first in each level"
+			     : "in the order of the calls");
+	return VIEW_REDRAW;
+}
+
+/* H: the heaviest path from the selection, opened down to a call. */
+static int k_heaviest(struct view *v)
+{
+	uint32_t n = tree_heaviest(v->tree, cur_node(v));
+
+	if (n != TREE_NONE)
+		view_tree_select(v, n);
+	return VIEW_REDRAW;
+}
+
 /* To the next match from the selection, in the tree. */
 static void go_match(struct view *v, int dir)
 {
@@ -401,6 +427,16 @@ static const struct binding {
 	{{'+'}, "+", "open one level", TREE, k_open},
 	{{'-'}, "-", "close", TREE, k_collapse},
 	{{'*'}, "*", "open everything under the selection", TREE, k_expand_all},
+	{{'H'},
+	 "H",
+	 "open the heaviest path from the selection, down to a call",
+	 TREE,
+	 k_heaviest},
+	{{'s'},
+	 "s",
+	 "sort: heaviest first in each level, or the calls' order",
+	 TREE,
+	 k_tree_sort},
 	{{'/'},
 	 "/",
 	 "search calls: function names and parameters",

@@ -10,11 +10,37 @@
 
 #include "view.h"
 
-/* Columns of the tree pane's figures: calls, time, share. */
-#define COL_CALLS   11
-#define COL_TIME    10
-#define COL_SHARE   7
-#define COL_FIGURES (COL_CALLS + COL_TIME + COL_SHARE + 1)
+/* Columns of the tree pane's figures: calls and time of one run, time in
+ * all runs, its share; the time of one run only from WIDE columns. */
+#define COL_CALLS 11
+#define COL_TIME  10
+#define COL_ALL	  10
+#define COL_SHARE 7
+#define WIDE	  100
+
+/* The figures' width on this screen (a blank column before them). */
+static int col_figures(const struct view *v)
+{
+	return COL_CALLS + (v->cols >= WIDE ? COL_TIME : 0) + COL_ALL +
+	       COL_SHARE + 1;
+}
+
+/* Draws the figures' cells at row y from column x: texts t[0..4) (calls,
+ * time, in all, share) in attributes a[0..4). */
+static void put_figures(struct view *v, int y, const char *const *t,
+			const int *a)
+{
+	int x = v->cols - col_figures(v) + 1;
+
+	view_put_right(v, y, x, COL_CALLS, a[0], t[0]);
+	x += COL_CALLS;
+	if (v->cols >= WIDE) {
+		view_put_right(v, y, x, COL_TIME, a[1], t[1]);
+		x += COL_TIME;
+	}
+	view_put_right(v, y, x, COL_ALL, a[2], t[2]);
+	view_put_right(v, y, x + COL_ALL, COL_SHARE, a[3], t[3]);
+}
 
 /* ---- the header ---------------------------------------------------------- */
 
@@ -153,8 +179,8 @@ static void draw_row(struct view *v, int y, uint32_t row, int selected)
 {
 	uint32_t node = tree_row_node(v->tree, row);
 	struct tree_info in;
-	char label[512], calls[24], time[24], share[16];
-	int x, width = v->cols - COL_FIGURES, indent, attr, fig;
+	char label[512], calls[24], time[24], all[24], share[16];
+	int x, width = v->cols - col_figures(v), indent, attr, fig;
 
 	if (tree_info(v->tree, node, &in) < 0)
 		return;
@@ -175,28 +201,34 @@ static void draw_row(struct view *v, int y, uint32_t row, int selected)
 		return; /* no call, no figures */
 	view_count(calls, sizeof(calls), in.calls);
 	view_duration(time, sizeof(time), in.time_ns, v->utf8);
+	view_duration(all, sizeof(all), in.time_all_ns, v->utf8);
 	view_percent(share, sizeof(share),
-		     v->total_ns > 0 ? in.time_ns * in.ranks / v->total_ns : 0);
-	x = v->cols - COL_FIGURES + 1;
-	view_put_right(v, y, x, COL_CALLS, fig, calls);
-	view_put_right(v, y, x + COL_CALLS, COL_TIME,
-		       selected ? attr : theme_attr(THEME_TIME), time);
-	view_put_right(v, y, x + COL_CALLS + COL_TIME, COL_SHARE,
-		       selected ? attr : theme_attr(THEME_DIM), share);
+		     v->total_ns > 0 ? in.time_all_ns * in.ranks / v->total_ns
+				     : 0);
+	{
+		const char *t[4] = {calls, time, all, share};
+		int a[4] = {fig, selected ? attr : theme_attr(THEME_DIM),
+			    selected ? attr : theme_attr(THEME_TIME),
+			    selected ? attr : theme_attr(THEME_DIM)};
+
+		put_figures(v, y, t, a);
+	}
 }
 
 static void view_draw_tree(struct view *v, int top, int height)
 {
-	int title = theme_attr(THEME_TITLE), x = v->cols - COL_FIGURES + 1;
+	int title = theme_attr(THEME_TITLE), x = v->cols - col_figures(v) + 1;
+	const char *t[4] = {"calls", "time", "in all", "share"};
+	int a[4] = {title, title, title, title};
 
 	view_fill(top, 0, v->cols, title);
 	view_put(v, top, 0, x, title,
-		 " structure (calls and time per rank; in a loop, per "
-		 "iteration)");
-	view_put_right(v, top, x, COL_CALLS, title, "calls");
-	view_put_right(v, top, x + COL_CALLS, COL_TIME, title, "time");
-	view_put_right(v, top, x + COL_CALLS + COL_TIME, COL_SHARE, title,
-		       "share");
+		 tree_order(v->tree)
+			 ? " structure, heaviest first (per rank: one run; in "
+			   "all: every run)"
+			 : " structure (per rank: one run; in all: every "
+			   "run)");
+	put_figures(v, top, t, a);
 	scroll_to_cursor(v, height - 1);
 	for (int k = 0; k < height - 1; k++) {
 		uint32_t row = v->top + (uint32_t)k;
@@ -324,8 +356,31 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	tree_sig_text(v->tree, sig, rank, 0, buf, size);
 }
 
+/* A tree row's figures over all its runs, at line y: "runs 50 times per
+ * rank, on 4 ranks: in all 100 calls, 4.32 ms per rank, 14.7% of all MPI
+ * time". */
+static void detail_all(struct view *v, int y, const struct tree_info *in)
+{
+	char line[512], runs[24], calls[24], time[24], share[16];
+
+	view_count(runs, sizeof(runs), in->runs);
+	view_count(calls, sizeof(calls), in->calls_all);
+	view_duration(time, sizeof(time), in->time_all_ns, v->utf8);
+	view_percent(share, sizeof(share),
+		     v->total_ns > 0 ? in->time_all_ns * in->ranks / v->total_ns
+				     : 0);
+	snprintf(line, sizeof(line),
+		 "runs %s time%s per rank, on %u rank%s: in all %s call%s, "
+		 "%s per rank, %s of all MPI time",
+		 runs, in->runs == 1 ? "" : "s", in->ranks,
+		 in->ranks == 1 ? "" : "s", calls,
+		 in->calls_all == 1 ? "" : "s", time, share);
+	view_put(v, y, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
+}
+
 static void detail_sig(struct view *v, int y, int height, uint32_t sig)
 {
+	struct tree_info in;
 	char text[1024], line[512], a[6][24];
 	char *arrow;
 	rondo_stat st;
@@ -372,6 +427,11 @@ static void detail_sig(struct view *v, int y, int height, uint32_t sig)
 		sig_ranks(v, sig);
 	snprintf(line, sizeof(line), "called by ranks %s", v->ranks_text);
 	view_put(v, y + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
+	/* the selected row: where it runs, in all */
+	if (v->pane == VIEW_TREE && height > 6 &&
+	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) == 0 &&
+	    in.kind == TREE_CALL)
+		detail_all(v, y + 5, &in);
 }
 
 /* Where ranks cut short stop: how they ended, and what that means. */
@@ -391,7 +451,7 @@ static void detail_cut(struct view *v, int y, uint32_t node)
 static void detail_node(struct view *v, int y, uint32_t node)
 {
 	struct tree_info in;
-	char label[512], line[512], calls[24], time[24], share[16];
+	char label[512], line[512], calls[24], time[24];
 
 	if (tree_info(v->tree, node, &in) < 0)
 		return;
@@ -407,13 +467,10 @@ static void detail_node(struct view *v, int y, uint32_t node)
 		 label);
 	view_count(calls, sizeof(calls), in.calls);
 	view_duration(time, sizeof(time), in.time_ns, v->utf8);
-	view_percent(share, sizeof(share),
-		     v->total_ns > 0 ? in.time_ns * in.ranks / v->total_ns : 0);
-	snprintf(line, sizeof(line),
-		 "calls inside %s   time inside %s per "
-		 "rank, on %u rank%s   %s of all MPI time",
-		 calls, time, in.ranks, in.ranks == 1 ? "" : "s", share);
+	snprintf(line, sizeof(line), "each run: %s call%s, %s per rank", calls,
+		 in.calls == 1 ? "" : "s", time);
 	view_put(v, y + 2, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
+	detail_all(v, y + 3, &in);
 	if (in.kind == TREE_GROUP)
 		snprintf(line, sizeof(line),
 			 "the whole call sequence of these "
@@ -424,7 +481,7 @@ static void detail_node(struct view *v, int y, uint32_t node)
 			line, sizeof(line), "%s of rule R%u%s",
 			in.count > 1 ? "a loop" : "a sequence run once", in.id,
 			" (time: calls times their signatures' mean duration)");
-	view_put(v, y + 3, 1, v->cols - 2, theme_attr(THEME_DIM), line);
+	view_put(v, y + 4, 1, v->cols - 2, theme_attr(THEME_DIM), line);
 }
 
 static void view_draw_detail(struct view *v, int top, int height)

@@ -29,6 +29,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "matrix.h"
 #include "sat.h"
@@ -261,8 +262,8 @@ static int comm_ok(const struct ctx *c, const rondo_comm_ref *cm)
 static int func_ok(const struct ctx *c, uint32_t s)
 {
 	return !c->f->func ||
-	       !strcmp(rondo_func_name(c->t, rondo_sig_func(c->t, s)),
-		       c->f->func);
+	       !strcasecmp(rondo_func_name(c->t, rondo_sig_func(c->t, s)),
+			   c->f->func);
 }
 
 /* A send of signature s (a send, or the init a start names), n times. */

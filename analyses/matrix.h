@@ -26,7 +26,8 @@ void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 /* What to count. */
 struct an_filter {
 	int64_t comm;	  /* a communicator id, AN_COMM_WORLD, or AN_ANY */
-	const char *func; /* a function name ("MPI_Isend"), or NULL */
+	const char *func; /* a function name ("MPI_Isend", any case), or
+			     NULL */
 	int64_t tag;	  /* a tag, or AN_ANY */
 	int collectives;  /* include collectives (see matrix.c) */
 	int p2p;	  /* include point-to-point (on by default) */

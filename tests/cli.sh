@@ -82,6 +82,21 @@ grep -q '^  unknown ' "$tmp/out" || fail "unknown section not listed"
 expect_exit 2 "$rondo"
 expect_exit 2 "$rondo" frobnicate demo.rondo
 grep -q "unknown command 'frobnicate'" "$tmp/err" || fail "unknown command message"
+# a function named in any case, with or without MPI_, in every filter
+expect_exit 0 "$rondo" matrix -f MPI_Isend --csv - demo.rondo
+cp "$tmp/out" "$tmp/isend.csv"
+grep -q "^[0-9]*,[0-9]*,[1-9]" "$tmp/isend.csv" || fail "matrix -f MPI_Isend: $(cat "$tmp/isend.csv")"
+for f in isend ISEND mpi_isend; do
+	expect_exit 0 "$rondo" matrix -f $f --csv - demo.rondo
+	cmp -s "$tmp/out" "$tmp/isend.csv" || fail "matrix -f $f differs from -f MPI_Isend: $(cat "$tmp/out")"
+	expect_exit 0 "$rondo" dump -f $f demo.rondo
+	grep -q "MPI_Isend(" "$tmp/out" || fail "dump -f $f: no Isend"
+done
+# rondo FILE to a pipe: what rondo view FILE says there, same status
+expect_exit 1 "$rondo" demo.rondo
+grep -q "^rondo: view needs a terminal" "$tmp/err" || fail "rondo FILE to a pipe: $(cat "$tmp/err")"
+expect_exit 1 "$rondo" view demo.rondo
+grep -q "^rondo: view needs a terminal" "$tmp/err" || fail "rondo view FILE to a pipe: $(cat "$tmp/err")"
 expect_exit 2 "$rondo" dump --rank x demo.rondo
 grep -q -- "--rank: 'x' is not a rank" "$tmp/err" || fail "bad --rank message"
 expect_exit 2 "$rondo" dump --bogus demo.rondo

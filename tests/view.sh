@@ -175,6 +175,16 @@ wait_for "array_of_requests=[r0, r1], array_of_statuses"
 keys ?
 wait_for "keys (q to go back)"
 golden help
+# ...which stops at its end: the last key on the last line, and more
+# keys down move nothing
+help_end() { screen | tail -n 1 | grep -q "keys \([0-9]*\)-\([0-9]*\) of \2 "; }
+keys G
+settle help_end || fail "G in the help: $(screen | tail -n 1)"
+wait_for "Ctrl-L             redraw the screen"
+at_end=$(screen | tail -n 1)
+keys j j PgDn
+[ "$(screen | tail -n 1)" = "$at_end" ] ||
+	fail "the help moved past its end: $(screen | tail -n 1), was $at_end"
 keys q
 wait_for "structure (per rank: one run;"
 
@@ -202,8 +212,14 @@ settle resized ||
 	fail "after resizing to 80x24: $(screen | wc -l) lines, the last: $(screen | tail -n 1)"
 tm resize-window -t view -x 40 -y 10
 wait_for "terminal too small"
+# the size it needs shows whole, and keys typed meanwhile do nothing
+wait_for "40x10, needs 60x16"
+before=$(screen -e)
+keys g Tab T
+[ "$(screen -e)" = "$before" ] || fail "keys changed the too-small screen: $(screen)"
 tm resize-window -t view -x 100 -y 30
 wait_for "structure (per rank: one run;"
+settle shows "MPI_Isend(buf=m1" || fail "keys typed on the too-small screen acted: $(screen)"
 
 # q quits, exit status 0, the terminal back.
 keys q

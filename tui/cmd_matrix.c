@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "matrix.h"
@@ -237,7 +238,7 @@ int cmd_matrix(int argc, char **argv)
 			break;
 		case 'f':
 			snprintf(func, sizeof(func), "%s%s",
-				 strncmp(optarg, "MPI_", 4) ? "MPI_" : "",
+				 strncasecmp(optarg, "MPI_", 4) ? "MPI_" : "",
 				 optarg);
 			f.func = func;
 			break;

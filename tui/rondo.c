@@ -93,8 +93,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	/* rondo FILE at a terminal: the explorer */
-	if (argc == 2 && isatty(STDOUT_FILENO) && access(argv[1], F_OK) == 0)
+	/* rondo FILE: the explorer, which says so when there is no
+	 * terminal, as rondo view FILE does */
+	if (argc == 2 && access(argv[1], F_OK) == 0)
 		return cmd_view(argc, argv);
 	return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

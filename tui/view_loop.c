@@ -583,11 +583,35 @@ static const char *pane_names(unsigned panes, char *buf, size_t size)
 	return buf;
 }
 
+/* The screen but its header and status line. */
+static int help_page(const struct view *v)
+{
+	return v->lines - 3;
+}
+
+/* Keys the help shows at once (under its title), and its last top: the
+ * help stops at its end. */
+static int64_t help_rows(const struct view *v)
+{
+	int64_t rows = help_page(v) - 1;
+
+	return rows > 0 ? rows : 1;
+}
+
+static int64_t help_last_top(const struct view *v)
+{
+	int64_t n = (int64_t)NBINDINGS;
+
+	return n > help_rows(v) ? n - help_rows(v) : 0;
+}
+
 static void help_draw(struct view *v, int top, int height)
 {
 	int y = top, title = theme_attr(THEME_TITLE);
 	char line[256], names[64];
 
+	if (v->help_top > help_last_top(v)) /* a taller screen */
+		v->help_top = (uint32_t)help_last_top(v);
 	view_fill(top, 0, v->cols, title);
 	view_put(v, top, 0, v->cols, title, " keys (q to go back)");
 	for (size_t i = v->help_top; i < NBINDINGS && y + 1 < top + height;
@@ -607,21 +631,22 @@ static void help_draw(struct view *v, int top, int height)
 
 static void help_move(struct view *v, int64_t delta)
 {
-	v->help_top = (uint32_t)((int64_t)v->help_top + delta < 0
-					 ? 0
-					 : (int64_t)v->help_top + delta);
+	int64_t at = (int64_t)v->help_top + delta;
+
+	at = at > help_last_top(v) ? help_last_top(v) : at;
+	v->help_top = (uint32_t)(at < 0 ? 0 : at);
 }
 
 static void help_status(const struct view *v, char *buf, size_t size)
 {
-	(void)v;
-	snprintf(buf, size, "q back  t theme  Up/Down scroll");
-}
+	int64_t last = (int64_t)v->help_top + help_rows(v);
 
-/* The screen but its header and status line. */
-static int help_page(const struct view *v)
-{
-	return v->lines - 3;
+	snprintf(buf, size,
+		 "keys %u-%lld of %zu  q back  t theme  Up/Down scroll",
+		 v->help_top + 1,
+		 (long long)(last < (int64_t)NBINDINGS ? last
+						       : (int64_t)NBINDINGS),
+		 NBINDINGS);
 }
 
 const struct view_pane_ops view_help_ops = {
@@ -650,23 +675,35 @@ static void draw_status(struct view *v)
 	view_put(v, y, 1, v->cols - 2, attr, line);
 }
 
+static int too_small(const struct view *v)
+{
+	return v->lines < VIEW_MIN_LINES || v->cols < VIEW_MIN_COLS;
+}
+
+/* Short lines, so that the size needed shows on the narrowest screen; keys
+ * do nothing meanwhile but q, which quits. */
 static void draw_too_small(struct view *v)
 {
-	char line[128];
+	char line[3][40];
+	int y = v->lines / 2 - 1;
 
 	erase();
-	snprintf(line, sizeof(line),
-		 "terminal too small: %dx%d, rondo view "
-		 "needs %dx%d",
-		 v->cols, v->lines, VIEW_MIN_COLS, VIEW_MIN_LINES);
-	view_put(v, v->lines / 2, 0, v->cols, theme_attr(THEME_ERROR), line);
+	snprintf(line[0], sizeof(line[0]), "terminal too small");
+	snprintf(line[1], sizeof(line[1]), "%dx%d, needs %dx%d", v->cols,
+		 v->lines, VIEW_MIN_COLS, VIEW_MIN_LINES);
+	snprintf(line[2], sizeof(line[2]), "q quits");
+	for (int k = 0; k < 3; k++)
+		if (y + k >= 0 && y + k < v->lines)
+			view_put(v, y + k, 0, v->cols,
+				 theme_attr(k < 2 ? THEME_ERROR : THEME_DIM),
+				 line[k]);
 	refresh();
 }
 
 static void draw(struct view *v)
 {
 	getmaxyx(stdscr, v->lines, v->cols);
-	if (v->lines < VIEW_MIN_LINES || v->cols < VIEW_MIN_COLS) {
+	if (too_small(v)) {
 		draw_too_small(v);
 		return;
 	}
@@ -731,6 +768,10 @@ void view_loop(struct view *v)
 		redraw = c == KEY_RESIZE || c == ERR;
 		if (redraw)
 			continue;
+		if (too_small(v)) { /* nothing acts unseen */
+			quit = c == 'q';
+			continue;
+		}
 		/* a key clears the message: the status line is drawn again */
 		had_message = v->message[0] != '\0';
 		v->message[0] = '\0';

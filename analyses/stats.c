@@ -308,17 +308,50 @@ static int contention_ranks(const rondo_trace *t, struct an_contention *c,
 			c[s].mean_rank_ns > 0
 				? (double)c[s].max_rank_ns / c[s].mean_rank_ns
 				: 1.0;
+		c[s].imbalance_ns =
+			(double)c[s].max_rank_ns > c[s].mean_rank_ns
+				? (double)c[s].max_rank_ns - c[s].mean_rank_ns
+				: 0;
 	}
 	return 0;
 }
 
-static int contention_cmp(const void *a, const void *b)
+/* Most lost first, ties by signature; then most imbalance time, and
+ * highest ratio, each with the others as ties. */
+static int by_lost(const void *a, const void *b)
 {
 	const struct an_contention *x = a, *y = b;
 
 	if (x->lost_ns != y->lost_ns)
 		return x->lost_ns < y->lost_ns ? 1 : -1;
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
+}
+
+static int by_imbalance_ns(const void *a, const void *b)
+{
+	const struct an_contention *x = a, *y = b;
+
+	if (x->imbalance_ns != y->imbalance_ns)
+		return x->imbalance_ns < y->imbalance_ns ? 1 : -1;
+	return by_lost(a, b);
+}
+
+static int by_ratio(const void *a, const void *b)
+{
+	const struct an_contention *x = a, *y = b;
+
+	if (x->imbalance != y->imbalance)
+		return x->imbalance < y->imbalance ? 1 : -1;
+	return by_imbalance_ns(a, b);
+}
+
+void an_contention_sort(struct an_contention *rows, uint32_t n,
+			enum an_cont_order order)
+{
+	qsort(rows, n, sizeof(*rows),
+	      order == AN_CONT_IMBALANCE ? by_imbalance_ns
+	      : order == AN_CONT_RATIO	 ? by_ratio
+					 : by_lost);
 }
 
 int an_contention(const rondo_trace *t, struct an_contention **rows,
@@ -352,7 +385,7 @@ int an_contention(const rondo_trace *t, struct an_contention **rows,
 		free(c);
 		return rc;
 	}
-	qsort(c, k, sizeof(*c), contention_cmp);
+	an_contention_sort(c, k, AN_CONT_LOST);
 	*rows = c;
 	*n = k;
 	return 0;
@@ -525,14 +558,14 @@ static void csv_contention_row(const rondo_trace *t,
 	csv_share(out, an_share((double)c->lost_ns,
 				sat_mul(tot->run_ns, tot->ranks)));
 	if (c->ranks == 0) {
-		fputs(",,,,,,,", out);
+		fputs(",,,,,,,,", out);
 		return;
 	}
 	fprintf(out,
 		",%" PRIu32 ",%.9g,%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64
-		",%.3f",
+		",%.3f,%.3f",
 		c->ranks, c->imbalance, c->max_rank, c->max_rank_ns,
-		c->min_rank, c->min_rank_ns, c->mean_rank_ns);
+		c->min_rank, c->min_rank_ns, c->mean_rank_ns, c->imbalance_ns);
 }
 
 int an_contention_csv(const rondo_trace *t, const struct an_contention *rows,
@@ -542,7 +575,7 @@ int an_contention_csv(const rondo_trace *t, const struct an_contention *rows,
 
 	fputs("sig,function,calls,total_ns,min_ns,lost_ns,score,lost_share,"
 	      "ranks,imbalance,max_rank,max_rank_ns,min_rank,min_rank_ns,"
-	      "mean_rank_ns,signature\n",
+	      "mean_rank_ns,imbalance_ns,signature\n",
 	      out);
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		csv_contention_row(t, &rows[i], tot, out);

@@ -161,7 +161,19 @@ struct an_contention {
 	uint64_t min_rank_ns;
 	double mean_rank_ns; /* mean total over the ranks that call it */
 	double imbalance;    /* max_rank_ns / mean_rank_ns (1 if that is 0) */
+	double imbalance_ns; /* max_rank_ns - mean_rank_ns: what the rank of
+				most time in it spent past the mean, the time
+				lost to imbalance */
 };
+
+/* Orders of the contention rows, the first row first: most time lost
+ * against the fastest call; most time lost to imbalance (imbalance_ns);
+ * highest imbalance ratio.  Ties go to the next order, then by
+ * signature. */
+enum an_cont_order { AN_CONT_LOST, AN_CONT_IMBALANCE, AN_CONT_RATIO };
+
+void an_contention_sort(struct an_contention *rows, uint32_t n,
+			enum an_cont_order order);
 
 /**
  * Sets *rows to a new array with the contention of every signature that
@@ -181,7 +193,7 @@ int an_contention(const rondo_trace *t, struct an_contention **rows,
  * Writes rows[0..n-1] as CSV, a header row first:
  *   sig,function,calls,total_ns,min_ns,lost_ns,score,lost_share,ranks,
  *   imbalance,max_rank,max_rank_ns,min_rank,min_rank_ns,mean_rank_ns,
- *   signature
+ *   imbalance_ns,signature
  * score and lost_share as an_contention() says (empty when the run time
  * is unknown), the rank fields empty without per-rank times.  Returns 0,
  * RONDO_E_NOMEM, or RONDO_E_IO when writing failed (errno says why).

@@ -160,7 +160,7 @@ expect_exit 0 "$rondo" stats --by rank --top 2 demo.rondo
 
 # ---- contention -----------------------------------------------------------
 expect_exit 0 "$rondo" contention --top 100 --csv - demo.rondo
-[ "$(head -1 "$tmp/out")" = "sig,function,calls,total_ns,min_ns,lost_ns,score,lost_share,ranks,imbalance,max_rank,max_rank_ns,min_rank,min_rank_ns,mean_rank_ns,signature" ] ||
+[ "$(head -1 "$tmp/out")" = "sig,function,calls,total_ns,min_ns,lost_ns,score,lost_share,ranks,imbalance,max_rank,max_rank_ns,min_rank,min_rank_ns,mean_rank_ns,imbalance_ns,signature" ] ||
 	fail "contention CSV header: $(head -1 "$tmp/out")"
 cp "$tmp/out" cont.csv
 [ "$(($(wc -l <cont.csv) - 1))" -eq 12 ] || fail "contention --top 100: $(($(wc -l <cont.csv) - 1)) rows, want 12"
@@ -174,6 +174,7 @@ FNR > 1 {
 	if (!near($10, $12 / $15)) bad("sig " $1 ": imbalance " $10 ", want " $12 / $15)
 	if ($14 > $15 || $15 > $12) bad("sig " $1 ": mean rank time " $15 " not between " $14 " and " $12)
 	if ($9 == 1 && ($10 != 1 || $11 != $13 || $12 != $15)) bad("sig " $1 ": one rank, but " $0)
+	if ($16 < $12 - $15 - 0.001 || $16 > $12 - $15 + 0.001) bad("sig " $1 ": imbalance time " $16 ", want " $12 - $15)
 	row[$1] = $6 "," $9 "," $11 "," $12 "," $13 "," $14 "," $15
 }
 END {
@@ -188,6 +189,16 @@ expect_exit 0 "$rondo" contention --csv - demo.rondo
 [ "$(($(wc -l <"$tmp/out") - 1))" -eq 10 ] || fail "contention: $(($(wc -l <"$tmp/out") - 1)) rows by default, want 10"
 expect_exit 0 "$rondo" contention --top 4 --csv - demo.rondo
 [ "$(tail -n +2 "$tmp/out")" = "$(sed -n 2,5p cont.csv)" ] || fail "contention --top 4 is not the first 4"
+# the other orders: time lost to imbalance, the ratio; the same rows
+expect_exit 0 "$rondo" contention --sort imbalance --top 100 --csv - demo.rondo
+sorted 16 0 "contention --sort imbalance"
+[ "$(sort "$tmp/out")" = "$(sort cont.csv)" ] || fail "contention --sort imbalance: other rows"
+[ "$(sed -n 2p "$tmp/out" | cut -d, -f1)" = 8 ] ||
+	fail "contention --sort imbalance: the Waitall (sig 8) is not first: $(sed -n 2p "$tmp/out")"
+expect_exit 0 "$rondo" contention --sort ratio --top 100 --csv - demo.rondo
+sorted 10 0 "contention --sort ratio"
+expect_exit 0 "$rondo" contention --sort lost --top 100 --csv - demo.rondo
+cmp -s "$tmp/out" cont.csv || fail "contention --sort lost is not the default order"
 
 # ---- the text reports ---------------------------------------------------------
 expect_exit 0 "$rondo" stats demo.rondo
@@ -200,7 +211,7 @@ expect_exit 0 "$rondo" stats --by sig demo.rondo
 grep -q '  MPI_Waitall(count=4, array_of_requests=\[r0, r1, r2, r3\], array_of_sta\.\.\.$' "$tmp/out" ||
 	fail "stats --by sig: long signatures are not cut: $(cat "$tmp/out")"
 expect_exit 0 "$rondo" contention demo.rondo
-grep -Eq '^ +#0 +6\.00 us +- +- +4 +150 us +1\.01 +3 +154 us +0 +150 us  MPI_Init\(\)$' "$tmp/out" ||
+grep -Eq '^ +#0 +6\.00 us +- +- +4 +150 us +[0-9.]+ us +1\.01 +3 +154 us +0 +150 us  MPI_Init\(\)$' "$tmp/out" ||
 	fail "contention text: no MPI_Init row like the CSV: $(cat "$tmp/out")"
 
 # ---- bad usage: exit 2 and one message ------------------------------------------
@@ -220,6 +231,8 @@ expect_exit 2 "$rondo" stats demo.rondo demo.rondo
 expect_exit 2 "$rondo" contention --top -1 demo.rondo
 usage_error contention "^rondo: --top '-1'"
 expect_exit 2 "$rondo" contention --by rank demo.rondo
+expect_exit 2 "$rondo" contention --sort max demo.rondo
+usage_error contention "^rondo: --sort 'max': lost, imbalance or ratio"
 expect_exit 2 "$rondo" contention
 expect_exit 0 "$rondo" stats --help
 grep -q '^usage: rondo stats' "$tmp/out" || fail "stats --help"

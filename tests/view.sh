@@ -395,21 +395,30 @@ wait_for "ranks 0-199 → 0-199, 10 ranks a cell"
 keys q q
 exited 0
 
-# Contention (w): signatures by time lost against their fastest call;
-# Enter goes to the signature in the tree, s sorts by imbalance.
+# Contention (w): signatures by time lost to imbalance (the most a rank
+# spent in one less the ranks' mean), first; s sorts by time lost against
+# the fastest call, then by the ratio, each time from the first row, in
+# view; Enter goes to the signature in the tree.
 start demo.rondo
 wait_for "rank groups"
 keys w
 wait_for "signature (12)"
 golden contention
-row4() { screen | sed -n 4p | grep -q "7.10 ms .*MPI_Waitall(count=4"; }
+row4() { screen | sed -n 4p | grep -q "229 µs .*MPI_Waitall(count=4"; }
 settle row4 || fail "contention: the first row is not the Waitall of 4: $(screen | sed -n 4p)"
-keys s
-wait_for "imbal.▼"
-row4() { screen | sed -n 4p | grep -q "1.11 .*MPI_Allreduce"; }
-settle row4 || fail "contention by imbalance: the first row is not the Allreduce: $(screen | sed -n 4p)"
+keys j j j
+wait_for "4/12  Enter go to"
 keys s
 wait_for "lost▼"
+wait_for "1/12  Enter go to"
+row4() { screen | sed -n 4p | grep -q "7.10 ms .*MPI_Waitall(count=4"; }
+settle row4 || fail "contention by time lost: the first row is not the Waitall of 4: $(screen | sed -n 4p)"
+keys s
+wait_for "max/mean▼"
+row4() { screen | sed -n 4p | grep -q "1.11 .*MPI_Allreduce"; }
+settle row4 || fail "contention by ratio: the first row is not the Allreduce: $(screen | sed -n 4p)"
+keys s
+wait_for "max-mean▼"
 keys Enter
 wait_for "structure (per rank: one run;"
 detail() { screen | sed -n 22p | grep -q "MPI_Waitall(count=4, array_of_requests=\[r0, r1, r2, r3\]"; }

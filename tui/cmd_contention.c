@@ -20,30 +20,49 @@
 static void cont_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rondo contention [--top N] [--csv PATH|-] FILE\n\n"
+		"usage: rondo contention [--sort lost|imbalance|ratio] [--top "
+		"N]\n"
+		"                        [--csv PATH|-] FILE\n\n"
 		"Per signature, the time its calls lost against its fastest\n"
 		"call (total - calls x fastest, over all ranks), that over "
 		"the\n"
 		"run time (the contention score) and over the aggregate run\n"
 		"time, and the imbalance of its time across the ranks calling\n"
 		"it: max/mean, the rank with the most and the rank with the\n"
-		"least (for a collective, the late arriver waits least).\n"
-		"The N signatures losing most (default 10); --csv writes CSV\n"
+		"least (for a collective, the late arriver waits least), and\n"
+		"the time lost to imbalance: max - mean.\n"
+		"--sort lost (the default), imbalance (max - mean) or ratio\n"
+		"(max/mean); the first N signatures (default 10); --csv writes "
+		"CSV\n"
 		"(times in nanoseconds) to PATH, or to stdout with -, instead\n"
 		"of text.\n");
 }
 
 /* Returns -1 to go on, or the exit status. */
-static int cont_args(int argc, char **argv, uint32_t *top, const char **csv)
+static int cont_args(int argc, char **argv, uint32_t *top, const char **csv,
+		     enum an_cont_order *order)
 {
-	static const struct option opts[] = {{"top", required_argument, 0, 'n'},
-					     {"csv", required_argument, 0, 'c'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
-	int c;
+	static const struct option opts[] = {
+		{"top", required_argument, 0, 'n'},
+		{"csv", required_argument, 0, 'c'},
+		{"sort", required_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	static const char *const orders[] = {"lost", "imbalance", "ratio"};
+	int c, k;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case 's':
+			for (k = 0; k < 3 && strcmp(optarg, orders[k]); k++)
+				;
+			if (k == 3)
+				return cli_usage_error(
+					"contention ",
+					"--sort '%s': lost, imbalance or ratio",
+					optarg);
+			*order = (enum an_cont_order)k;
+			break;
 		case 'n':
 			if (cli_parse_u32(optarg, UINT32_MAX, top) < 0 ||
 			    *top == 0)
@@ -122,6 +141,7 @@ static void cont_row(const rondo_trace *t, const struct an_contention *c,
 		     const struct an_totals *tot)
 {
 	char id[16], lost[24], fast[24], score[16], share[16], imb[16];
+	char imb_ns[24];
 	char hi[48], lo[48], sig[CONT_SIG_WIDTH + 1], calls[24];
 
 	an_sig_text(t, c->sig, sig, sizeof(sig));
@@ -134,15 +154,18 @@ static void cont_row(const rondo_trace *t, const struct an_contention *c,
 		share, sizeof(share),
 		an_share((double)c->lost_ns, sat_mul(tot->run_ns, tot->ranks)),
 		1);
-	if (c->ranks)
+	if (c->ranks) {
 		snprintf(imb, sizeof(imb), "%.2f", c->imbalance);
-	else
+		cli_duration(imb_ns, sizeof(imb_ns), c->imbalance_ns, 0);
+	} else {
 		snprintf(imb, sizeof(imb), "-");
+		snprintf(imb_ns, sizeof(imb_ns), "-");
+	}
 	cont_rank(hi, sizeof(hi), c, c->max_rank, c->max_rank_ns);
 	cont_rank(lo, sizeof(lo), c, c->min_rank, c->min_rank_ns);
-	printf("%6s %10s %8s %7s %12s %10s %8s %s %s  %s\n", id, lost, score,
-	       share, cli_count(calls, sizeof(calls), c->count), fast, imb, hi,
-	       lo, sig);
+	printf("%6s %10s %8s %7s %12s %10s %10s %8s %s %s  %s\n", id, lost,
+	       score, share, cli_count(calls, sizeof(calls), c->count), fast,
+	       imb_ns, imb, hi, lo, sig);
 }
 
 /* The CSV to path ("-": stdout).  Returns the exit status. */
@@ -173,8 +196,9 @@ int cmd_contention(int argc, char **argv)
 	const char *csv = NULL;
 	uint32_t top = 10, n;
 	uint64_t lost = 0;
+	enum an_cont_order order = AN_CONT_LOST;
 	rondo_trace *t;
-	int rc = cont_args(argc, argv, &top, &csv);
+	int rc = cont_args(argc, argv, &top, &csv, &order);
 
 	if (rc >= 0)
 		return rc;
@@ -195,16 +219,18 @@ int cmd_contention(int argc, char **argv)
 	an_totals(t, &tot);
 	for (uint32_t i = 0; i < n; i++)
 		lost = sat_add(lost, rows[i].lost_ns);
+	an_contention_sort(rows, n, order);
 	n = top < n ? top : n;
 	rc = CLI_EXIT_OK;
 	if (csv) {
 		rc = cont_csv(t, csv, rows, n, &tot);
 	} else {
 		cont_header(t, &tot, lost, n == 0 || rows[0].ranks > 0);
-		printf("%6s %10s %8s %7s %12s %10s %8s %6s %10s %6s %10s  %s\n",
+		printf("%6s %10s %8s %7s %12s %10s %10s %8s %6s %10s %6s %10s  "
+		       "%s\n",
 		       "sig", "lost", "score", "lost%", "calls", "fastest",
-		       "max/mean", "max@", "its time", "min@", "its time",
-		       "signature");
+		       "max-mean", "max/mean", "max@", "its time", "min@",
+		       "its time", "signature");
 		for (uint32_t i = 0; i < n; i++)
 			cont_row(t, &rows[i], &tot);
 	}

@@ -13,19 +13,26 @@
 
 #include "stats.h"
 #include "sat.h"
+#include "util.h"
 #include "view.h"
 
 #define COL_NUM	  10
 #define COL_SHARE 8
-#define COL_IMB	  8
+#define COL_IMB	  10
 
 struct view_cont {
 	struct an_contention *rows;
 	uint32_t n;
 	struct an_totals tot;
 	uint32_t cur, top;
-	int by_imbalance;
+	enum an_cont_order order;
 };
+
+/* The orders s goes through, the first at the start; the column each
+ * sorts by. */
+static const enum an_cont_order orders[] = {AN_CONT_IMBALANCE, AN_CONT_LOST,
+					    AN_CONT_RATIO};
+#define NCOLS 7
 
 int view_cont_show(struct view *v)
 {
@@ -48,6 +55,8 @@ int view_cont_show(struct view *v)
 			return VIEW_REDRAW;
 		}
 		an_totals(v->t, &ct->tot);
+		ct->order = orders[0];
+		an_contention_sort(ct->rows, ct->n, ct->order);
 		v->cont = ct;
 	}
 	v->pane = VIEW_CONT;
@@ -81,39 +90,19 @@ static uint32_t view_cont_selected(const struct view *v)
 	return ct && ct->cur < ct->n ? ct->rows[ct->cur].sig : TREE_NONE;
 }
 
-/* Most lost first, or most imbalanced; ties by signature. */
-static int by_lost(const void *a, const void *b)
-{
-	const struct an_contention *x = a, *y = b;
-
-	if (x->lost_ns != y->lost_ns)
-		return x->lost_ns < y->lost_ns ? 1 : -1;
-	return x->sig < y->sig ? -1 : x->sig > y->sig;
-}
-
-static int by_imbalance(const void *a, const void *b)
-{
-	const struct an_contention *x = a, *y = b;
-
-	if (x->imbalance != y->imbalance)
-		return x->imbalance < y->imbalance ? 1 : -1;
-	return by_lost(a, b);
-}
-
 int view_cont_sort(struct view *v)
 {
 	struct view_cont *ct = v->cont;
-	uint32_t keep = view_cont_selected(v);
+	size_t k = 0;
 
 	if (!ct)
 		return 0;
-	ct->by_imbalance = !ct->by_imbalance;
-	qsort(ct->rows, ct->n, sizeof(*ct->rows),
-	      ct->by_imbalance ? by_imbalance : by_lost);
-	/* the cursor stays on its signature */
-	for (uint32_t i = 0; i < ct->n; i++)
-		if (ct->rows[i].sig == keep)
-			ct->cur = i;
+	while (k < COUNTOF(orders) && orders[k] != ct->order)
+		k++;
+	ct->order = orders[(k + 1) % COUNTOF(orders)];
+	an_contention_sort(ct->rows, ct->n, ct->order);
+	/* the first row, the most of the new order, selected and in view */
+	ct->cur = ct->top = 0;
 	return VIEW_REDRAW;
 }
 
@@ -137,6 +126,20 @@ static void cont_imbalance(char *buf, size_t size,
 		snprintf(buf, size, "-");
 }
 
+/* A column's width, and the order that sorts by it (-1: none). */
+static int col_width(int k)
+{
+	return k == 1 ? COL_SHARE : k == 6 ? COL_IMB : COL_NUM;
+}
+
+static int col_order(int k)
+{
+	return k == 0	? AN_CONT_LOST
+	       : k == 5 ? AN_CONT_IMBALANCE
+	       : k == 6 ? AN_CONT_RATIO
+			: -1;
+}
+
 static void draw_row(struct view *v, int y, uint32_t i, int selected)
 {
 	const struct view_cont *ct = v->cont;
@@ -144,7 +147,7 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 	int attr = selected ? theme_attr(THEME_SELECTED)
 			    : theme_attr(THEME_NORMAL);
 	double share = cont_share(ct, c->lost_ns);
-	char num[6][24], text[512];
+	char num[NCOLS][24], text[512];
 	int x = 0;
 
 	view_fill(y, 0, v->cols, attr);
@@ -158,18 +161,20 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 	view_duration(num[4], sizeof(num[4]),
 		      c->count ? (double)c->total_ns / (double)c->count : 0,
 		      v->utf8);
-	cont_imbalance(num[5], sizeof(num[5]), c);
-	for (int k = 0; k < 6; k++) {
-		int w = k == 1 ? COL_SHARE : k == 5 ? COL_IMB : COL_NUM;
-
-		view_put_right(v, y, x, w - 1,
+	if (c->ranks)
+		view_duration(num[5], sizeof(num[5]), c->imbalance_ns, v->utf8);
+	else
+		snprintf(num[5], sizeof(num[5]), "-");
+	cont_imbalance(num[6], sizeof(num[6]), c);
+	for (int k = 0; k < NCOLS; k++) {
+		view_put_right(v, y, x, col_width(k) - 1,
 			       selected ? attr
 					: theme_attr(k == 2 ? THEME_COUNT
-						     : k == 1 || k == 5
+						     : k == 1 || k == 6
 							     ? THEME_DIM
 							     : THEME_TIME),
 			       num[k]);
-		x += w;
+		x += col_width(k);
 	}
 	tree_sig_text(v->tree, c->sig, TREE_NONE, 1, text, sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
@@ -180,22 +185,21 @@ static void draw_table(struct view *v, int top, int height)
 {
 	struct view_cont *ct = v->cont;
 	static const char *const head[] = {"lost",    "of run", "calls",
-					   "fastest", "mean",	"imbal."};
+					   "fastest", "mean",	"max-mean",
+					   "max/mean"};
 	const char *mark = v->utf8 ? "\xe2\x96\xbc" : "v";
 	int title = theme_attr(THEME_TITLE), x = 0;
 	char text[64];
 
 	view_fill(top, 0, v->cols, title);
-	for (int k = 0; k < 6; k++) {
-		int w = k == 1 ? COL_SHARE : k == 5 ? COL_IMB : COL_NUM;
-		int sorted = (k == 0 && !ct->by_imbalance) ||
-			     (k == 5 && ct->by_imbalance);
+	for (int k = 0; k < NCOLS; k++) {
+		int sorted = col_order(k) == (int)ct->order;
 
 		snprintf(text, sizeof(text), "%s%s",
 			 k == 1 && !ct->tot.run_ns ? "of MPI" : head[k],
 			 sorted ? mark : " ");
-		view_put_right(v, top, x, w - 1, title, text);
-		x += w;
+		view_put_right(v, top, x, col_width(k) - 1, title, text);
+		x += col_width(k);
 	}
 	snprintf(text, sizeof(text), "signature (%u)", ct->n);
 	view_put(v, top, x + 1, v->cols - x - 2, title, text);
@@ -272,9 +276,10 @@ static void draw_detail(struct view *v, int top, int height)
 	view_put(v, top + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
 	view_put(v, top + 5, 1, v->cols - 2, theme_attr(THEME_DIM),
 		 "lost: the total less calls times the fastest call");
-	view_put(v, top + 6, 1, v->cols - 2, theme_attr(THEME_DIM),
-		 "imbalance: the most time a rank spent in it over the mean of "
-		 "the ranks that call it");
+	view_put(
+		v, top + 6, 1, v->cols - 2, theme_attr(THEME_DIM),
+		"max-mean: time lost to imbalance, the most a rank spent in it "
+		"less the ranks' mean; max/mean: their ratio");
 	view_put(v, top + 7, 1, v->cols - 2, theme_attr(THEME_DIM),
 		 "in a collective, the rank with the least time in it is the "
 		 "one "
@@ -299,10 +304,12 @@ static void view_draw_cont(struct view *v, int top, int height)
 
 static void cont_status(const struct view *v, char *buf, size_t size)
 {
-	(void)v;
+	const struct view_cont *ct = v->cont;
+
 	snprintf(buf, size,
-		 "Enter go to  s sort  Tab tree  "
-		 "? help  q back");
+		 "%u/%u  Enter go to  s sort  Tab tree  "
+		 "? help  q back",
+		 ct && ct->n ? ct->cur + 1 : 0, ct ? ct->n : 0);
 }
 
 const struct view_pane_ops view_cont_ops = {

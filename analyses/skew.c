@@ -21,42 +21,37 @@
 #include "util.h"
 #include "walk.h"
 
-/* The collectives, and whether no member leaves one before every member
- * has entered (a spread is then at most the longest member's call). */
+/* The collectives, and who waits for whom in them (enum an_coll). */
 static const struct {
 	const char *name;
-	int sync;
+	enum an_coll kind;
 } colls[] = {
-	{"MPI_Barrier", 1},
-	{"MPI_Bcast", 0},
-	{"MPI_Reduce", 0},
-	{"MPI_Allreduce", 1},
-	{"MPI_Gather", 0},
-	{"MPI_Gatherv", 0},
-	{"MPI_Scatter", 0},
-	{"MPI_Scatterv", 0},
-	{"MPI_Allgather", 1},
-	{"MPI_Allgatherv", 1},
-	{"MPI_Alltoall", 1},
-	{"MPI_Alltoallv", 1},
-	{"MPI_Alltoallw", 1},
-	{"MPI_Reduce_scatter", 1},
-	{"MPI_Reduce_scatter_block", 1},
-	{"MPI_Scan", 0},
-	{"MPI_Exscan", 0},
+	{"MPI_Barrier", AN_COLL_SYNC},
+	{"MPI_Bcast", AN_COLL_FROM_ROOT},
+	{"MPI_Reduce", AN_COLL_TO_ROOT},
+	{"MPI_Allreduce", AN_COLL_SYNC},
+	{"MPI_Gather", AN_COLL_TO_ROOT},
+	{"MPI_Gatherv", AN_COLL_TO_ROOT},
+	{"MPI_Scatter", AN_COLL_FROM_ROOT},
+	{"MPI_Scatterv", AN_COLL_FROM_ROOT},
+	{"MPI_Allgather", AN_COLL_SYNC},
+	{"MPI_Allgatherv", AN_COLL_SYNC},
+	{"MPI_Alltoall", AN_COLL_SYNC},
+	{"MPI_Alltoallv", AN_COLL_SYNC},
+	{"MPI_Alltoallw", AN_COLL_SYNC},
+	{"MPI_Reduce_scatter", AN_COLL_SYNC},
+	{"MPI_Reduce_scatter_block", AN_COLL_SYNC},
+	{"MPI_Scan", AN_COLL_PREFIX},
+	{"MPI_Exscan", AN_COLL_PREFIX},
 };
 
-enum { NOT_COLL, COLL, COLL_SYNC };
-
-/* A collective of the list (COLL_SYNC: one that synchronises, in its
- * blocking form), its nonblocking form (MPI_Ibarrier), or either with
- * MPI-4's large counts (_c). */
-static int coll_kind(const char *name)
+enum an_coll an_coll_of(const char *name, int *nonblocking)
 {
 	size_t len;
 
+	*nonblocking = 0;
 	if (!name || strncmp(name, "MPI_", 4))
-		return NOT_COLL;
+		return AN_NOT_COLL;
 	len = strlen(name);
 	if (len > 2 && !strcmp(name + len - 2, "_c"))
 		len -= 2;
@@ -65,12 +60,14 @@ static int coll_kind(const char *name)
 		size_t n = strlen(base);
 
 		if (n == len - 4 && !strncmp(name + 4, base, n))
-			return colls[i].sync ? COLL_SYNC : COLL;
+			return colls[i].kind;
 		if (name[4] == 'I' && n == len - 5 &&
-		    !strncasecmp(name + 5, base, n))
-			return COLL;
+		    !strncasecmp(name + 5, base, n)) {
+			*nonblocking = 1;
+			return colls[i].kind;
+		}
 	}
-	return NOT_COLL;
+	return AN_NOT_COLL;
 }
 
 struct centry {
@@ -294,11 +291,16 @@ static int skew_init(struct skew *k, const rondo_trace *t, int64_t comm,
 	if (tbase_init(&k->b, t) < 0 || !k->comm || !k->sync)
 		return RONDO_E_NOMEM;
 	for (uint32_t s = 0; s < nsig; s++) {
-		int kind = coll_kind(rondo_func_name(t, rondo_sig_func(t, s)));
+		int nb;
+		enum an_coll kind = an_coll_of(
+			rondo_func_name(t, rondo_sig_func(t, s)), &nb);
 
-		if (kind == NOT_COLL)
+		if (kind == AN_NOT_COLL)
 			continue;
-		k->sync[s] = kind == COLL_SYNC;
+		/* no member leaves a synchronising one, in its blocking
+		 * form, before every member has entered (a spread is then
+		 * at most the longest member's call) */
+		k->sync[s] = kind == AN_COLL_SYNC && !nb;
 		k->comm[s] = an_arg(t, s, "comm");
 		tbase_use(&k->b, s);
 	}

@@ -67,6 +67,23 @@ struct an_skew_result {
 	uint64_t untimed;    /* calls past ranks' timed calls (not seen) */
 };
 
+/* Who waits for whom in a collective: every member for the last to
+ * enter (SYNC: Barrier, Allreduce, Allgather, Alltoall, Reduce_scatter);
+ * the members for a late root only (FROM_ROOT: Bcast, Scatter); the root
+ * for the last member (TO_ROOT: Reduce, Gather); each member for those
+ * of lower rank (PREFIX: Scan, Exscan). */
+enum an_coll {
+	AN_NOT_COLL,
+	AN_COLL_SYNC,
+	AN_COLL_FROM_ROOT,
+	AN_COLL_TO_ROOT,
+	AN_COLL_PREFIX
+};
+
+/* The kind of function `name` (MPI_Ibcast as MPI_Bcast, with
+ * *nonblocking set; MPI-4's large-count _c forms as the others). */
+enum an_coll an_coll_of(const char *name, int *nonblocking);
+
 /**
  * The skew of every collective (MPI_Barrier, Bcast, Reduce, Allreduce,
  * Gather(v), Scatter(v), Allgather(v), Alltoall(v,w),

@@ -6,7 +6,8 @@
  * probes, cancelled, on a subcommunicator and on MPI_COMM_SELF) and
  * nonblocking collectives, each broken in turn; names the trace does not
  * resolve; and loops of 10^7 iterations written as a grammar, which the
- * check must take from the rules, not from the calls.
+ * check must take from the rules, not from the calls.  And who waits for
+ * whom in each kind of collective (an_coll_of, analyses/skew.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "check.h"
 #include "format.h"
 #include "pairing.h"
+#include "skew.h"
 #include "testtrace.h"
 
 /* The trace tt describes, opened; tt is freed. */
@@ -448,8 +450,41 @@ static void test_ring(void)
 	fmt_buf_free(&file);
 }
 
+/* The kinds of collective: synchronising, from or to a root, prefixes;
+ * nonblocking and large-count forms as their plain one. */
+static void test_coll_kinds(void)
+{
+	static const struct {
+		const char *name;
+		enum an_coll kind;
+		int nb;
+	} want[] = {
+		{"MPI_Barrier", AN_COLL_SYNC, 0},
+		{"MPI_Allreduce_c", AN_COLL_SYNC, 0},
+		{"MPI_Ialltoallv", AN_COLL_SYNC, 1},
+		{"MPI_Bcast", AN_COLL_FROM_ROOT, 0},
+		{"MPI_Iscatterv_c", AN_COLL_FROM_ROOT, 1},
+		{"MPI_Reduce", AN_COLL_TO_ROOT, 0},
+		{"MPI_Gatherv", AN_COLL_TO_ROOT, 0},
+		{"MPI_Exscan", AN_COLL_PREFIX, 0},
+		{"MPI_Send", AN_NOT_COLL, 0},
+		{"MPI_Ibarrierx", AN_NOT_COLL, 0},
+		{"Bcast", AN_NOT_COLL, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int nb = -1;
+		enum an_coll k = an_coll_of(want[i].name, &nb);
+
+		CHECKF(k == want[i].kind && nb == want[i].nb, "%s: %d, %d",
+		       want[i].name, (int)k, nb);
+	}
+	CHECK(an_coll_of(NULL, &(int){0}) == AN_NOT_COLL);
+}
+
 int main(void)
 {
+	test_coll_kinds();
 	test_demo(1, 5);
 	test_demo(2, 3);
 	test_demo(6, 37);

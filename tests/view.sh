@@ -406,6 +406,8 @@ wait_for "signature (12)"
 golden contention
 row4() { screen | sed -n 4p | grep -q "229 µs .*MPI_Waitall(count=4"; }
 settle row4 || fail "contention: the first row is not the Waitall of 4: $(screen | sed -n 4p)"
+# a late arriver is named only where one makes the others wait
+wait_for "no collective: late senders and receivers are in rondo waits"
 keys j j j
 wait_for "4/12  Enter go to"
 keys s
@@ -417,6 +419,7 @@ keys s
 wait_for "max/mean▼"
 row4() { screen | sed -n 4p | grep -q "1.11 .*MPI_Allreduce"; }
 settle row4 || fail "contention by ratio: the first row is not the Allreduce: $(screen | sed -n 4p)"
+wait_for "every member waits for the last to enter: rank 0, of least time in it, was the late one"
 keys s
 wait_for "max-mean▼"
 keys Enter

@@ -13,6 +13,7 @@
 
 #include "stats.h"
 #include "sat.h"
+#include "skew.h"
 #include "util.h"
 #include "view.h"
 
@@ -218,6 +219,48 @@ static void draw_table(struct view *v, int top, int height)
 	}
 }
 
+/* Who waited for whom, as far as the kind of call says: a late arriver
+ * only where one makes the others wait. */
+static void late_line(const struct view *v, const struct an_contention *c,
+		      char *buf, size_t size)
+{
+	int nb;
+	enum an_coll kind = an_coll_of(
+		rondo_func_name(v->t, rondo_sig_func(v->t, c->sig)), &nb);
+
+	switch (kind) {
+	case AN_COLL_SYNC:
+		if (c->ranks > 1)
+			snprintf(buf, size,
+				 "every member waits for the last to enter: "
+				 "rank %u, of least time in it, was the late "
+				 "one%s",
+				 c->min_rank,
+				 nb ? " (nonblocking: at its completion)" : "");
+		else
+			snprintf(buf, size, "one rank: nobody to wait for");
+		break;
+	case AN_COLL_FROM_ROOT:
+		snprintf(buf, size,
+			 "from a root: the members wait only for a late root "
+			 "(its root= parameter), not for each other");
+		break;
+	case AN_COLL_TO_ROOT:
+		snprintf(buf, size,
+			 "to a root: the root waits for the last member; the "
+			 "others need not wait");
+		break;
+	case AN_COLL_PREFIX:
+		snprintf(buf, size,
+			 "a prefix: each member waits for those of lower rank");
+		break;
+	default:
+		snprintf(buf, size,
+			 "no collective: late senders and receivers are in "
+			 "rondo waits (per-call times)");
+	}
+}
+
 /* The selected signature: its text, its calls' figures, its ranks'. */
 static void draw_detail(struct view *v, int top, int height)
 {
@@ -280,10 +323,8 @@ static void draw_detail(struct view *v, int top, int height)
 		v, top + 6, 1, v->cols - 2, theme_attr(THEME_DIM),
 		"max-mean: time lost to imbalance, the most a rank spent in it "
 		"less the ranks' mean; max/mean: their ratio");
-	view_put(v, top + 7, 1, v->cols - 2, theme_attr(THEME_DIM),
-		 "in a collective, the rank with the least time in it is the "
-		 "one "
-		 "the others waited for");
+	late_line(v, c, line, sizeof(line));
+	view_put(v, top + 7, 1, v->cols - 2, theme_attr(THEME_DIM), line);
 	snprintf(line, sizeof(line), "per-rank times: ");
 	an_rank_precision(v->t, line + strlen(line),
 			  sizeof(line) - strlen(line));

@@ -201,6 +201,8 @@ settle row4 ||
 # filtered by function, then back to the tree at a signature's first call
 keys f I s e n d Enter
 wait_for "signature (3 of 12, function has \"Isend\")"
+# what the rows shown add up to: 150 + 100 + 50 Isends over all ranks
+wait_for "1/3  300 calls, "
 keys Enter
 wait_for "structure (per rank: one run;"
 settle shows "MPI_Isend(buf=m1" || fail "Enter in the table did not go to an Isend"

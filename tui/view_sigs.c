@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "view.h"
 
 #define COL_NUM 10
@@ -165,12 +166,25 @@ static void sigs_draw(struct view *v, int top, int height)
 	view_draw_over_detail(v, top, height, view_draw_sigs);
 }
 
+/* The rows' place, and what the signatures shown add up to: their
+ * calls and time over all ranks. */
 static void sigs_status(const struct view *v, char *buf, size_t size)
 {
+	uint64_t calls = 0, ns = 0;
+	char c[24], t[24];
+	rondo_stat st;
+
+	for (uint32_t i = 0; i < v->nsig_order; i++)
+		if (rondo_sig_stat(v->t, v->sig_order[i], &st) == 0) {
+			calls = sat_add(calls, st.count);
+			ns = sat_add(ns, st.total_ns);
+		}
+	view_count(c, sizeof(c), calls);
+	view_duration(t, sizeof(t), (double)ns, v->utf8);
 	snprintf(buf, size,
-		 "%u/%u  Enter go to  s sort  f filter  "
-		 "Tab matrix  ? help  q back",
-		 v->nsig_order ? v->sig_cur + 1 : 0, v->nsig_order);
+		 "%u/%u  %s calls, %s  Enter go to  s sort  f filter  "
+		 "? help  q back",
+		 v->nsig_order ? v->sig_cur + 1 : 0, v->nsig_order, c, t);
 }
 
 const struct view_pane_ops view_sigs_ops = {

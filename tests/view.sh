@@ -330,6 +330,21 @@ keys Enter
 wait_for "wrote demo.matrix.csv: 6 cells (point-to-point, all functions)"
 keys x C-u "$tmp/m.csv" Enter
 wait_for "wrote $tmp/m.csv: 6 cells"
+# an existing file: written over only on y; "~/" is the home folder
+: >demo.matrix.csv
+keys x Enter
+wait_for "the file exists: write over it? (y/n)"
+keys n Enter
+wait_for "not written: demo.matrix.csv is left as it was"
+[ -s demo.matrix.csv ] && fail "n at the question wrote the file over"
+keys x Enter
+wait_for "the file exists: write over it? (y/n)"
+keys y Enter
+wait_for "wrote demo.matrix.csv: 6 cells"
+mkdir -p "$HOME"
+keys x C-u "~/m2.csv" Enter
+wait_for "m2.csv: 6 cells"
+[ -s "$HOME/m2.csv" ] || fail "~/m2.csv was not written in the home folder: $(ls "$HOME")"
 printf '%s\n' src,dst,messages,bytes 0,1,50,409600 1,0,50,409600 \
 	1,2,50,409600 2,1,50,409600 2,3,50,409600 3,2,50,409600 >"$tmp/want.csv"
 for f in "$tmp/m.csv" demo.matrix.csv; do

@@ -10,7 +10,10 @@
 
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "view.h"
 #include "util.h"
@@ -322,6 +325,38 @@ static int k_matrix_function(struct view *v)
 	return VIEW_REDRAW;
 }
 
+/* A path typed at a prompt, made ready to write: "~" and "~/..." as in
+ * a shell, from $HOME; an existing file written over only when the user
+ * says y.  Returns 1 to go on, 0 when not (and says why). */
+static int path_ready(struct view *v, char *path, size_t size)
+{
+	const char *home = getenv("HOME");
+	char answer[8] = "", was[1024];
+	struct stat st;
+
+	if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && *home) {
+		snprintf(was, sizeof(was), "%s", path + 1);
+		if (snprintf(path, size, "%s%s", home, was) >= (int)size) {
+			view_message(v, 1, "the path is too long");
+			return 0;
+		}
+	}
+	if (!path[0]) {
+		view_message(v, 1, "no file named: nothing written");
+		return 0;
+	}
+	/* nothing there, or what cannot be written over: the writer says
+	 * why */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 1;
+	if (view_prompt(v, "the file exists: write over it? (y/n) ", answer,
+			sizeof(answer)) &&
+	    (answer[0] == 'y' || answer[0] == 'Y'))
+		return 1;
+	view_message(v, 0, "not written: %s is left as it was", path);
+	return 0;
+}
+
 /* x: the whole matrix as CSV, by default beside the trace, its .rondo
  * ending replaced: app.rondo, app.matrix.csv. */
 static int k_export(struct view *v)
@@ -332,7 +367,8 @@ static int k_export(struct view *v)
 	if (len > 6 && !strcmp(v->path + len - 6, ".rondo"))
 		len -= 6;
 	snprintf(path, sizeof(path), "%.*s.matrix.csv", (int)len, v->path);
-	if (view_prompt(v, "export the matrix to: ", path, sizeof(path)))
+	if (view_prompt(v, "export the matrix to: ", path, sizeof(path)) &&
+	    path_ready(v, path, sizeof(path)))
 		view_matrix_export(v, path);
 	return VIEW_REDRAW;
 }

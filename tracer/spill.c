@@ -38,8 +38,7 @@
 
 struct spill_chunk {
 	struct spill_chunk *next;
-	uint32_t nvalues;
-	uint8_t coding; /* enum spill_coding */
+	uint32_t nvalues; /* coded SPILL_ZSTD_PLANES */
 	int written;
 	size_t len;
 	uint8_t data[];
@@ -290,7 +289,6 @@ static int chunk_make(int stream)
 	}
 	len++;
 	c->next = NULL;
-	c->coding = SPILL_ZSTD_PLANES;
 	c->nvalues = n;
 	c->written = 0;
 	c->len = len;
@@ -477,7 +475,8 @@ static void put_streams(int can_alloc)
 		for (struct spill_chunk *c = s->first, *next; c; c = next) {
 			next = c->next;
 			if (!c->written) {
-				put_chunk_head(i, c->nvalues, c->coding);
+				put_chunk_head(i, c->nvalues,
+					       SPILL_ZSTD_PLANES);
 				spill_w_big_end(&wr, c->data, c->len);
 				c->written = 1;
 				sp.pending -= c->len;

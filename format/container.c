@@ -28,6 +28,11 @@
 /* Output buffer of a streamed decompression before it starts doubling. */
 #define LOAD_FIRST_CHUNK 65536
 
+static uint64_t MIN(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 /* A container error: offsets are file offsets. */
@@ -77,6 +82,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_SIGSTATS] = "sigstats",
 		[FMT_SEC_GAPSTATS] = "gapstats",
 		[FMT_SEC_GROUPGAPS] = "groupgaps",
+		[FMT_SEC_INDEX] = "index",
 	};
 
 	return type < COUNTOF(names) ? names[type] : NULL;
@@ -158,7 +164,9 @@ static int header_check(struct fmt_container *c, struct fmt_err *e)
 	return 0;
 }
 
-/* Places the table: it must end exactly where the file ends. */
+/* Places the table: it must end exactly where the file ends, unless the
+ * file was cut (c->want > c->size), which parsing then tries to read
+ * around. */
 static int table_locate(struct fmt_container *c, uint64_t *tab,
 			struct fmt_err *e)
 {
@@ -177,26 +185,27 @@ static int table_locate(struct fmt_container *c, uint64_t *tab,
 				 "section table at byte %" PRIu64
 				 " overlaps the header",
 				 *tab);
-	if (*tab > c->size || need > c->size - *tab)
-		return file_fail(c, e, RONDO_E_TRUNCATED, 16,
-				 "section table (%" PRIu64
-				 " bytes at byte %" PRIu64
-				 ") runs past the end of the file",
-				 need, *tab);
-	if (need != c->size - *tab)
-		return file_fail(c, e, RONDO_E_CORRUPT, *tab + need,
+	if (*tab > UINT64_MAX - need)
+		return file_fail(c, e, RONDO_E_CORRUPT, 16,
+				 "section table at byte %" PRIu64
+				 " is past the end of any file",
+				 *tab);
+	c->want = *tab + need;
+	if (c->want < c->size)
+		return file_fail(c, e, RONDO_E_CORRUPT, c->want,
 				 "%" PRIu64 " bytes after the section table",
-				 c->size - *tab - need);
+				 c->size - c->want);
 	return 0;
 }
 
 /* Sections tile the bytes between the header and the table, in table
- * order, so every byte of a valid file is under some checksum. */
+ * order, so every byte of a valid file is under some checksum.  A section
+ * the file's end cuts, or whose checksum is wrong, is marked so: it fails
+ * when loaded, and the others stay usable. */
 static int entry_check(struct fmt_container *c, uint32_t i, uint64_t tab,
-		       struct fmt_err *e)
+		       uint64_t at, struct fmt_err *e)
 {
-	const struct fmt_entry *s = &c->sec[i];
-	uint64_t at = tab + (uint64_t)i * FMT_ENTRY_SIZE;
+	struct fmt_entry *s = &c->sec[i];
 	uint64_t start = i ? s[-1].offset + s[-1].stored : FMT_HEADER_SIZE;
 
 	if (s->offset != start)
@@ -204,56 +213,167 @@ static int entry_check(struct fmt_container *c, uint32_t i, uint64_t tab,
 				"section %u starts at byte %" PRIu64
 				", not %" PRIu64,
 				i, s->offset, start);
-	if (s->stored > c->size - s->offset)
-		return sec_fail(c, e, s->type, RONDO_E_TRUNCATED, at + 16,
-				"section %u runs past the end of the file", i);
 	if (s->stored > tab - s->offset)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, at + 16,
 				"section %u overlaps the section table", i);
-	if (!crc_ok(s->crc,
-		    fmt_crc32c(0, c->data + s->offset, (size_t)s->stored)))
-		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
-				"section %u checksum mismatch", i);
+	if (s->stored > c->size - MIN(s->offset, c->size))
+		s->state = FMT_SEC_CUT;
+	else if (!crc_ok(s->crc,
+			 fmt_crc32c(0, c->data + s->offset, (size_t)s->stored)))
+		s->state = FMT_SEC_BAD;
+	else
+		s->state = FMT_SEC_WHOLE;
 	return 0;
 }
 
-static int table_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
+/* Checks the entries found, from the table at `tab` or from the index
+ * (where `at`, the place of an entry in the file, is the index's). */
+static int entries_check(struct fmt_container *c, uint64_t tab,
+			 struct fmt_err *e)
 {
-	const uint8_t *t = c->data + tab;
-	size_t n = (size_t)c->nsec * FMT_ENTRY_SIZE;
 	uint64_t seen = 0; /* known types met so far (they are < 64) */
 	uint64_t end;
 	int rc;
 
-	if (!crc_ok(ld32(t + n), fmt_crc32c(0, t, n)))
-		return file_fail(c, e, RONDO_E_CORRUPT, tab + n,
-				 "section table checksum mismatch");
-	c->sec = calloc(c->nsec ? c->nsec : 1, sizeof(*c->sec));
-	if (!c->sec)
-		return file_fail(c, e, RONDO_E_NOMEM, tab, "out of memory");
-	for (uint32_t i = 0; i < c->nsec; i++)
-		entry_unpack(&c->sec[i], t + (size_t)i * FMT_ENTRY_SIZE);
 	for (uint32_t i = 0; i < c->nsec; i++) {
 		uint32_t type = c->sec[i].type;
+		uint64_t at = c->from_index
+				      ? FMT_HEADER_SIZE
+				      : tab + (uint64_t)i * FMT_ENTRY_SIZE;
 
-		rc = entry_check(c, i, tab, e);
+		rc = entry_check(c, i, tab, at, e);
 		if (rc)
 			return rc;
 		/* Two of a kind would leave a reader guessing which counts. */
 		if (sec_known(type) && (seen >> type & 1))
-			return sec_fail(c, e, type, RONDO_E_CORRUPT,
-					tab + (uint64_t)i * FMT_ENTRY_SIZE,
+			return sec_fail(c, e, type, RONDO_E_CORRUPT, at,
 					"section %u repeats an earlier one", i);
 		if (sec_known(type))
 			seen |= UINT64_C(1) << type;
 	}
 	end = c->nsec ? c->sec[c->nsec - 1].offset + c->sec[c->nsec - 1].stored
 		      : FMT_HEADER_SIZE;
-	if (end != tab)
+	if (!c->lost && end != tab)
 		return file_fail(c, e, RONDO_E_CORRUPT, end,
 				 "bytes %" PRIu64 " to %" PRIu64
 				 " belong to no section",
 				 end, tab - 1);
+	return 0;
+}
+
+static int entries_alloc(struct fmt_container *c, uint32_t n, struct fmt_err *e)
+{
+	c->sec = calloc(n ? n : 1, sizeof(*c->sec));
+	if (!c->sec)
+		return file_fail(c, e, RONDO_E_NOMEM, 0, "out of memory");
+	return 0;
+}
+
+/* The index's entries, when the file starts with a whole one that
+ * describes as many sections as the header counts: 1 used, 0 none,
+ * or an error (out of memory). */
+static int index_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
+{
+	const uint8_t *p = c->data + FMT_HEADER_SIZE;
+	uint64_t top = MIN(c->size, tab), avail, off;
+	struct fmt_entry *s;
+	struct fmt_cur cur;
+	uint32_t n, magic = sizeof(FMT_INDEX_MAGIC) - 1;
+	size_t len;
+
+	avail = top > FMT_HEADER_SIZE ? top - FMT_HEADER_SIZE : 0;
+	if (avail < magic + 5 || memcmp(p, FMT_INDEX_MAGIC, magic) != 0)
+		return 0;
+	fmt_cur_init(&cur, p + magic, (size_t)avail - magic, NULL, NULL);
+	if (fmt_get_count(&cur, &n, 8) || (uint64_t)n + 1 != c->nsec)
+		return 0;
+	if (entries_alloc(c, n + 1, e))
+		return RONDO_E_NOMEM;
+	s = c->sec;
+	for (uint32_t i = 1; i <= n; i++) {
+		uint64_t type, codec;
+
+		if (fmt_get_uvarint(&cur, &type) ||
+		    fmt_get_uvarint(&cur, &codec) ||
+		    fmt_get_uvarint(&cur, &s[i].stored) ||
+		    fmt_get_uvarint(&cur, &s[i].raw) ||
+		    fmt_get_le32(&cur, &s[i].crc) || type > UINT32_MAX ||
+		    codec > UINT32_MAX)
+			goto unusable;
+		s[i].type = (uint32_t)type;
+		s[i].codec = (uint32_t)codec;
+	}
+	len = magic + cur.pos;
+	if (len + 4 > avail || !crc_ok(ld32(p + len), fmt_crc32c(0, p, len)))
+		goto unusable;
+	len += 4;
+	s[0] = (struct fmt_entry){FMT_SEC_INDEX,
+				  FMT_CODEC_RAW,
+				  FMT_HEADER_SIZE,
+				  len,
+				  len,
+				  fmt_crc32c(0, p, len),
+				  0,
+				  0};
+	off = FMT_HEADER_SIZE + len;
+	for (uint32_t i = 1; i <= n; i++) {
+		s[i].offset = off;
+		if (s[i].stored > tab - MIN(off, tab))
+			goto unusable;
+		off += s[i].stored;
+	}
+	c->from_index = 1;
+	return 1;
+unusable:
+	free(c->sec);
+	c->sec = NULL;
+	return 0;
+}
+
+/* The whole table's entries. */
+static int table_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
+{
+	const uint8_t *t = c->data + tab;
+	size_t n = (size_t)c->nsec * FMT_ENTRY_SIZE;
+	int rc;
+
+	if (!crc_ok(ld32(t + n), fmt_crc32c(0, t, n))) {
+		c->table_bad = 1;
+		rc = index_read(c, tab, e);
+		if (rc)
+			return rc < 0 ? rc : 0;
+		return file_fail(c, e, RONDO_E_CORRUPT, tab + n,
+				 "section table checksum mismatch");
+	}
+	if (entries_alloc(c, c->nsec, e))
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < c->nsec; i++)
+		entry_unpack(&c->sec[i], t + (size_t)i * FMT_ENTRY_SIZE);
+	return 0;
+}
+
+/* The entries of a file cut before its end: from its index, else from the
+ * table's entries that are there whole. */
+static int cut_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
+{
+	uint64_t k = c->size > tab ? (c->size - tab) / FMT_ENTRY_SIZE : 0;
+	int rc = index_read(c, tab, e);
+
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (!k)
+		return file_fail(c, e, RONDO_E_TRUNCATED, c->size,
+				 "truncated: %" PRIu64 " of %" PRIu64
+				 " bytes; the section table is lost",
+				 c->size, c->want);
+	k = MIN(k, c->nsec);
+	if (entries_alloc(c, (uint32_t)k, e))
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < k; i++)
+		entry_unpack(&c->sec[i],
+			     c->data + tab + (size_t)i * FMT_ENTRY_SIZE);
+	c->lost = c->nsec - (uint32_t)k;
+	c->nsec = (uint32_t)k;
 	return 0;
 }
 
@@ -266,11 +386,15 @@ int fmt_container_parse(struct fmt_container *c, const uint8_t *data,
 	memset(c, 0, sizeof(*c));
 	c->data = data;
 	c->size = size;
+	c->want = size;
 	rc = header_check(c, e);
 	if (!rc)
 		rc = table_locate(c, &tab, e);
 	if (!rc)
-		rc = table_read(c, tab, e);
+		rc = c->want > c->size ? cut_read(c, tab, e)
+				       : table_read(c, tab, e);
+	if (!rc)
+		rc = entries_check(c, tab, e);
 	if (rc)
 		fmt_container_free(c);
 	return rc;
@@ -478,6 +602,14 @@ int fmt_section_load(const struct fmt_container *c, uint32_t idx, uint8_t **out,
 				"no section %u (the file has %u)", idx,
 				c->nsec);
 	s = &c->sec[idx];
+	if (s->state == FMT_SEC_CUT)
+		return sec_fail(c, e, s->type, RONDO_E_TRUNCATED, c->size,
+				"section %u is cut: truncated: %" PRIu64
+				" of %" PRIu64 " bytes",
+				idx, c->size, c->want);
+	if (s->state == FMT_SEC_BAD)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"section %u checksum mismatch", idx);
 	if (s->codec == FMT_CODEC_RAW)
 		rc = load_raw(c, s, out, e);
 	else if (s->codec == FMT_CODEC_ZSTD)
@@ -560,7 +692,10 @@ int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 
 	if (w->err)
 		return w->err;
-	if (w->n >= FMT_MAX_SECTIONS)
+	if (type ==
+	    FMT_SEC_INDEX) /* a copied file's: the writer makes its own */
+		return 0;
+	if (w->n + 1 >= FMT_MAX_SECTIONS) /* one more for the index */
 		return w->err = RONDO_E_RANGE;
 	if (writer_grow_tab(w) || fmt_buf_reserve(&w->body, len ? len : 1))
 		return w->err = RONDO_E_NOMEM;
@@ -575,38 +710,74 @@ int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 	return 0;
 }
 
-static void writer_header(const struct fmt_writer *w, uint8_t *h)
+/* The index: every section's entry but its offset, which the tiling
+ * gives, in a raw first section that a reader finds without the table. */
+static void writer_index(const struct fmt_writer *w, struct fmt_buf *x)
+{
+	fmt_put_bytes(x, FMT_INDEX_MAGIC, sizeof(FMT_INDEX_MAGIC) - 1);
+	fmt_put_uvarint(x, w->n);
+	for (uint32_t i = 0; i < w->n; i++) {
+		const struct fmt_entry *s = &w->tab[i];
+
+		fmt_put_varints(x, 1, s->type, s->codec);
+		fmt_put_varints(x, 1, s->stored, s->raw);
+		fmt_put_le32(x, s->crc);
+	}
+	if (!x->oom)
+		fmt_put_le32(x, fmt_crc32c(0, x->data, x->len));
+}
+
+static void writer_header(uint32_t n, uint64_t tab, uint8_t *h)
 {
 	memcpy(h, FMT_MAGIC, FMT_MAGIC_LEN);
 	st16(h + 8, RONDO_FORMAT_MAJOR);
 	st16(h + 10, RONDO_FORMAT_MINOR);
-	st32(h + 12, w->n);
-	st64(h + 16, FMT_HEADER_SIZE + (uint64_t)w->body.len);
+	st32(h + 12, n);
+	st64(h + 16, tab);
 	st32(h + 24, 0);
 	st32(h + 28, fmt_crc32c(0, h, 28));
 }
 
+static void writer_entry(struct fmt_buf *b, const struct fmt_entry *s,
+			 uint32_t *crc)
+{
+	uint8_t ent[FMT_ENTRY_SIZE];
+
+	entry_pack(ent, s);
+	*crc = fmt_crc32c(*crc, ent, sizeof(ent));
+	fmt_put_bytes(b, ent, sizeof(ent));
+}
+
 int fmt_writer_finish(struct fmt_writer *w, struct fmt_buf *out)
 {
-	struct fmt_buf b = {0};
-	uint8_t h[FMT_HEADER_SIZE], ent[FMT_ENTRY_SIZE];
+	struct fmt_buf b = {0}, x = {0};
+	uint8_t h[FMT_HEADER_SIZE];
 	uint32_t crc = 0;
+	struct fmt_entry ix = {FMT_SEC_INDEX, FMT_CODEC_RAW, FMT_HEADER_SIZE};
 
 	if (w->err)
 		return w->err;
-	writer_header(w, h);
+	writer_index(w, &x);
+	ix.stored = ix.raw = x.len;
+	ix.crc = fmt_crc32c(0, x.data, x.len);
+	writer_header(w->n + 1, FMT_HEADER_SIZE + x.len + w->body.len, h);
 	fmt_put_bytes(&b, h, sizeof(h));
+	fmt_put_bytes(&b, x.data, x.len);
 	fmt_put_bytes(&b, w->body.data, w->body.len);
+	writer_entry(&b, &ix, &crc);
 	for (uint32_t i = 0; i < w->n; i++) {
-		entry_pack(ent, &w->tab[i]);
-		crc = fmt_crc32c(crc, ent, sizeof(ent));
-		fmt_put_bytes(&b, ent, sizeof(ent));
+		struct fmt_entry s = w->tab[i];
+
+		s.offset += x.len;
+		writer_entry(&b, &s, &crc);
 	}
 	fmt_put_le32(&b, crc);
-	if (b.oom) {
+	if (b.oom || x.oom) {
 		fmt_buf_free(&b);
+		fmt_buf_free(&x);
 		return RONDO_E_NOMEM;
 	}
+	fmt_buf_free(&x);
 	*out = b;
 	return 0;
 }

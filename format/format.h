@@ -61,6 +61,17 @@ enum fmt_section {
 	FMT_SEC_SIGSTATS = 15,
 	FMT_SEC_GAPSTATS = 16,
 	FMT_SEC_GROUPGAPS = 17,
+	FMT_SEC_INDEX = 18,
+};
+
+/* The index's payload starts with these 4 bytes. */
+#define FMT_INDEX_MAGIC "RIDX"
+
+/* What parsing found of a section (struct fmt_entry.state). */
+enum fmt_state {
+	FMT_SEC_WHOLE = 0, /* every stored byte there, its CRC right */
+	FMT_SEC_CUT,	   /* the file ends before the section does */
+	FMT_SEC_BAD,	   /* the CRC of its stored bytes is wrong */
 };
 
 enum fmt_codec { FMT_CODEC_RAW = 0, FMT_CODEC_ZSTD = 1 };
@@ -92,6 +103,7 @@ struct fmt_entry {
 	uint64_t raw;	 /* bytes after decompression */
 	uint32_t crc;	 /* CRC-32C of the stored bytes */
 	uint32_t flags;	 /* reserved, 0 */
+	uint32_t state;	 /* enum fmt_state, set by parsing */
 };
 
 /* A parsed container over a borrowed byte array. */
@@ -101,10 +113,19 @@ struct fmt_container {
 	uint16_t major, minor;
 	uint32_t nsec;
 	struct fmt_entry *sec; /* nsec entries, malloc'd */
+	uint64_t want;	       /* the size the header announces */
+	uint32_t lost;	       /* sections of the header's count not found */
+	int from_index;	       /* entries read from the index, not the table */
+	int table_bad;	       /* the table's CRC was wrong */
 };
 
-/* Checks the header, the section table and every entry's bounds and CRC.
- * Returns 0 or a RONDO_E_* code with *e filled. */
+/* Checks the header, the section table and every entry's bounds, and each
+ * section's CRC into its entry's state.  A file shorter than its header
+ * says (want > size), or whose table's checksum is wrong, is read from
+ * the index its first section keeps (or, cut inside the table, from the
+ * table's whole entries): the sections it holds whole are usable, the
+ * others are marked CUT or BAD, and `lost` counts those no entry
+ * describes.  Returns 0 or a RONDO_E_* code with *e filled. */
 int fmt_container_parse(struct fmt_container *c, const uint8_t *data,
 			uint64_t size, struct fmt_err *e);
 void fmt_container_free(struct fmt_container *c);
@@ -238,7 +259,8 @@ void fmt_writer_init(struct fmt_writer *w);
 void fmt_writer_free(struct fmt_writer *w);
 
 /* Adds one section with the given raw payload; compresses it with zstd at
- * `level` (stored raw if that is not smaller).  Returns 0 or RONDO_E_NOMEM. */
+ * `level` (stored raw if that is not smaller).  An index is left out: the
+ * writer puts its own first.  Returns 0 or RONDO_E_NOMEM. */
 int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 		   size_t len, int level);
 

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 10
+#define RONDO_FORMAT_MINOR 11
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -100,11 +100,22 @@ RONDO_API void rondo_trace_free(rondo_trace *t);
  * Opens and validates the file at `path`.  Only the header, the section
  * table and the sections needed to answer the calls below are read; each
  * section is decompressed once.  Every length, offset, count and symbol is
- * checked, so a damaged file fails here rather than later.
+ * checked, so a damaged file fails here rather than later.  A file cut
+ * short or partly damaged opens when the sections that hold the calls
+ * (functions, signatures, grammar, rank map, and those they name) are
+ * whole: what else is lost is then said by rondo_trace_damage().
  * Returns 0, or a negative RONDO_E_* code with the detail in
  * rondo_trace_error().  A handle can be opened once.
  */
 RONDO_API int rondo_trace_open(rondo_trace *t, const char *path);
+
+/**
+ * The `i`-th note on what an opened trace could not read, one line, e.g.
+ * "truncated: 3779 of 3780 bytes" or "section 'stats' damaged (checksum
+ * mismatch): statistics not shown"; NULL past the last (at once for a
+ * whole file).  The text lives as long as the handle.
+ */
+RONDO_API const char *rondo_trace_damage(const rondo_trace *t, uint32_t i);
 
 /**
  * As rondo_trace_open(), on `size` bytes in memory (copied).  `name` is used

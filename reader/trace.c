@@ -168,8 +168,114 @@ static int trace_read_file(rondo_trace *t, const char *path)
 	return 0;
 }
 
+/* What a reader goes without when section `type` is damaged, or NULL when
+ * the calls cannot be read without it. */
+static const char *trace_spared(uint32_t type)
+{
+	switch (type) {
+	case FMT_SEC_FUNCS:
+	case FMT_SEC_CONSTS:
+	case FMT_SEC_CST:
+	case FMT_SEC_GRAMMAR:
+	case FMT_SEC_RANKMAP:
+	case FMT_SEC_COMMS:
+	case FMT_SEC_TYPESIZES:
+	case FMT_SEC_RANKVALS: return NULL;
+	case FMT_SEC_META:
+		return "the run's facts (command, date, tracer) not shown";
+	case FMT_SEC_STATS:
+	case FMT_SEC_SIGSTATS: return "statistics not shown";
+	case FMT_SEC_GAPSTATS:
+	case FMT_SEC_GROUPGAPS: return "the time between calls not shown";
+	case FMT_SEC_RANKTIME:
+	case FMT_SEC_RANKSUM: return "per-rank times not shown";
+	case FMT_SEC_TIMING: return "per-call times not shown";
+	case FMT_SEC_TOPOLOGY: return "Cartesian topologies not shown";
+	case FMT_SEC_INDEX:
+		return "nothing lost (it repeats the section table)";
+	default: return "nothing lost (this version does not read it)";
+	}
+}
+
+static void trace_note(rondo_trace *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void trace_note(rondo_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->ndamage >= TRACE_MAX_DAMAGE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->damage[t->ndamage++], sizeof(t->damage[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The notes of a file that opened with parts missing: the cut, then each
+ * section left out. */
+static void trace_damage_notes(rondo_trace *t)
+{
+	const struct fmt_container *c = &t->c;
+
+	if (c->want > c->size)
+		trace_note(t, "truncated: %llu of %llu bytes",
+			   (unsigned long long)c->size,
+			   (unsigned long long)c->want);
+	if (c->table_bad)
+		trace_note(t, "section table damaged (checksum mismatch): "
+			      "sections found from the index");
+	if (c->lost)
+		trace_note(t,
+			   "%u sections lost with the end of the file, "
+			   "with their table entries",
+			   c->lost);
+	for (uint32_t i = 0; i < c->nsec; i++)
+		if (c->sec[i].state != FMT_SEC_WHOLE)
+			trace_note(t, "section '%s' %s: %s",
+				   fmt_section_name(c->sec[i].type),
+				   c->sec[i].state == FMT_SEC_CUT
+					   ? "cut by the end of the file"
+					   : "damaged (checksum mismatch)",
+				   trace_spared(c->sec[i].type));
+}
+
+const char *rondo_trace_damage(const rondo_trace *t, uint32_t i)
+{
+	return t && t->opened && i < t->ndamage ? t->damage[i] : NULL;
+}
+
+/* Why a section the calls need is not there whole: TRUNCATED or
+ * CORRUPT, or MISSING for a file that never had one. */
+static int trace_needed(rondo_trace *t, uint32_t type, int idx)
+{
+	const struct fmt_container *c = &t->c;
+	int code = idx < 0 && !c->lost ? RONDO_E_MISSING : RONDO_E_TRUNCATED;
+
+	if (idx >= 0 && c->sec[idx].state == FMT_SEC_BAD)
+		trace_fail(t, RONDO_E_CORRUPT,
+			   "section '%s' damaged (checksum mismatch), and the "
+			   "calls cannot be read without it",
+			   fmt_section_name(type));
+	else if (idx >= 0)
+		trace_fail(t, code,
+			   "truncated: %llu of %llu bytes, inside section "
+			   "'%s', which the calls need",
+			   (unsigned long long)c->size,
+			   (unsigned long long)c->want, fmt_section_name(type));
+	else if (code == RONDO_E_TRUNCATED)
+		trace_fail(t, code,
+			   "truncated: %llu of %llu bytes; section '%s', which "
+			   "the calls need, is lost with the end of the file",
+			   (unsigned long long)c->size,
+			   (unsigned long long)c->want, fmt_section_name(type));
+	else
+		trace_fail(t, code, "no '%s' section", fmt_section_name(type));
+	t->einfo.section = fmt_section_name(type);
+	return t->einfo.code;
+}
+
 /* Loads section `type`; *raw is NULL with rc 0 if it is absent and
- * optional. */
+ * optional, or damaged and the calls can be read without it. */
 static int trace_section(rondo_trace *t, uint32_t type, int required,
 			 uint8_t **raw, size_t *len)
 {
@@ -181,12 +287,11 @@ static int trace_section(rondo_trace *t, uint32_t type, int required,
 	*len = 0;
 	if (idx < 0 && !required)
 		return 0;
-	if (idx < 0) {
-		trace_fail(t, RONDO_E_MISSING, "no '%s' section",
-			   fmt_section_name(type));
-		t->einfo.section = fmt_section_name(type);
-		return RONDO_E_MISSING;
-	}
+	if (idx >= 0 && t->c.sec[idx].state != FMT_SEC_WHOLE &&
+	    trace_spared(type))
+		return 0;
+	if (idx < 0 || t->c.sec[idx].state != FMT_SEC_WHOLE)
+		return trace_needed(t, type, idx);
 	rc = fmt_section_load(&t->c, (uint32_t)idx, raw, len, &e);
 	return rc < 0 ? trace_fail_fmt(t, &e) : 0;
 }
@@ -400,6 +505,10 @@ static int trace_vary_named(rondo_trace *t)
 			if (fmt_arg_get(&c, &a) < 0)
 				break; /* the decoder checked them */
 			if (a.kind == RONDO_ARG_VARY &&
+			    (a.wire != RONDO_WIRE_UINT || a.u >= t->nvary) &&
+			    t->c.lost)
+				return trace_needed(t, FMT_SEC_RANKVALS, -1);
+			if (a.kind == RONDO_ARG_VARY &&
 			    (a.wire != RONDO_WIRE_UINT || a.u >= t->nvary))
 				return trace_fail(
 					t, RONDO_E_CORRUPT,
@@ -457,6 +566,7 @@ static int trace_load(rondo_trace *t)
 		return rc;
 	if (ranks_init(t) < 0)
 		return trace_fail(t, RONDO_E_NOMEM, "out of memory");
+	trace_damage_notes(t);
 	t->opened = 1;
 	return 0;
 }

@@ -14,6 +14,8 @@ struct trace_group {
 	uint32_t gaps; /* its entry in ggaps (UINT32_MAX: none) */
 };
 
+#define TRACE_MAX_DAMAGE 24
+
 struct rondo_trace {
 	int opened;
 	char *name; /* for messages: the path, or the caller's name */
@@ -68,6 +70,9 @@ struct rondo_trace {
 
 	char err[512];
 	rondo_error einfo; /* the same failure as data */
+	/* what a file opened all the same could not give */
+	char damage[TRACE_MAX_DAMAGE][160];
+	uint32_t ndamage;
 };
 
 /* Prepares rank resolution once the sections are decoded (ranks.c):

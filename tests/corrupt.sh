@@ -20,14 +20,17 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 expect() {
 	case "$1" in
 	empty* | truncated-header*) echo "file ends inside the 32-byte header" ;;
-	truncated* | table-offset*) echo "past the end of the file" ;;
+	truncated-index*) echo "truncated: 41 of [0-9]* bytes; the section table is lost" ;;
+	truncated-grammar*) echo "truncated: [0-9]* of [0-9]* bytes, inside section 'grammar', which the calls need" ;;
+	table-offset*) echo "belong to no section" ;;
 	bad-magic*) echo "not a rondo" ;;
 	future-major*) echo "upgrade rondo" ;;
 	section-offset*) echo "starts at byte" ;;
 	section-raw-size*) echo "cannot hold" ;;
 	trailing-garbage*) echo "after the section table" ;;
 	no-sections*) echo "belong to no section" ;;
-	header-crc* | section-crc*) echo "checksum" ;;
+	header-crc*) echo "header checksum mismatch" ;;
+	section-crc*) echo "section 'cst' damaged (checksum mismatch), and the calls cannot be read without it" ;;
 	missing-grammar*) echo "no 'grammar' section" ;;
 	grammar-*) echo "section 'grammar'" ;;
 	rankmap-*) echo "section 'rankmap'" ;;

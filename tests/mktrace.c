@@ -582,8 +582,12 @@ static int corpus_container(const char *dir, const uint8_t *good, size_t n)
 		return -1;
 	rc |= write_file(dir, "empty.rondo", good, 0);
 	rc |= write_file(dir, "truncated-header.rondo", good, 20);
-	rc |= write_file(dir, "truncated-half.rondo", good, n / 2);
-	rc |= write_file(dir, "truncated-table.rondo", good, n - 7);
+	/* inside the index, the table gone: nothing says where sections are */
+	rc |= write_file(dir, "truncated-index.rondo", good,
+			 FMT_HEADER_SIZE + 9);
+	i = entry_of(good, FMT_SEC_GRAMMAR); /* the calls need the grammar */
+	rc |= write_file(dir, "truncated-grammar.rondo", good,
+			 le_get(good + entry_at(good, (uint32_t)i) + 8, 8) + 3);
 	memcpy(f, good, n);
 	memcpy(f, "NOTRONDO", 8);
 	rc |= write_file(dir, "bad-magic.rondo", f, n);
@@ -595,7 +599,8 @@ static int corpus_container(const char *dir, const uint8_t *good, size_t n)
 	fix_crcs(f, n);
 	rc |= write_file(dir, "future-major.rondo", f, n);
 	memcpy(f, good, n);
-	f[FMT_HEADER_SIZE + 3] ^= 0x40; /* inside the first section */
+	i = entry_of(f, FMT_SEC_CST); /* one the calls need */
+	f[le_get(f + entry_at(f, (uint32_t)i) + 8, 8) + 3] ^= 0x40;
 	rc |= write_file(dir, "section-crc.rondo", f, n);
 	memcpy(f, good, n);
 	le_put(f + 16, n + 1000, 8);

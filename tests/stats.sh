@@ -243,8 +243,8 @@ grep -q '^usage: rondo contention' "$tmp/out" || fail "contention --help"
 for cmd in stats contention; do
 	expect_exit 1 "$rondo" $cmd /nonexistent/x.rondo
 	one_error "^rondo: cannot open /nonexistent/x.rondo: No such file or directory$"
-	expect_exit 1 "$rondo" $cmd "$top_srcdir/tests/corpus/truncated-half.rondo"
-	one_error "^rondo: cannot open .*truncated-half.rondo"
+	expect_exit 1 "$rondo" $cmd "$top_srcdir/tests/corpus/truncated-grammar.rondo"
+	one_error "^rondo: cannot open .*truncated-grammar.rondo"
 	expect_exit 1 "$rondo" $cmd --csv /nonexistent/dir/x.csv demo.rondo
 	one_error "^rondo: cannot write /nonexistent/dir/x.csv: No such file or directory$"
 	if [ -w /dev/full ]; then

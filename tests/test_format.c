@@ -1462,12 +1462,14 @@ static void test_roundtrip(void)
 	CHECK(open_all(f.data, f.len, &e) == 0);
 	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
 	CHECK(c.major == RONDO_FORMAT_MAJOR && c.minor == RONDO_FORMAT_MINOR);
-	CHECK(c.nsec == 11 && c.sec[3].type == 999);
+	/* the writer's index first, then the sections as added */
+	CHECK(c.nsec == 12 && c.sec[0].type == FMT_SEC_INDEX &&
+	      c.sec[4].type == 999);
 	CHECK(fmt_container_find(&c, 42) == -1);
 	/* The unknown section is listed and loadable, and readers skip it. */
 	i = fmt_container_find(&c, 999);
-	CHECK(i == 3);
-	CHECK(fmt_section_load(&c, 3, &out, &len, NULL) == 0 && len == 6 &&
+	CHECK(i == 4);
+	CHECK(fmt_section_load(&c, 4, &out, &len, NULL) == 0 && len == 6 &&
 	      memcmp(out, "future", 6) == 0);
 	free(out);
 	i = fmt_container_find(&c, FMT_SEC_META);
@@ -1475,7 +1477,7 @@ static void test_roundtrip(void)
 	fx_meta(&want);
 	CHECK(len == want.len && memcmp(out, want.data, len) == 0);
 	free(out);
-	CHECK(fmt_section_load(&c, 11, &out, &len, &e) == RONDO_E_RANGE);
+	CHECK(fmt_section_load(&c, 12, &out, &len, &e) == RONDO_E_RANGE);
 	CHECK(out == NULL && len == 0);
 	fmt_container_free(&c);
 	fmt_container_free(&c);
@@ -1497,16 +1499,21 @@ static void test_codecs_used(void)
 	CHECK(fmt_writer_add(&w, FMT_SEC_META, "ab", 2, 3) == 0);
 	CHECK(fmt_writer_add(&w, FMT_SEC_FUNCS, big, sizeof(big), 3) == 0);
 	CHECK(fmt_writer_add(&w, FMT_SEC_CONSTS, NULL, 0, 3) == 0);
+	/* a copied file's index is left out: the writer makes its own */
+	CHECK(fmt_writer_add(&w, FMT_SEC_INDEX, "RIDX", 4, 3) == 0);
 	CHECK(fmt_writer_finish(&w, &f) == 0);
 	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
-	CHECK(c.sec[0].codec == FMT_CODEC_RAW && c.sec[0].stored == 2);
-	CHECK(c.sec[1].codec == FMT_CODEC_ZSTD && c.sec[1].stored < 100 &&
-	      c.sec[1].raw == sizeof(big));
-	CHECK(c.sec[2].codec == FMT_CODEC_RAW && c.sec[2].raw == 0);
-	CHECK(fmt_section_load(&c, 1, &out, &len, NULL) == 0 &&
+	CHECK(c.nsec == 4 && fmt_container_find(&c, FMT_SEC_INDEX) == 0);
+	CHECK(c.sec[0].type == FMT_SEC_INDEX &&
+	      c.sec[0].codec == FMT_CODEC_RAW);
+	CHECK(c.sec[1].codec == FMT_CODEC_RAW && c.sec[1].stored == 2);
+	CHECK(c.sec[2].codec == FMT_CODEC_ZSTD && c.sec[2].stored < 100 &&
+	      c.sec[2].raw == sizeof(big));
+	CHECK(c.sec[3].codec == FMT_CODEC_RAW && c.sec[3].raw == 0);
+	CHECK(fmt_section_load(&c, 2, &out, &len, NULL) == 0 &&
 	      len == sizeof(big) && memcmp(out, big, len) == 0);
 	free(out);
-	CHECK(fmt_section_load(&c, 2, &out, &len, NULL) == 0 && out &&
+	CHECK(fmt_section_load(&c, 3, &out, &len, NULL) == 0 && out &&
 	      len == 0);
 	free(out);
 	fmt_container_free(&c);
@@ -1514,22 +1521,51 @@ static void test_codecs_used(void)
 	fmt_writer_free(&w);
 }
 
+/* The index FORMAT.md describes for sections s[1..n], in x. */
+static void build_index(struct fmt_buf *x, const struct tsec *s, uint32_t n)
+{
+	uint8_t crc[4];
+
+	memset(x, 0, sizeof(*x));
+	fmt_put_bytes(x, "RIDX", 4);
+	fmt_put_u8(x, (uint8_t)n); /* n < 128: one byte */
+	for (uint32_t i = 1; i <= n; i++) {
+		fmt_put_uvarint(x, s[i].type);
+		fmt_put_uvarint(x, s[i].codec);
+		fmt_put_uvarint(x, s[i].len);
+		fmt_put_uvarint(x, s[i].raw);
+		put_le32_at(crc, fmt_crc32c(0, s[i].stored, s[i].len));
+		fmt_put_bytes(x, crc, 4);
+	}
+	put_le32_at(crc, fmt_crc32c(0, x->data, x->len));
+	fmt_put_bytes(x, crc, 4);
+}
+
 /* The writer and the hand-built layout of FORMAT.md agree byte for byte. */
 static void test_layout(void)
 {
 	struct fmt_writer w;
-	struct fmt_buf a = {0}, b;
-	struct tsec s[] = {{7, 0, "abc", 3, 3}, {12345, 0, "", 0, 0}};
+	struct fmt_buf a = {0}, b, x;
+	struct tsec s[] = {{FMT_SEC_INDEX, 0, NULL, 0, 0},
+			   {7, 0, "abc", 3, 3},
+			   {12345, 0, "", 0, 0}};
 
-	/* The empty file first: a header and an empty table. */
+	/* The empty file first: a header, an empty index and the table. */
 	for (uint32_t n = 0; n <= 2; n += 2) {
 		fmt_writer_init(&w);
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 1; i <= n; i++)
 			fmt_writer_add(&w, s[i].type, s[i].stored, s[i].len,
 				       19);
 		CHECK(fmt_writer_finish(&w, &a) == 0);
-		build(&b, RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR, s, n);
-		CHECK(a.len == 32 + (n ? 3 : 0) + n * 40 + 4);
+		build_index(&x, s, n);
+		s[0].stored = x.data;
+		s[0].len = x.len;
+		s[0].raw = x.len;
+		build(&b, RONDO_FORMAT_MAJOR, RONDO_FORMAT_MINOR, s, n + 1);
+		CHECK(x.len ==
+		      4 + 1 + (n ? 8 + 9 : 0) + 4); /* 12345: 2 bytes */
+		CHECK(a.len == 32 + x.len + (n ? 3 : 0) + (n + 1) * 40 + 4);
+		fmt_buf_free(&x);
 		CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
 		CHECK(parse_load(a.data, a.len, NULL) == 0);
 		fmt_buf_free(&a);
@@ -1595,7 +1631,7 @@ static void test_table_rules(void)
 	CHECK(strstr(e.msg, "table") && e.offset == 32 + 6 + 40 + 16);
 	put_le64_at(entry_at(&f, 1) + 16, UINT64_MAX - 40);
 	retable(&f);
-	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_TRUNCATED);
+	CHECK(parse_load(f.data, f.len, &e) == RONDO_E_CORRUPT);
 	put_le64_at(entry_at(&f, 1) + 16, 2);
 	put_le64_at(entry_at(&f, 1) + 8, 31);
 	retable(&f);
@@ -1646,33 +1682,104 @@ static void test_entry_rules(void)
 	fmt_buf_free(&f);
 }
 
-/* Every flipped byte and every truncation of a complete file fails. */
+/* Every flipped byte fails the parse or a section's load, except in the
+ * table, which the index then stands in for. */
 static void test_corruption(void)
 {
 	static const uint8_t masks[] = {0x01, 0x80, 0xff};
 	struct fmt_buf f = {0};
 	struct fmt_err e;
+	uint64_t tab;
 
 	fx_file(&f, 3);
+	tab = get_le64_at(f.data + 16);
 	for (size_t i = 0; i < f.len; i++) {
 		for (size_t m = 0; m < sizeof(masks); m++) {
 			uint8_t *p = dup_exact(f.data, f.len);
-			int rc;
+			struct fmt_container c;
+			int rc, bad;
 
 			p[i] ^= masks[m];
-			rc = open_all(p, f.len, &e);
-			CHECKF(is_error_code(rc), "byte %zu ^ 0x%02x: %d", i,
-			       masks[m], rc);
+			rc = parse_load(p, f.len, &e);
+			rc = rc ? rc : open_all(p, f.len, &e);
+			bad = fmt_container_parse(&c, p, f.len, NULL) == 0 &&
+			      c.table_bad && c.from_index;
+			fmt_container_free(&c);
+			CHECKF(i >= tab ? rc == 0 && bad : is_error_code(rc),
+			       "byte %zu ^ 0x%02x: %d", i, masks[m], rc);
 			free(p);
 		}
 	}
+	fmt_buf_free(&f);
+}
+
+/* A file without an index, cut inside its table: the entries there whole
+ * are read, and the sections they miss counted as lost. */
+static void test_cut_table(void)
+{
+	struct fmt_buf f;
+	struct fmt_container c;
+	struct fmt_err e = {0};
+	struct tsec s[] = {
+		{1, 0, "ab", 2, 2}, {2, 0, "cd", 2, 2}, {3, 0, "ef", 2, 2}};
+	uint64_t tab;
+
+	build(&f, 1, RONDO_FORMAT_MINOR, s, 3);
+	tab = get_le64_at(f.data + 16);
+	CHECK(fmt_container_parse(&c, f.data, f.len - 7, NULL) == 0);
+	CHECK(c.nsec == 2 && c.lost == 1 && c.want == f.len && !c.from_index);
+	CHECK(c.sec[1].type == 2 && c.sec[1].state == FMT_SEC_WHOLE);
+	fmt_container_free(&c);
+	CHECK(fmt_container_parse(&c, f.data, tab + 39, &e) ==
+	      RONDO_E_TRUNCATED);
+	CHECK(strstr(e.msg, "truncated: 77 of 162 bytes; the section table "
+			    "is lost") != NULL);
+	fmt_buf_free(&f);
+}
+
+/* Every cut of a complete file: once the index is whole, the sections
+ * before the cut load and those it cuts fail as truncated; before that,
+ * the file is refused as truncated. */
+static void test_truncation(void)
+{
+	struct fmt_buf f = {0};
+	struct fmt_container whole, c;
+	struct fmt_err e;
+
+	fx_file(&f, 3);
+	CHECK(fmt_container_parse(&whole, f.data, f.len, NULL) == 0);
 	for (size_t k = 0; k < f.len; k++) {
 		uint8_t *p = dup_exact(f.data, k);
-		int rc = open_all(p, k, &e);
+		int rc = fmt_container_parse(&c, p, k, &e);
+		uint64_t ix = FMT_HEADER_SIZE + whole.sec[0].stored;
 
-		CHECKF(rc == RONDO_E_TRUNCATED, "length %zu: %d", k, rc);
+		CHECKF(k < ix ? rc == RONDO_E_TRUNCATED : rc == 0,
+		       "length %zu: %d", k, rc);
+		if (rc == 0) {
+			CHECK(c.want == f.len && c.from_index && !c.lost &&
+			      c.nsec == whole.nsec);
+			for (uint32_t i = 0; i < c.nsec; i++) {
+				const struct fmt_entry *s = &c.sec[i];
+				uint8_t *out;
+				size_t len;
+				int lrc =
+					fmt_section_load(&c, i, &out, &len, &e);
+
+				free(out);
+				CHECKF(s->offset + s->stored <= k
+					       ? lrc == 0 &&
+							 s->state ==
+								 FMT_SEC_WHOLE
+					       : lrc == RONDO_E_TRUNCATED &&
+							 s->state ==
+								 FMT_SEC_CUT,
+				       "length %zu, section %u: %d", k, i, lrc);
+			}
+		}
+		fmt_container_free(&c);
 		free(p);
 	}
+	fmt_container_free(&whole);
 	fmt_buf_free(&f);
 }
 
@@ -1778,10 +1885,10 @@ static void test_zstd_sizes(void)
 			CHECK(fmt_writer_finish(&w, &f) == 0);
 			CHECK(fmt_container_parse(&c, f.data, f.len, NULL) ==
 			      0);
-			CHECKF(c.sec[0].codec == FMT_CODEC_ZSTD,
+			CHECKF(c.sec[1].codec == FMT_CODEC_ZSTD,
 			       "size %zu level %d: stored raw", sizes[s],
 			       levels[l]);
-			rc = fmt_section_load(&c, 0, &out, &len, NULL);
+			rc = fmt_section_load(&c, 1, &out, &len, NULL);
 			CHECKF(rc == 0 && len == sizes[s] &&
 				       memcmp(out, src, len) == 0,
 			       "size %zu level %d: %d", sizes[s], levels[l],
@@ -1809,9 +1916,9 @@ static void test_zstd_zeros(void)
 	fmt_writer_add(&w, FMT_SEC_STATS, src, n, 19);
 	CHECK(fmt_writer_finish(&w, &f) == 0);
 	CHECK(fmt_container_parse(&c, f.data, f.len, NULL) == 0);
-	CHECKF(c.sec[0].stored < 1000, "%llu",
-	       (unsigned long long)c.sec[0].stored);
-	CHECK(fmt_section_load(&c, 0, &out, &len, NULL) == 0 && len == n &&
+	CHECKF(c.sec[1].stored < 1000, "%llu",
+	       (unsigned long long)c.sec[1].stored);
+	CHECK(fmt_section_load(&c, 1, &out, &len, NULL) == 0 && len == n &&
 	      memcmp(out, src, n) == 0);
 	free(out);
 	free(src);
@@ -2707,6 +2814,8 @@ int main(void)
 	test_table_rules();
 	test_entry_rules();
 	test_corruption();
+	test_truncation();
+	test_cut_table();
 	test_zstd_lies();
 	test_zstd_sizes();
 	test_zstd_zeros();

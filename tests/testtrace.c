@@ -453,11 +453,13 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	struct fmt_rankmap rm = {0};
 	struct fmt_timing tm;
 	struct fmt_buf b[13] = {{0}};
+	/* the tracer's order: what the calls need first, per-call times
+	 * last */
 	static const uint32_t type[12] = {
-		FMT_SEC_META,	   FMT_SEC_FUNCS,   FMT_SEC_CONSTS,
-		FMT_SEC_CST,	   FMT_SEC_GRAMMAR, FMT_SEC_RANKMAP,
-		FMT_SEC_STATS,	   FMT_SEC_COMMS,   FMT_SEC_RANKTIME,
-		FMT_SEC_TYPESIZES, FMT_SEC_TIMING,  FMT_SEC_TOPOLOGY};
+		FMT_SEC_META,  FMT_SEC_FUNCS,	  FMT_SEC_CONSTS,
+		FMT_SEC_CST,   FMT_SEC_GRAMMAR,	  FMT_SEC_RANKMAP,
+		FMT_SEC_COMMS, FMT_SEC_TYPESIZES, FMT_SEC_TOPOLOGY,
+		FMT_SEC_STATS, FMT_SEC_RANKTIME,  FMT_SEC_TIMING};
 	struct fmt_stats used = {0,
 				 tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
@@ -476,23 +478,23 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	fmt_cst_encode(&b[3], &tt->cst);
 	fmt_grammar_encode(&b[4], &all);
 	fmt_rankmap_encode(&b[5], &rm);
-	fmt_stats_encode(&b[6], &used);
-	fmt_comms_encode(&b[7], &tt->comms);
-	tt_times(tt, &b[8]);
-	fmt_typesizes_encode(&b[9], &tt->ts);
+	fmt_comms_encode(&b[6], &tt->comms);
+	fmt_typesizes_encode(&b[7], &tt->ts);
+	fmt_topos_encode(&b[8], &tt->topos);
+	fmt_stats_encode(&b[9], &used);
+	tt_times(tt, &b[10]);
 	if (tt->timed)
-		fmt_timing_encode(&b[10], &tm);
-	fmt_topos_encode(&b[11], &tt->topos);
+		fmt_timing_encode(&b[11], &tm);
 	free(used.st);
 	for (int i = 0; i < 12 && rc == 0; i++) {
 		const struct fmt_buf *p =
 			tt_payload(type[i], &b[i], patch, npatch);
 
-		if (i == 9 && !tt->ts.n && p == &b[i])
+		if (i == 7 && !tt->ts.n && p == &b[i])
 			continue; /* no datatype, no section */
-		if (i == 10 && !tt->timed && p == &b[i])
+		if (i == 11 && !tt->timed && p == &b[i])
 			continue; /* no per-call timing, no section */
-		if (i == 11 && !tt->topos.n && p == &b[i])
+		if (i == 8 && !tt->topos.n && p == &b[i])
 			continue; /* no grid, no section */
 
 		if (p)

@@ -589,5 +589,14 @@ wait_for "signature (12"
 keys q q
 exited 0
 
+# A trace cut short opens with what is whole, and says what was lost on
+# the status line (tests/damaged.sh covers the cases).
+head -c $(($(wc -c <demo.rondo) - 1)) demo.rondo >cut.rondo
+start cut.rondo
+wait_for "truncated: $(($(wc -c <demo.rondo) - 1)) of $(wc -c <demo.rondo) bytes"
+settle shows "MPI_Init()" || fail "a cut trace shows no calls"
+keys q
+exited 0
+
 echo "view.sh: $fails failed"
 [ $fails -eq 0 ]

@@ -378,6 +378,8 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		FMT_SEC_SIGSTATS, FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
 		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
 		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS,  FMT_SEC_GROUPGAPS};
+	static const int order[15] = {0,  1, 2, 3, 4,  5,  7, 10,
+				      12, 9, 6, 8, 13, 14, 11};
 	int rc = -1, timed, summed;
 
 	merge_ranktime(j->m, &times);
@@ -432,9 +434,13 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_sigstats_encode(&b[13], &gs);
 		fmt_groupgaps_encode(&b[14], &gg);
 	}
-	/* no communicator, topology, datatype, per-call time, per-rank
-	 * value or time between calls, no section */
-	for (int i = 0; i < 15 && rc == 0; i++)
+	/* what the calls need first, per-call times last: a file cut short
+	 * keeps the most (FORMAT.md, "Writing a file"); no communicator,
+	 * topology, datatype, per-call time, per-rank value or time between
+	 * calls, no section */
+	for (int k = 0; k < 15 && rc == 0; k++) {
+		int i = order[k];
+
 		rc = b[i].oom ? -1
 		     : (i == 7 && !j->comms.n) || (i == 9 && !j->topos.n) ||
 				     (i == 10 && !ts.n) ||
@@ -447,6 +453,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 							       : type[i],
 					      b[i].data, b[i].len,
 					      job_pack_level(b[i].len));
+	}
 	for (int i = 0; i < 15; i++)
 		fmt_buf_free(&b[i]);
 	fmt_groupgaps_free(&gg);

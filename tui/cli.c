@@ -118,6 +118,13 @@ rondo_trace *cli_open(const char *path)
 		rondo_trace_free(t);
 		return NULL;
 	}
+	for (uint32_t i = 0; rondo_trace_damage(t, i); i++) {
+		char name[FILEIO_SHORT];
+
+		cli_error("warning: %s: %s",
+			  fileio_short(name, sizeof(name), path),
+			  rondo_trace_damage(t, i));
+	}
 	return t;
 }
 

@@ -208,8 +208,8 @@ int cmd_contention(int argc, char **argv)
 	rc = an_contention(t, &rows, &n);
 	if (rc < 0) {
 		if (rc == RONDO_E_MISSING)
-			cli_error("%s has no call statistics (no 'stats' "
-				  "section)",
+			cli_error("%s has no call statistics (no 'sigstats' "
+				  "or 'stats' section)",
 				  argv[optind]);
 		else
 			cli_error("%s: %s", argv[optind], rondo_strerror(rc));

@@ -209,6 +209,9 @@ int cmd_info(int argc, char **argv)
 	printf("file         %s\n", argv[optind]);
 	printf("format       %u.%u, %" PRIu64 " bytes\n", major, minor,
 	       rondo_file_size(t));
+	for (uint32_t i = 0; rondo_trace_damage(t, i); i++)
+		printf("%-12s %s\n", i ? "" : "damage",
+		       rondo_trace_damage(t, i));
 	printf("ranks        %" PRIu32 "\n", rondo_rank_count(t));
 	printf("calls        %s\n", cli_count(num, sizeof(num), calls));
 	printf("functions    %" PRIu32 "\n", rondo_func_count(t));

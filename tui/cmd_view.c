@@ -230,6 +230,11 @@ static int view_setup(struct view *v, const struct options *o,
 		cli_error("out of memory");
 		return -1;
 	}
+	if (rondo_trace_damage(v->t, 0))
+		view_message(v, 1, "%s%s", rondo_trace_damage(v->t, 0),
+			     rondo_trace_damage(v->t, 1)
+				     ? " (and more: rondo info FILE)"
+				     : "");
 	/* the heaviest group shown open, and selected: the first screen
 	 * shows calls */
 	g = tree_heaviest_group(v->tree);

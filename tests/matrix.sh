@@ -228,9 +228,10 @@ if [ -s "$t.rondo" ]; then
 	one_line "bad --tag" 2 "$rondo" matrix --tag seven "$t.rondo"
 	one_line "bad --comm" 2 "$rondo" matrix --comm nowhere "$t.rondo"
 	one_line "no file" 2 "$rondo" matrix --csv -
-	size=$(wc -c <"$t.rondo")
-	head -c $((size / 2)) "$t.rondo" >"$tmp/half.rondo"
-	one_line "a truncated trace" 1 "$rondo" matrix --csv - "$tmp/half.rondo"
+	# cut before the sections the calls need end (damaged.sh: cut later,
+	# a trace opens)
+	head -c 200 "$t.rondo" >"$tmp/cut.rondo"
+	one_line "a truncated trace" 1 "$rondo" matrix --csv - "$tmp/cut.rondo"
 	echo "not a trace" >"$tmp/text.rondo"
 	one_line "not a trace" 1 "$rondo" matrix --csv - "$tmp/text.rondo"
 	one_line "a missing trace" 1 "$rondo" matrix --csv - "$tmp/none.rondo"

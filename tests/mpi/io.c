@@ -60,6 +60,14 @@ int main(int argc, char **argv)
 	EXPECT("MPI_File_write_at_all\\(fh=f0, offset=%lld, buf=" BUF ", "
 	       "count=%d, datatype=MPI_INT, " OUT "status=" IGNORED "\\)",
 	       (long long)(rank * bytes), N);
+	/* sync, barrier, sync: the standard's way to see the other ranks'
+	 * writes (ROMIO writes blocks that do not interleave each on its
+	 * own, so without it rank 0 could size the file before rank 1 has
+	 * written) */
+	MPI_File_sync(fh);
+	EXPECT("MPI_File_sync\\(fh=f0\\)");
+	MPI_Barrier(WORLD);
+	EXPECT("MPI_Barrier\\(comm=MPI_COMM_WORLD\\)");
 	MPI_File_sync(fh);
 	EXPECT("MPI_File_sync\\(fh=f0\\)");
 	MPI_File_get_size(fh, &fsize);

@@ -28,7 +28,7 @@
 /* Output buffer of a streamed decompression before it starts doubling. */
 #define LOAD_FIRST_CHUNK 65536
 
-static uint64_t MIN(uint64_t a, uint64_t b)
+static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
 }
@@ -216,7 +216,7 @@ static int entry_check(struct fmt_container *c, uint32_t i, uint64_t tab,
 	if (s->stored > tab - s->offset)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, at + 16,
 				"section %u overlaps the section table", i);
-	if (s->stored > c->size - MIN(s->offset, c->size))
+	if (s->stored > c->size - min_u64(s->offset, c->size))
 		s->state = FMT_SEC_CUT;
 	else if (!crc_ok(s->crc,
 			 fmt_crc32c(0, c->data + s->offset, (size_t)s->stored)))
@@ -275,7 +275,7 @@ static int entries_alloc(struct fmt_container *c, uint32_t n, struct fmt_err *e)
 static int index_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
 {
 	const uint8_t *p = c->data + FMT_HEADER_SIZE;
-	uint64_t top = MIN(c->size, tab), avail, off;
+	uint64_t top = min_u64(c->size, tab), avail, off;
 	struct fmt_entry *s;
 	struct fmt_cur cur;
 	uint32_t n, magic = sizeof(FMT_INDEX_MAGIC) - 1;
@@ -318,7 +318,7 @@ static int index_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
 	off = FMT_HEADER_SIZE + len;
 	for (uint32_t i = 1; i <= n; i++) {
 		s[i].offset = off;
-		if (s[i].stored > tab - MIN(off, tab))
+		if (s[i].stored > tab - min_u64(off, tab))
 			goto unusable;
 		off += s[i].stored;
 	}
@@ -366,7 +366,7 @@ static int cut_read(struct fmt_container *c, uint64_t tab, struct fmt_err *e)
 				 "truncated: %" PRIu64 " of %" PRIu64
 				 " bytes; the section table is lost",
 				 c->size, c->want);
-	k = MIN(k, c->nsec);
+	k = min_u64(k, c->nsec);
 	if (entries_alloc(c, (uint32_t)k, e))
 		return RONDO_E_NOMEM;
 	for (uint32_t i = 0; i < k; i++)

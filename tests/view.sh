@@ -598,5 +598,34 @@ settle shows "MPI_Init()" || fail "a cut trace shows no calls"
 keys q
 exited 0
 
+# Layouts.  At 60x16 the tree keeps 9 lines over a detail of 4; d makes
+# the detail half the screen, hides it, then gives it back; the matrix's
+# title shortens rather than run into its ranks.
+start demo.rondo
+wait_for "rank groups"
+tm resize-window -t view -x 60 -y 16
+detail_at() { [ "$(screen | grep -n '^ detail\( (d: [a-z]*)\)\? *$' | cut -d: -f1)" = "$1" ]; }
+settle detail_at 12 || fail "60x16: the detail not at line 12: $(screen)"
+keys d
+wait_for "detail pane: half the screen"
+settle detail_at 10 || fail "60x16, d: the detail not at line 10: $(screen)"
+keys d
+wait_for "detail pane: hidden; d shows it"
+settle detail_at "" || fail "60x16, d d: the detail still shown: $(screen)"
+settle shows "▸ rank 3" || fail "60x16, the detail hidden: the tree does not reach rank 3: $(screen)"
+keys d
+wait_for "detail pane: as fits the screen"
+settle detail_at 12 || fail "60x16, d d d: the detail not back at line 12: $(screen)"
+keys m
+title() { screen | sed -n 3p | grep -q "^ $1  *ranks 0-3 → 0-3, 1 rank a cell *$"; }
+settle title "messages, row → column" || fail "60x16 matrix title: $(screen | sed -n 3p)"
+tm resize-window -t view -x 80 -y 24
+settle title "messages, row → column" || fail "80x24 matrix title: $(screen | sed -n 3p)"
+tm resize-window -t view -x 120 -y 40
+settle title "messages sent, sender (row) to receiver (column)" ||
+	fail "120x40 matrix title: $(screen | sed -n 3p)"
+keys q q
+exited 0
+
 echo "view.sh: $fails failed"
 [ $fails -eq 0 ]

@@ -29,8 +29,12 @@
 #define VIEW_MIN_COLS  60
 #define VIEW_MIN_LINES 16
 
-/* Lines of the detail pane, its title included. */
+/* Lines of the detail pane, its title included, at most when it fits the
+ * screen (a third of it, 4 lines at least); `d` makes it half the screen,
+ * then hides it. */
 #define VIEW_DETAIL_LINES 9
+#define VIEW_DETAIL_MIN	  4
+enum view_detail { VIEW_DETAIL_FIT, VIEW_DETAIL_TALL, VIEW_DETAIL_HIDDEN };
 
 /* The panes: X(KIND, name) makes VIEW_KIND, the pane's bit KIND in the
  * key table, and its row of the table of operations, view_name_ops,
@@ -91,6 +95,9 @@ struct view {
 	char message[256];
 	int message_is_error;
 	uint32_t help_top;
+
+	enum view_detail detail;
+	int clip; /* view_put draws on no line from this one down (0: any) */
 
 	/* the detail pane's ranks of a signature, kept between draws */
 	uint32_t ranks_sig;
@@ -178,6 +185,9 @@ void view_draw_over_detail(struct view *v, int top, int height,
 void view_tree_select(struct view *v, uint32_t node);
 /* The main pane's height for the current screen. */
 int view_main_height(const struct view *v);
+
+/* Lines of the detail pane, its title included: 0 when hidden. */
+int view_detail_lines(const struct view *v);
 /* Sorts and filters the signature table again; 0 or -1 (out of memory). */
 int view_sigs_update(struct view *v);
 
@@ -250,6 +260,8 @@ int view_put(struct view *v, int y, int x, int width, int attr,
 /* The same, right-aligned in the width. */
 int view_put_right(struct view *v, int y, int x, int width, int attr,
 		   const char *text);
+/* The columns text takes on the screen. */
+int view_columns(const char *text);
 /* Clears columns x .. x+width-1 of line y with attribute attr. */
 void view_fill(int y, int x, int width, int attr);
 /* Sets the status line's message (error: drawn as one). */

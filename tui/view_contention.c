@@ -333,12 +333,16 @@ static void draw_detail(struct view *v, int top, int height)
 
 static void view_draw_cont(struct view *v, int top, int height)
 {
-	int table = height - VIEW_DETAIL_LINES;
+	int table = height - view_detail_lines(v);
 
 	if (!v->cont)
 		return;
 	draw_table(v, top, table);
-	draw_detail(v, top + table, VIEW_DETAIL_LINES);
+	if (view_detail_lines(v) > 0) {
+		v->clip = top + height;
+		draw_detail(v, top + table, view_detail_lines(v));
+		v->clip = 0;
+	}
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

@@ -394,6 +394,21 @@ static int k_filter(struct view *v)
 	return VIEW_REDRAW;
 }
 
+/* The detail pane: as fits the screen, half the screen, hidden. */
+static int k_detail(struct view *v)
+{
+	static const char *const said[] = {
+		[VIEW_DETAIL_FIT] = "as fits the screen",
+		[VIEW_DETAIL_TALL] = "half the screen",
+		[VIEW_DETAIL_HIDDEN] = "hidden; d shows it",
+	};
+
+	v->detail = v->detail == VIEW_DETAIL_HIDDEN ? VIEW_DETAIL_FIT
+						    : v->detail + 1;
+	view_message(v, 0, "detail pane: %s", said[v->detail]);
+	return VIEW_REDRAW;
+}
+
 static int k_help(struct view *v)
 {
 	if (v->pane != VIEW_HELP) {
@@ -578,6 +593,11 @@ static const struct binding {
 	 "out of a block of ranks; when in none, back to the tree",
 	 TIMELINE,
 	 k_esc},
+	{{'d'},
+	 "d",
+	 "the detail pane: half the screen, hidden, as fits",
+	 TREE | SIGS | CONT,
+	 k_detail},
 	{{'t'}, "t", "next theme: default, light, mono", ALL, view_theme_next},
 	{{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
 	{{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},

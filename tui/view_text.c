@@ -67,8 +67,8 @@ static size_t fit(const char *text, int width, int *cols)
 	return at;
 }
 
-/* The columns text takes. */
-static int columns(const char *text)
+/* The columns text takes (view.h). */
+int view_columns(const char *text)
 {
 	int cols;
 
@@ -82,7 +82,7 @@ int view_put(struct view *v, int y, int x, int width, int attr,
 	int cols, more;
 	size_t n;
 
-	if (width <= 0)
+	if (width <= 0 || (v->clip && y >= v->clip))
 		return 0;
 	n = fit(text, width, &cols);
 	more = text[n] != '\0';
@@ -101,7 +101,7 @@ int view_put(struct view *v, int y, int x, int width, int attr,
 int view_put_right(struct view *v, int y, int x, int width, int attr,
 		   const char *text)
 {
-	int cols = columns(text);
+	int cols = view_columns(text);
 
 	if (cols >= width)
 		return view_put(v, y, x, width, attr, text);

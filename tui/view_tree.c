@@ -111,10 +111,23 @@ void view_draw_header(struct view *v)
 
 /* ---- the tree pane ------------------------------------------------------- */
 
+int view_detail_lines(const struct view *v)
+{
+	int room = v->lines - 3; /* but the header (2) and the status (1) */
+	int fit = room / 3;
+
+	if (v->detail == VIEW_DETAIL_HIDDEN)
+		return 0;
+	if (v->detail == VIEW_DETAIL_TALL)
+		return room / 2;
+	fit = fit < VIEW_DETAIL_MIN ? VIEW_DETAIL_MIN : fit;
+	return fit > VIEW_DETAIL_LINES ? VIEW_DETAIL_LINES : fit;
+}
+
 int view_main_height(const struct view *v)
 {
 	/* header (2), detail, status (1) */
-	return v->lines - 2 - VIEW_DETAIL_LINES - 1;
+	return v->lines - 2 - view_detail_lines(v) - 1;
 }
 
 static void view_tree_move(struct view *v, int64_t delta)
@@ -489,26 +502,31 @@ static void view_draw_detail(struct view *v, int top, int height)
 	int title = theme_attr(THEME_TITLE);
 	uint32_t sig = view_selected_sig(v), node;
 
+	if (height <= 0)
+		return;
 	for (int k = 0; k < height; k++)
 		view_fill(top + k, 0, v->cols,
 			  k ? theme_attr(THEME_NORMAL) : title);
-	view_put(v, top, 0, v->cols, title, " detail");
-	if (sig != TREE_NONE) {
-		detail_sig(v, top + 1, height - 1, sig);
-		return;
-	}
+	view_put(v, top, 0, v->cols, title,
+		 v->detail == VIEW_DETAIL_TALL ? " detail (d: hide)"
+		 : height < VIEW_DETAIL_LINES  ? " detail (d: taller)"
+					       : " detail");
+	v->clip = top + height;
 	node = tree_row_node(v->tree, v->cur);
-	if (v->pane == VIEW_TREE && node != TREE_NONE)
+	if (sig != TREE_NONE)
+		detail_sig(v, top + 1, height - 1, sig);
+	else if (v->pane == VIEW_TREE && node != TREE_NONE)
 		detail_node(v, top + 1, node);
+	v->clip = 0;
 }
 
 void view_draw_over_detail(struct view *v, int top, int height,
 			   void (*body)(struct view *v, int top, int height))
 {
-	int main_h = height - VIEW_DETAIL_LINES;
+	int main_h = height - view_detail_lines(v);
 
 	body(v, top, main_h);
-	view_draw_detail(v, top + main_h, VIEW_DETAIL_LINES);
+	view_draw_detail(v, top + main_h, view_detail_lines(v));
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

@@ -190,8 +190,14 @@ wait_for "structure (per rank: one run;"
 
 # The signature table, by total time, then by count.
 keys Tab
-wait_for "signature (12 of 12)"
+wait_for "signature (12 of 12; peers +k relative to the caller)"
 golden sigs-total
+# a signature of one rank (rank 0's 50 receives from the right) names
+# its peer as that rank does; one of several ranks, relative to the caller
+settle shows "50   3.69 µs   7.20 µs  MPI_Irecv(count=1024, datatype=MPI_DOUBLE, source=1, tag" ||
+	fail "rank 0's own Irecv does not name rank 1: $(screen)"
+settle shows "150   3.95 µs   7.20 µs  MPI_Irecv(count=1024, datatype=MPI_DOUBLE, source=-1, tag" ||
+	fail "the Irecv of 3 ranks does not read source=-1: $(screen)"
 keys s
 wait_for "count▼"
 golden sigs-count
@@ -200,7 +206,7 @@ settle row4 ||
 	fail "sorted by count, the first row is not the Allreduce: $(screen | sed -n 4p)"
 # filtered by function, then back to the tree at a signature's first call
 keys f I s e n d Enter
-wait_for "signature (3 of 12, function has \"Isend\")"
+wait_for "signature (3 of 12, function has \"Isend\"; peers +k relati"
 # what the rows shown add up to: 150 + 100 + 50 Isends over all ranks
 wait_for "1/3  300 calls, "
 keys Enter

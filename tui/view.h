@@ -99,6 +99,10 @@ struct view {
 	enum view_detail detail;
 	int clip; /* view_put draws on no line from this one down (0: any) */
 
+	/* each signature's one rank, or TREE_NONE when more call it;
+	 * VIEW_SIG_UNKNOWN until first asked (view_sig_rank) */
+	uint32_t *sig_rank;
+
 	/* the detail pane's ranks of a signature, kept between draws */
 	uint32_t ranks_sig;
 	char ranks_text[160];
@@ -185,6 +189,11 @@ void view_draw_over_detail(struct view *v, int top, int height,
 void view_tree_select(struct view *v, uint32_t node);
 /* The main pane's height for the current screen. */
 int view_main_height(const struct view *v);
+
+/* The one rank that calls signature sig, or TREE_NONE when several (or
+ * none) do; its peers then read absolute.  Worked out once a signature. */
+#define VIEW_SIG_UNKNOWN (UINT32_MAX - 1)
+uint32_t view_sig_rank(struct view *v, uint32_t sig);
 
 /* Lines of the detail pane, its title included: 0 when hidden. */
 int view_detail_lines(const struct view *v);

@@ -177,7 +177,8 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 			       num[k]);
 		x += col_width(k);
 	}
-	tree_sig_text(v->tree, c->sig, TREE_NONE, 1, text, sizeof(text));
+	tree_sig_text(v->tree, c->sig, view_sig_rank(v, c->sig), 1, text,
+		      sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
 		 selected ? attr : theme_attr(THEME_CALL), text);
 }
@@ -279,7 +280,8 @@ static void draw_detail(struct view *v, int top, int height)
 	if (ct->cur >= ct->n)
 		return;
 	c = &ct->rows[ct->cur];
-	tree_sig_text(v->tree, c->sig, TREE_NONE, 0, text, sizeof(text));
+	tree_sig_text(v->tree, c->sig, view_sig_rank(v, c->sig), 0, text,
+		      sizeof(text));
 	arrow = strstr(text, " -> ");
 	if (arrow)
 		*arrow = '\0';

@@ -305,6 +305,40 @@ static void sig_ranks(struct view *v, uint32_t sig)
 		 rondo_rank_count(v->t));
 }
 
+uint32_t view_sig_rank(struct view *v, uint32_t sig)
+{
+	uint32_t nsigs = rondo_sig_count(v->t),
+		 ngroups = rondo_group_count(v->t);
+	uint32_t rank = TREE_NONE, n = 0, one = 0;
+	uint8_t *in;
+
+	if (sig >= nsigs)
+		return TREE_NONE;
+	if (!v->sig_rank) {
+		v->sig_rank = malloc(sizeof(uint32_t) * nsigs);
+		if (!v->sig_rank)
+			return TREE_NONE;
+		for (uint32_t s = 0; s < nsigs; s++)
+			v->sig_rank[s] = VIEW_SIG_UNKNOWN;
+	}
+	if (v->sig_rank[sig] != VIEW_SIG_UNKNOWN)
+		return v->sig_rank[sig];
+	in = calloc((size_t)ngroups + 1, 1);
+	if (!in || tree_sig_groups(v->tree, sig, in) < 0) {
+		free(in);
+		return TREE_NONE; /* out of memory: relative, asked again */
+	}
+	for (uint32_t g = 0; g < ngroups; g++)
+		if (in[g]) {
+			n += rondo_group_size(v->t, g);
+			one = g;
+		}
+	free(in);
+	if (n != 1 || rondo_group_ranks(v->t, one, &rank, 1) != 1)
+		rank = TREE_NONE;
+	return v->sig_rank[sig] = rank;
+}
+
 /* A one-line histogram of the durations: a bar per power of two from the
  * shortest bin to the longest, as tall as the bin's share of the most
  * crowded one. */
@@ -356,7 +390,7 @@ static void draw_histogram(struct view *v, int y, const rondo_stat *st)
 }
 
 /* The full text of signature sig, with the values of the selected
- * group's rank when it has one rank. */
+ * group's rank when it has one rank, or of the signature's one rank. */
 static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 {
 	struct tree_info in;
@@ -365,7 +399,7 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	if (v->pane != VIEW_TREE ||
 	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
 	    in.ranks != 1 || rondo_group_ranks(v->t, in.group, &rank, 1) != 1)
-		rank = TREE_NONE;
+		rank = view_sig_rank(v, sig);
 	tree_sig_text(v->tree, sig, rank, 0, buf, size);
 }
 

@@ -32,7 +32,8 @@ locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$' ||
 # unexpectedly"), seen on a loaded machine.
 runs=0
 sock="$tmp/tmux.0"
-printf 'set -g default-terminal screen-256color\n' >"$tmp/tmux.conf"
+# set-clipboard: tmux keeps what the explorer copies by OSC 52 (y)
+printf 'set -g default-terminal screen-256color\nset -g set-clipboard on\n' >"$tmp/tmux.conf"
 tm() { tmux -S "$sock" -f "$tmp/tmux.conf" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 export LC_ALL=C.UTF-8 TERM=xterm-256color RONDO_THEMES_DIR="$top_srcdir/themes"
@@ -631,6 +632,21 @@ tm resize-window -t view -x 120 -y 40
 settle title "messages sent, sender (row) to receiver (column)" ||
 	fail "120x40 matrix title: $(screen | sed -n 3p)"
 keys q q
+exited 0
+
+# y copies the selected call's text by OSC 52; with nothing selected
+# that has one, it says so.
+start demo.rondo
+wait_for "rank groups"
+keys y
+wait_for "select a call: y copies its text"
+keys j j j
+settle shows "MPI_Barrier(comm=MPI_COMM_WORLD)"
+keys y
+wait_for "copied the call's text (32 bytes) by OSC 52"
+[ "$(tm show-buffer 2>&1)" = "MPI_Barrier(comm=MPI_COMM_WORLD)" ] ||
+	fail "y: the clipboard has '$(tm show-buffer 2>&1)'"
+keys q
 exited 0
 
 echo "view.sh: $fails failed"

@@ -195,6 +195,10 @@ int view_main_height(const struct view *v);
 #define VIEW_SIG_UNKNOWN (UINT32_MAX - 1)
 uint32_t view_sig_rank(struct view *v, uint32_t sig);
 
+/* Puts the selected call's whole text (as the detail pane gives it) on
+ * the terminal's clipboard, by OSC 52.  VIEW_REDRAW. */
+int view_copy(struct view *v);
+
 /* Lines of the detail pane, its title included: 0 when hidden. */
 int view_detail_lines(const struct view *v);
 /* Sorts and filters the signature table again; 0 or -1 (out of memory). */

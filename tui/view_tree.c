@@ -403,6 +403,50 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	tree_sig_text(v->tree, sig, rank, 0, buf, size);
 }
 
+/* base64 of n bytes at p into out (4 per 3 bytes, and a NUL). */
+static void base64(const unsigned char *p, size_t n, char *out)
+{
+	static const char d[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t w = (uint32_t)p[i] << 16 |
+			     (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+
+		*out++ = d[w >> 18 & 63];
+		*out++ = d[w >> 12 & 63];
+		*out++ = i + 1 < n ? d[w >> 6 & 63] : '=';
+		*out++ = i + 2 < n ? d[w & 63] : '=';
+	}
+	*out = '\0';
+}
+
+int view_copy(struct view *v)
+{
+	char text[4096], code[4096 / 3 * 4 + 8];
+	uint32_t sig = view_selected_sig(v);
+	size_t n;
+
+	if (sig == TREE_NONE) {
+		view_message(v, 1, "select a call: y copies its text");
+		return VIEW_REDRAW;
+	}
+	sig_text(v, sig, text, sizeof(text));
+	n = strlen(text);
+	base64((const unsigned char *)text, n, code);
+	/* OSC 52: the terminal (or tmux, screen) puts it on the clipboard,
+	 * over ssh too; none says whether it did */
+	printf("\033]52;c;%s\a", code);
+	fflush(stdout);
+	view_message(v, 0,
+		     "copied the call's text (%zu bytes) by OSC 52; none on "
+		     "the clipboard: the terminal does not allow it",
+		     n);
+	return VIEW_REDRAW;
+}
+
 /* A tree row's figures over all its runs, at line y: "runs 50 times per
  * rank, on 4 ranks: in all 100 calls, 4.32 ms per rank, 14.7% of all MPI
  * time". */

@@ -368,6 +368,8 @@ wait_for "rank 1 → rank 1: 0 messages"
 keys Escape
 wait_for "structure (per rank: one run;"
 keys Tab Tab
+wait_for "function (7)"
+keys Tab
 wait_for "messages a cell, log scale"
 keys Tab
 wait_for "signature (12)"
@@ -631,6 +633,28 @@ settle title "messages, row → column" || fail "80x24 matrix title: $(screen | 
 tm resize-window -t view -x 120 -y 40
 settle title "messages sent, sender (row) to receiver (column)" ||
 	fail "120x40 matrix title: $(screen | sed -n 3p)"
+keys q q
+exited 0
+
+# F: rondo stats as a pane, by total time first, as rondo stats says;
+# s sorts by count; Enter shows the function's signatures.
+start demo.rondo
+wait_for "rank groups"
+keys F
+wait_for "function (7)"
+"$rondo" stats demo.rondo >stats.txt 2>&1
+first=$(awk '$1 == "MPI_Waitall" { print $3 }' stats.txt)
+settle shows "  17.3 ms       $first   86.4 µs   20.0 µs    160 µs  58.9%      -      2  MPI_Waitall" ||
+	fail "F: the first row is not rondo stats' Waitall ($first calls): $(screen | sed -n 4p)"
+wait_for "1/7  Enter its signatures"
+keys s
+wait_for "count▼"
+settle eval 'screen | sed -n 4p | grep -q "400.*MPI_Allreduce$"' ||
+	fail "F s: by count, the first row is not the Allreduce: $(screen | sed -n 4p)"
+keys Enter
+wait_for "signature (1 of 12, function has \"MPI_Allreduce\""
+keys Tab
+wait_for "function (7)"
 keys q q
 exited 0
 

@@ -44,6 +44,7 @@ enum view_detail { VIEW_DETAIL_FIT, VIEW_DETAIL_TALL, VIEW_DETAIL_HIDDEN };
 #define VIEW_PANES(X)                                                          \
 	X(TREE, tree)                                                          \
 	X(SIGS, sigs)                                                          \
+	X(FUNCS, funcs)                                                        \
 	X(MATRIX, matrix)                                                      \
 	X(CONT, cont)                                                          \
 	X(TIMELINE, timeline)                                                  \
@@ -56,6 +57,7 @@ enum view_pane { VIEW_PANES(VIEW_PANE_KIND) VIEW_NPANES };
 
 struct view_matrix;   /* view_matrix.c */
 struct view_cont;     /* view_contention.c */
+struct view_funcs;    /* view_funcs.c */
 struct view_timeline; /* view_timeline.c */
 
 /* How the signature table is sorted. */
@@ -110,6 +112,7 @@ struct view {
 	/* made the first time their pane is shown */
 	struct view_matrix *matrix;
 	struct view_cont *cont;
+	struct view_funcs *funcs;
 	struct view_timeline *timeline;
 
 	/* the header's figures */
@@ -235,8 +238,18 @@ int view_gradient_pair(int level);
 /* ---- contention (view_contention.c) ------------------------------------ */
 /* Shows the contention table, computed the first time; VIEW_REDRAW. */
 int view_cont_show(struct view *v);
+
 /* By time lost, or by imbalance. */
 int view_cont_sort(struct view *v);
+
+/* ---- the functions pane (view_funcs.c) ----------------------------------- */
+/* Shows `rondo stats` as a table (made the first time), or says why it
+ * cannot; s sorts by total, count, mean, longest call; Enter shows the
+ * selected function's signatures (the signature table filtered by its
+ * name).  Each VIEW_REDRAW. */
+int view_funcs_show(struct view *v);
+int view_funcs_sort(struct view *v);
+int view_funcs_signatures(struct view *v);
 
 /* ---- the timeline (view_timeline.c) ------------------------------------ */
 /* Shows the timeline, made the first time (a walk of every rank's timed
@@ -275,6 +288,10 @@ int view_put_right(struct view *v, int y, int x, int width, int attr,
 		   const char *text);
 /* The columns text takes on the screen. */
 int view_columns(const char *text);
+/* A table's rows: the row cur moved by delta among n rows (n > 0); the
+ * first row shown, from *top, so that cur is among the `lines` shown. */
+uint32_t view_row_moved(uint32_t cur, int64_t delta, uint32_t n);
+void view_row_in_view(uint32_t cur, uint32_t *top, int lines);
 /* Clears columns x .. x+width-1 of line y with attribute attr. */
 void view_fill(int y, int x, int width, int attr);
 /* Sets the status line's message (error: drawn as one). */

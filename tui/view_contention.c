@@ -75,12 +75,9 @@ static void view_cont_free(struct view *v)
 static void view_cont_move(struct view *v, int64_t delta)
 {
 	struct view_cont *ct = v->cont;
-	int64_t at;
 
-	if (!ct || ct->n == 0)
-		return;
-	at = (int64_t)ct->cur + delta;
-	ct->cur = (uint32_t)(at < 0 ? 0 : at >= ct->n ? ct->n - 1 : at);
+	if (ct && ct->n)
+		ct->cur = view_row_moved(ct->cur, delta, ct->n);
 }
 
 /* The signature under the cursor, TREE_NONE when empty. */
@@ -205,10 +202,7 @@ static void draw_table(struct view *v, int top, int height)
 	}
 	snprintf(text, sizeof(text), "signature (%u)", ct->n);
 	view_put(v, top, x + 1, v->cols - x - 2, title, text);
-	if (ct->cur < ct->top)
-		ct->top = ct->cur;
-	if (height > 1 && ct->cur >= ct->top + (uint32_t)(height - 1))
-		ct->top = ct->cur - (uint32_t)(height - 1) + 1;
+	view_row_in_view(ct->cur, &ct->top, height - 1);
 	for (int k = 0; k < height - 1; k++) {
 		uint32_t i = ct->top + (uint32_t)k;
 

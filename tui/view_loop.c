@@ -240,7 +240,7 @@ static int k_prev(struct view *v)
 }
 
 /* Tab: the next pane of the Tab cycle (the tree, the signatures, the
- * matrix, contention), round again to the tree (a pane that cannot be
+ * functions, the matrix, contention), round again to the tree (a pane that cannot be
  * made is passed over, its reason shown). */
 static int k_pane(struct view *v)
 {
@@ -497,7 +497,7 @@ static const struct binding {
 	{{'N'}, "N", "previous match", TREE | SIGS, k_prev},
 	{{'\t'},
 	 "Tab",
-	 "next pane: tree, signatures, matrix, contention",
+	 "next pane: tree, signatures, functions, matrix, contention",
 	 MAIN,
 	 k_pane},
 	{{'m'},
@@ -505,6 +505,21 @@ static const struct binding {
 	 "the communication matrix, a heat map",
 	 TREE | SIGS | CONT,
 	 view_matrix_show},
+	{{'F'},
+	 "F",
+	 "functions: the time of each MPI function (rondo stats)",
+	 TREE | SIGS | MATRIX | CONT,
+	 view_funcs_show},
+	{{'s'},
+	 "s",
+	 "sort the functions: total, count, mean, max",
+	 FUNCS,
+	 view_funcs_sort},
+	{{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT},
+	 "Enter l Right",
+	 "the function's signatures",
+	 FUNCS,
+	 view_funcs_signatures},
 	{{'w'},
 	 "w",
 	 "contention: time lost against the fastest call",

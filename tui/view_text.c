@@ -67,6 +67,21 @@ static size_t fit(const char *text, int width, int *cols)
 	return at;
 }
 
+uint32_t view_row_moved(uint32_t cur, int64_t delta, uint32_t n)
+{
+	int64_t at = (int64_t)cur + delta;
+
+	return (uint32_t)(at < 0 ? 0 : at >= n ? n - 1 : at);
+}
+
+void view_row_in_view(uint32_t cur, uint32_t *top, int lines)
+{
+	if (cur < *top)
+		*top = cur;
+	if (lines > 0 && cur >= *top + (uint32_t)lines)
+		*top = cur - (uint32_t)lines + 1;
+}
+
 /* The columns text takes (view.h). */
 int view_columns(const char *text)
 {

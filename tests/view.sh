@@ -32,7 +32,8 @@ locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$' ||
 # unexpectedly"), seen on a loaded machine.
 runs=0
 sock="$tmp/tmux.0"
-printf 'set -g default-terminal screen-256color\n' >"$tmp/tmux.conf"
+# set-clipboard: tmux keeps what the explorer copies by OSC 52 (y)
+printf 'set -g default-terminal screen-256color\nset -g set-clipboard on\n' >"$tmp/tmux.conf"
 tm() { tmux -S "$sock" -f "$tmp/tmux.conf" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 export LC_ALL=C.UTF-8 TERM=xterm-256color RONDO_THEMES_DIR="$top_srcdir/themes"
@@ -190,8 +191,14 @@ wait_for "structure (per rank: one run;"
 
 # The signature table, by total time, then by count.
 keys Tab
-wait_for "signature (12 of 12)"
+wait_for "signature (12 of 12; peers +k relative to the caller)"
 golden sigs-total
+# a signature of one rank (rank 0's 50 receives from the right) names
+# its peer as that rank does; one of several ranks, relative to the caller
+settle shows "50   3.69 µs   7.20 µs  MPI_Irecv(count=1024, datatype=MPI_DOUBLE, source=1, tag" ||
+	fail "rank 0's own Irecv does not name rank 1: $(screen)"
+settle shows "150   3.95 µs   7.20 µs  MPI_Irecv(count=1024, datatype=MPI_DOUBLE, source=-1, tag" ||
+	fail "the Irecv of 3 ranks does not read source=-1: $(screen)"
 keys s
 wait_for "count▼"
 golden sigs-count
@@ -200,7 +207,7 @@ settle row4 ||
 	fail "sorted by count, the first row is not the Allreduce: $(screen | sed -n 4p)"
 # filtered by function, then back to the tree at a signature's first call
 keys f I s e n d Enter
-wait_for "signature (3 of 12, function has \"Isend\")"
+wait_for "signature (3 of 12, function has \"Isend\"; peers +k relati"
 # what the rows shown add up to: 150 + 100 + 50 Isends over all ranks
 wait_for "1/3  300 calls, "
 keys Enter
@@ -361,6 +368,8 @@ wait_for "rank 1 → rank 1: 0 messages"
 keys Escape
 wait_for "structure (per rank: one run;"
 keys Tab Tab
+wait_for "function (7)"
+keys Tab
 wait_for "messages a cell, log scale"
 keys Tab
 wait_for "signature (12)"
@@ -595,6 +604,72 @@ head -c $(($(wc -c <demo.rondo) - 1)) demo.rondo >cut.rondo
 start cut.rondo
 wait_for "truncated: $(($(wc -c <demo.rondo) - 1)) of $(wc -c <demo.rondo) bytes"
 settle shows "MPI_Init()" || fail "a cut trace shows no calls"
+keys q
+exited 0
+
+# Layouts.  At 60x16 the tree keeps 9 lines over a detail of 4; d makes
+# the detail half the screen, hides it, then gives it back; the matrix's
+# title shortens rather than run into its ranks.
+start demo.rondo
+wait_for "rank groups"
+tm resize-window -t view -x 60 -y 16
+detail_at() { [ "$(screen | grep -n '^ detail\( (d: [a-z]*)\)\? *$' | cut -d: -f1)" = "$1" ]; }
+settle detail_at 12 || fail "60x16: the detail not at line 12: $(screen)"
+keys d
+wait_for "detail pane: half the screen"
+settle detail_at 10 || fail "60x16, d: the detail not at line 10: $(screen)"
+keys d
+wait_for "detail pane: hidden; d shows it"
+settle detail_at "" || fail "60x16, d d: the detail still shown: $(screen)"
+settle shows "▸ rank 3" || fail "60x16, the detail hidden: the tree does not reach rank 3: $(screen)"
+keys d
+wait_for "detail pane: as fits the screen"
+settle detail_at 12 || fail "60x16, d d d: the detail not back at line 12: $(screen)"
+keys m
+title() { screen | sed -n 3p | grep -q "^ $1  *ranks 0-3 → 0-3, 1 rank a cell *$"; }
+settle title "messages, row → column" || fail "60x16 matrix title: $(screen | sed -n 3p)"
+tm resize-window -t view -x 80 -y 24
+settle title "messages, row → column" || fail "80x24 matrix title: $(screen | sed -n 3p)"
+tm resize-window -t view -x 120 -y 40
+settle title "messages sent, sender (row) to receiver (column)" ||
+	fail "120x40 matrix title: $(screen | sed -n 3p)"
+keys q q
+exited 0
+
+# F: rondo stats as a pane, by total time first, as rondo stats says;
+# s sorts by count; Enter shows the function's signatures.
+start demo.rondo
+wait_for "rank groups"
+keys F
+wait_for "function (7)"
+"$rondo" stats demo.rondo >stats.txt 2>&1
+first=$(awk '$1 == "MPI_Waitall" { print $3 }' stats.txt)
+settle shows "  17.3 ms       $first   86.4 µs   20.0 µs    160 µs  58.9%      -      2  MPI_Waitall" ||
+	fail "F: the first row is not rondo stats' Waitall ($first calls): $(screen | sed -n 4p)"
+wait_for "1/7  Enter its signatures"
+keys s
+wait_for "count▼"
+settle eval 'screen | sed -n 4p | grep -q "400.*MPI_Allreduce$"' ||
+	fail "F s: by count, the first row is not the Allreduce: $(screen | sed -n 4p)"
+keys Enter
+wait_for "signature (1 of 12, function has \"MPI_Allreduce\""
+keys Tab
+wait_for "function (7)"
+keys q q
+exited 0
+
+# y copies the selected call's text by OSC 52; with nothing selected
+# that has one, it says so.
+start demo.rondo
+wait_for "rank groups"
+keys y
+wait_for "select a call: y copies its text"
+keys j j j
+settle shows "MPI_Barrier(comm=MPI_COMM_WORLD)"
+keys y
+wait_for "copied the call's text (32 bytes) by OSC 52"
+[ "$(tm show-buffer 2>&1)" = "MPI_Barrier(comm=MPI_COMM_WORLD)" ] ||
+	fail "y: the clipboard has '$(tm show-buffer 2>&1)'"
 keys q
 exited 0
 

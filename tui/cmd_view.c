@@ -283,6 +283,7 @@ int cmd_view(int argc, char **argv)
 		tree_free(v.tree);
 		rondo_trace_free(v.t);
 		free(v.sig_order);
+		free(v.sig_rank);
 		return CLI_EXIT_FAIL;
 	}
 	want_color =
@@ -295,5 +296,6 @@ int cmd_view(int argc, char **argv)
 	tree_free(v.tree);
 	rondo_trace_free(v.t);
 	free(v.sig_order);
+	free(v.sig_rank);
 	return CLI_EXIT_OK;
 }

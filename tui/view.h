@@ -29,8 +29,12 @@
 #define VIEW_MIN_COLS  60
 #define VIEW_MIN_LINES 16
 
-/* Lines of the detail pane, its title included. */
+/* Lines of the detail pane, its title included, at most when it fits the
+ * screen (a third of it, 4 lines at least); `d` makes it half the screen,
+ * then hides it. */
 #define VIEW_DETAIL_LINES 9
+#define VIEW_DETAIL_MIN	  4
+enum view_detail { VIEW_DETAIL_FIT, VIEW_DETAIL_TALL, VIEW_DETAIL_HIDDEN };
 
 /* The panes: X(KIND, name) makes VIEW_KIND, the pane's bit KIND in the
  * key table, and its row of the table of operations, view_name_ops,
@@ -40,6 +44,7 @@
 #define VIEW_PANES(X)                                                          \
 	X(TREE, tree)                                                          \
 	X(SIGS, sigs)                                                          \
+	X(FUNCS, funcs)                                                        \
 	X(MATRIX, matrix)                                                      \
 	X(CONT, cont)                                                          \
 	X(TIMELINE, timeline)                                                  \
@@ -52,6 +57,7 @@ enum view_pane { VIEW_PANES(VIEW_PANE_KIND) VIEW_NPANES };
 
 struct view_matrix;   /* view_matrix.c */
 struct view_cont;     /* view_contention.c */
+struct view_funcs;    /* view_funcs.c */
 struct view_timeline; /* view_timeline.c */
 
 /* How the signature table is sorted. */
@@ -92,6 +98,13 @@ struct view {
 	int message_is_error;
 	uint32_t help_top;
 
+	enum view_detail detail;
+	int clip; /* view_put draws on no line from this one down (0: any) */
+
+	/* each signature's one rank, or TREE_NONE when more call it;
+	 * VIEW_SIG_UNKNOWN until first asked (view_sig_rank) */
+	uint32_t *sig_rank;
+
 	/* the detail pane's ranks of a signature, kept between draws */
 	uint32_t ranks_sig;
 	char ranks_text[160];
@@ -99,6 +112,7 @@ struct view {
 	/* made the first time their pane is shown */
 	struct view_matrix *matrix;
 	struct view_cont *cont;
+	struct view_funcs *funcs;
 	struct view_timeline *timeline;
 
 	/* the header's figures */
@@ -178,6 +192,18 @@ void view_draw_over_detail(struct view *v, int top, int height,
 void view_tree_select(struct view *v, uint32_t node);
 /* The main pane's height for the current screen. */
 int view_main_height(const struct view *v);
+
+/* The one rank that calls signature sig, or TREE_NONE when several (or
+ * none) do; its peers then read absolute.  Worked out once a signature. */
+#define VIEW_SIG_UNKNOWN (UINT32_MAX - 1)
+uint32_t view_sig_rank(struct view *v, uint32_t sig);
+
+/* Puts the selected call's whole text (as the detail pane gives it) on
+ * the terminal's clipboard, by OSC 52.  VIEW_REDRAW. */
+int view_copy(struct view *v);
+
+/* Lines of the detail pane, its title included: 0 when hidden. */
+int view_detail_lines(const struct view *v);
 /* Sorts and filters the signature table again; 0 or -1 (out of memory). */
 int view_sigs_update(struct view *v);
 
@@ -212,8 +238,18 @@ int view_gradient_pair(int level);
 /* ---- contention (view_contention.c) ------------------------------------ */
 /* Shows the contention table, computed the first time; VIEW_REDRAW. */
 int view_cont_show(struct view *v);
+
 /* By time lost, or by imbalance. */
 int view_cont_sort(struct view *v);
+
+/* ---- the functions pane (view_funcs.c) ----------------------------------- */
+/* Shows `rondo stats` as a table (made the first time), or says why it
+ * cannot; s sorts by total, count, mean, longest call; Enter shows the
+ * selected function's signatures (the signature table filtered by its
+ * name).  Each VIEW_REDRAW. */
+int view_funcs_show(struct view *v);
+int view_funcs_sort(struct view *v);
+int view_funcs_signatures(struct view *v);
 
 /* ---- the timeline (view_timeline.c) ------------------------------------ */
 /* Shows the timeline, made the first time (a walk of every rank's timed
@@ -250,6 +286,12 @@ int view_put(struct view *v, int y, int x, int width, int attr,
 /* The same, right-aligned in the width. */
 int view_put_right(struct view *v, int y, int x, int width, int attr,
 		   const char *text);
+/* The columns text takes on the screen. */
+int view_columns(const char *text);
+/* A table's rows: the row cur moved by delta among n rows (n > 0); the
+ * first row shown, from *top, so that cur is among the `lines` shown. */
+uint32_t view_row_moved(uint32_t cur, int64_t delta, uint32_t n);
+void view_row_in_view(uint32_t cur, uint32_t *top, int lines);
 /* Clears columns x .. x+width-1 of line y with attribute attr. */
 void view_fill(int y, int x, int width, int attr);
 /* Sets the status line's message (error: drawn as one). */

@@ -75,12 +75,9 @@ static void view_cont_free(struct view *v)
 static void view_cont_move(struct view *v, int64_t delta)
 {
 	struct view_cont *ct = v->cont;
-	int64_t at;
 
-	if (!ct || ct->n == 0)
-		return;
-	at = (int64_t)ct->cur + delta;
-	ct->cur = (uint32_t)(at < 0 ? 0 : at >= ct->n ? ct->n - 1 : at);
+	if (ct && ct->n)
+		ct->cur = view_row_moved(ct->cur, delta, ct->n);
 }
 
 /* The signature under the cursor, TREE_NONE when empty. */
@@ -177,7 +174,8 @@ static void draw_row(struct view *v, int y, uint32_t i, int selected)
 			       num[k]);
 		x += col_width(k);
 	}
-	tree_sig_text(v->tree, c->sig, TREE_NONE, 1, text, sizeof(text));
+	tree_sig_text(v->tree, c->sig, view_sig_rank(v, c->sig), 1, text,
+		      sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
 		 selected ? attr : theme_attr(THEME_CALL), text);
 }
@@ -204,10 +202,7 @@ static void draw_table(struct view *v, int top, int height)
 	}
 	snprintf(text, sizeof(text), "signature (%u)", ct->n);
 	view_put(v, top, x + 1, v->cols - x - 2, title, text);
-	if (ct->cur < ct->top)
-		ct->top = ct->cur;
-	if (height > 1 && ct->cur >= ct->top + (uint32_t)(height - 1))
-		ct->top = ct->cur - (uint32_t)(height - 1) + 1;
+	view_row_in_view(ct->cur, &ct->top, height - 1);
 	for (int k = 0; k < height - 1; k++) {
 		uint32_t i = ct->top + (uint32_t)k;
 
@@ -279,7 +274,8 @@ static void draw_detail(struct view *v, int top, int height)
 	if (ct->cur >= ct->n)
 		return;
 	c = &ct->rows[ct->cur];
-	tree_sig_text(v->tree, c->sig, TREE_NONE, 0, text, sizeof(text));
+	tree_sig_text(v->tree, c->sig, view_sig_rank(v, c->sig), 0, text,
+		      sizeof(text));
 	arrow = strstr(text, " -> ");
 	if (arrow)
 		*arrow = '\0';
@@ -333,12 +329,16 @@ static void draw_detail(struct view *v, int top, int height)
 
 static void view_draw_cont(struct view *v, int top, int height)
 {
-	int table = height - VIEW_DETAIL_LINES;
+	int table = height - view_detail_lines(v);
 
 	if (!v->cont)
 		return;
 	draw_table(v, top, table);
-	draw_detail(v, top + table, VIEW_DETAIL_LINES);
+	if (view_detail_lines(v) > 0) {
+		v->clip = top + height;
+		draw_detail(v, top + table, view_detail_lines(v));
+		v->clip = 0;
+	}
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

@@ -240,7 +240,7 @@ static int k_prev(struct view *v)
 }
 
 /* Tab: the next pane of the Tab cycle (the tree, the signatures, the
- * matrix, contention), round again to the tree (a pane that cannot be
+ * functions, the matrix, contention), round again to the tree (a pane that cannot be
  * made is passed over, its reason shown). */
 static int k_pane(struct view *v)
 {
@@ -394,6 +394,21 @@ static int k_filter(struct view *v)
 	return VIEW_REDRAW;
 }
 
+/* The detail pane: as fits the screen, half the screen, hidden. */
+static int k_detail(struct view *v)
+{
+	static const char *const said[] = {
+		[VIEW_DETAIL_FIT] = "as fits the screen",
+		[VIEW_DETAIL_TALL] = "half the screen",
+		[VIEW_DETAIL_HIDDEN] = "hidden; d shows it",
+	};
+
+	v->detail = v->detail == VIEW_DETAIL_HIDDEN ? VIEW_DETAIL_FIT
+						    : v->detail + 1;
+	view_message(v, 0, "detail pane: %s", said[v->detail]);
+	return VIEW_REDRAW;
+}
+
 static int k_help(struct view *v)
 {
 	if (v->pane != VIEW_HELP) {
@@ -482,7 +497,7 @@ static const struct binding {
 	{{'N'}, "N", "previous match", TREE | SIGS, k_prev},
 	{{'\t'},
 	 "Tab",
-	 "next pane: tree, signatures, matrix, contention",
+	 "next pane: tree, signatures, functions, matrix, contention",
 	 MAIN,
 	 k_pane},
 	{{'m'},
@@ -490,6 +505,21 @@ static const struct binding {
 	 "the communication matrix, a heat map",
 	 TREE | SIGS | CONT,
 	 view_matrix_show},
+	{{'F'},
+	 "F",
+	 "functions: the time of each MPI function (rondo stats)",
+	 TREE | SIGS | MATRIX | CONT,
+	 view_funcs_show},
+	{{'s'},
+	 "s",
+	 "sort the functions: total, count, mean, max",
+	 FUNCS,
+	 view_funcs_sort},
+	{{KEY_ENTER, '\r', '\n', 'l', KEY_RIGHT},
+	 "Enter l Right",
+	 "the function's signatures",
+	 FUNCS,
+	 view_funcs_signatures},
 	{{'w'},
 	 "w",
 	 "contention: time lost against the fastest call",
@@ -578,6 +608,16 @@ static const struct binding {
 	 "out of a block of ranks; when in none, back to the tree",
 	 TIMELINE,
 	 k_esc},
+	{{'y'},
+	 "y",
+	 "copy the selected call's text to the clipboard (OSC 52)",
+	 TREE | SIGS | CONT,
+	 view_copy},
+	{{'d'},
+	 "d",
+	 "the detail pane: half the screen, hidden, as fits",
+	 TREE | SIGS | CONT,
+	 k_detail},
 	{{'t'}, "t", "next theme: default, light, mono", ALL, view_theme_next},
 	{{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
 	{{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},

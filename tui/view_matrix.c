@@ -123,15 +123,23 @@ int view_gradient_pair(int level)
 
 /* Draws a cell of level `level` at (y, x), `scale` lines of MX_CELL *
  * scale columns: coloured blanks, or the level's character; the cursor
- * "[" and "]" on its first line. */
-static void mx_cell(int y, int x, int level, int cursor, int scale)
+ * "[" and "]" on its first line, and the value `num` (NULL: none) there
+ * when it fits between them. */
+static void mx_cell(int y, int x, int level, int cursor, int scale,
+		    const char *num)
 {
 	int w = MX_CELL * scale;
 	char text[MX_CELL * MX_SCALE + 1];
+	size_t n = num ? strlen(num) : 0;
 
 	for (int k = 0; k < scale; k++) {
 		memset(text, mx_pairs ? ' ' : mx_ramp[level], (size_t)w);
 		text[w] = '\0';
+		if (k == 0 && n && n + 2 <= (size_t)w) {
+			memcpy(text + w - 1 - n, num, n);
+			if (n + 3 <= (size_t)w) /* apart from a level's mark */
+				text[w - 2 - n] = ' ';
+		}
 		if (cursor && k == 0) {
 			text[0] = '[';
 			text[w - 1] = ']';
@@ -360,18 +368,18 @@ static uint32_t mx_layout(const struct view_matrix *mx, int rows, int cols,
 	return b;
 }
 
-/* The level of value x on a log scale from lo to hi (both not zero). */
-static int mx_level(uint64_t x, uint64_t lo, uint64_t hi)
+/* The level of value x on a log scale from 1 to hi: 0 for nothing, so
+ * that values close to each other look alike (15 816 and 15 818 both the
+ * top level), however close to each other all are. */
+static int mx_level(uint64_t x, uint64_t hi)
 {
-	double span = log((double)hi) - log((double)lo);
 	int l;
 
 	if (x == 0)
 		return 0;
-	if (span <= 0)
+	if (hi <= 1)
 		return MX_LEVELS - 1;
-	l = 1 +
-	    (int)((log((double)x) - log((double)lo)) / span * (MX_LEVELS - 1));
+	l = 1 + (int)(log((double)x) / log((double)hi) * (MX_LEVELS - 2) + 0.5);
 	return l > MX_LEVELS - 1 ? MX_LEVELS - 1 : l < 1 ? 1 : l;
 }
 
@@ -572,18 +580,25 @@ static void mx_draw_title(struct view *v, int y)
 	const char *to = v->utf8 ? "\xe2\x86\x92" : "->";
 	char line[256], rows[32], cols[32];
 
+	char right[128];
+	int rw;
+
 	view_fill(y, 0, v->cols, title);
-	snprintf(line, sizeof(line),
-		 " %s sent, sender (row) to receiver "
-		 "(column)",
-		 mx->bytes ? "bytes" : "messages");
-	view_put(v, y, 0, v->cols, title, line);
 	mx_range(rows, sizeof(rows), w->r0, w->r1);
 	mx_range(cols, sizeof(cols), w->c0, w->c1);
-	snprintf(line, sizeof(line), "%sranks %s %s %s, %u rank%s a cell ",
+	snprintf(right, sizeof(right), "%sranks %s %s %s, %u rank%s a cell ",
 		 mx->depth ? "zoomed: " : "", rows, to, cols, mx->block,
 		 mx->block == 1 ? "" : "s");
-	view_put_right(v, y, v->cols / 2, v->cols - v->cols / 2, title, line);
+	rw = view_put_right(v, y, 0, v->cols, title, right);
+	/* the long title, the short one, or none: never over the right's */
+	snprintf(line, sizeof(line),
+		 " %s sent, sender (row) to receiver (column)",
+		 mx->bytes ? "bytes" : "messages");
+	if (view_columns(line) + rw + 1 > v->cols)
+		snprintf(line, sizeof(line), " %s, row %s column",
+			 mx->bytes ? "bytes" : "messages", to);
+	if (view_columns(line) + rw + 1 <= v->cols)
+		view_put(v, y, 0, v->cols - rw - 1, title, line);
 }
 
 /* The column labels: a column's first rank, every few columns, as
@@ -611,7 +626,7 @@ static void mx_draw_columns(struct view *v, int y, int x0)
 
 /* The grid's rows from `first`, on lines y .. y+height-1. */
 static void mx_draw_grid(struct view *v, int y, int height, int label,
-			 uint32_t first, uint64_t lo, uint64_t hi)
+			 uint32_t first, uint64_t hi)
 {
 	struct view_matrix *mx = v->matrix;
 	const struct mx_window *w = &mx->zoom[mx->depth];
@@ -633,15 +648,21 @@ static void mx_draw_grid(struct view *v, int y, int height, int label,
 		view_put_right(v, y + k * s, 0, label,
 			       theme_attr(r == cy ? THEME_SELECTED : THEME_DIM),
 			       text);
-		for (uint32_t c = 0; c < mx->gcols; c++)
+		for (uint32_t c = 0; c < mx->gcols; c++) {
+			uint64_t x = g[(size_t)r * mx->gcols + c];
+
+			if (x)
+				cli_scaled(text, sizeof(text), "", (double)x,
+					   CLI_UNIT_NONE);
 			mx_cell(y + k * s, label + 1 + (int)c * MX_CELL * s,
-				mx_level(g[(size_t)r * mx->gcols + c], lo, hi),
-				r == cy && c == cx, s);
+				mx_level(x, hi), r == cy && c == cx, s,
+				x ? text : NULL);
+		}
 	}
 }
 
-/* The scale: the empty cell, the lowest value, each level, the highest. */
-static void mx_draw_legend(struct view *v, int y, uint64_t lo, uint64_t hi)
+/* The scale: the empty cell, then from 1 each level to the highest. */
+static void mx_draw_legend(struct view *v, int y, uint64_t hi)
 {
 	struct view_matrix *mx = v->matrix;
 	int x = 1, dim = theme_attr(THEME_DIM);
@@ -649,23 +670,23 @@ static void mx_draw_legend(struct view *v, int y, uint64_t lo, uint64_t hi)
 
 	view_fill(y, 0, v->cols, theme_attr(THEME_NORMAL));
 	x += view_put(v, y, x, v->cols - x, dim, "scale: none ");
-	mx_cell(y, x, 0, 0, 1);
+	mx_cell(y, x, 0, 0, 1, NULL);
 	x += MX_CELL + 2;
 	if (hi == 0) {
 		view_put(v, y, x, v->cols - x, dim, "(nothing sent here)");
 		return;
 	}
-	mx_value(mx, text, sizeof(text), lo);
+	mx_value(mx, text, sizeof(text), 1);
 	x += 1 + view_put(v, y, x, v->cols - x, dim, text);
-	/* one value: its level alone */
-	for (int k = lo == hi ? MX_LEVELS - 1 : 1;
+	/* 1 alone: its level alone */
+	for (int k = hi == 1 ? MX_LEVELS - 1 : 1;
 	     k < MX_LEVELS && x + MX_CELL < v->cols; k++, x += MX_CELL)
-		mx_cell(y, x, k, 0, 1);
-	if (lo != hi) {
+		mx_cell(y, x, k, 0, 1, NULL);
+	if (hi > 1) {
 		mx_value(mx, text, sizeof(text), hi);
 		x += 1 + view_put(v, y, x + 1, v->cols - x - 1, dim, text);
 	}
-	snprintf(text, sizeof(text), "  %s a cell, log scale",
+	snprintf(text, sizeof(text), "  %s a cell, log scale from 1",
 		 mx->bytes ? "bytes" : "messages");
 	view_put(v, y, x, v->cols - x - 1, dim, text);
 }
@@ -714,26 +735,22 @@ static void mx_draw_cell(struct view *v, int y)
 	view_put(v, y + 1, 1, v->cols - 2, theme_attr(THEME_DIM), line);
 }
 
-/* The smallest value that is not zero, and the largest, of the window. */
-static void mx_range_of(const struct view_matrix *mx, uint64_t *lo,
-			uint64_t *hi)
+/* The largest value of the window. */
+static uint64_t mx_top(const struct view_matrix *mx)
 {
 	const uint64_t *g = mx->bytes ? mx->gb : mx->gm;
+	uint64_t hi = 0;
 
-	*lo = 0;
-	*hi = 0;
-	for (size_t i = 0; i < (size_t)mx->grows * mx->gcols; i++) {
-		if (g[i] && (!*lo || g[i] < *lo))
-			*lo = g[i];
-		*hi = g[i] > *hi ? g[i] : *hi;
-	}
+	for (size_t i = 0; i < (size_t)mx->grows * mx->gcols; i++)
+		hi = g[i] > hi ? g[i] : hi;
+	return hi;
 }
 
 static void view_draw_matrix(struct view *v, int top, int height)
 {
 	struct view_matrix *mx = v->matrix;
 	int label, rows = height - 2 - MX_FOOT - 1;
-	uint64_t lo, hi;
+	uint64_t hi;
 	uint32_t first = 0, cy;
 
 	for (int k = 0; k < height; k++)
@@ -756,9 +773,9 @@ static void view_draw_matrix(struct view *v, int top, int height)
 	cy = (mx->zoom[mx->depth].sr - mx->zoom[mx->depth].r0) / mx->block;
 	if (cy >= (uint32_t)(rows / mx->scale))
 		first = cy - (uint32_t)(rows / mx->scale) + 1;
-	mx_range_of(mx, &lo, &hi);
-	mx_draw_grid(v, top + 2, rows, label, first, lo, hi);
-	mx_draw_legend(v, top + height - MX_FOOT, lo, hi);
+	hi = mx_top(mx);
+	mx_draw_grid(v, top + 2, rows, label, first, hi);
+	mx_draw_legend(v, top + height - MX_FOOT, hi);
 	mx_draw_cell(v, top + height - MX_FOOT + 1);
 }
 

@@ -79,13 +79,8 @@ int view_sigs_update(struct view *v)
 
 static void view_sigs_move(struct view *v, int64_t delta)
 {
-	int64_t at = (int64_t)v->sig_cur + delta;
-
-	if (v->nsig_order == 0)
-		return;
-	v->sig_cur = (uint32_t)(at < 0		      ? 0
-				: at >= v->nsig_order ? v->nsig_order - 1
-						      : at);
+	if (v->nsig_order)
+		v->sig_cur = view_row_moved(v->sig_cur, delta, v->nsig_order);
 }
 
 static void draw_sig(struct view *v, int y, uint32_t i, int selected)
@@ -116,7 +111,8 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 					: theme_attr(k == 1 ? THEME_COUNT
 							    : THEME_TIME),
 			       num[k]);
-	tree_sig_text(v->tree, sig, TREE_NONE, 1, text, sizeof(text));
+	tree_sig_text(v->tree, sig, view_sig_rank(v, sig), 1, text,
+		      sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
 		 selected ? attr
 			  : theme_attr(tree_sig_matches(v->tree, sig)
@@ -128,7 +124,7 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 static void view_draw_sigs(struct view *v, int top, int height)
 {
 	int title = theme_attr(THEME_TITLE), x = 0;
-	char head[160];
+	char head[256];
 
 	view_fill(top, 0, v->cols, title);
 	for (int k = 0; k < SORT_NKEYS; k++, x += COL_NUM) {
@@ -138,15 +134,14 @@ static void view_draw_sigs(struct view *v, int top, int height)
 					   : "v");
 		view_put_right(v, top, x, COL_NUM - 1, title, head);
 	}
-	snprintf(head, sizeof(head), "signature (%u of %u%s%s%s)",
+	snprintf(head, sizeof(head),
+		 "signature (%u of %u%s%s%s; peers +k relative to the "
+		 "caller)",
 		 v->nsig_order, rondo_sig_count(v->t),
 		 v->filter[0] ? ", function has \"" : "", v->filter,
 		 v->filter[0] ? "\"" : "");
 	view_put(v, top, x + 1, v->cols - x - 2, title, head);
-	if (v->sig_cur < v->sig_top)
-		v->sig_top = v->sig_cur;
-	if (height > 1 && v->sig_cur >= v->sig_top + (uint32_t)(height - 1))
-		v->sig_top = v->sig_cur - (uint32_t)(height - 1) + 1;
+	view_row_in_view(v->sig_cur, &v->sig_top, height - 1);
 	for (int k = 0; k < height - 1; k++) {
 		uint32_t i = v->sig_top + (uint32_t)k;
 

@@ -67,8 +67,23 @@ static size_t fit(const char *text, int width, int *cols)
 	return at;
 }
 
-/* The columns text takes. */
-static int columns(const char *text)
+uint32_t view_row_moved(uint32_t cur, int64_t delta, uint32_t n)
+{
+	int64_t at = (int64_t)cur + delta;
+
+	return (uint32_t)(at < 0 ? 0 : at >= n ? n - 1 : at);
+}
+
+void view_row_in_view(uint32_t cur, uint32_t *top, int lines)
+{
+	if (cur < *top)
+		*top = cur;
+	if (lines > 0 && cur >= *top + (uint32_t)lines)
+		*top = cur - (uint32_t)lines + 1;
+}
+
+/* The columns text takes (view.h). */
+int view_columns(const char *text)
 {
 	int cols;
 
@@ -82,7 +97,7 @@ int view_put(struct view *v, int y, int x, int width, int attr,
 	int cols, more;
 	size_t n;
 
-	if (width <= 0)
+	if (width <= 0 || (v->clip && y >= v->clip))
 		return 0;
 	n = fit(text, width, &cols);
 	more = text[n] != '\0';
@@ -101,7 +116,7 @@ int view_put(struct view *v, int y, int x, int width, int attr,
 int view_put_right(struct view *v, int y, int x, int width, int attr,
 		   const char *text)
 {
-	int cols = columns(text);
+	int cols = view_columns(text);
 
 	if (cols >= width)
 		return view_put(v, y, x, width, attr, text);

@@ -111,10 +111,23 @@ void view_draw_header(struct view *v)
 
 /* ---- the tree pane ------------------------------------------------------- */
 
+int view_detail_lines(const struct view *v)
+{
+	int room = v->lines - 3; /* but the header (2) and the status (1) */
+	int fit = room / 3;
+
+	if (v->detail == VIEW_DETAIL_HIDDEN)
+		return 0;
+	if (v->detail == VIEW_DETAIL_TALL)
+		return room / 2;
+	fit = fit < VIEW_DETAIL_MIN ? VIEW_DETAIL_MIN : fit;
+	return fit > VIEW_DETAIL_LINES ? VIEW_DETAIL_LINES : fit;
+}
+
 int view_main_height(const struct view *v)
 {
 	/* header (2), detail, status (1) */
-	return v->lines - 2 - VIEW_DETAIL_LINES - 1;
+	return v->lines - 2 - view_detail_lines(v) - 1;
 }
 
 static void view_tree_move(struct view *v, int64_t delta)
@@ -292,6 +305,40 @@ static void sig_ranks(struct view *v, uint32_t sig)
 		 rondo_rank_count(v->t));
 }
 
+uint32_t view_sig_rank(struct view *v, uint32_t sig)
+{
+	uint32_t nsigs = rondo_sig_count(v->t),
+		 ngroups = rondo_group_count(v->t);
+	uint32_t rank = TREE_NONE, n = 0, one = 0;
+	uint8_t *in;
+
+	if (sig >= nsigs)
+		return TREE_NONE;
+	if (!v->sig_rank) {
+		v->sig_rank = malloc(sizeof(uint32_t) * nsigs);
+		if (!v->sig_rank)
+			return TREE_NONE;
+		for (uint32_t s = 0; s < nsigs; s++)
+			v->sig_rank[s] = VIEW_SIG_UNKNOWN;
+	}
+	if (v->sig_rank[sig] != VIEW_SIG_UNKNOWN)
+		return v->sig_rank[sig];
+	in = calloc((size_t)ngroups + 1, 1);
+	if (!in || tree_sig_groups(v->tree, sig, in) < 0) {
+		free(in);
+		return TREE_NONE; /* out of memory: relative, asked again */
+	}
+	for (uint32_t g = 0; g < ngroups; g++)
+		if (in[g]) {
+			n += rondo_group_size(v->t, g);
+			one = g;
+		}
+	free(in);
+	if (n != 1 || rondo_group_ranks(v->t, one, &rank, 1) != 1)
+		rank = TREE_NONE;
+	return v->sig_rank[sig] = rank;
+}
+
 /* A one-line histogram of the durations: a bar per power of two from the
  * shortest bin to the longest, as tall as the bin's share of the most
  * crowded one. */
@@ -343,7 +390,7 @@ static void draw_histogram(struct view *v, int y, const rondo_stat *st)
 }
 
 /* The full text of signature sig, with the values of the selected
- * group's rank when it has one rank. */
+ * group's rank when it has one rank, or of the signature's one rank. */
 static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 {
 	struct tree_info in;
@@ -352,8 +399,52 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	if (v->pane != VIEW_TREE ||
 	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
 	    in.ranks != 1 || rondo_group_ranks(v->t, in.group, &rank, 1) != 1)
-		rank = TREE_NONE;
+		rank = view_sig_rank(v, sig);
 	tree_sig_text(v->tree, sig, rank, 0, buf, size);
+}
+
+/* base64 of n bytes at p into out (4 per 3 bytes, and a NUL). */
+static void base64(const unsigned char *p, size_t n, char *out)
+{
+	static const char d[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t w = (uint32_t)p[i] << 16 |
+			     (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+
+		*out++ = d[w >> 18 & 63];
+		*out++ = d[w >> 12 & 63];
+		*out++ = i + 1 < n ? d[w >> 6 & 63] : '=';
+		*out++ = i + 2 < n ? d[w & 63] : '=';
+	}
+	*out = '\0';
+}
+
+int view_copy(struct view *v)
+{
+	char text[4096], code[4096 / 3 * 4 + 8];
+	uint32_t sig = view_selected_sig(v);
+	size_t n;
+
+	if (sig == TREE_NONE) {
+		view_message(v, 1, "select a call: y copies its text");
+		return VIEW_REDRAW;
+	}
+	sig_text(v, sig, text, sizeof(text));
+	n = strlen(text);
+	base64((const unsigned char *)text, n, code);
+	/* OSC 52: the terminal (or tmux, screen) puts it on the clipboard,
+	 * over ssh too; none says whether it did */
+	printf("\033]52;c;%s\a", code);
+	fflush(stdout);
+	view_message(v, 0,
+		     "copied the call's text (%zu bytes) by OSC 52; none on "
+		     "the clipboard: the terminal does not allow it",
+		     n);
+	return VIEW_REDRAW;
 }
 
 /* A tree row's figures over all its runs, at line y: "runs 50 times per
@@ -489,26 +580,31 @@ static void view_draw_detail(struct view *v, int top, int height)
 	int title = theme_attr(THEME_TITLE);
 	uint32_t sig = view_selected_sig(v), node;
 
+	if (height <= 0)
+		return;
 	for (int k = 0; k < height; k++)
 		view_fill(top + k, 0, v->cols,
 			  k ? theme_attr(THEME_NORMAL) : title);
-	view_put(v, top, 0, v->cols, title, " detail");
-	if (sig != TREE_NONE) {
-		detail_sig(v, top + 1, height - 1, sig);
-		return;
-	}
+	view_put(v, top, 0, v->cols, title,
+		 v->detail == VIEW_DETAIL_TALL ? " detail (d: hide)"
+		 : height < VIEW_DETAIL_LINES  ? " detail (d: taller)"
+					       : " detail");
+	v->clip = top + height;
 	node = tree_row_node(v->tree, v->cur);
-	if (v->pane == VIEW_TREE && node != TREE_NONE)
+	if (sig != TREE_NONE)
+		detail_sig(v, top + 1, height - 1, sig);
+	else if (v->pane == VIEW_TREE && node != TREE_NONE)
 		detail_node(v, top + 1, node);
+	v->clip = 0;
 }
 
 void view_draw_over_detail(struct view *v, int top, int height,
 			   void (*body)(struct view *v, int top, int height))
 {
-	int main_h = height - VIEW_DETAIL_LINES;
+	int main_h = height - view_detail_lines(v);
 
 	body(v, top, main_h);
-	view_draw_detail(v, top + main_h, VIEW_DETAIL_LINES);
+	view_draw_detail(v, top + main_h, view_detail_lines(v));
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

@@ -482,6 +482,77 @@ static void test_heaviest(void)
 	fmt_buf_free(&file);
 }
 
+/* A rank's call by its index: the leaf that makes it is the call an
+ * iterator gives there, its ancestors opened; and back, a node's first
+ * call. */
+static void test_find_call(rondo_trace *t)
+{
+	struct tree *tr = tree_create(t);
+	static const uint64_t at[] = {0,
+				      1,
+				      2,
+				      3,
+				      4,
+				      5,
+				      2999,
+				      3000,
+				      3001,
+				      3 * (uint64_t)BIG - 1,
+				      3 * (uint64_t)BIG,
+				      3 * (uint64_t)BIG + 1,
+				      3 * (uint64_t)BIG + 2};
+	uint64_t within = 9;
+	struct tree_info in;
+	uint32_t n, s;
+
+	CHECK(tr != NULL);
+	if (!tr)
+		return;
+	for (uint32_t r = 0; r < 3; r++)
+		for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+			rondo_iter *it = rondo_iter_create(t, r);
+			uint64_t i = at[k];
+
+			if (i >= rondo_rank_calls(t, r)) {
+				CHECKF(tree_find_call(tr, r, i, NULL) ==
+					       TREE_NONE,
+				       "rank %u call %llu", r,
+				       (unsigned long long)i);
+				rondo_iter_free(it);
+				continue;
+			}
+			CHECK(rondo_iter_skip(it, i) == 0);
+			CHECK(rondo_iter_next(it, &s) == 1);
+			n = tree_find_call(tr, r, i, &within);
+			CHECKF(tree_info(tr, n, &in) == 0 &&
+				       in.kind == TREE_CALL && in.id == s,
+			       "rank %u call %llu: node %u", r,
+			       (unsigned long long)i, n);
+			CHECKF(tree_node_row(tr, n) != TREE_NONE,
+			       "rank %u call %llu is not shown", r,
+			       (unsigned long long)i);
+			CHECK(within == 0);
+			rondo_iter_free(it);
+		}
+	CHECK(tree_find_call(tr, 3, 0, NULL) == TREE_NONE);
+	/* back: the first run of rank 0's loop starts at call 1, the
+	 * Barrier after it at 3 BIG + 1; rank 2's Finalize is its 2001st */
+	n = tree_find_call(tr, 0, 3, NULL);
+	CHECKF(tree_node_first_call(tr, n) == 3, "%llu",
+	       (unsigned long long)tree_node_first_call(tr, n));
+	CHECKF(tree_node_first_call(tr, tree_info(tr, n, &in) == 0 ? in.parent
+								   : 0) == 1,
+	       "%llu", (unsigned long long)tree_node_first_call(tr, in.parent));
+	n = tree_find_call(tr, 0, 3 * (uint64_t)BIG + 1, NULL);
+	CHECK(tree_node_first_call(tr, n) == 3 * (uint64_t)BIG + 1);
+	n = tree_find_call(tr, 2, 2001, NULL);
+	CHECK(tree_node_first_call(tr, n) == 2001);
+	CHECK(tree_rank_group(tr, 2) == tree_rank_group(tr, 1));
+	CHECK(tree_rank_group(tr, 0) != tree_rank_group(tr, 1));
+	CHECK(tree_rank_group(tr, 3) == TREE_NONE);
+	tree_free(tr);
+}
+
 int main(void)
 {
 	struct fmt_buf file = {0}, cut = {0};
@@ -490,6 +561,7 @@ int main(void)
 	test_lazy(t);
 	test_search(t);
 	test_find_and_open_all(t);
+	test_find_call(t);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
 	t = open_job(&cut, "1-2\tsignal 15 (SIGTERM) inside MPI_Recv\n"

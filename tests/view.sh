@@ -556,6 +556,66 @@ wait_for "not zoomed in"
 keys q q
 exited 0
 
+# One rank's calls in start order (c), from the tree's selection: rank
+# 2's Recv, its call 3, from 0.202515 s for 393 ms, 95.5 ms after the
+# Allreduce and Barrier before it ended; the rows before it shown too.
+start timed.rondo
+wait_for "rank groups"
+keys - G Enter j j j
+wait_for "MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
+keys c
+wait_for "rank 2's calls in start order (11)"
+wait_for "4/11  Enter in the tree  T timeline  [ ] rank"
+row() { screen | sed -n "$1p" | grep -q -- "$2"; }
+calls_row() { settle row "$1" "$2" || fail "calls: line $1 is not '$2': $(screen | sed -n "$1p")"; }
+calls_row 3 '^ #    start s       took        gap  rank 2'"'"'s calls'
+calls_row 4 '^ 0   0.000000    6.01 ms          -  MPI_Init()$'
+calls_row 5 '^ 1   0.102091    2.91 ms    96.1 ms  MPI_Allreduce(count=1, comm=MPI_COMM_WORLD)$'
+calls_row 6 '^ 2   0.105000    2.00 ms       0 ns  MPI_Barrier(comm=MPI_COMM_WORLD)$'
+calls_row 7 '^ 3   0.202515     393 ms    95.5 ms  MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)$'
+calls_row 14 '^10   0.902515    42.5 ms    95.5 ms  MPI_Finalize()$'
+golden calls
+# the starts never go back, on every rank ([ and ] keep the time)
+keys ]
+wait_for "rank 3's calls in start order (18)"
+wait_for "4/18  Enter in the tree"
+calls_row 7 '^ 3   0.202039    2.96 ms    95.0 ms  MPI_Allreduce'
+keys G
+wait_for "18/18"
+keys [
+wait_for "rank 2's calls in start order (11)"
+wait_for "11/11"
+keys [ [
+wait_for "rank 0's calls in start order"
+keys [
+wait_for "no rank before"
+# Enter: the call's place in the tree; T: the timeline at its start
+keys ] ] g j j j
+wait_for "4/11"
+keys Enter
+wait_for "structure (per rank: one run;"
+detail() { screen | sed -n 22,30p | grep -q "MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"; }
+settle detail || fail "Enter in the calls did not select the Recv in the tree: $(screen)"
+keys c T
+wait_for "rank 2 · 0.20–0.21 s · MPI"
+# and back from the timeline: c at its cursor, rank 1 at 0.59 s (its Send)
+keys k
+keys -N 39 l
+wait_for "rank 1 · 0.59–0.60 s"
+keys c
+wait_for "rank 1's calls in start order (19)"
+sel() { screen | grep -q "MPI_Send(count=1024, dest=2"; }
+settle sel || fail "c in the timeline: not rank 1's Send: $(screen)"
+keys q q
+exited 0
+# without per-call times, c says so
+start demo.rondo
+wait_for "rank groups"
+keys c
+wait_for "no per-call times: trace with RONDO_TIMING=percall"
+keys q
+exited 0
+
 # A recovered trace whose ranks 2 and 3 were cut short: their groups say
 # so, and so does a last row under them (with --ascii, "8<" for the
 # scissors), which a search steps over.

@@ -1119,6 +1119,70 @@ uint32_t tree_find_sig(struct tree *tr, uint32_t sig)
 	return n;
 }
 
+/* ---- a rank's calls -------------------------------------------------------- */
+
+uint32_t tree_rank_group(const struct tree *tr, uint32_t rank)
+{
+	uint32_t root = rondo_rank_root(tr->t, rank);
+
+	for (uint32_t g = 0; root != UINT32_MAX && g < tr->ngroups; g++)
+		if (rondo_group_root(tr->t, g) == root)
+			return g;
+	return TREE_NONE;
+}
+
+uint32_t tree_find_call(struct tree *tr, uint32_t rank, uint64_t index,
+			uint64_t *within)
+{
+	uint32_t n = tree_rank_group(tr, rank);
+	uint64_t calls;
+	double time;
+
+	if (n == TREE_NONE || index >= rondo_rank_calls(tr->t, rank))
+		return TREE_NONE;
+	while (!node_leaf(tr, n)) {
+		uint32_t k = 0, at;
+
+		if (node_make(tr, n) < 0)
+			return TREE_NONE;
+		for (; k < tr->node[n].nchild; k++) {
+			node_figures(tr, tr->node[n].first + k, &calls, &time);
+			if (index < calls)
+				break;
+			index -= calls;
+		}
+		if (k == tr->node[n].nchild)
+			return TREE_NONE; /* the grammar disagrees with itself */
+		at = tr->node[n].first + k;
+		if (tr->node[at].kind == TREE_RULE) {
+			uint64_t per = rondo_rule_calls(tr->t, tr->node[at].id);
+
+			index = per ? index % per : 0;
+		}
+		n = at;
+	}
+	if (within)
+		*within = index;
+	reveal(tr, n);
+	return n;
+}
+
+uint64_t tree_node_first_call(const struct tree *tr, uint32_t n)
+{
+	uint64_t at = 0, calls;
+	double time;
+
+	if (n >= tr->nnodes)
+		return 0;
+	for (uint32_t p = tr->node[n].parent; p != TREE_NONE;
+	     n = p, p = tr->node[p].parent)
+		for (uint32_t k = tr->node[p].first; k < n; k++) {
+			node_figures(tr, k, &calls, &time);
+			at += calls;
+		}
+	return at;
+}
+
 int tree_sig_groups(const struct tree *tr, uint32_t sig, uint8_t *in)
 {
 	struct pred p;

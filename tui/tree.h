@@ -173,4 +173,21 @@ int tree_sig_groups(const struct tree *tr, uint32_t sig, uint8_t *in);
  * when no rank calls it. */
 uint32_t tree_find_sig(struct tree *tr, uint32_t sig);
 
+/* The group of rank `rank`, TREE_NONE when out of range. */
+uint32_t tree_rank_group(const struct tree *tr, uint32_t rank);
+
+/*
+ * The call that is call `index` (from 0) of rank `rank` in program
+ * order: the leaf that makes it, found by the calls under each node (no
+ * expansion), the nodes that lead to it opened; *within (may be NULL) is
+ * which of the leaf's repeats in a row it is.  TREE_NONE when the rank or
+ * the index is out of range, or out of memory.
+ */
+uint32_t tree_find_call(struct tree *tr, uint32_t rank, uint64_t index,
+			uint64_t *within);
+
+/* The index in its ranks' calls of node n's first call, the first time
+ * it runs (0 for a group, or n out of range). */
+uint64_t tree_node_first_call(const struct tree *tr, uint32_t n);
+
 #endif /* RONDO_TREE_H */

@@ -48,6 +48,7 @@ enum view_detail { VIEW_DETAIL_FIT, VIEW_DETAIL_TALL, VIEW_DETAIL_HIDDEN };
 	X(MATRIX, matrix)                                                      \
 	X(CONT, cont)                                                          \
 	X(TIMELINE, timeline)                                                  \
+	X(CALLS, calls)                                                        \
 	X(HELP, help)
 /* clang-format on */
 
@@ -59,6 +60,7 @@ struct view_matrix;   /* view_matrix.c */
 struct view_cont;     /* view_contention.c */
 struct view_funcs;    /* view_funcs.c */
 struct view_timeline; /* view_timeline.c */
+struct view_calls;    /* view_calls.c */
 
 /* How the signature table is sorted. */
 enum view_sort { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_MAX, SORT_NKEYS };
@@ -114,6 +116,7 @@ struct view {
 	struct view_cont *cont;
 	struct view_funcs *funcs;
 	struct view_timeline *timeline;
+	struct view_calls *clist; /* one rank's calls */
 
 	/* the header's figures */
 	double total_ns; /* MPI time, all ranks */
@@ -270,6 +273,29 @@ int view_timeline_pan(struct view *v, int halves);
 int view_timeline_whole(struct view *v);
 /* Into the block of ranks under the cursor. */
 int view_timeline_ranks_in(struct view *v);
+
+/* The cursor's rank (the first of its row) and the start of its
+ * bucket, in ns since the job's origin; 0, or -1 when the timeline has
+ * no cursor yet. */
+int view_timeline_cursor(const struct view *v, uint32_t *rank, int64_t *ns);
+/* Shows the timeline with its cursor on rank `rank` at time ns (the
+ * window moved to hold it, at the zoom it has).  VIEW_REDRAW. */
+int view_timeline_goto(struct view *v, uint32_t rank, int64_t ns);
+
+/* ---- one rank's calls (view_calls.c) ------------------------------------- */
+/* Shows the calls of a rank in start order with their times (per-call
+ * timed traces): from the timeline, the cursor's rank at its time; from
+ * the tree, the selection's first call on the first rank of its group.
+ * Without per-call times, a message and no pane. */
+int view_calls_show(struct view *v);
+/* Its keys: the selected call in the tree, on the timeline; the rank
+ * before or after, at the selected call's start. */
+int view_calls_tree(struct view *v);
+int view_calls_timeline(struct view *v);
+int view_calls_prev_rank(struct view *v);
+int view_calls_next_rank(struct view *v);
+/* The rank shown, TREE_NONE when the pane was never made. */
+uint32_t view_calls_rank(const struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */

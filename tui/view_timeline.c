@@ -83,6 +83,9 @@ struct view_timeline {
 	uint32_t nfunc, frow;
 	int fvalid;
 	int err; /* of the last walk, 0 when it went through */
+	/* where the cursor goes at the next draw (view_timeline_goto) */
+	int go;
+	int64_t go_ns;
 };
 
 /* ---- cells --------------------------------------------------------------- */
@@ -568,6 +571,38 @@ int view_timeline_show(struct view *v)
 	return VIEW_REDRAW;
 }
 
+int view_timeline_goto(struct view *v, uint32_t rank, int64_t ns)
+{
+	struct view_timeline *tl;
+	struct tl_ranks *z;
+
+	view_timeline_show(v);
+	tl = v->timeline;
+	if (v->pane != VIEW_TIMELINE || !tl)
+		return VIEW_REDRAW; /* the reason is on the status line */
+	while (tl->depth > 0 && (rank < tl->zoom[tl->depth].r0 ||
+				 rank >= tl->zoom[tl->depth].r1))
+		tl->depth--;
+	z = &tl->zoom[tl->depth];
+	if (rank >= z->r0 && rank < z->r1)
+		z->cur = rank;
+	tl->go = 1;
+	tl->go_ns = ns;
+	return VIEW_REDRAW;
+}
+
+int view_timeline_cursor(const struct view *v, uint32_t *rank, int64_t *ns)
+{
+	const struct view_timeline *tl = v->timeline;
+	uint32_t b;
+
+	if (!tl || !tl->nb)
+		return -1;
+	tl_cursor_ranks(tl, rank, &b);
+	*ns = (int64_t)((double)(tl->i0 + tl->col) * tl->w);
+	return 0;
+}
+
 /* ---- drawing ------------------------------------------------------------- */
 
 /* "3" or "30-39": the ranks [a, b). */
@@ -609,6 +644,18 @@ static void tl_layout(struct view *v, int rows, int cols, int *label)
 		tl_whole(tl);
 	else if (was != tl->nb)
 		tl_clamp(tl);
+	if (tl->go) {
+		/* the bucket of go_ns in the window, the middle if it moves */
+		int64_t b = (int64_t)floor((double)tl->go_ns / tl->w);
+
+		if (b < tl->i0 || b >= tl->i0 + (int64_t)tl->nb) {
+			tl->i0 = b - (int64_t)tl->nb / 2;
+			tl_clamp(tl);
+		}
+		b -= tl->i0;
+		tl->col = (uint32_t)(b < 0 ? 0 : b >= tl->nb ? tl->nb - 1 : b);
+		tl->go = 0;
+	}
 }
 
 /* A time in seconds with d decimals. */

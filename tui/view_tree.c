@@ -396,9 +396,12 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	struct tree_info in;
 	uint32_t rank;
 
-	if (v->pane != VIEW_TREE ||
-	    tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
-	    in.ranks != 1 || rondo_group_ranks(v->t, in.group, &rank, 1) != 1)
+	if (v->pane == VIEW_CALLS)
+		rank = view_calls_rank(v); /* as that rank called it */
+	else if (v->pane != VIEW_TREE ||
+		 tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
+		 in.ranks != 1 ||
+		 rondo_group_ranks(v->t, in.group, &rank, 1) != 1)
 		rank = view_sig_rank(v, sig);
 	tree_sig_text(v->tree, sig, rank, 0, buf, size);
 }

@@ -464,7 +464,7 @@ wait_for "rank groups"
 keys T
 wait_for "time in MPI, rank (row) by time (column)"
 wait_for "per-call times, base 1.001: ≤ 0.1% late"
-wait_for "ranks 0-3, 1 a row; 0.00–0.98 s, 10.0 ms a bucket"
+wait_for "ranks 0-3, 1 a row; 0.00–0.96 s, 10.0 ms a bucket"
 wait_for "highlight: none (select a call in the tree, then T)"
 wait_for "rank 0 · 0.00–0.01 s · MPI 60.1%: MPI_Init 60.1%"
 golden timeline
@@ -481,24 +481,44 @@ wait_for "rank 2 · 0.30–0.31 s · MPI 100%: MPI_Recv 100%"
 # zoomed in twice around the cursor: buckets of 2.5 ms, the cursor's
 # bucket the first quarter of what it was
 keys + i
-wait_for "ranks 0-3, 1 a row; 0.2250–0.4700 s, 2.50 ms a bucket"
+wait_for "ranks 0-3, 1 a row; 0.2250–0.4650 s, 2.50 ms a bucket"
 wait_for "rank 2 · 0.3000–0.3025 s · MPI 100%: MPI_Recv 100%"
 golden timeline-zoom
 # panned on half a window and back; at the left edge the window follows
 keys '>'
-wait_for "0.3500–0.5950 s, 2.50 ms a bucket"
-wait_for "rank 2 · 0.4250–0.4275 s"
+wait_for "0.3475–0.5875 s, 2.50 ms a bucket"
+wait_for "rank 2 · 0.4225–0.4250 s"
 keys '<'
-wait_for "0.2250–0.4700 s, 2.50 ms a bucket"
+wait_for "0.2250–0.4650 s, 2.50 ms a bucket"
 keys -N 31 h
-wait_for "0.2225–0.4675 s, 2.50 ms a bucket"
+wait_for "0.2225–0.4625 s, 2.50 ms a bucket"
 wait_for "rank 2 · 0.2225–0.2250 s"
 keys - o
-wait_for "0.00–0.98 s, 10.0 ms a bucket"
+wait_for "0.00–0.96 s, 10.0 ms a bucket"
 keys -
 wait_for "the whole run is in the window"
 keys i 0
-wait_for "0.00–0.98 s, 10.0 ms a bucket"
+wait_for "0.00–0.96 s, 10.0 ms a bucket"
+# p: the bucket of most MPI time over all ranks, all of them in
+# MPI_Finalize (from 0.9025 s, rank 1's and 2's from 0.91 s)
+keys p
+wait_for "the bucket of most MPI time in the window: from 0.91 s, 100% of the ranks' time"
+keys k j
+wait_for "0.91–0.92 s · MPI 100%: MPI_Finalize 100% · all 100%"
+# MPI_Init, hidden by default: the window starts at its end (6.0 ms),
+# and with I at the run's first call (zoomed in at the left edge)
+keys -N 100 h
+keys + + + + +
+wait_for "ranks 0-3, 1 a row; 0.0060–0.0348 s, 300 µs a bucket; MPI_Init hidden (I)"
+keys I
+wait_for "the whole run, MPI_Init included"
+wait_for "ranks 0-3, 1 a row; 0.00–0.96 s, 10.0 ms a bucket"
+keys -N 100 h
+keys + + + + +
+wait_for "ranks 0-3, 1 a row; 0.0000–0.0288 s, 300 µs a bucket"
+wait_for "0.0000–0.0003 s · MPI 100%: MPI_Init 100% · all 100%"
+keys I
+wait_for "the run from the end of MPI_Init"
 keys Escape
 wait_for "structure (per rank: one run;"
 keys q
@@ -513,10 +533,13 @@ wait_for "MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
 keys T
 wait_for "• highlighted: MPI_Recv(count=1024, source=1, comm=MPI_COMM_WORLD)"
 golden timeline-highlight
-lit() { screen | sed -n 11p | grep -q '^2 \{21\}•\{40\}$'; }
-settle lit || fail "the Recv is not highlighted from 0.20 to 0.59 s: $(screen | sed -n 11p)"
-hot() { screen -e | sed -n 11p | grep -q '48;5;210'; }
-settle hot || fail "the timeline shows no gradient colour: $(screen -e | sed -n 11p)"
+lit() { screen | sed -n 12p | grep -q '^  2 \{21\}•\{40\}$'; }
+settle lit || fail "the Recv is not highlighted from 0.20 to 0.59 s: $(screen | sed -n 12p)"
+hot() { screen -e | sed -n 12p | grep -q '48;5;210'; }
+settle hot || fail "the timeline shows no gradient colour: $(screen -e | sed -n 12p)"
+# the row of all ranks: marked where any of them ran it
+all() { screen | sed -n 5p | grep -q '^all \{21\}•\{40\}$'; }
+settle all || fail "the row of all ranks does not mark the Recv: $(screen | sed -n 5p)"
 keys j j
 keys -N 30 l
 wait_for "rank 2 · 0.30–0.31 s · MPI 100%: MPI_Recv 100% · highlighted 100%"
@@ -527,10 +550,10 @@ keys q g Enter j j
 wait_for "×8 [ MPI_Allreduce, MPI_Barrier ]"
 keys T
 wait_for "• highlighted: ×8 [ MPI_Allreduce, MPI_Barrier ]"
-loop0() { screen | sed -n 5p | grep -q '^0 \{11\}•\( \{9\}•\)\{7\}$'; }
-settle loop0 || fail "the loop is not highlighted every 0.1 s on rank 0: $(screen | sed -n 5p)"
-loop2() { screen | sed -n 11p | grep -q '^2 \{11\}• \{49\}•\( \{9\}•\)\{2\}$'; }
-settle loop2 || fail "rank 2's loop is not highlighted where it ran: $(screen | sed -n 11p)"
+loop0() { screen | sed -n 6p | grep -q '^  0 \{11\}•\( \{9\}•\)\{7\}$'; }
+settle loop0 || fail "the loop is not highlighted every 0.1 s on rank 0: $(screen | sed -n 6p)"
+loop2() { screen | sed -n 12p | grep -q '^  2 \{11\}• \{49\}•\( \{9\}•\)\{2\}$'; }
+settle loop2 || fail "rank 2's loop is not highlighted where it ran: $(screen | sed -n 12p)"
 # the help lists the timeline's keys
 keys ? NPage
 wait_for "(timeline) the whole run"

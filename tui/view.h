@@ -262,6 +262,9 @@ int view_funcs_signatures(struct view *v);
  * keys' functions return VIEW_REDRAW (0: nothing to redraw) and report
  * on the status line. */
 int view_timeline_show(struct view *v);
+/* 1 when the trace has per-call times (their base in *base); else 0,
+ * and the status line says what they need. */
+int view_percall(struct view *v, double *base);
 /* Moves the cursor by buckets and rows (clamped); past the window's
  * edge, the window pans. */
 void view_timeline_move(struct view *v, int64_t dx, int64_t dy);
@@ -271,6 +274,10 @@ int view_timeline_zoom_in(struct view *v);
 int view_timeline_zoom_out(struct view *v);
 int view_timeline_pan(struct view *v, int halves);
 int view_timeline_whole(struct view *v);
+/* MPI_Init shown or hidden (the window starts at its end by default);
+ * the cursor to the bucket of most MPI time over the ranks shown. */
+int view_timeline_init(struct view *v);
+int view_timeline_peak(struct view *v);
 /* Into the block of ranks under the cursor. */
 int view_timeline_ranks_in(struct view *v);
 

@@ -170,12 +170,8 @@ static int vc_show(struct view *v, uint32_t rank, uint64_t index, int64_t ns)
 	struct view_calls *vc;
 	double base;
 
-	if (rondo_timing_mode(v->t, &base) != RONDO_TIMING_PERCALL) {
-		view_message(v, 0,
-			     "no per-call times: trace with "
-			     "RONDO_TIMING=percall");
+	if (!view_percall(v, &base))
 		return VIEW_REDRAW;
-	}
 	if (rank >= rondo_rank_count(v->t)) {
 		view_message(v, 1, "no rank %" PRIu32, rank);
 		return VIEW_REDRAW;

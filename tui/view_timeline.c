@@ -55,7 +55,11 @@ struct tl_sums {
 struct view_timeline {
 	double base;	     /* of the per-call times */
 	int64_t first, last; /* the run: earliest start, latest end, ns */
-	uint32_t cut;	     /* ranks with times for only some calls */
+	/* the latest end of a rank's MPI_Init (INT64_MIN: none), and
+	 * whether the window may show the time before it */
+	int64_t init_end;
+	int with_init;
+	uint32_t cut; /* ranks with times for only some calls */
 	/* the window: bucket k is [(i0 + k) * w, (i0 + k + 1) * w) ns */
 	int64_t i0;
 	double w;
@@ -155,6 +159,12 @@ static int tl_decimals(double ns)
 	return d;
 }
 
+/* A time in seconds with d decimals. */
+static void tl_seconds(char *buf, size_t size, double ns, int d)
+{
+	snprintf(buf, size, "%.*f", d, ns / 1e9);
+}
+
 /* floor(a / b) for b > 0, whatever a's sign. */
 static int64_t tl_floor_div(int64_t a, int64_t b)
 {
@@ -180,6 +190,25 @@ static int tl_walk(const struct view *v, uint32_t r, double t0, double w,
 	return rc;
 }
 
+/* The end of rank r's MPI_Init or MPI_Init_thread, its first call;
+ * INT64_MIN when its first call is another or has no times. */
+static int64_t tl_init_end(const rondo_trace *t, uint32_t r)
+{
+	rondo_iter *it = NULL;
+	int64_t end = INT64_MIN, start;
+	const char *name;
+	uint32_t sig;
+
+	if (rondo_iter_open(t, r, RONDO_ITER_TIMED, &it) == 0 &&
+	    rondo_iter_next(it, &sig) == 1 &&
+	    (name = rondo_func_name(t, rondo_sig_func(t, sig))) &&
+	    (!strcmp(name, "MPI_Init") || !strcmp(name, "MPI_Init_thread")) &&
+	    rondo_iter_time(it, &start, &end) < 0)
+		end = INT64_MIN;
+	rondo_iter_free(it);
+	return end;
+}
+
 /* The run's span: every rank walked once, when the pane is first made. */
 static int tl_extent(struct view *v)
 {
@@ -197,7 +226,23 @@ static int tl_extent(struct view *v)
 	}
 	tl->first = all.first <= all.last ? all.first : 0;
 	tl->last = all.first <= all.last ? all.last : 0;
+	tl->init_end = INT64_MIN;
+	for (uint32_t r = 0; r < rondo_rank_count(v->t); r++) {
+		int64_t end = tl_init_end(v->t, r);
+
+		tl->init_end = end > tl->init_end ? end : tl->init_end;
+	}
 	return 0;
+}
+
+/* Where the window may start: the run's first call, or the end of the
+ * last rank's MPI_Init when it is hidden (and ends inside the run). */
+static int64_t tl_lo(const struct view_timeline *tl)
+{
+	if (tl->with_init || tl->init_end <= tl->first ||
+	    tl->init_end >= tl->last)
+		return tl->first;
+	return tl->init_end;
 }
 
 /* ---- the cells ----------------------------------------------------------- */
@@ -365,13 +410,23 @@ static int tl_highlight(struct view *v)
 	return 0;
 }
 
+/* The share of a bucket of all the ranks shown that busy ns (their sum)
+ * is, at most 1. */
+static double tl_all_share(const struct view_timeline *tl, double busy)
+{
+	const struct tl_ranks *z = &tl->zoom[tl->depth];
+	double whole = tl->w * (double)(z->r1 - z->r0);
+
+	return whole > 0 && busy < whole ? busy / whole : whole > 0 ? 1 : 0;
+}
+
 /* ---- the window ---------------------------------------------------------- */
 
 /* Keeps the window over the run (when it is shorter than the run) on a
  * bucket's multiple, and the cursor on a bucket. */
 static void tl_clamp(struct view_timeline *tl)
 {
-	int64_t lo = (int64_t)floor((double)tl->first / tl->w);
+	int64_t lo = (int64_t)floor((double)tl_lo(tl) / tl->w);
 	int64_t hi = (int64_t)ceil((double)tl->last / tl->w) - tl->nb;
 
 	if (tl->i0 > hi)
@@ -387,14 +442,63 @@ static void tl_whole(struct view_timeline *tl)
 {
 	uint32_t nb = tl->nb ? tl->nb : 1;
 
-	tl->w = tl_round((double)(tl->last - tl->first) / nb + 1, 0, 0);
+	tl->w = tl_round((double)(tl->last - tl_lo(tl)) / nb + 1, 0, 0);
 	for (;;) {
-		tl->i0 = (int64_t)floor((double)tl->first / tl->w);
+		tl->i0 = (int64_t)floor((double)tl_lo(tl) / tl->w);
 		if ((double)(tl->i0 + nb) * tl->w >= (double)tl->last)
 			break;
 		tl->w = tl_round(tl->w * (1 + 1e-8), 0, 0);
 	}
 	tl_clamp(tl);
+}
+
+int view_timeline_init(struct view *v)
+{
+	struct view_timeline *tl = v->timeline;
+
+	if (!tl)
+		return 0;
+	if (tl->init_end <= tl->first || tl->init_end >= tl->last) {
+		view_message(v, 0,
+			     "no MPI_Init to hide: the run starts with "
+			     "another call");
+		return VIEW_REDRAW;
+	}
+	tl->with_init = !tl->with_init;
+	tl_whole(tl);
+	view_message(v, 0,
+		     tl->with_init ? "the whole run, MPI_Init included"
+				   : "the run from the end of MPI_Init");
+	return VIEW_REDRAW;
+}
+
+int view_timeline_peak(struct view *v)
+{
+	struct view_timeline *tl = v->timeline;
+	double best = -1, sum;
+	uint32_t at = 0;
+	char from[32], pc[16];
+
+	if (!tl || !tl->gvalid || !tl->nb)
+		return 0;
+	for (uint32_t c = 0; c < tl->nb; c++) {
+		sum = 0;
+		for (uint32_t row = 0; row < tl->grows; row++)
+			sum += tl->busy[(size_t)row * tl->nb + c];
+		if (sum > best) {
+			best = sum;
+			at = c;
+		}
+	}
+	tl->col = at;
+	tl_seconds(from, sizeof(from), (double)(tl->i0 + at) * tl->w,
+		   tl_decimals(tl->w));
+	view_percent(pc, sizeof(pc), tl_all_share(tl, best));
+	view_message(v, 0,
+		     "the bucket of most MPI time in the window: from %s s, "
+		     "%s of the ranks' time",
+		     from, pc);
+	return VIEW_REDRAW;
 }
 
 int view_timeline_whole(struct view *v)
@@ -437,7 +541,7 @@ int view_timeline_zoom_out(struct view *v)
 
 	if (!tl)
 		return 0;
-	if ((double)tl->i0 * tl->w <= (double)tl->first &&
+	if ((double)tl->i0 * tl->w <= (double)tl_lo(tl) &&
 	    (double)(tl->i0 + tl->nb) * tl->w >= (double)tl->last) {
 		view_message(v, 0, "the whole run is in the window");
 		return VIEW_REDRAW;
@@ -553,16 +657,21 @@ static struct view_timeline *tl_create(struct view *v, double base)
 	return tl; /* the first draw lays out the buckets (nb 0 until then) */
 }
 
+int view_percall(struct view *v, double *base)
+{
+	if (rondo_timing_mode(v->t, base) == RONDO_TIMING_PERCALL)
+		return 1;
+	view_message(v, 0,
+		     "no per-call times: trace with RONDO_TIMING=percall");
+	return 0;
+}
+
 int view_timeline_show(struct view *v)
 {
 	double base;
 
-	if (rondo_timing_mode(v->t, &base) != RONDO_TIMING_PERCALL) {
-		view_message(v, 0,
-			     "no per-call times: trace with "
-			     "RONDO_TIMING=percall");
+	if (!view_percall(v, &base))
 		return VIEW_REDRAW;
-	}
 	if (!v->timeline && !tl_create(v, base))
 		return VIEW_REDRAW;
 	if (tl_highlight(v) < 0)
@@ -639,6 +748,8 @@ static void tl_layout(struct view *v, int rows, int cols, int *label)
 		if (n * (uint32_t)tl->scale <= (uint32_t)rows)
 			break;
 	*label = tl_label_width(rondo_rank_count(v->t), tl->block);
+	if (n > 1 && *label < 3)
+		*label = 3; /* "all" */
 	tl->nb = cols - *label - 1 > 1 ? (uint32_t)(cols - *label - 1) : 1;
 	if (was == 0)
 		tl_whole(tl);
@@ -656,12 +767,6 @@ static void tl_layout(struct view *v, int rows, int cols, int *label)
 		tl->col = (uint32_t)(b < 0 ? 0 : b >= tl->nb ? tl->nb - 1 : b);
 		tl->go = 0;
 	}
-}
-
-/* A time in seconds with d decimals. */
-static void tl_seconds(char *buf, size_t size, double ns, int d)
-{
-	snprintf(buf, size, "%.*f", d, ns / 1e9);
 }
 
 static void tl_draw_title(struct view *v, int y)
@@ -762,6 +867,28 @@ static void tl_draw_grid(struct view *v, int y, int height, int label,
 	}
 }
 
+/* The row of all the ranks shown: each bucket's share of their time in
+ * MPI, marked where a highlighted call ran on any of them. */
+static void tl_draw_all(struct view *v, int y, int label)
+{
+	struct view_timeline *tl = v->timeline;
+
+	view_fill(y, 0, v->cols, theme_attr(THEME_NORMAL));
+	view_put_right(v, y, 0, label, theme_attr(THEME_DIM), "all");
+	for (uint32_t c = 0; c < tl->nb; c++) {
+		double busy = 0;
+		int lit = 0;
+
+		for (uint32_t row = 0; row < tl->grows; row++) {
+			busy += tl->busy[(size_t)row * tl->nb + c];
+			lit |= tl->lit[(size_t)row * tl->nb + c] > 0;
+		}
+		tl_cell(v, y, label + 1 + (int)c,
+			an_level(busy, tl_all_share(tl, busy), TL_LEVELS), lit,
+			0);
+	}
+}
+
 /* The scale, then the rows and the window, then what is highlighted. */
 static void tl_draw_foot(struct view *v, int y)
 {
@@ -784,9 +911,10 @@ static void tl_draw_foot(struct view *v, int y)
 	view_duration(w, sizeof(w), tl->w, v->utf8);
 	snprintf(line, sizeof(line),
 		 "%sranks %s, %u a row; %s%s%s s, %s a "
-		 "bucket%s",
+		 "bucket%s%s",
 		 tl->depth ? "zoomed: " : "", ranks, tl->block, from,
 		 v->utf8 ? "\xe2\x80\x93" : "-", to, w,
+		 tl_lo(tl) > tl->first ? "; MPI_Init hidden (I)" : "",
 		 tl->cut ? "; some ranks have times for their first calls "
 			   "only (RONDO_TIMING_LIMIT)"
 			 : "");
@@ -805,7 +933,7 @@ static void tl_draw_foot(struct view *v, int y)
 static void view_draw_timeline(struct view *v, int top, int height)
 {
 	struct view_timeline *tl = v->timeline;
-	int label, rows = height - TL_HEAD - TL_FOOT;
+	int label, rows, all;
 	uint32_t first = 0, cy;
 	int rc;
 
@@ -813,6 +941,9 @@ static void view_draw_timeline(struct view *v, int top, int height)
 		view_fill(top + k, 0, v->cols, theme_attr(THEME_NORMAL));
 	if (!tl)
 		return;
+	/* a row of all the ranks shown over theirs, when there are two */
+	all = tl->zoom[tl->depth].r1 - tl->zoom[tl->depth].r0 > 1;
+	rows = height - TL_HEAD - TL_FOOT - all;
 	tl_layout(v, rows, v->cols, &label);
 	view_timeline_move(v, 0, 0); /* the cursor on a row's first rank */
 	rc = tl_grid(v);
@@ -829,7 +960,9 @@ static void view_draw_timeline(struct view *v, int top, int height)
 	/* rows beyond the screen: keep the cursor's in view */
 	if (cy >= (uint32_t)(rows / tl->scale))
 		first = cy - (uint32_t)(rows / tl->scale) + 1;
-	tl_draw_grid(v, top + TL_HEAD, rows, label, first);
+	if (all)
+		tl_draw_all(v, top + TL_HEAD, label);
+	tl_draw_grid(v, top + TL_HEAD + all, rows, label, first);
 	tl_draw_foot(v, top + height - TL_FOOT);
 }
 
@@ -881,8 +1014,9 @@ static void view_timeline_status(const struct view *v, char *buf, size_t size)
 	const struct view_timeline *tl = v->timeline;
 	const char *dot = v->utf8 ? " \xc2\xb7 " : " | ";
 	char ranks[32], from[32], to[32], pc[16], lit[16], names[256];
+	char all[48] = "";
 	uint32_t a, b, row;
-	double whole, busy;
+	double whole, busy, sum = 0;
 	int d;
 
 	buf[0] = '\0';
@@ -898,16 +1032,22 @@ static void view_timeline_status(const struct view *v, char *buf, size_t size)
 	tl_seconds(to, sizeof(to), (double)(tl->i0 + tl->col + 1) * tl->w, d);
 	view_percent(pc, sizeof(pc), busy / whole > 1 ? 1 : busy / whole);
 	tl_top_functions(v, busy, whole, names, sizeof(names));
+	if (tl->zoom[tl->depth].r1 - tl->zoom[tl->depth].r0 > b - a) {
+		for (uint32_t k = 0; k < tl->grows; k++)
+			sum += tl->busy[(size_t)k * tl->nb + tl->col];
+		view_percent(lit, sizeof(lit), tl_all_share(tl, sum));
+		snprintf(all, sizeof(all), "%sall %s", dot, lit);
+	}
 	view_percent(lit, sizeof(lit),
 		     an_func_share(tl->lit[(size_t)row * tl->nb + tl->col],
 				   busy, whole));
-	snprintf(buf, size, "rank%s %s%s%s%s%s s%sMPI %s%s%s%s%s%s",
+	snprintf(buf, size, "rank%s %s%s%s%s%s s%sMPI %s%s%s%s%s%s%s",
 		 b - a > 1 ? "s" : "", ranks, dot, from,
 		 v->utf8 ? "\xe2\x80\x93" : "-", to, dot, pc,
 		 names[0] ? ": " : "", names,
 		 tl->hl_kind != TREE_GROUP ? dot : "",
 		 tl->hl_kind != TREE_GROUP ? "highlighted " : "",
-		 tl->hl_kind != TREE_GROUP ? lit : "");
+		 tl->hl_kind != TREE_GROUP ? lit : "", all);
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

@@ -639,6 +639,42 @@ wait_for "no per-call times: trace with RONDO_TIMING=percall"
 keys q
 exited 0
 
+# The mouse, as a terminal sends it (X10 encoding, which ncurses reads
+# for this TERM): a click selects a row, a click on the selected row opens
+# or closes it, the wheel moves by three rows; --no-mouse leaves the
+# mouse to the terminal (tmux says whether the program asked for it).
+mouse() { # mouse BUTTON X Y (0-based)
+	tm send-keys -t view -l "$(printf '\033[M%b%b%b' "\\$(printf %03o $((32 + $1)))" \
+		"\\$(printf %03o $((33 + $2)))" "\\$(printf %03o $((33 + $3)))")"
+	sleep 0.3
+}
+click() { mouse 0 "$1" "$2"; mouse 3 "$1" "$2"; }
+start timed.rondo
+wait_for "rank groups"
+settle [ "$(tm display -p -t view '#{mouse_any_flag}')" = 1 ] ||
+	fail "the explorer did not ask for the mouse"
+click 10 3
+wait_for "1/8  Enter open"
+wait_for "▸ ranks 0,3 (2)"
+click 10 3
+wait_for "▾ ranks 0,3 (2)"
+mouse 65 10 10
+wait_for "4/11  Enter open"
+mouse 64 10 10
+wait_for "1/11  Enter open"
+keys Tab
+wait_for "1/6  66 calls, 730 ms  Enter go to"
+click 10 5
+wait_for "3/6  "
+keys q q
+exited 0
+VIEW_ENV= start --no-mouse timed.rondo
+wait_for "rank groups"
+[ "$(tm display -p -t view '#{mouse_any_flag}')" = 0 ] ||
+	fail "--no-mouse: the explorer asked for the mouse"
+keys q
+exited 0
+
 # A recovered trace whose ranks 2 and 3 were cut short: their groups say
 # so, and so does a last row under them (with --ascii, "8<" for the
 # scissors), which a search steps over.

@@ -78,6 +78,12 @@ static void start_curses(struct view *v, int want_color)
 		start_color();
 		use_default_colors();
 	}
+	if (v->mouse) {
+		/* presses, not clicks: no wait to tell a click from a drag */
+		mouseinterval(0);
+		mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED,
+			  NULL);
+	}
 	theme_apply(&v->theme, v->color ? COLORS : 0, v->color);
 	view_matrix_colors(v);
 	bkgdset(' ' | theme_attr(THEME_NORMAL));
@@ -124,7 +130,7 @@ static void view_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rondo view [--theme NAME|FILE] [--color=WHEN] "
-		"[--ascii] FILE\n\n"
+		"[--ascii] [--no-mouse] FILE\n\n"
 		"Explores a trace: the rank groups and their calls as a tree\n"
 		"whose loops open to their body once, statistics of the\n"
 		"selected call, a table of signatures, search.  Keys: ? in\n"
@@ -134,7 +140,9 @@ static void view_usage(FILE *f)
 		"  --color=WHEN       auto (default), always or never; "
 		"NO_COLOR\n"
 		"                     set in the environment means never\n"
-		"  --ascii            no UTF-8 marks, whatever the locale\n");
+		"  --ascii            no UTF-8 marks, whatever the locale\n"
+		"  --no-mouse         leave the mouse to the terminal (its\n"
+		"                     own selection and copy)\n");
 }
 
 /* Where themes are looked for: the user's, RONDO_THEMES_DIR (a source
@@ -159,6 +167,7 @@ struct options {
 	const char *theme;
 	int color; /* -1 auto, 0 never, 1 always */
 	int ascii;
+	int no_mouse;
 };
 
 static int parse(int argc, char **argv, struct options *o)
@@ -168,15 +177,17 @@ static int parse(int argc, char **argv, struct options *o)
 		{"color", required_argument, 0, 'C'},
 		{"colour", required_argument, 0, 'C'},
 		{"ascii", no_argument, 0, 'A'},
+		{"no-mouse", no_argument, 0, 'M'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c;
 
-	*o = (struct options){NULL, -1, 0};
+	*o = (struct options){NULL, -1, 0, 0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'T': o->theme = optarg; break;
 		case 'A': o->ascii = 1; break;
+		case 'M': o->no_mouse = 1; break;
 		case 'C':
 			if (!strcmp(optarg, "never"))
 				o->color = 0;
@@ -272,6 +283,7 @@ int cmd_view(int argc, char **argv)
 		dirp[i] = dirs[i];
 	setlocale(LC_ALL, "");
 	v.utf8 = !o.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	v.mouse = !o.no_mouse;
 	if (view_setup(&v, &o, dirp, ndirs) < 0) {
 		tree_free(v.tree);
 		rondo_trace_free(v.t);

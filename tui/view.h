@@ -103,6 +103,12 @@ struct view {
 	enum view_detail detail;
 	int clip; /* view_put draws on no line from this one down (0: any) */
 
+	/* the mouse: on unless --no-mouse; where the table on screen drew
+	 * its rows at the last draw (rows_n 0: none), and its cursor's
+	 * line (-1: off screen), for a click to pick one */
+	int mouse;
+	int rows_y, rows_n, rows_cur;
+
 	/* each signature's one rank, or TREE_NONE when more call it;
 	 * VIEW_SIG_UNKNOWN until first asked (view_sig_rank) */
 	uint32_t *sig_rank;
@@ -325,6 +331,9 @@ int view_columns(const char *text);
  * first row shown, from *top, so that cur is among the `lines` shown. */
 uint32_t view_row_moved(uint32_t cur, int64_t delta, uint32_t n);
 void view_row_in_view(uint32_t cur, uint32_t *top, int lines);
+/* A table says where it drew its rows (lines y .. y+n-1) and the line of
+ * its cursor's row (-1: not among them), for the mouse. */
+void view_rows_shown(struct view *v, int y, int n, int cur_y);
 /* Clears columns x .. x+width-1 of line y with attribute attr. */
 void view_fill(int y, int x, int width, int attr);
 /* Sets the status line's message (error: drawn as one). */

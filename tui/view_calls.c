@@ -388,6 +388,8 @@ static void draw_list(struct view *v, int top, int height)
 		if (i < vc->n)
 			draw_row(v, top + 1 + k, i, i == vc->cur);
 	}
+	view_rows_shown(v, top + 1, height - 1,
+			top + 1 + (int)(vc->cur - vc->top));
 }
 
 /* ---- the pane's operations ------------------------------------------------ */

@@ -212,6 +212,8 @@ static void draw_table(struct view *v, int top, int height)
 		else
 			draw_row(v, top + 1 + k, i, i == ct->cur);
 	}
+	view_rows_shown(v, top + 1, height - 1,
+			top + 1 + (int)(ct->cur - ct->top));
 }
 
 /* Who waited for whom, as far as the kind of call says: a late arriver

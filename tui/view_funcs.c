@@ -206,6 +206,8 @@ static void view_draw_funcs(struct view *v, int top, int height)
 		if (i < fn->n)
 			draw_row(v, top + 1 + k, i, i == fn->cur);
 	}
+	view_rows_shown(v, top + 1, height - 1,
+			top + 1 + (int)(fn->cur - fn->top));
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

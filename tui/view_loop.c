@@ -430,6 +430,35 @@ static int k_quit(struct view *v)
 	return VIEW_REDRAW;
 }
 
+static int dispatch(struct view *v, int c);
+
+/* The mouse: the wheel moves by three rows; a click picks a table's row,
+ * and on the one selected does what Enter does (in the tree, Space:
+ * open or close). */
+static int k_mouse(struct view *v)
+{
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return 0;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		pane_move(v, -3);
+		return VIEW_REDRAW;
+	}
+	if (ev.bstate & BUTTON5_PRESSED) {
+		pane_move(v, 3);
+		return VIEW_REDRAW;
+	}
+	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) ||
+	    v->rows_n <= 0 || v->rows_cur < 0 || ev.y < v->rows_y ||
+	    ev.y >= v->rows_y + v->rows_n)
+		return 0;
+	if (ev.y == v->rows_cur)
+		return dispatch(v, v->pane == VIEW_TREE ? ' ' : '\n');
+	pane_move(v, ev.y - v->rows_cur);
+	return VIEW_REDRAW;
+}
+
 static int k_redraw(struct view *v)
 {
 	(void)v;
@@ -654,6 +683,12 @@ static const struct binding {
 	{{'?', KEY_F(1)}, "? F1", "this help", MAIN, k_help},
 	{{'q', 27}, "q Esc", "close the pane; quit from the tree", ALL, k_quit},
 	{{CTRL('l')}, "Ctrl-L", "redraw the screen", ALL, k_redraw},
+	{{KEY_MOUSE},
+	 "click wheel",
+	 "the mouse (not with --no-mouse): a click selects a row, and on "
+	 "the selected one opens it; the wheel scrolls",
+	 ALL,
+	 k_mouse},
 };
 
 #define NBINDINGS COUNTOF(bindings)
@@ -816,6 +851,7 @@ static void draw(struct view *v)
 		return;
 	}
 	erase();
+	v->rows_n = 0; /* until a table says where its rows are */
 	view_draw_header(v);
 	/* header (2) above, status (1) below */
 	view_ops(v)->draw(v, 2, v->lines - 3);

@@ -151,6 +151,8 @@ static void view_draw_sigs(struct view *v, int top, int height)
 		else
 			draw_sig(v, top + 1 + k, i, i == v->sig_cur);
 	}
+	view_rows_shown(v, top + 1, height - 1,
+			top + 1 + (int)(v->sig_cur - v->sig_top));
 }
 
 /* ---- the pane's operations ----------------------------------------------- */

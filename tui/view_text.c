@@ -123,6 +123,13 @@ int view_put_right(struct view *v, int y, int x, int width, int attr,
 	return view_put(v, y, x + width - cols, cols, attr, text);
 }
 
+void view_rows_shown(struct view *v, int y, int n, int cur_y)
+{
+	v->rows_y = y;
+	v->rows_n = n;
+	v->rows_cur = cur_y;
+}
+
 void view_fill(int y, int x, int width, int attr)
 {
 	attrset(attr);

@@ -254,6 +254,8 @@ static void view_draw_tree(struct view *v, int top, int height)
 		draw_row(v, top + 1 + k, row,
 			 row == v->cur && v->pane == VIEW_TREE);
 	}
+	view_rows_shown(v, top + 1, height - 1,
+			top + 1 + (int)(v->cur - v->top));
 }
 
 /* ---- the detail pane ----------------------------------------------------- */

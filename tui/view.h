@@ -160,6 +160,10 @@ struct view_pane_ops {
 	 * empty.  NULL for other panes, the tree's selection standing for
 	 * theirs. */
 	uint32_t (*selected)(const struct view *v);
+	/* The rank whose values that signature is shown with (its peers
+	 * absolute).  NULL: the tree's choice (a group of one rank, or the
+	 * signature's one rank). */
+	uint32_t (*rank)(const struct view *v);
 	/* Out of a block of ranks zoomed into: VIEW_REDRAW, 0 when not in
 	 * one.  NULL: never zoomed. */
 	int (*zoom_out)(struct view *v);
@@ -307,8 +311,6 @@ int view_calls_tree(struct view *v);
 int view_calls_timeline(struct view *v);
 int view_calls_prev_rank(struct view *v);
 int view_calls_next_rank(struct view *v);
-/* The rank shown, TREE_NONE when the pane was never made. */
-uint32_t view_calls_rank(const struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */

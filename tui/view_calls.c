@@ -226,7 +226,7 @@ int view_calls_show(struct view *v)
 	return vc_show(v, rank, tree_node_first_call(v->tree, n), 0);
 }
 
-uint32_t view_calls_rank(const struct view *v)
+static uint32_t calls_rank(const struct view *v)
 {
 	return v->clist ? v->clist->rank : TREE_NONE;
 }
@@ -446,5 +446,6 @@ const struct view_pane_ops view_calls_ops = {
 	.move_by = calls_move,
 	.status = calls_status,
 	.selected = calls_selected,
+	.rank = calls_rank,
 	.free = vc_close,
 };

@@ -398,8 +398,8 @@ static void sig_text(struct view *v, uint32_t sig, char *buf, size_t size)
 	struct tree_info in;
 	uint32_t rank;
 
-	if (v->pane == VIEW_CALLS)
-		rank = view_calls_rank(v); /* as that rank called it */
+	if (view_ops(v)->rank)
+		rank = view_ops(v)->rank(v); /* as that rank called it */
 	else if (v->pane != VIEW_TREE ||
 		 tree_info(v->tree, tree_row_node(v->tree, v->cur), &in) < 0 ||
 		 in.ranks != 1 ||

@@ -122,6 +122,40 @@ expect_exit 1 "$rondo" diff long.rondo long2.rondo
 grep -q "^  rank 2: call 175008 of 350003 (B: 350004)$" "$tmp/out" ||
 	fail "long trace: $(cat "$tmp/out")"
 
+# --groups: where two ranks' groups in one trace differ.  In call.rondo
+# rank 2 calls one MPI_Barrier more than rank 1, in its middle
+# iteration: exactly that call, at the index rondo dump gives it.
+expect_exit 1 "$rondo" diff --groups 1,2 call.rondo
+cat >"$tmp/want" <<'EOF2'
+< rank 1: 73 calls a rank
+> rank 2: 74 calls a rank
+1 stretch of calls differs (call: its index from 0 among the rank's calls, the first time it runs)
+@ at the top level: call 43 of rank 1 <, call 43 of rank 2 >
+> MPI_Barrier(comm=MPI_COMM_WORLD)
+EOF2
+cmp -s "$tmp/out" "$tmp/want" || fail "diff --groups 1,2: $(diff "$tmp/want" "$tmp/out")"
+"$rondo" dump --rank 2 call.rondo | grep -q "^2 43 MPI_Barrier(comm=MPI_COMM_WORLD)$" ||
+	fail "diff --groups: call 43 of rank 2 is not the Barrier"
+# the same on 5.4 million calls, never expanded; one group: 0, the same
+expect_exit 1 "$rondo" diff --groups 2,1 long2.rondo
+grep -q "^@ at the top level: call 175008 of rank 2 <, call 175008 of rank 1 >$" "$tmp/out" &&
+	grep -q "^< MPI_Barrier(comm=MPI_COMM_WORLD)$" "$tmp/out" &&
+	[ "$(grep -c '^[<>] ' "$tmp/out")" -eq 3 ] ||
+	fail "diff --groups 2,1 on the long trace: $(cat "$tmp/out")"
+expect_exit 0 "$rondo" diff --groups 1,3 long2.rondo
+grep -q "^ranks 1 and 3 are one group, ranks 1,3-14 (13): the same calls$" "$tmp/out" ||
+	fail "diff --groups 1,3: $(cat "$tmp/out")"
+# the edge ranks against an inner one: in the loop, each run
+expect_exit 1 "$rondo" diff --groups 0,1 a.rondo
+grep -q "^@ in x10 \[ MPI_Irecv ... MPI_Allreduce \] (each run): call 1 of rank 0 <, call 1 of rank 1 >$" "$tmp/out" ||
+	fail "diff --groups 0,1: $(cat "$tmp/out")"
+expect_exit 1 "$rondo" diff --groups 1,9 a.rondo
+one_error "^rondo: --groups: a.rondo has no rank 9 \(ranks 0-3\)$"
+expect_exit 2 "$rondo" diff --groups 1 a.rondo
+usage_error diff "groups '1': say two ranks"
+expect_exit 2 "$rondo" diff --groups 1,2 a.rondo a2.rondo
+usage_error diff "diff --groups takes one FILE"
+
 # usage and bad input: 2, and 1 with one message
 expect_exit 2 "$rondo" diff a.rondo
 usage_error diff "diff takes two FILEs"

@@ -675,6 +675,28 @@ wait_for "rank groups"
 keys q
 exited 0
 
+# Two rank groups compared (=): rank 2 calls one MPI_Barrier more than
+# rank 1 (mktrace --change call), and that call alone is shown, where it
+# is; Enter goes to it in the tree, under rank 2.
+"$mktrace" --ranks 4 --iters 10 --change call call.rondo || fail "mktrace --change call"
+start call.rondo
+wait_for "rank groups"
+keys g j =
+wait_for "rank 1 marked: = on a row of another group compares their calls"
+keys G k =
+wait_for "< rank 1 against > rank 2: 1 stretch of calls differs"
+calls_row 4 '^ 1\. at the top level: call 43 of rank 1 <, call 43 of rank 2 >$'
+calls_row 5 '^    > MPI_Barrier(comm=MPI_COMM_WORLD)$'
+calls_row 6 '^$'
+wait_for "1/2  Enter the call in the tree"
+golden compare
+keys Enter
+wait_for "6/10  Enter open"
+calls_row 6 '^▾ rank 2 '
+calls_row 9 '^    MPI_Barrier(comm=MPI_COMM_WORLD) '
+keys q
+exited 0
+
 # A recovered trace whose ranks 2 and 3 were cut short: their groups say
 # so, and so does a last row under them (with --ascii, "8<" for the
 # scissors), which a search steps over.

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "diff.h"
+#include "gdiff.h"
 #include "stats.h"
 
 /* Text lines cut signatures to this many bytes. */
@@ -28,13 +29,16 @@ struct diff_opts {
 	const char *csv;
 	const char *path[2];
 	const rondo_trace *t[2];
+	int groups; /* --groups: two ranks' groups of one trace */
+	uint32_t grank[2];
 };
 
 static void diff_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rondo diff [--ignore buffers|times] [--threshold PCT]\n"
-		"                  [--top N] [--csv PATH|-] A.rondo B.rondo\n\n"
+		"                  [--top N] [--csv PATH|-] A.rondo B.rondo\n"
+		"       rondo diff --groups R1,R2 FILE\n\n"
 		"Compares two traces of the same program (before and after a\n"
 		"change, or a program and its replay): each rank's calls, "
 		"call\n"
@@ -55,7 +59,16 @@ static void diff_usage(FILE *f)
 		"  --ignore times    no time sections\n"
 		"  --top N           N rows per section (text: 10, CSV: all)\n"
 		"  --csv PATH|-      CSV rows section,item,ranks,a,b "
-		"instead\n");
+		"instead\n"
+		"  --groups R1,R2    in one trace, where the calls of rank "
+		"R1's\n"
+		"                    group and rank R2's differ (why they "
+		"are two\n"
+		"                    groups): each stretch of calls that "
+		"differs,\n"
+		"                    where it is and what each side calls; "
+		"exits\n"
+		"                    0 when they are one group\n");
 }
 
 static int diff_ignore(const char *arg, struct diff_opts *o)
@@ -79,6 +92,23 @@ static int diff_ignore(const char *arg, struct diff_opts *o)
 }
 
 /* Returns -1 to go on, or the exit status. */
+/* "R1,R2": two ranks; 0 or -1. */
+static int diff_two_ranks(const char *arg, uint32_t r[2])
+{
+	char first[32];
+	const char *comma = strchr(arg, ',');
+
+	if (!comma || (size_t)(comma - arg) >= sizeof(first))
+		return -1;
+	memcpy(first, arg, (size_t)(comma - arg));
+	first[comma - arg] = '\0';
+	return cli_parse_u32(first, UINT32_MAX - 1, &r[0]) < 0 ||
+			       cli_parse_u32(comma + 1, UINT32_MAX - 1, &r[1]) <
+				       0
+		       ? -1
+		       : 0;
+}
+
 static int diff_args(int argc, char **argv, struct diff_opts *o)
 {
 	static const struct option opts[] = {
@@ -86,6 +116,7 @@ static int diff_args(int argc, char **argv, struct diff_opts *o)
 		{"threshold", required_argument, 0, 'T'},
 		{"top", required_argument, 0, 'n'},
 		{"csv", required_argument, 0, 'c'},
+		{"groups", required_argument, 0, 'g'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	uint32_t pc;
@@ -118,9 +149,24 @@ static int diff_args(int argc, char **argv, struct diff_opts *o)
 					optarg);
 			break;
 		case 'c': o->csv = optarg; break;
+		case 'g':
+			if (diff_two_ranks(optarg, o->grank) < 0)
+				return cli_usage_error(
+					"diff ",
+					"--groups '%s': say two ranks, R1,R2",
+					optarg);
+			o->groups = 1;
+			break;
 		case 'h': return diff_usage(stdout), CLI_EXIT_OK;
 		default: return cli_usage_error("diff ", "bad option");
 		}
+	}
+	if (o->groups) {
+		if (optind != argc - 1)
+			return cli_usage_error("diff ",
+					       "diff --groups takes one FILE");
+		o->path[0] = argv[optind];
+		return -1;
 	}
 	if (optind != argc - 2)
 		return cli_usage_error("diff ", "diff takes two FILEs");
@@ -527,6 +573,97 @@ static int diff_csv(const struct diff_opts *o, const struct an_diff *d)
 	return cli_csv_close(out, o->csv, ferror(out));
 }
 
+/* ---- two groups of one trace ---------------------------------------------- */
+
+/* Lines of one side of a stretch shown at most. */
+#define GDIFF_LINES 12
+
+static void gdiff_side(const rondo_trace *t, const struct an_gdiff_hunk *h,
+		       int s, uint32_t rank, char **buf, size_t *size)
+{
+	for (uint32_t k = 0; k < h->nsym[s] && k < GDIFF_LINES; k++) {
+		int n = an_sym_text(t, &h->sym[s][k], rank, 0, *buf, *size);
+
+		if (n >= 0 && (size_t)n >= *size) {
+			char *grown = realloc(*buf, (size_t)n + 1);
+
+			if (grown) {
+				*buf = grown;
+				*size = (size_t)n + 1;
+				an_sym_text(t, &h->sym[s][k], rank, 0, *buf,
+					    *size);
+			}
+		}
+		printf("%c %s\n", s ? '>' : '<', n < 0 ? "?" : *buf);
+	}
+	if (h->nsym[s] > GDIFF_LINES)
+		printf("%c ... and %" PRIu32 " more\n", s ? '>' : '<',
+		       h->nsym[s] - GDIFF_LINES);
+}
+
+static int diff_groups(const struct diff_opts *o)
+{
+	rondo_trace *t = cli_open(o->path[0]);
+	uint32_t g[2], rank[2];
+	char name[2][300], *buf = NULL;
+	size_t size = 0;
+	struct an_gdiff d;
+	int rc;
+
+	if (!t)
+		return CLI_EXIT_FAIL;
+	for (int s = 0; s < 2; s++) {
+		g[s] = an_rank_group(t, o->grank[s]);
+		if (g[s] == UINT32_MAX) {
+			cli_error("--groups: %s has no rank %" PRIu32
+				  " (ranks 0-%" PRIu32 ")",
+				  o->path[0], o->grank[s],
+				  rondo_rank_count(t) - 1);
+			rondo_trace_free(t);
+			return CLI_EXIT_FAIL;
+		}
+		an_group_name(t, g[s], name[s], sizeof(name[s]));
+		/* a side's calls as its first rank made them */
+		rondo_group_ranks(t, g[s], &rank[s], 1);
+	}
+	if (g[0] == g[1]) {
+		printf("ranks %" PRIu32 " and %" PRIu32
+		       " are one group, %s: the same calls\n",
+		       o->grank[0], o->grank[1], name[0]);
+		rondo_trace_free(t);
+		return CLI_EXIT_OK;
+	}
+	rc = an_gdiff(t, g[0], g[1], &d);
+	if (rc < 0) {
+		cli_error("cannot compare the groups: %s", rondo_strerror(rc));
+		rondo_trace_free(t);
+		return CLI_EXIT_FAIL;
+	}
+	printf("< %s: %" PRIu64 " calls a rank\n> %s: %" PRIu64
+	       " calls a rank\n",
+	       name[0], rondo_rank_calls(t, rank[0]), name[1],
+	       rondo_rank_calls(t, rank[1]));
+	printf("%" PRIu32 "%s stretch%s of calls differ%s (call: its index "
+	       "from 0 among the rank's calls, the first time it runs)\n",
+	       d.n, d.more ? "+" : "", d.n == 1 ? "" : "es",
+	       d.n == 1 ? "s" : "");
+	for (uint32_t k = 0; k < d.n; k++) {
+		an_gdiff_where(t, &d.hunk[k], rank, 0, name[0],
+			       sizeof(name[0]));
+		printf("@ %s\n", name[0]);
+		for (int s = 0; s < 2; s++)
+			gdiff_side(t, &d.hunk[k], s, rank[s], &buf, &size);
+	}
+	if (d.more)
+		printf("... more than %d stretches: the rest not shown\n",
+		       AN_GDIFF_MAX);
+	rc = d.n || d.more ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	free(buf);
+	an_gdiff_free(&d);
+	rondo_trace_free(t);
+	return rc;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o = {.threshold = 0.25};
@@ -536,6 +673,8 @@ int cmd_diff(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (o.groups)
+		return diff_groups(&o);
 	t[0] = cli_open(o.path[0]);
 	t[1] = t[0] ? cli_open(o.path[1]) : NULL;
 	if (!t[1]) {

@@ -49,6 +49,7 @@ enum view_detail { VIEW_DETAIL_FIT, VIEW_DETAIL_TALL, VIEW_DETAIL_HIDDEN };
 	X(CONT, cont)                                                          \
 	X(TIMELINE, timeline)                                                  \
 	X(CALLS, calls)                                                        \
+	X(GDIFF, gdiff)                                                        \
 	X(HELP, help)
 /* clang-format on */
 
@@ -61,6 +62,7 @@ struct view_cont;     /* view_contention.c */
 struct view_funcs;    /* view_funcs.c */
 struct view_timeline; /* view_timeline.c */
 struct view_calls;    /* view_calls.c */
+struct view_gdiff;    /* view_gdiff.c */
 
 /* How the signature table is sorted. */
 enum view_sort { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_MAX, SORT_NKEYS };
@@ -123,6 +125,7 @@ struct view {
 	struct view_funcs *funcs;
 	struct view_timeline *timeline;
 	struct view_calls *clist; /* one rank's calls */
+	struct view_gdiff *gdiff; /* two groups compared */
 
 	/* the header's figures */
 	double total_ns; /* MPI time, all ranks */
@@ -311,6 +314,15 @@ int view_calls_tree(struct view *v);
 int view_calls_timeline(struct view *v);
 int view_calls_prev_rank(struct view *v);
 int view_calls_next_rank(struct view *v);
+
+/* ---- two rank groups compared (view_gdiff.c) ---------------------------- */
+/* = in the tree: marks the selection's group; on a row of another group
+ * once one is marked, shows where the two groups' calls differ.  Enter
+ * in that pane: the selected line's call in the tree.  VIEW_REDRAW. */
+int view_gdiff_mark(struct view *v);
+int view_gdiff_tree(struct view *v);
+/* The group marked, TREE_NONE when none. */
+uint32_t view_gdiff_marked(const struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */

@@ -429,8 +429,8 @@ static unsigned ceil_log2(uint64_t v)
  * limits the window to the declared size so the decoder's own buffers stay
  * proportional to it (a writer that knows the size never needs more). */
 static int zstd_prepare(const struct fmt_container *c,
-			const struct fmt_entry *s, ZSTD_DCtx *dc,
-			struct fmt_err *e)
+			const struct fmt_entry *s, uint64_t avail,
+			ZSTD_DCtx *dc, struct fmt_err *e)
 {
 	const uint8_t *src = c->data + s->offset;
 	unsigned long long fcs;
@@ -446,10 +446,10 @@ static int zstd_prepare(const struct fmt_container *c,
 		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
 				"%" PRIu64 " bytes do not fit in memory",
 				s->raw);
-	if (s->stored < 4 || ld32(src) != ZSTD_MAGICNUMBER)
+	if (avail < 4 || ld32(src) != ZSTD_MAGICNUMBER)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
 				"not a zstd frame");
-	fcs = ZSTD_getFrameContentSize(src, (size_t)s->stored);
+	fcs = ZSTD_getFrameContentSize(src, (size_t)avail);
 	if (fcs == ZSTD_CONTENTSIZE_ERROR)
 		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
 				"bad zstd frame header");
@@ -545,7 +545,7 @@ static int load_zstd(const struct fmt_container *c, const struct fmt_entry *s,
 	if (!z.dc)
 		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
 				"out of memory");
-	rc = zstd_prepare(c, s, z.dc, e);
+	rc = zstd_prepare(c, s, s->stored, z.dc, e);
 	while (!rc)
 		rc = zload_step(&z, &in);
 	ZSTD_freeDCtx(z.dc);
@@ -624,6 +624,80 @@ int fmt_section_load(const struct fmt_container *c, uint32_t idx, uint8_t **out,
 	return rc;
 }
 
+/* The longest a zstd frame's header is (ZSTD_FRAMEHEADERSIZE_MAX, which
+ * zstd.h gives only to static linking). */
+#define ZSTD_HEADER_MAX 18
+
+int fmt_section_load_cut(const struct fmt_container *c, uint32_t idx,
+			 uint8_t **out, size_t *len, struct fmt_err *e)
+{
+	const struct fmt_entry *s;
+	uint64_t have;
+	struct zload z = {c, NULL, NULL, NULL, 0, 0, e};
+	ZSTD_inBuffer in;
+	int rc = 0;
+
+	*out = NULL;
+	*len = 0;
+	if (idx >= c->nsec || c->sec[idx].state != FMT_SEC_CUT)
+		return fmt_fail(e, RONDO_E_RANGE, NULL, 0,
+				"section %u is not cut", idx);
+	s = &c->sec[idx];
+	have = c->size > s->offset ? c->size - s->offset : 0;
+	if (s->codec == FMT_CODEC_RAW) {
+		have = min_u64(have, s->raw);
+		if (!(*out = malloc(have ? (size_t)have : 1)))
+			return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+					"out of memory");
+		memcpy(*out, c->data + s->offset, (size_t)have);
+		*len = (size_t)have;
+		return 0;
+	}
+	if (s->codec != FMT_CODEC_ZSTD)
+		return sec_fail(c, e, s->type, RONDO_E_CORRUPT, s->offset,
+				"unknown codec %u", s->codec);
+	/* as far as the bytes there go: a frame that ends early is what a
+	 * cut leaves, whatever came out before it is whole */
+	if (have < ZSTD_HEADER_MAX) {
+		/* not even the frame's header: nothing whole, if what is
+		 * there begins as a frame does */
+		uint8_t magic[4];
+
+		st32(magic, ZSTD_MAGICNUMBER);
+		if (memcmp(c->data + s->offset, magic,
+			   (size_t)min_u64(have, 4)))
+			return sec_fail(c, e, s->type, RONDO_E_CORRUPT,
+					s->offset, "not a zstd frame");
+		if (!(*out = malloc(1)))
+			return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+					"out of memory");
+		return 0;
+	}
+	z.s = s;
+	z.dc = ZSTD_createDCtx();
+	in = (ZSTD_inBuffer){c->data + s->offset, (size_t)have, 0};
+	if (!z.dc)
+		return sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+				"out of memory");
+	rc = zstd_prepare(c, s, have, z.dc, e);
+	/* on while bytes are left in, or out is full (zstd may hold more) */
+	while (!rc && (in.pos < in.size || z.pos == z.cap))
+		rc = zload_step(&z, &in);
+	ZSTD_freeDCtx(z.dc);
+	if (rc == RONDO_E_TRUNCATED || rc == 1)
+		rc = 0;
+	if (!rc && !z.buf && !(z.buf = malloc(1)))
+		rc = sec_fail(c, e, s->type, RONDO_E_NOMEM, s->offset,
+			      "out of memory");
+	if (rc) {
+		free(z.buf);
+		return rc;
+	}
+	*out = z.buf;
+	*len = z.pos;
+	return 0;
+}
+
 /* ---- writing a file ------------------------------------------------------ */
 
 void fmt_writer_init(struct fmt_writer *w)
@@ -655,11 +729,48 @@ static int writer_grow_tab(struct fmt_writer *w)
 
 /* Compresses straight into the body with one byte less room than the raw
  * payload: zstd then fails exactly when compressing would not pay. */
-static size_t writer_pack(struct fmt_writer *w, const void *raw, size_t len,
-			  int level, uint32_t *codec)
+/* Compresses raw into dst (room for cap bytes) as one zstd frame whose
+ * blocks end every `block` bytes of raw, so that what a cut leaves of it
+ * decodes up to the last whole block (fmt_section_load_cut).  The size in
+ * dst, or a zstd error (ZSTD_isError). */
+static size_t pack_blocks(void *dst, size_t cap, const void *raw, size_t len,
+			  int level, size_t block)
+{
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_outBuffer out = {dst, cap, 0};
+	ZSTD_inBuffer in = {raw, 0, 0};
+	size_t r = 0;
+
+	if (!cc)
+		return (size_t)-1; /* an error code to ZSTD_isError */
+	r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setPledgedSrcSize(cc, len);
+	while (!ZSTD_isError(r) && in.size < len) {
+		ZSTD_EndDirective how =
+			len - in.size > block ? ZSTD_e_flush : ZSTD_e_end;
+
+		in.size = how == ZSTD_e_end ? len : in.size + block;
+		do /* until the flush or the end is complete */
+			r = ZSTD_compressStream2(cc, &out, &in, how);
+		while (!ZSTD_isError(r) && r != 0 && out.pos < out.size);
+		if (!ZSTD_isError(r) && r != 0)
+			r = (size_t)-1; /* out of room: not smaller */
+	}
+	ZSTD_freeCCtx(cc);
+	return ZSTD_isError(r) ? r : out.pos;
+}
+
+static size_t writer_pack(struct fmt_writer *w, uint32_t type, const void *raw,
+			  size_t len, int level, uint32_t *codec)
 {
 	uint8_t *dst = w->body.data + w->body.len;
-	size_t z = len ? ZSTD_compress(dst, len - 1, raw, len, level) : 0;
+	/* the call grammar, read up to a cut, in blocks */
+	size_t z = !len ? 0
+		   : type == FMT_SEC_GRAMMAR && len > FMT_GRAMMAR_BLOCK
+			   ? pack_blocks(dst, len - 1, raw, len, level,
+					 FMT_GRAMMAR_BLOCK)
+			   : ZSTD_compress(dst, len - 1, raw, len, level);
 
 	if (len && !ZSTD_isError(z)) {
 		*codec = FMT_CODEC_ZSTD;
@@ -703,7 +814,7 @@ int fmt_writer_add(struct fmt_writer *w, uint32_t type, const void *raw,
 	memset(s, 0, sizeof(*s));
 	s->type = type;
 	s->offset = FMT_HEADER_SIZE + (uint64_t)start;
-	s->stored = writer_pack(w, raw, len, level, &s->codec);
+	s->stored = writer_pack(w, type, raw, len, level, &s->codec);
 	s->raw = len;
 	w->body.len += (size_t)s->stored;
 	s->crc = fmt_crc32c(0, w->body.data + start, (size_t)s->stored);

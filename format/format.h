@@ -139,6 +139,20 @@ int fmt_container_find(const struct fmt_container *c, uint32_t type);
 int fmt_section_load(const struct fmt_container *c, uint32_t idx, uint8_t **out,
 		     size_t *len, struct fmt_err *e);
 
+/* The writer ends a zstd block of the call grammar every this many raw
+ * bytes: a grammar cut by the end of the file decodes up to its last
+ * whole block. */
+#define FMT_GRAMMAR_BLOCK 65536
+
+/* Of section `idx`, cut by the end of the file (state FMT_SEC_CUT), what
+ * its bytes there decode to: a prefix of its raw bytes, *len of them
+ * (fewer than entry.raw; 0 when nothing whole came through, *out still a
+ * buffer).  Returns 0 or a RONDO_E_* code (CORRUPT when the stored bytes
+ * there are not the start of a zstd frame; RANGE when the section is not
+ * cut). */
+int fmt_section_load_cut(const struct fmt_container *c, uint32_t idx,
+			 uint8_t **out, size_t *len, struct fmt_err *e);
+
 /* ---- byte buffers and varints ------------------------------------------ */
 
 /* A growable output buffer.  After an allocation failure `oom` is set and
@@ -412,6 +426,17 @@ void fmt_grammar_encode(struct fmt_buf *b, const struct fmt_grammar *g);
 int fmt_grammar_decode(struct fmt_grammar *g, const uint8_t *p, size_t n,
 		       uint32_t nterminals, uint64_t **lengths,
 		       struct fmt_err *e);
+/* The same for the first n bytes of a grammar of raw bytes in all (a
+ * section cut by the end of the file, fmt_section_load_cut): the rules
+ * there whole, checked as above, then one more, empty, that stands for
+ * the rules lost (g->nrules is one more than the rules read, and
+ * lengths[g->nrules - 1] is 0).  *declared is how many rules the whole
+ * grammar has.  Fails as fmt_grammar_decode for anything but the end of
+ * the bytes. */
+int fmt_grammar_decode_cut(struct fmt_grammar *g, const uint8_t *p, size_t n,
+			   uint64_t raw, uint32_t nterminals,
+			   uint64_t **lengths, uint32_t *declared,
+			   struct fmt_err *e);
 void fmt_grammar_free(struct fmt_grammar *g);
 
 /* The rank map: a small grammar whose terminals are root rule ids of the

@@ -182,6 +182,72 @@ int fmt_grammar_decode(struct fmt_grammar *g, const uint8_t *p, size_t n,
 	return rc;
 }
 
+int fmt_grammar_decode_cut(struct fmt_grammar *g, const uint8_t *p, size_t n,
+			   uint64_t raw, uint32_t nterminals,
+			   uint64_t **lengths, uint32_t *declared,
+			   struct fmt_err *e)
+{
+	struct gread st = {g, NULL, 0, nterminals};
+	struct fmt_cur c;
+	uint64_t nr;
+	uint32_t r = 0;
+	int rc, counted;
+
+	memset(g, 0, sizeof(*g));
+	*lengths = NULL;
+	*declared = 0;
+	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_GRAMMAR), e);
+	rc = fmt_get_uvarint(&c, &nr);
+	if (rc == RONDO_E_TRUNCATED)
+		nr = raw; /* not even the count: at most a rule a byte, none
+			     read */
+	else if (rc)
+		return rc;
+	counted = rc == 0;
+	/* every rule takes a byte at least of the whole section */
+	if (nr >= UINT32_MAX || nr > raw)
+		return fmt_cur_fail(&c, RONDO_E_CORRUPT, 0,
+				    "%" PRIu64 " rules in %" PRIu64 " bytes",
+				    nr, raw);
+	g->first = calloc((size_t)nr + 2, sizeof(*g->first));
+	st.len = calloc((size_t)nr + 1, sizeof(*st.len));
+	if (!g->first || !st.len) {
+		free(st.len);
+		fmt_grammar_free(g);
+		return fmt_cur_nomem(&c);
+	}
+	/* the rules whole before the end; a rule cut there is the first
+	 * lost */
+	for (rc = 0; counted && r < nr && !rc; r++) {
+		size_t at = c.pos;
+
+		rc = rule_read(&c, &st, r);
+		if (rc == RONDO_E_TRUNCATED) {
+			c.pos = at;
+			break;
+		}
+	}
+	if (rc == RONDO_E_TRUNCATED)
+		rc = 0;
+	else if (!rc && counted && r == nr && c.pos != n)
+		rc = fmt_cur_end(&c);
+	if (!rc && !g->body &&
+	    util_grow(&g->body, &st.cap, 1, sizeof(*g->body)))
+		rc = fmt_cur_nomem(&c);
+	if (rc) {
+		free(st.len);
+		fmt_grammar_free(g);
+		return rc;
+	}
+	/* the empty rule that stands for those lost */
+	g->first[r + 1] = g->first[r];
+	st.len[r] = 0;
+	g->nrules = r + 1;
+	*declared = (uint32_t)nr;
+	*lengths = st.len;
+	return 0;
+}
+
 void fmt_grammar_free(struct fmt_grammar *g)
 {
 	free(g->first);

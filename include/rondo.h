@@ -362,6 +362,13 @@ RONDO_API uint32_t rondo_rank_root(const rondo_trace *t, uint32_t rank);
 /** Returns the number of calls `rank` made (0 if out of range). */
 RONDO_API uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank);
 
+/** Returns 1 when rank `rank`'s calls are lost: the file was cut inside
+ * its call grammar, before the rules of that rank (the rank then has 0
+ * calls, and a group of its own with the others lost, which
+ * rondo_group_lost() names; rondo_trace_damage() says which ranks);
+ * 0 otherwise, and out of range. */
+RONDO_API int rondo_rank_lost(const rondo_trace *t, uint32_t rank);
+
 /** Returns the number of rank groups: sets of ranks whose whole call
  * sequence is the same rule.  Groups are ordered by their lowest rank. */
 RONDO_API uint32_t rondo_group_count(const rondo_trace *t);
@@ -371,6 +378,10 @@ RONDO_API uint32_t rondo_group_root(const rondo_trace *t, uint32_t g);
 
 /** Returns the number of ranks in group `g` (0 if out of range). */
 RONDO_API uint32_t rondo_group_size(const rondo_trace *t, uint32_t g);
+
+/** Returns 1 when group `g` is the ranks whose calls are lost
+ * (rondo_rank_lost()), 0 otherwise. */
+RONDO_API int rondo_group_lost(const rondo_trace *t, uint32_t g);
 
 /**
  * Copies the ranks of group `g`, in increasing order, into ranks[0..max-1].

@@ -204,6 +204,12 @@ uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank)
 		       : 0;
 }
 
+int rondo_rank_lost(const rondo_trace *t, uint32_t rank)
+{
+	return t && t->opened && rank < t->rm.nranks &&
+	       t->lost_rule != UINT32_MAX && t->rank_root[rank] == t->lost_rule;
+}
+
 int rondo_timing_mode(const rondo_trace *t, double *base)
 {
 	int on = t && t->opened && t->timing.nranks;
@@ -239,6 +245,12 @@ uint32_t rondo_group_root(const rondo_trace *t, uint32_t g)
 uint32_t rondo_group_size(const rondo_trace *t, uint32_t g)
 {
 	return t && t->opened && g < t->ngroups ? t->groups[g].size : 0;
+}
+
+int rondo_group_lost(const rondo_trace *t, uint32_t g)
+{
+	return t && t->opened && g < t->ngroups && t->lost_rule != UINT32_MAX &&
+	       t->groups[g].root == t->lost_rule;
 }
 
 int64_t rondo_group_ranks(const rondo_trace *t, uint32_t g, uint32_t *ranks,

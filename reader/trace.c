@@ -19,6 +19,7 @@
 
 #include "fileio.h"
 #include "trace_int.h"
+#include "util.h"
 
 unsigned rondo_version_number(void)
 {
@@ -211,6 +212,34 @@ static void trace_note(rondo_trace *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The note of a grammar cut by the end of the file: whose calls are
+ * lost. */
+static void trace_lost_note(rondo_trace *t)
+{
+	uint32_t *lost = malloc(sizeof(*lost) * (t->nlost ? t->nlost : 1));
+	char ranks[160] = "";
+	uint32_t k = 0;
+
+	for (uint32_t r = 0; lost && r < t->rm.nranks; r++)
+		if (t->rank_root[r] == t->lost_rule)
+			lost[k++] = r;
+	if (lost)
+		util_put_ranks(ranks, sizeof(ranks), lost, k);
+	if (strlen(ranks) > 60)
+		memcpy(ranks + 57, "...", 4); /* the count follows */
+	free(lost);
+	if (!t->nlost)
+		trace_note(t, "section 'grammar' cut by the end of the file: "
+			      "no rank's calls lost");
+	else
+		trace_note(
+			t,
+			"section 'grammar' cut by the end of the file: the "
+			"calls of rank%s %s lost (%u of %u)%s",
+			t->nlost == 1 ? "" : "s", ranks, t->nlost, t->rm.nranks,
+			t->nlost < t->rm.nranks ? ", the others' whole" : "");
+}
+
 /* The notes of a file that opened with parts missing: the cut, then each
  * section left out. */
 static void trace_damage_notes(rondo_trace *t)
@@ -230,7 +259,10 @@ static void trace_damage_notes(rondo_trace *t)
 			   "with their table entries",
 			   c->lost);
 	for (uint32_t i = 0; i < c->nsec; i++)
-		if (c->sec[i].state != FMT_SEC_WHOLE)
+		if (c->sec[i].type == FMT_SEC_GRAMMAR &&
+		    t->lost_rule != UINT32_MAX)
+			trace_lost_note(t);
+		else if (c->sec[i].state != FMT_SEC_WHOLE)
 			trace_note(t, "section '%s' %s: %s",
 				   fmt_section_name(c->sec[i].type),
 				   c->sec[i].state == FMT_SEC_CUT
@@ -296,11 +328,54 @@ static int trace_section(rondo_trace *t, uint32_t type, int required,
 	return rc < 0 ? trace_fail_fmt(t, &e) : 0;
 }
 
+/* The call grammar; cut by the end of the file, with its rank map whole
+ * (written before it), the rules whole before the cut and an empty one
+ * for the ranks whose roots were lost.  *nrules: the rules the rank map
+ * may name (the whole grammar's). */
+static int trace_grammar(rondo_trace *t, uint32_t *nrules)
+{
+	int idx = fmt_container_find(&t->c, FMT_SEC_GRAMMAR);
+	int map = fmt_container_find(&t->c, FMT_SEC_RANKMAP);
+	struct fmt_err e = {0};
+	uint8_t *p;
+	size_t n;
+	int rc;
+
+	t->lost_rule = UINT32_MAX;
+	/* cut, it is read only with the rank map; cut before the grammar,
+	 * the rank map is what the calls need first */
+	if (idx >= 0 && t->c.sec[idx].state == FMT_SEC_CUT &&
+	    (map < 0 || t->c.sec[map].state != FMT_SEC_WHOLE))
+		return trace_needed(t, FMT_SEC_RANKMAP, map);
+	if (idx < 0 || t->c.sec[idx].state != FMT_SEC_CUT) {
+		rc = trace_section(t, FMT_SEC_GRAMMAR, 1, &p, &n);
+		if (rc < 0)
+			return rc;
+		rc = fmt_grammar_decode(&t->g, p, n, t->cst.n, &t->rule_calls,
+					&e);
+		free(p);
+		*nrules = t->g.nrules;
+		return rc < 0 ? trace_fail_fmt(t, &e) : 0;
+	}
+	rc = fmt_section_load_cut(&t->c, (uint32_t)idx, &p, &n, &e);
+	if (rc == 0) {
+		rc = fmt_grammar_decode_cut(&t->g, p, n, t->c.sec[idx].raw,
+					    t->cst.n, &t->rule_calls, nrules,
+					    &e);
+		free(p);
+	}
+	if (rc < 0)
+		return trace_fail_fmt(t, &e);
+	t->lost_rule = t->g.nrules - 1;
+	return 0;
+}
+
 /* Decodes the sections the API needs, each checked against the ones it
  * refers to. */
 static int trace_decode(rondo_trace *t)
 {
 	struct fmt_err e = {0};
+	uint32_t nrules;
 	uint8_t *p;
 	size_t n;
 	int rc;
@@ -322,10 +397,11 @@ static int trace_decode(rondo_trace *t)
 	DECODE(FMT_SEC_FUNCS, 1, fmt_funcs_decode(&t->funcs, p, n, &e));
 	DECODE(FMT_SEC_CONSTS, 0, fmt_consts_decode(&t->consts, p, n, &e));
 	DECODE(FMT_SEC_CST, 1, fmt_cst_decode(&t->cst, p, n, t->funcs.n, &e));
-	DECODE(FMT_SEC_GRAMMAR, 1,
-	       fmt_grammar_decode(&t->g, p, n, t->cst.n, &t->rule_calls, &e));
+	rc = trace_grammar(t, &nrules);
+	if (rc < 0)
+		return rc;
 	DECODE(FMT_SEC_RANKMAP, 1,
-	       fmt_rankmap_decode(&t->rm, p, n, t->g.nrules, &e));
+	       fmt_rankmap_decode(&t->rm, p, n, nrules, &e));
 	DECODE(FMT_SEC_SIGSTATS, 0,
 	       fmt_sigstats_decode(&t->stats, p, n, t->cst.n, &e));
 	if (!t->stats.st) /* an older file's */
@@ -333,9 +409,12 @@ static int trace_decode(rondo_trace *t)
 		       fmt_stats_decode(&t->stats, p, n, t->cst.n, &e));
 	DECODE(FMT_SEC_GAPSTATS, 0,
 	       fmt_sigstats_decode(&t->gaps, p, n, t->cst.n, &e));
-	DECODE(FMT_SEC_GROUPGAPS, 0,
-	       fmt_groupgaps_decode(&t->ggaps, p, n, t->g.nrules, t->cst.n,
-				    &e));
+	/* each group's time between calls is by root: with a cut grammar,
+	 * some roots are lost (the section's own note says so) */
+	if (t->lost_rule == UINT32_MAX)
+		DECODE(FMT_SEC_GROUPGAPS, 0,
+		       fmt_groupgaps_decode(&t->ggaps, p, n, t->g.nrules,
+					    t->cst.n, &e));
 	DECODE(FMT_SEC_COMMS, 0,
 	       fmt_comms_decode(&t->comms, p, n, t->rm.nranks, &e));
 	DECODE(FMT_SEC_TOPOLOGY, 0,
@@ -385,6 +464,10 @@ static int trace_rank_groups(rondo_trace *t)
 		uint32_t root = 0;
 
 		walk_next(&w, &root); /* the decoder checked the length */
+		if (root >= t->g.nrules - 1 && t->lost_rule != UINT32_MAX) {
+			root = t->lost_rule; /* past the cut: lost */
+			t->nlost++;
+		}
 		if (group_of[root] == UINT32_MAX) {
 			group_of[root] = t->ngroups;
 			t->groups[t->ngroups++] =

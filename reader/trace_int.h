@@ -31,6 +31,11 @@ struct rondo_trace {
 	uint64_t *rule_calls; /* calls each rule expands to */
 	uint64_t nsyms;
 	uint32_t depth; /* longest chain of rule references, plus one */
+	/* a grammar cut by the end of the file: the rules whole before the
+	 * cut, then an empty one, lost_rule, that every rank whose root
+	 * was past the cut has as its root (its calls are lost); lost_rule
+	 * is UINT32_MAX for a whole grammar.  nlost: those ranks. */
+	uint32_t lost_rule, nlost;
 	struct fmt_rankmap rm;
 	uint32_t *rank_root; /* the rank map, expanded: one rule per rank */
 	uint32_t *rank_group;

@@ -1235,6 +1235,16 @@ int rp_proxy_write(const rondo_trace *t, const char *name, FILE *out,
 		for (int64_t k = 0; k < n && k < (int64_t)G.nranks; k++)
 			G.group_of[ranks[k]] = (int)g;
 	}
+	for (uint32_t r = 0; r < G.nranks; r++)
+		if (rondo_rank_lost(t, r)) {
+			snprintf(rep->why, sizeof rep->why,
+				 "rank %u's calls are lost (the file is cut "
+				 "inside its grammar): the others' would wait "
+				 "for it",
+				 r);
+			ret = RP_PROXY_NOREPLAY;
+			goto out;
+		}
 	if ((ret = functions(&G, &bad)) != 0) {
 		if (ret > 0) {
 			snprintf(rep->why, sizeof rep->why,

@@ -510,6 +510,21 @@ int main(int argc, char **argv)
 		rondo_trace_free(t);
 		return EXIT_READ;
 	}
+	/* what a damaged file went without, as every command says it */
+	for (uint32_t k = 0; speaker() && rondo_trace_damage(t, k); k++)
+		fprintf(stderr, "%s: warning: %s: %s\n", prog, argv[optind],
+			rondo_trace_damage(t, k));
+	for (uint32_t r = 0; r < rondo_rank_count(t); r++)
+		if (rondo_rank_lost(t, r)) {
+			if (speaker())
+				fprintf(stderr,
+					"%s: %s: rank %u's calls are lost (the "
+					"file is cut inside its grammar): the "
+					"others' would wait for it\n",
+					prog, argv[optind], r);
+			rondo_trace_free(t);
+			return EXIT_NOREPLAY;
+		}
 	handler = calloc(rondo_func_count(t) + 1, sizeof *handler);
 	if (!handler) {
 		fprintf(stderr, "%s: out of memory\n", prog);

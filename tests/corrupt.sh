@@ -21,7 +21,7 @@ expect() {
 	case "$1" in
 	empty* | truncated-header*) echo "file ends inside the 32-byte header" ;;
 	truncated-index*) echo "truncated: 41 of [0-9]* bytes; the section table is lost" ;;
-	truncated-grammar*) echo "truncated: [0-9]* of [0-9]* bytes, inside section 'grammar', which the calls need" ;;
+	truncated-rankmap*) echo "truncated: [0-9]* of [0-9]* bytes, inside section 'rankmap', which the calls need" ;;
 	table-offset*) echo "belong to no section" ;;
 	bad-magic*) echo "not a rondo" ;;
 	future-major*) echo "upgrade rondo" ;;

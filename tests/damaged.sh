@@ -161,13 +161,53 @@ for f in demo.rondo timed.rondo; do
 	grep -q '^damage' err && fail "$f: info lists damage"
 done
 
+# A grammar cut by the end of the file: the rules before the cut are
+# read, the ranks whose roots come after lose their calls (rank 7 here,
+# whose root is the grammar's last rule), the others keep every call;
+# every command says which were lost; the replay and the proxy refuse.
+"$mktrace" --ranks 8 --iters 50 --change call groups.rondo || fail "mktrace --change call"
+gend=$(($(offset groups.rondo grammar) + $(size groups.rondo grammar)))
+[ "$(offset groups.rondo grammar)" -gt "$(offset groups.rondo rankmap)" ] ||
+	fail "the rank map is not written before the grammar"
+head -c $((gend - 2)) groups.rondo >cut-in-grammar.rondo
+want="rondo: warning: cut-in-grammar.rondo: section 'grammar' cut by the end of the file: the calls of rank 7 lost (1 of 8), the others' whole"
+for cmd in "dump --ranks 0-6" "dump --ranks 7" "dump --grammar" info matrix; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	"$rondo" $cmd cut-in-grammar.rondo >out 2>err
+	status=$?
+	[ "$status" -eq 0 ] || fail "cut-in-grammar ($cmd): status $status: $(cat err)"
+	grep -qxF "$want" err || fail "cut-in-grammar ($cmd): $(cat err)"
+done
+"$rondo" dump --ranks 0-6 groups.rondo >good.out 2>/dev/null
+"$rondo" dump --ranks 0-6 cut-in-grammar.rondo >cut.out 2>/dev/null
+[ -s good.out ] && cmp -s good.out cut.out || fail "cut-in-grammar: ranks 0-6's calls differ from the whole file's"
+"$rondo" dump --ranks 7 cut-in-grammar.rondo >cut.out 2>/dev/null
+[ ! -s cut.out ] || fail "cut-in-grammar: rank 7 has calls: $(head -3 cut.out)"
+"$rondo" info cut-in-grammar.rondo 2>/dev/null | grep -q "^  3 .*  7  (calls lost with the end of the file)$" ||
+	fail "cut-in-grammar: info does not name rank 7's group lost: $("$rondo" info cut-in-grammar.rondo 2>/dev/null | grep -A6 '^rank groups (')"
+"$rondo" dump --grammar cut-in-grammar.rondo 2>/dev/null | grep -qx "  ranks 7 -> R6  (calls lost with the end of the file)" ||
+	fail "cut-in-grammar: dump --grammar: $("$rondo" dump --grammar cut-in-grammar.rondo 2>/dev/null | tail -4)"
+# cut at the grammar's start: every rank lost, the file still opens
+head -c "$(offset groups.rondo grammar)" groups.rondo >cut-at-grammar.rondo
+"$rondo" info cut-at-grammar.rondo >out 2>err ||
+	fail "cut-at-grammar: status $?: $(cat err)"
+grep -qF "section 'grammar' cut by the end of the file: the calls of ranks 0-7 lost (8 of 8)" err ||
+	fail "cut-at-grammar: $(cat err)"
+"$rondo" proxy -o proxy.c cut-in-grammar.rondo >out 2>err
+status=$?
+if ! grep -q "built without MPI" err; then
+	[ "$status" -eq 3 ] && grep -q "^rondo: proxy: cut-in-grammar.rondo: rank 7's calls are lost (the file is cut inside its grammar)" err ||
+		fail "proxy of a cut grammar: status $status, $(tail -1 err)"
+fi
+
 # Lost calls: every command refuses with one line and status 1.
-head -c $(($(offset demo.rondo grammar) + 2)) demo.rondo >cut-grammar.rondo
+head -c $(($(offset demo.rondo rankmap) + 2)) demo.rondo >cut-rankmap.rondo
 flip demo.rondo flip-cst.rondo $(($(offset demo.rondo cst) + 3))
 head -c 40 demo.rondo >cut-index.rondo
 cp "$top_srcdir/tests/damaged/v1.10-cut-half.rondo" .
 cat >refused <<EOF
-cut-grammar.rondo|truncated: $(($(offset demo.rondo grammar) + 2)) of $whole bytes, inside section 'grammar', which the calls need
+cut-rankmap.rondo|truncated: $(($(offset demo.rondo rankmap) + 2)) of $whole bytes, inside section 'rankmap', which the calls need
 flip-cst.rondo|section 'cst' damaged (checksum mismatch), and the calls cannot be read without it
 cut-index.rondo|truncated: 40 of $whole bytes; the section table is lost (at byte 40)
 v1.10-cut-half.rondo|truncated: 670 of $old bytes; the section table is lost (at byte 670)

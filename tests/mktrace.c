@@ -5,6 +5,7 @@
  *
  *   mktrace [--ranks P] [--iters N] [--future] [--cut RANKS=ENDING]... OUT
  *   mktrace --timed [--ranks P] OUT
+ *   mktrace --late OUT
  *   mktrace --peers OUT
  *   mktrace --replay deadlock|unknown OUT
  *   mktrace --corpus DIR
@@ -585,8 +586,10 @@ static int corpus_container(const char *dir, const uint8_t *good, size_t n)
 	/* inside the index, the table gone: nothing says where sections are */
 	rc |= write_file(dir, "truncated-index.rondo", good,
 			 FMT_HEADER_SIZE + 9);
-	i = entry_of(good, FMT_SEC_GRAMMAR); /* the calls need the grammar */
-	rc |= write_file(dir, "truncated-grammar.rondo", good,
+	/* the calls need the rank map (a grammar cut after it opens, with
+	 * the ranks past the cut lost: tests/damaged.sh) */
+	i = entry_of(good, FMT_SEC_RANKMAP);
+	rc |= write_file(dir, "truncated-rankmap.rondo", good,
 			 le_get(good + entry_at(good, (uint32_t)i) + 8, 8) + 3);
 	memcpy(f, good, n);
 	memcpy(f, "NOTRONDO", 8);
@@ -715,17 +718,27 @@ static uint32_t timed_sig(struct testtrace *tt, uint32_t func, int64_t count,
  * the timeline's scale changes level, so that times read back up to 0.1 %
  * late draw the same.
  */
-static struct testtrace *timed_job(uint32_t nranks)
+/* A job of per-call times (base 1.001) of `program`: its world and its
+ * MPI_Init's signature. */
+static struct testtrace *timed_begin(uint32_t nranks, const char *program,
+				     uint32_t *world, uint32_t *init)
 {
 	struct testtrace *tt = tt_create(nranks);
-	uint32_t world, init, allreduce, barrier, recv, send, final;
-	const int64_t ms = 1000000;
 
-	tt_meta(tt, "program", "timed");
+	tt_meta(tt, "program", program);
 	tt_meta(tt, "mpi", "(none: written by the tests' writer)");
 	tt_timing(tt, 1.001);
-	world = tt_const(tt, "MPI_COMM_WORLD");
-	init = timed_sig(tt, tt_func(tt, "MPI_Init", NULL), 0, 0, UINT32_MAX);
+	*world = tt_const(tt, "MPI_COMM_WORLD");
+	*init = timed_sig(tt, tt_func(tt, "MPI_Init", NULL), 0, 0, UINT32_MAX);
+	return tt;
+}
+
+static struct testtrace *timed_job(uint32_t nranks)
+{
+	uint32_t world, init, allreduce, barrier, recv, send, final;
+	struct testtrace *tt = timed_begin(nranks, "timed", &world, &init);
+	const int64_t ms = 1000000;
+
 	allreduce = timed_sig(
 		tt, tt_func(tt, "MPI_Allreduce", "count", "comm", NULL), 1, 0,
 		world);
@@ -758,6 +771,61 @@ static struct testtrace *timed_job(uint32_t nranks)
 	return tt;
 }
 
+/* A point-to-point call of `func`: count 1, the peer relative to the
+ * caller, tag 0, the world. */
+static uint32_t late_sig(struct testtrace *tt, uint32_t func, int64_t peer,
+			 uint32_t world)
+{
+	struct fmt_buf a = {0};
+	uint32_t sig;
+
+	fmt_arg_put_sint(&a, RONDO_ARG_INT, 1);
+	fmt_arg_put_sint(&a, RONDO_ARG_RANK_REL, peer);
+	fmt_arg_put_sint(&a, RONDO_ARG_TAG, 0);
+	fmt_arg_put_uint(&a, RONDO_ARG_CONST, world);
+	sig = tt_sig(tt, func, &a, 4);
+	fmt_buf_free(&a);
+	return sig;
+}
+
+/*
+ * A late sender and a late receiver (per-call times, base 1.001), for
+ * rondo waits and the contention pane: rank 0's MPI_Recv from rank 1
+ * posted at 10 ms waits until rank 1's MPI_Send at 59 ms (49 ms late);
+ * rank 2's MPI_Ssend to rank 3 at 20 ms waits until rank 3's MPI_Recv at
+ * 30 ms (10 ms late).  All end with MPI_Finalize at 100 ms.
+ */
+static struct testtrace *late_job(void)
+{
+	uint32_t world, init, final, recv_next, send_prev, ssend_next;
+	uint32_t recv_prev, recv;
+	struct testtrace *tt = timed_begin(4, "late", &world, &init);
+	const int64_t ms = 1000000;
+
+	final = timed_sig(tt, tt_func(tt, "MPI_Finalize", NULL), 0, 0,
+			  UINT32_MAX);
+	recv = tt_func(tt, "MPI_Recv", "count", "source", "tag", "comm", NULL);
+	recv_next = late_sig(tt, recv, 1, world);
+	send_prev = late_sig(
+		tt,
+		tt_func(tt, "MPI_Send", "count", "dest", "tag", "comm", NULL),
+		-1, world);
+	ssend_next = late_sig(
+		tt,
+		tt_func(tt, "MPI_Ssend", "count", "dest", "tag", "comm", NULL),
+		1, world);
+	recv_prev = late_sig(tt, recv, -1, world);
+	for (uint32_t r = 0; r < 4; r++)
+		tt_call_at(tt, r, init, 0, ms);
+	tt_call_at(tt, 0, recv_next, 10 * ms, 50 * ms);
+	tt_call_at(tt, 1, send_prev, 59 * ms, ms);
+	tt_call_at(tt, 2, ssend_next, 20 * ms, 11 * ms);
+	tt_call_at(tt, 3, recv_prev, 30 * ms, 2 * ms);
+	for (uint32_t r = 0; r < 4; r++)
+		tt_call_at(tt, r, final, 100 * ms, ms);
+	return tt;
+}
+
 /* Adds "RANKS=ENDING" to the meta key "cut" in buf as rondo recover
  * writes it, "RANKS<tab>ENDING\n": the trace says those ranks were cut
  * short (their calls stay the job's, whole); 0 or -1. */
@@ -779,6 +847,7 @@ static void usage(void)
 		"               [--cut RANKS=ENDING]...\n"
 		"               [--change call|count|peer|time|buffers] OUT\n"
 		"       mktrace --timed [--ranks P] OUT\n"
+		"       mktrace --late OUT\n"
 		"       mktrace --peers OUT\n"
 		"       mktrace --replay deadlock|unknown OUT\n"
 		"       mktrace --corpus DIR\n");
@@ -848,6 +917,7 @@ int main(int argc, char **argv)
 		{"corpus", no_argument, 0, 'c'},
 		{"demo", no_argument, 0, 'd'},
 		{"timed", no_argument, 0, 't'},
+		{"late", no_argument, 0, 'L'},
 		{"peers", no_argument, 0, 'p'},
 		{"cut", required_argument, 0, 'x'},
 		{"change", required_argument, 0, 'C'},
@@ -857,7 +927,7 @@ int main(int argc, char **argv)
 					      "peer", "time", "buffers"};
 	enum tt_change change = TT_CHANGE_NONE;
 	unsigned long ranks = 4, iters = 100;
-	int future = 0, corpus = 0, timed = 0, peers = 0, c, rc;
+	int future = 0, corpus = 0, timed = 0, peers = 0, late = 0, c, rc;
 	struct testtrace *tt;
 	char cut[1024] = "";
 	const char *replay = NULL;
@@ -870,6 +940,7 @@ int main(int argc, char **argv)
 		case 'c': corpus = 1; break;
 		case 'd': break; /* the defaults are the demo */
 		case 't': timed = 1; break;
+		case 'L': late = 1; break;
 		case 'p': peers = 1; break;
 		case 'R':
 			if (strcmp(optarg, "deadlock") &&
@@ -897,6 +968,7 @@ int main(int argc, char **argv)
 	if (corpus)
 		return make_corpus(argv[optind]);
 	tt = replay  ? replay_job(replay)
+	     : late  ? late_job()
 	     : peers ? tt_peers()
 	     : timed ? timed_job((uint32_t)ranks)
 		     : tt_demo_changed((uint32_t)ranks, (uint32_t)iters,

@@ -469,15 +469,21 @@ static void test_errors(void)
 	CHECK(rondo_trace_open(t, "again.rondo") == RONDO_E_STATE);
 	CHECK(rondo_trace_damage(t, 0) == NULL);
 	/* a cut file opens once the index and the sections the calls need
-	 * are whole, and says it was cut */
+	 * are whole, and says it was cut; the grammar, the last of them,
+	 * may be cut (test_cut_grammar) */
 	for (uint32_t i = 0; i < rondo_section_count(t); i++) {
 		static const char *const needed[] = {
-			"index",   "funcs", "consts",	 "cst",	    "grammar",
+			"index",   "funcs", "consts",	 "cst",
 			"rankmap", "comms", "typesizes", "rankvals"};
 		const char *name;
 		uint64_t stored, raw;
 
 		rondo_section_info(t, i, &name, &stored, &raw);
+		if (!strcmp(name, "grammar"))
+			CHECKF(end >= need,
+			       "the grammar at %llu before a "
+			       "needed section",
+			       (unsigned long long)end);
 		end += stored;
 		for (size_t k = 0; k < COUNTOF(needed); k++)
 			if (!strcmp(name, needed[k]))
@@ -997,6 +1003,170 @@ static void test_resolver(void)
 	fmt_buf_free(&file);
 }
 
+/* The ranks lost, as the damage note lists them: "2,7". */
+static void lost_list(rondo_trace *t, char *buf, size_t size)
+{
+	uint32_t n = rondo_rank_count(t), k = 0, *lost = calloc(n + 1, 4);
+
+	buf[0] = '\0';
+	for (uint32_t r = 0; lost && r < n; r++)
+		if (rondo_rank_lost(t, r))
+			lost[k++] = r;
+	for (uint32_t i = 0; lost && i < k; i++) {
+		uint32_t j = i;
+		size_t at = strlen(buf);
+
+		while (j + 1 < k && lost[j + 1] == lost[j] + 1)
+			j++;
+		snprintf(buf + at, size - at, j > i ? "%s%u-%u" : "%s%u",
+			 i ? "," : "", lost[i], lost[j]);
+		i = j;
+	}
+	free(lost);
+}
+
+/* A file cut inside its grammar (written after the rank map): the rules
+ * whole before the cut are read, the ranks whose roots come after lose
+ * their calls (0 calls, a group of their own, named in the damage note)
+ * and the others keep every call; cutting later never loses more.  Once
+ * with the grammar stored raw (a few ranks, cut at every byte), once
+ * coded with zstd in blocks of FMT_GRAMMAR_BLOCK raw bytes (30000 ranks
+ * whose roots differ by their calls' counts, cut every `step` bytes, the
+ * calls of every `every`-th rank walked). */
+static void test_cut_grammar(uint32_t nranks, uint64_t step, uint32_t every)
+{
+	struct testtrace *tt = tt_create(nranks);
+	uint32_t f_init = tt_func(tt, "MPI_Init", NULL);
+	uint32_t f_send = tt_func(tt, "MPI_Send", NULL);
+	uint32_t f_recv = tt_func(tt, "MPI_Recv", NULL);
+	uint32_t f_fin = tt_func(tt, "MPI_Finalize", NULL);
+	struct fmt_buf none = {0}, file = {0};
+	uint32_t s_init = tt_sig(tt, f_init, &none, 0);
+	uint32_t s_send = tt_sig(tt, f_send, &none, 0);
+	uint32_t s_recv = tt_sig(tt, f_recv, &none, 0);
+	uint32_t s_fin = tt_sig(tt, f_fin, &none, 0);
+	rondo_trace *t;
+	uint64_t gstart = 32, gend = 0, stored = 0, raw = 0, *calls;
+	uint32_t nlost_before = nranks + 1, ncut = 0, nlost_seen = 0;
+	int zstd = 0;
+
+	for (uint32_t r = 0; r < nranks; r++) {
+		tt_call(tt, r, s_init, 1, 100);
+		for (uint32_t i = 0; nranks <= 8 && i < 3 + r; i++) {
+			tt_call(tt, r, s_send, 1, 10);
+			tt_call(tt, r, s_recv, 1, 20);
+		}
+		if (nranks > 8) { /* a root of its own, in a few symbols */
+			tt_call(tt, r, s_send, 3 + r, 10);
+			tt_call(tt, r, s_recv, 1 + r % 7, 20);
+		}
+		tt_call(tt, r, s_fin, 1, 100);
+	}
+	t = tt_open(tt, &file, 0);
+	CHECK(t != NULL);
+	if (!t) {
+		tt_free(tt);
+		return;
+	}
+	calls = calloc(nranks, sizeof(*calls));
+	for (uint32_t r = 0; r < nranks; r++)
+		calls[r] = rondo_rank_calls(t, r);
+	for (uint32_t i = 0; i < rondo_section_count(t); i++) {
+		const char *name;
+
+		rondo_section_info(t, i, &name, &stored, &raw);
+		if (!strcmp(name, "grammar")) {
+			gend = gstart + stored;
+			zstd = stored != raw;
+			break;
+		}
+		gstart += stored;
+	}
+	CHECK(rondo_group_count(t) == nranks && rondo_rank_lost(t, 0) == 0 &&
+	      rondo_group_lost(t, 0) == 0);
+	CHECKF(gend > gstart && zstd == (nranks > 8) &&
+		       (!zstd || raw > 2 * FMT_GRAMMAR_BLOCK),
+	       "grammar %llu-%llu, %s, %llu raw", (unsigned long long)gstart,
+	       (unsigned long long)gend, zstd ? "zstd" : "raw",
+	       (unsigned long long)raw);
+	rondo_trace_free(t);
+	for (uint64_t len = gstart; len <= gend;
+	     len = len < gend && len + step > gend ? gend : len + step) {
+		rondo_trace *u = rondo_trace_create();
+		int rc = rondo_trace_open_memory(u, file.data, (size_t)len,
+						 "cut.rondo");
+		uint32_t nlost = 0, lost_groups = 0;
+		char want[256], list[200];
+		const char *d = NULL;
+
+		CHECKF(rc == 0, "grammar cut at %llu of %llu-%llu: %s",
+		       (unsigned long long)len, (unsigned long long)gstart,
+		       (unsigned long long)gend, rondo_trace_error(u));
+		if (rc) {
+			rondo_trace_free(u);
+			continue;
+		}
+		for (uint32_t r = 0; r < nranks; r++) {
+			int lost = rondo_rank_lost(u, r);
+			uint64_t n = rondo_rank_calls(u, r);
+			rondo_iter *it =
+				r % every ? NULL : rondo_iter_create(u, r);
+			uint32_t sig;
+
+			if (it)
+				n = 0;
+			while (it && rondo_iter_next(it, &sig) == 1)
+				n++;
+			rondo_iter_free(it);
+			nlost += lost != 0;
+			CHECKF(lost ? rondo_rank_calls(u, r) == 0 && n == 0
+				    : rondo_rank_calls(u, r) == calls[r] &&
+					       n == calls[r],
+			       "cut at %llu: rank %u %s with %llu calls",
+			       (unsigned long long)len, r,
+			       lost ? "lost" : "kept", (unsigned long long)n);
+		}
+		for (uint32_t g = 0; g < rondo_group_count(u); g++)
+			lost_groups += rondo_group_lost(u, g) != 0;
+		CHECK(lost_groups == (nlost > 0));
+		CHECKF(nlost <= nlost_before, "cut at %llu: %u lost, %u before",
+		       (unsigned long long)len, nlost, nlost_before);
+		nlost_before = nlost;
+		for (uint32_t k = 0; rondo_trace_damage(u, k); k++)
+			if (!strncmp(rondo_trace_damage(u, k),
+				     "section 'grammar'", 17))
+				d = rondo_trace_damage(u, k);
+		lost_list(u, list, sizeof(list));
+		if (len == gend)
+			snprintf(want, sizeof(want), "(no note)");
+		else if (!nlost)
+			snprintf(want, sizeof(want),
+				 "section 'grammar' cut by the end of the "
+				 "file: no rank's calls lost");
+		else
+			snprintf(want, sizeof(want),
+				 "section 'grammar' cut by the end of the "
+				 "file: the calls of rank%s %s lost (%u of "
+				 "%u)%s",
+				 nlost == 1 ? "" : "s", list, nlost, nranks,
+				 nlost < nranks ? ", the others' whole" : "");
+		CHECKF(!strcmp(d ? d : "(no note)", want), "cut at %llu: %s",
+		       (unsigned long long)len, d ? d : "(no note)");
+		/* a new level of ranks kept: one more block came whole */
+		ncut += nlost > 0 && nlost < nranks && nlost != nlost_seen;
+		nlost_seen = nlost;
+		rondo_trace_free(u);
+	}
+	/* some cuts keep some ranks: the roots come last; coded, a level a
+	 * block of FMT_GRAMMAR_BLOCK (but the first and the last) */
+	CHECKF(ncut > 0 && (!zstd || ncut + 1 >= raw / FMT_GRAMMAR_BLOCK),
+	       "%u levels of ranks kept (%u ranks, %llu raw bytes)", ncut,
+	       nranks, (unsigned long long)raw);
+	free(calls);
+	fmt_buf_free(&file);
+	tt_free(tt);
+}
+
 int main(void)
 {
 	test_version();
@@ -1011,5 +1181,7 @@ int main(void)
 	test_random();
 	test_summary();
 	test_errors();
+	test_cut_grammar(4, 1, 1);
+	test_cut_grammar(30000, 1009, 997);
 	return check_done("test_reader");
 }

@@ -482,6 +482,51 @@ static void test_heaviest(void)
 	fmt_buf_free(&file);
 }
 
+/* The rank filter's part: only the groups shown are rows (their folds
+ * kept while hidden), a search passes over the others, the heaviest
+ * group is the heaviest shown. */
+static void test_groups_shown(rondo_trace *t)
+{
+	struct tree *tr = tree_create(t);
+	uint8_t only1[2] = {0, 1}, none[2] = {0, 0};
+	uint32_t n;
+
+	CHECK(tr != NULL);
+	if (!tr)
+		return;
+	CHECK(tree_rows(tr) == 2 && tree_group_shown(tr, 0) &&
+	      tree_group_shown(tr, 1) && !tree_group_shown(tr, 2));
+	CHECK(tree_open(tr, 0) == 0 && tree_rows(tr) == 6);
+	/* group 1 (ranks 1-2) alone: one row, rank 0's loop gone */
+	CHECK(tree_set_groups(tr, only1) == 0);
+	CHECKF(tree_rows(tr) == 1 && !strcmp(label(tr, 0), "ranks 1,2 (2)"),
+	       "%u rows, %s", tree_rows(tr), label(tr, 0));
+	CHECK(!tree_group_shown(tr, 0) && tree_group_shown(tr, 1));
+	CHECK(tree_node_row(tr, 0) == TREE_NONE);
+	CHECK(tree_heaviest_group(tr) == 1);
+	/* a search for rank 0's Barrier finds nothing shown; the Finalize
+	 * both groups call is found under group 1 */
+	CHECK(tree_search(tr, "MPI_Barrier") == 1);
+	CHECK(tree_search_next(tr, TREE_NONE, 1) == TREE_NONE);
+	CHECK(tree_search(tr, "MPI_Finalize") == 1);
+	n = tree_search_next(tr, TREE_NONE, 1);
+	CHECKF(n != TREE_NONE && tree_node_row(tr, n) != TREE_NONE &&
+		       !strcmp(label(tr, tree_node_row(tr, n)),
+			       "MPI_Finalize()") &&
+		       tree_node_row(tr, n) == 3,
+	       "Finalize at row %u", n == TREE_NONE ? n : tree_node_row(tr, n));
+	/* none shown: no rows, no heaviest group */
+	CHECK(tree_set_groups(tr, none) == 0 && tree_rows(tr) == 0 &&
+	      tree_heaviest_group(tr) == TREE_NONE);
+	/* all again: group 0 as it was, open */
+	CHECK(tree_set_groups(tr, NULL) == 0);
+	CHECKF(tree_rows(tr) == 2 + 4 + 3 && !strcmp(label(tr, 0), "rank 0") &&
+		       !strcmp(label(tr, 1), "MPI_Init()"),
+	       "%u rows: %s, %s", tree_rows(tr), label(tr, 0), label(tr, 1));
+	tree_search(tr, "");
+	tree_free(tr);
+}
+
 /* A rank's call by its index: the leaf that makes it is the call an
  * iterator gives there, its ancestors opened; and back, a node's first
  * call. */
@@ -562,6 +607,7 @@ int main(void)
 	test_search(t);
 	test_find_and_open_all(t);
 	test_find_call(t);
+	test_groups_shown(t);
 	rondo_trace_free(t);
 	fmt_buf_free(&file);
 	t = open_job(&cut, "1-2\tsignal 15 (SIGTERM) inside MPI_Recv\n"

@@ -460,6 +460,9 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 		FMT_SEC_CST,   FMT_SEC_GRAMMAR,	  FMT_SEC_RANKMAP,
 		FMT_SEC_COMMS, FMT_SEC_TYPESIZES, FMT_SEC_TOPOLOGY,
 		FMT_SEC_STATS, FMT_SEC_RANKTIME,  FMT_SEC_TIMING};
+	/* written in this order: the grammar the last of what the calls
+	 * need, as the tracer writes it */
+	static const int order[12] = {0, 1, 2, 3, 5, 6, 7, 4, 8, 9, 10, 11};
 	struct fmt_stats used = {0,
 				 tt_alloc(NULL, tt->cst.n, sizeof(*used.st))};
 	int rc;
@@ -486,7 +489,8 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	if (tt->timed)
 		fmt_timing_encode(&b[11], &tm);
 	free(used.st);
-	for (int i = 0; i < 12 && rc == 0; i++) {
+	for (int k = 0; k < 12 && rc == 0; k++) {
+		int i = order[k];
 		const struct fmt_buf *p =
 			tt_payload(type[i], &b[i], patch, npatch);
 

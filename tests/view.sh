@@ -454,6 +454,27 @@ detail() { screen | sed -n 22p | grep -q "MPI_Waitall(count=4, array_of_requests
 settle detail || fail "Enter in contention did not go to the Waitall of 4: $(screen | sed -n 22p)"
 keys q
 exited 0
+# point to point, with per-call times: the late sender and receiver of
+# the run, as rondo waits finds them (mktrace --late: rank 1's Send 49 ms
+# after rank 0's Recv was posted, rank 3's Recv 10 ms after rank 2's
+# Ssend); not on a call that is neither
+"$mktrace" --late late.rondo || fail "mktrace --late"
+start late.rondo
+wait_for "rank groups"
+keys w
+wait_for "signature (6)"
+wait_for "no collective: late senders and receivers are in rondo waits"
+keys j j
+wait_for "3/6  Enter go to"
+wait_for "point to point, whole run (rondo waits): late senders 49.0 ms, most 1 → 0; late receivers 10.0 ms"
+# the rank filter in the functions pane: rank 0 calls 3 of the 5
+keys r 0 Enter F
+wait_for "function (3 of 5)"
+wait_for "1/3 called by the ranks shown, figures over all their ranks"
+wait_for "MPI_Recv"
+wait_gone "MPI_Ssend"
+keys q q q
+exited 0
 
 # The timeline (T) of a job whose per-call times are known (mktrace
 # --timed): buckets of 10 ms over the whole run, rank 2 in an MPI_Recv
@@ -697,6 +718,113 @@ calls_row 9 '^    MPI_Barrier(comm=MPI_COMM_WORLD) '
 keys q
 exited 0
 
+# The rank filter (r): only rank 7 (a group of its own in mktrace
+# --change call at 8 ranks), in every pane; a list; a bad list; all again.
+"$mktrace" --ranks 8 --iters 50 --change call call8.rondo || fail "mktrace --change call --ranks 8"
+start call8.rondo
+wait_for "4 rank groups"
+keys r 7 Enter
+wait_for "1 rank shown: 7"
+wait_for " shown: rank 7 of 8 (r changes it)"
+# the tree: rank 7's group alone, opened
+calls_row 4 '^▾ rank 7 '
+calls_row 5 '^    MPI_Init() '
+wait_gone "rank 0 "
+wait_gone "ranks 1,3-6"
+# a search passes over the groups not shown
+keys / F i n a l i z e Enter
+wait_for "1 signature match"
+keys n
+calls_row 8 '^    MPI_Finalize() '
+wait_gone "ranks 1,3-6"
+# the signatures rank 7 calls (7 of 12), its peers absolute, the ranks
+# that call each (a column at 120 columns and more: here, none)
+keys Tab
+wait_for "signature (7 of 12, called by the ranks shown; rank 7's p"
+wait_for "source=6"
+wait_gone "source=-1"
+settle eval 'screen | tail -n 1 | grep -q "^ 1/7  [0-9 ]* calls, [0-9.]* ms over all their ranks "' ||
+	fail "r Tab: the status line: $(screen | tail -n 1)"
+# contention: the same 7 signatures, and rank 7's own time in the first
+keys w
+wait_for "signature (7 of 12)"
+wait_for "1/7 called by the ranks shown, figures over all their ranks"
+wait_for "rank 7: "
+settle eval 'screen | grep -q "^ rank 7: [0-9.]* [mµ]s in it, [-+][0-9.]*% against the mean$"' ||
+	fail "r w: rank 7's time in the signature: $(screen | grep "rank 7:")"
+# the matrix: only what rank 7 sends or receives, exported as shown
+keys m
+wait_for "counted: point-to-point, all functions, only to or from rank 7"
+keys x C-u "$tmp/m7.csv" Enter
+wait_for "wrote $tmp/m7.csv: 2 cells"
+printf '%s\n' src,dst,messages,bytes 6,7,50,409600 7,6,50,409600 >"$tmp/want7.csv"
+cmp -s "$tmp/want7.csv" "$tmp/m7.csv" || fail "r m x: $(cat "$tmp/m7.csv")"
+# a list, then a bad one (nothing changes), then every rank again
+keys q r C-u 0 - 2 Enter
+wait_for "3 ranks shown: 0-2"
+calls_row 4 '^▸ rank 0 '
+wait_for "▾ ranks 1,3-6 (5)"
+wait_gone "rank 7 "
+keys r C-u 9 Enter
+wait_for "rank 9: the trace has ranks 0 to 7"
+wait_for " shown: ranks 0-2 of 8"
+keys r C-u x Enter
+wait_for '"x": not a list of ranks'
+keys r C-u Enter
+wait_for "every rank shown"
+wait_gone " shown: "
+wait_for "rank 7 "
+# at 120 columns and more the signature table counts each one's ranks:
+# the Allreduce all 8, rank 0's Isend to rank 1 rank 0 alone
+keys Tab
+tm resize-window -t view -x 130 -y 30
+wait_for "    ranks   signature (12 of 12; peers +k relative to the caller)"
+settle eval 'screen | grep -q "^ *[0-9.]* ms  *800 .*  8  MPI_Allreduce("' ||
+	fail "r: the ranks column of the Allreduce: $(screen | grep MPI_Allreduce)"
+settle eval 'screen | grep -q "  1  MPI_Isend(buf=m1+8192, count=1024, datatype=MPI_DOUBLE, dest=1, "' ||
+	fail "r: the ranks column of rank 0's Isend: $(screen | grep MPI_Isend)"
+tm resize-window -t view -x 100 -y 30
+keys q q
+exited 0
+# rondo view --ranks: the same filter from the start; a rank beyond the
+# job's is status 1 with one message, a list that is none a usage error
+start --ranks 7 call8.rondo
+wait_for " shown: rank 7 of 8 (r changes it)"
+calls_row 4 '^▾ rank 7 '
+keys q
+exited 0
+"$rondo" view --ranks 9 call8.rondo >out.txt 2>&1
+[ $? -eq 1 ] && grep -q "^rondo: call8.rondo: rank 9: the trace has ranks 0 to 7$" out.txt ||
+	fail "view --ranks 9: $(cat out.txt)"
+"$rondo" view --ranks 3- call8.rondo >out.txt 2>&1
+[ $? -eq 2 ] && grep -q "^rondo: --ranks takes a list of ranks: 0-3,7$" out.txt ||
+	fail "view --ranks 3-: $(cat out.txt)"
+
+# The rank filter on the timeline and the calls of a timed trace of 8
+# ranks: rows for ranks 2, 5 and 6 alone; c shows the first rank shown of
+# the selection's group, [ and ] step among those shown.
+"$mktrace" --timed --ranks 8 timed8.rondo || fail "mktrace --timed --ranks 8"
+start --ranks 2,5-6 timed8.rondo
+wait_for " shown: ranks 2,5-6 of 8"
+keys T
+wait_for "ranks 2,5-6, 1 a row"
+tl_rows() { [ "$(screen | sed -n 5,20p | grep '^ *[0-9][0-9]*\( \|$\)' | tr -d ' ' | cut -c1 | tr -d '\n')" = 256 ]; }
+settle tl_rows || fail "r T: the timeline's rows are not ranks 2, 5, 6: $(screen | sed -n 4,20p)"
+keys j
+wait_for "rank 5 · "
+keys c
+wait_for "rank 5's calls"
+keys ]
+wait_for "rank 6's calls"
+keys ]
+wait_for "no rank after among those shown"
+keys [ [
+wait_for "rank 2's calls"
+keys [
+wait_for "no rank before among those shown"
+keys q q q
+exited 0
+
 # A recovered trace whose ranks 2 and 3 were cut short: their groups say
 # so, and so does a last row under them (with --ascii, "8<" for the
 # scissors), which a search steps over.
@@ -745,6 +873,20 @@ head -c $(($(wc -c <demo.rondo) - 1)) demo.rondo >cut.rondo
 start cut.rondo
 wait_for "truncated: $(($(wc -c <demo.rondo) - 1)) of $(wc -c <demo.rondo) bytes"
 settle shows "MPI_Init()" || fail "a cut trace shows no calls"
+keys q
+exited 0
+# cut inside its grammar: rank 7's calls lost, its group says so, the
+# status line names it; the other groups' calls are there
+gstart=$("$rondo" info call8.rondo | awk '/^sections:/ { on = 1; at = 32; next }
+	on && $1 == "grammar" { print at + $2; exit } on && NF == 3 { at += $2 }')
+head -c $((gstart - 2)) call8.rondo >cutg.rondo
+start cutg.rondo
+wait_for "section 'grammar' cut by the end of the file: the calls of rank 7 lost (1 of 8)"
+wait_for "rank 7  calls lost: the file is cut before their rules"
+keys G Enter
+wait_for "rank 7  calls lost"
+keys g
+settle shows "MPI_Init()" || fail "a trace cut in its grammar shows no calls"
 keys q
 exited 0
 

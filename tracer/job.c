@@ -378,8 +378,12 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		FMT_SEC_SIGSTATS, FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
 		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
 		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS,  FMT_SEC_GROUPGAPS};
-	static const int order[15] = {0,  1, 2, 3, 4,  5,  7, 10,
-				      12, 9, 6, 8, 13, 14, 11};
+	/* the grammar the last of what the calls need (the rank map, the
+	 * communicators, datatype sizes and per-rank values before it): a
+	 * file cut inside it keeps the rules before the cut, and says whose
+	 * were lost */
+	static const int order[15] = {0, 1, 2, 3, 5,  7,  10, 12,
+				      4, 9, 6, 8, 13, 14, 11};
 	int rc = -1, timed, summed;
 
 	merge_ranktime(j->m, &times);

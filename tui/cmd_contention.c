@@ -20,7 +20,7 @@
 static void cont_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rondo contention [--sort lost|imbalance|ratio] [--top "
+		"usage: rondo contention [--sort imbalance|lost|ratio] [--top "
 		"N]\n"
 		"                        [--csv PATH|-] FILE\n\n"
 		"Per signature, the time its calls lost against its fastest\n"
@@ -31,9 +31,9 @@ static void cont_usage(FILE *f)
 		"it: max/mean, the rank with the most and the rank with the\n"
 		"least (for a collective, the late arriver waits least), and\n"
 		"the time lost to imbalance: max - mean.\n"
-		"--sort lost (the default), imbalance (max - mean) or ratio\n"
-		"(max/mean); the first N signatures (default 10); --csv writes "
-		"CSV\n"
+		"--sort imbalance (max - mean, the default; without per-rank\n"
+		"times, as lost), lost or ratio (max/mean); the first N\n"
+		"signatures (default 10); --csv writes CSV\n"
 		"(times in nanoseconds) to PATH, or to stdout with -, instead\n"
 		"of text.\n");
 }
@@ -196,7 +196,7 @@ int cmd_contention(int argc, char **argv)
 	const char *csv = NULL;
 	uint32_t top = 10, n;
 	uint64_t lost = 0;
-	enum an_cont_order order = AN_CONT_LOST;
+	enum an_cont_order order = AN_CONT_IMBALANCE;
 	rondo_trace *t;
 	int rc = cont_args(argc, argv, &top, &csv, &order);
 

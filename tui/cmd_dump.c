@@ -311,9 +311,12 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 	for (uint32_t g = 0; g < rondo_group_count(t); g++) {
 		int n = rondo_group_format(t, g, ranks, sizeof(ranks));
 
-		printf("  ranks %s%s -> R%" PRIu32 "\n", ranks,
+		printf("  ranks %s%s -> R%" PRIu32 "%s\n", ranks,
 		       n >= (int)sizeof(ranks) ? "..." : "",
-		       rondo_group_root(t, g));
+		       rondo_group_root(t, g),
+		       rondo_group_lost(t, g)
+			       ? "  (calls lost with the end of the file)"
+			       : "");
 	}
 }
 

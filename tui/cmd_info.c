@@ -141,10 +141,13 @@ static void info_groups(const rondo_trace *t)
 		int n = rondo_group_format(t, g, ranks, sizeof(ranks));
 
 		printf("  %-6" PRIu32 " R%-7" PRIu32 " %-12" PRIu64 " %6" PRIu32
-		       "  %s%s\n",
+		       "  %s%s%s\n",
 		       g, root, rondo_rule_calls(t, root),
 		       rondo_group_size(t, g), ranks,
-		       n >= (int)sizeof(ranks) ? "..." : "");
+		       n >= (int)sizeof(ranks) ? "..." : "",
+		       rondo_group_lost(t, g)
+			       ? "  (calls lost with the end of the file)"
+			       : "");
 	}
 }
 

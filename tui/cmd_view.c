@@ -130,7 +130,8 @@ static void view_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rondo view [--theme NAME|FILE] [--color=WHEN] "
-		"[--ascii] [--no-mouse] FILE\n\n"
+		"[--ascii] [--no-mouse]\n"
+		"                  [--ranks LIST] FILE\n\n"
 		"Explores a trace: the rank groups and their calls as a tree\n"
 		"whose loops open to their body once, statistics of the\n"
 		"selected call, a table of signatures, search.  Keys: ? in\n"
@@ -142,7 +143,9 @@ static void view_usage(FILE *f)
 		"                     set in the environment means never\n"
 		"  --ascii            no UTF-8 marks, whatever the locale\n"
 		"  --no-mouse         leave the mouse to the terminal (its\n"
-		"                     own selection and copy)\n");
+		"                     own selection and copy)\n"
+		"  --ranks LIST       only these ranks in every pane: 0-3,7\n"
+		"                     (the r key)\n");
 }
 
 /* Where themes are looked for: the user's, RONDO_THEMES_DIR (a source
@@ -168,6 +171,7 @@ struct options {
 	int color; /* -1 auto, 0 never, 1 always */
 	int ascii;
 	int no_mouse;
+	const char *ranks; /* the rank filter's list, NULL: all */
 };
 
 static int parse(int argc, char **argv, struct options *o)
@@ -178,16 +182,29 @@ static int parse(int argc, char **argv, struct options *o)
 		{"colour", required_argument, 0, 'C'},
 		{"ascii", no_argument, 0, 'A'},
 		{"no-mouse", no_argument, 0, 'M'},
+		{"ranks", required_argument, 0, 'R'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c;
 
-	*o = (struct options){NULL, -1, 0, 0};
+	struct util_ranks_run *runs;
+
+	*o = (struct options){NULL, -1, 0, 0, NULL};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'T': o->theme = optarg; break;
 		case 'A': o->ascii = 1; break;
 		case 'M': o->no_mouse = 1; break;
+		case 'R':
+			if (cli_ranks_parse(optarg, &runs) <= 0) {
+				free(runs);
+				return cli_usage_error("view ",
+						       "--ranks takes a list "
+						       "of ranks: 0-3,7");
+			}
+			free(runs);
+			o->ranks = optarg;
+			break;
 		case 'C':
 			if (!strcmp(optarg, "never"))
 				o->color = 0;
@@ -213,6 +230,7 @@ static int view_setup(struct view *v, const struct options *o,
 		      const char *const *dirs, int ndirs)
 {
 	char err[512];
+	const char *damage = NULL;
 	uint32_t g;
 
 	v->tree = tree_create(v->t);
@@ -233,6 +251,8 @@ static int view_setup(struct view *v, const struct options *o,
 	for (int i = 0; i < THEME_NSHIPPED; i++)
 		if (o->theme && !strcmp(o->theme, theme_shipped(i)))
 			v->theme_index = i;
+	v->nrank_in = rondo_rank_count(v->t);
+	v->one_rank = TREE_NONE;
 	v->total_ns = tree_total_time(v->tree);
 	v->run_s = (double)an_run_ns(v->t) / 1e9;
 	for (uint32_t r = 0; r < rondo_rank_count(v->t); r++)
@@ -241,11 +261,25 @@ static int view_setup(struct view *v, const struct options *o,
 		cli_error("out of memory");
 		return -1;
 	}
-	if (rondo_trace_damage(v->t, 0))
-		view_message(v, 1, "%s%s", rondo_trace_damage(v->t, 0),
+	if (o->ranks) {
+		view_ranks_set(v, o->ranks);
+		if (v->message_is_error) { /* a rank beyond the job's */
+			cli_error("%s: %s", v->path, v->message);
+			return -1;
+		}
+	}
+	/* what was lost, the ranks whose calls are first */
+	for (uint32_t k = 0; rondo_trace_damage(v->t, k); k++)
+		if (!k || !strncmp(rondo_trace_damage(v->t, k),
+				   "section 'grammar'", 17))
+			damage = rondo_trace_damage(v->t, k);
+	if (damage)
+		view_message(v, 1, "%s%s", damage,
 			     rondo_trace_damage(v->t, 1)
 				     ? " (and more: rondo info FILE)"
 				     : "");
+	if (o->ranks)
+		return 0; /* the ranks' heaviest group is open */
 	/* the heaviest group shown open, and selected: the first screen
 	 * shows calls */
 	g = tree_heaviest_group(v->tree);
@@ -285,6 +319,9 @@ int cmd_view(int argc, char **argv)
 	v.utf8 = !o.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 	v.mouse = !o.no_mouse;
 	if (view_setup(&v, &o, dirp, ndirs) < 0) {
+		view_ranks_free(&v);
+		free(v.sig_order);
+		free(v.sig_rank);
 		tree_free(v.tree);
 		rondo_trace_free(v.t);
 		return CLI_EXIT_FAIL;
@@ -292,6 +329,7 @@ int cmd_view(int argc, char **argv)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_error("view needs a terminal (rondo info and rondo dump "
 			  "print to a pipe)");
+		view_ranks_free(&v);
 		tree_free(v.tree);
 		rondo_trace_free(v.t);
 		free(v.sig_order);
@@ -305,6 +343,7 @@ int cmd_view(int argc, char **argv)
 	view_loop(&v);
 	restore_terminal();
 	view_free_panes(&v);
+	view_ranks_free(&v);
 	tree_free(v.tree);
 	rondo_trace_free(v.t);
 	free(v.sig_order);

@@ -53,6 +53,7 @@ struct tree {
 	char **cut;	    /* per group: how its ranks were cut short */
 	struct pred search; /* the current search (sig NULL: none) */
 	int by_time;	    /* rows heaviest first within each level */
+	uint8_t *gshown;    /* a flag per group shown; NULL: all are */
 	/* each node's children heaviest first: order[first + k] is the
 	 * k-th (a slot per node), and the groups' in gorder */
 	uint32_t *order, *gorder;
@@ -388,6 +389,7 @@ void tree_free(struct tree *tr)
 	free(tr->stack);
 	free(tr->order);
 	free(tr->gorder);
+	free(tr->gshown);
 	for (uint32_t g = 0; tr->cut && g < tr->ngroups; g++)
 		free(tr->cut[g]);
 	free(tr->cut);
@@ -695,6 +697,8 @@ int tree_set_order(struct tree *tr, int by_time)
 	for (uint32_t i = 0; i < tr->ngroups && !rc; i++) {
 		uint32_t g = tr->by_time ? tr->gorder[i] : i;
 
+		if (!tree_group_shown(tr, g))
+			continue;
 		if (util_grow(&tr->stack, &tr->capstack, len + 1,
 			      sizeof(*tr->stack)) < 0)
 			rc = RONDO_E_NOMEM;
@@ -706,14 +710,19 @@ int tree_set_order(struct tree *tr, int by_time)
 	if (!rc && (len > UINT32_MAX || util_grow(&tr->row, &tr->caprows, len,
 						  sizeof(*tr->row)) < 0))
 		rc = RONDO_E_NOMEM;
-	if (rc) { /* the groups alone, closed, still show */
-		for (uint32_t g = 0; g < tr->ngroups; g++)
+	if (rc) { /* the groups alone, closed, still show (the rows have
+		     room for every group from the start) */
+		len = 0;
+		for (uint32_t i = 0; i < tr->ngroups; i++) {
+			uint32_t g = tr->by_time ? tr->gorder[i] : i;
+
 			tr->node[g].open = 0;
-		len = tr->ngroups;
-		for (uint32_t i = 0; i < len; i++)
-			tr->stack[i] = tr->by_time ? tr->gorder[i] : i;
+			if (tree_group_shown(tr, g))
+				tr->row[len++] = g;
+		}
+	} else {
+		memcpy(tr->row, tr->stack, sizeof(*tr->row) * len);
 	}
-	memcpy(tr->row, tr->stack, sizeof(*tr->row) * len);
 	tr->nrows = (uint32_t)len;
 	rows_renumber(tr, 0);
 	return rc;
@@ -724,9 +733,31 @@ int tree_order(const struct tree *tr)
 	return tr->by_time;
 }
 
+int tree_set_groups(struct tree *tr, const uint8_t *shown)
+{
+	if (!shown) {
+		free(tr->gshown);
+		tr->gshown = NULL;
+	} else {
+		if (!tr->gshown &&
+		    !(tr->gshown = malloc((size_t)tr->ngroups + 1)))
+			return RONDO_E_NOMEM;
+		memcpy(tr->gshown, shown, tr->ngroups);
+	}
+	return tree_set_order(tr, tr->by_time);
+}
+
+int tree_group_shown(const struct tree *tr, uint32_t g)
+{
+	return g < tr->ngroups && (!tr->gshown || tr->gshown[g]);
+}
+
 uint32_t tree_heaviest_group(const struct tree *tr)
 {
-	return tr->ngroups ? tr->gorder[0] : TREE_NONE;
+	for (uint32_t i = 0; i < tr->ngroups; i++)
+		if (tree_group_shown(tr, tr->gorder[i]))
+			return tr->gorder[i];
+	return TREE_NONE;
 }
 
 uint32_t tree_heaviest(struct tree *tr, uint32_t n)
@@ -842,6 +873,9 @@ static int group_label(const struct tree *tr, uint32_t g, char *buf,
 	if (group_cut(tr, g))
 		k += put(buf, size, (size_t)k, "  cut short%s",
 			 group_cut(tr, g));
+	if (rondo_group_lost(tr->t, g))
+		k += put(buf, size, (size_t)k,
+			 "  calls lost: the file is cut before their rules");
 	return k;
 }
 
@@ -897,7 +931,8 @@ static int holds(const struct tree *tr, const struct pred *p, uint32_t n)
 {
 	const struct node *d = &tr->node[n];
 
-	if (d->kind == TREE_CUT)
+	if (d->kind == TREE_CUT ||
+	    (d->kind == TREE_GROUP && !tree_group_shown(tr, d->id)))
 		return 0;
 	if (d->kind == TREE_CALL)
 		return p->sig[d->id];
@@ -1181,6 +1216,39 @@ uint64_t tree_node_first_call(const struct tree *tr, uint32_t n)
 			at += calls;
 		}
 	return at;
+}
+
+int tree_group_sigs(const struct tree *tr, uint32_t g, uint8_t *sig)
+{
+	uint32_t root =
+		g < tr->ngroups ? rondo_group_root(tr->t, g) : UINT32_MAX;
+	uint8_t *rule;
+
+	if (root >= tr->nrules)
+		return 0;
+	rule = calloc((size_t)root + 1, 1);
+	if (!rule)
+		return RONDO_E_NOMEM;
+	/* a rule refers only to rules of smaller ids: one pass down from
+	 * the root finds every rule it reaches */
+	rule[root] = 1;
+	for (uint32_t r = root + 1; r-- > 0;) {
+		const rondo_sym *b;
+		uint32_t n = 0;
+
+		if (!rule[r] || rondo_rule_body(tr->t, r, &b, &n) < 0)
+			continue;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t id = RONDO_SYM_ID(b[k].sym);
+
+			if (!RONDO_SYM_IS_RULE(b[k].sym))
+				sig[id] = 1;
+			else if (id < root)
+				rule[id] = 1;
+		}
+	}
+	free(rule);
+	return 0;
 }
 
 int tree_sig_groups(const struct tree *tr, uint32_t sig, uint8_t *in)

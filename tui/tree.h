@@ -94,6 +94,9 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out);
  * (SIGTERM) inside MPI_Recv" ("ranks 1-3 (3)  cut short on rank 2: ..."
  * when not all were, "...; on rank 3: ..." for another ending), and its
  * last leaf says the same after the scissors: "8< cut short here: ...".
+ * The ranks whose calls a file cut inside its grammar lost are a group
+ * with no calls, "ranks 5-7 (3)  calls lost: the file is cut before
+ * their rules".
  * "x" is the multiplication sign and "8<" the scissors when utf8 is set.
  * Returns the length the full text needs, or RONDO_E_RANGE.
  */
@@ -119,6 +122,17 @@ int tree_open_all(struct tree *tr, uint32_t n, uint32_t max_rows);
  */
 int tree_set_order(struct tree *tr, int by_time);
 int tree_order(const struct tree *tr);
+
+/*
+ * The groups shown: shown[g] set for each group the rows hold (one byte
+ * per group, copied), or every group when shown is NULL (the rank
+ * filter).  The rows are made again as tree_set_order makes them; a
+ * hidden group keeps its folds, and searches pass it over.  0 or
+ * RONDO_E_NOMEM (then as tree_set_order leaves them).
+ */
+int tree_set_groups(struct tree *tr, const uint8_t *shown);
+/* Whether group g is among those shown (0 when out of range). */
+int tree_group_shown(const struct tree *tr, uint32_t g);
 
 /*
  * The heaviest path from node n: n opened, then its heaviest child, and
@@ -168,6 +182,11 @@ int tree_sig_text(const struct tree *tr, uint32_t sig, uint32_t rank,
 /* Sets in[g] to 1 for every group g whose ranks call signature sig (the
  * array has one byte per group), 0 for the others; 0 or RONDO_E_NOMEM. */
 int tree_sig_groups(const struct tree *tr, uint32_t sig, uint8_t *in);
+
+/* Sets sig[s] to 1 for every signature s that group g's ranks call (the
+ * array has one byte per signature; the others are left as they were),
+ * from the rules its root reaches; 0 or RONDO_E_NOMEM. */
+int tree_group_sigs(const struct tree *tr, uint32_t g, uint8_t *sig);
 
 /* The first call of signature sig in tree order, opened as above; TREE_NONE
  * when no rank calls it. */

@@ -115,6 +115,17 @@ struct view {
 	 * VIEW_SIG_UNKNOWN until first asked (view_sig_rank) */
 	uint32_t *sig_rank;
 
+	/* the rank filter (view_ranks.c): a flag per rank, per group and
+	 * per signature shown, NULL when every one is; how many ranks are
+	 * shown, the one rank when only one is (else TREE_NONE), the list
+	 * as typed ("" for all) */
+	uint8_t *rank_in, *group_in, *sig_in;
+	uint32_t nrank_in, one_rank;
+	char rank_text[128];
+	/* how many ranks call each signature, made when first asked
+	 * (view_sig_nranks) */
+	uint32_t *sig_nranks;
+
 	/* the detail pane's ranks of a signature, kept between draws */
 	uint32_t ranks_sig;
 	char ranks_text[160];
@@ -197,6 +208,36 @@ int view_prompt(struct view *v, const char *prompt, char *buf, size_t size);
 /* ---- the themes (cmd_view.c) ------------------------------------------- */
 /* The next shipped theme, applied; the theme key.  VIEW_REDRAW. */
 int view_theme_next(struct view *v);
+
+/* ---- the rank filter (view_ranks.c) ------------------------------------ */
+/* r: asks for the ranks to show ("7", "0-3,8"; empty: all), then
+ * view_ranks_set.  VIEW_REDRAW. */
+int view_ranks_prompt(struct view *v);
+/* Shows only the ranks of the list in text ("" or "all": every rank) in
+ * every pane; a bad list is said on the status line and changes
+ * nothing.  VIEW_REDRAW. */
+int view_ranks_set(struct view *v, const char *text);
+/* Frees the filter's state, at the end. */
+void view_ranks_free(struct view *v);
+/* How many ranks call signature sig (-1: out of memory or range). */
+int view_sig_nranks(struct view *v, uint32_t sig);
+static inline int view_rank_shown(const struct view *v, uint32_t rank)
+{
+	return !v->rank_in ||
+	       (rank < rondo_rank_count(v->t) && v->rank_in[rank]);
+}
+static inline int view_sig_shown(const struct view *v, uint32_t sig)
+{
+	return !v->sig_in || v->sig_in[sig];
+}
+/* The panes that keep rows of their own follow the filter: contention's
+ * signatures, the functions, the timeline's ranks, the matrix's
+ * messages; each 0 or
+ * RONDO_E_NOMEM (when not made yet, 0). */
+int view_cont_filter(struct view *v);
+int view_funcs_filter(struct view *v);
+int view_timeline_filter(struct view *v);
+int view_matrix_filter(struct view *v);
 
 /* ---- the tree and the signatures (view_tree.c, view_sigs.c) ------------ */
 void view_draw_header(struct view *v);
@@ -321,8 +362,6 @@ int view_calls_next_rank(struct view *v);
  * in that pane: the selected line's call in the tree.  VIEW_REDRAW. */
 int view_gdiff_mark(struct view *v);
 int view_gdiff_tree(struct view *v);
-/* The group marked, TREE_NONE when none. */
-uint32_t view_gdiff_marked(const struct view *v);
 
 /* ---- text (view_text.c) -------------------------------------------------- */
 /* "1 234 567", "12.3k", "4.56M" in at most width columns. */

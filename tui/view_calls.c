@@ -197,15 +197,21 @@ static int vc_show(struct view *v, uint32_t rank, uint64_t index, int64_t ns)
 	return VIEW_REDRAW;
 }
 
-/* The first rank of node n's group. */
+/* The first rank of node n's group that the rank filter shows. */
 static uint32_t node_rank(const struct view *v, uint32_t n)
 {
 	struct tree_info in;
-	uint32_t rank;
+	uint32_t *ranks, rank = UINT32_MAX;
+	int64_t k;
 
 	if (tree_info(v->tree, n, &in) < 0 ||
-	    rondo_group_ranks(v->t, in.group, &rank, 1) < 1)
+	    !(ranks = malloc(sizeof(*ranks) * (in.ranks ? in.ranks : 1))))
 		return UINT32_MAX;
+	k = rondo_group_ranks(v->t, in.group, ranks, in.ranks);
+	for (int64_t i = 0; i < k && rank == UINT32_MAX; i++)
+		if (view_rank_shown(v, ranks[i]))
+			rank = ranks[i];
+	free(ranks);
 	return rank;
 }
 
@@ -240,6 +246,13 @@ int view_calls_tree(struct view *v)
 
 	if (!vc || !vc->n)
 		return 0;
+	if (!view_rank_shown(v, vc->rank)) {
+		view_message(v, 1,
+			     "rank %" PRIu32 " is not shown: r, then %" PRIu32
+			     ", to show it",
+			     vc->rank, vc->rank);
+		return VIEW_REDRAW;
+	}
 	n = tree_find_call(v->tree, vc->rank, vc->cur, NULL);
 	if (n == TREE_NONE) {
 		view_message(v, 1, "call %" PRIu64 " is not in the tree",
@@ -263,7 +276,8 @@ int view_calls_timeline(struct view *v)
 	return view_timeline_goto(v, vc->rank, r->start);
 }
 
-/* The rank before (dir < 0) or after, at the selected call's start. */
+/* The rank shown before (dir < 0) or after, at the selected call's
+ * start. */
 static int vc_rank_step(struct view *v, int dir)
 {
 	struct view_calls *vc = v->clist;
@@ -273,11 +287,15 @@ static int vc_rank_step(struct view *v, int dir)
 
 	if (!vc)
 		return 0;
-	if ((dir < 0 && vc->rank == 0) || (dir > 0 && vc->rank + 1 >= n)) {
-		view_message(v, 0, "no rank %s", dir < 0 ? "before" : "after");
+	rank = vc->rank;
+	do
+		rank = dir < 0 ? rank - 1 : rank + 1; /* 0 - 1 is past n */
+	while (rank < n && !view_rank_shown(v, rank));
+	if (rank >= n) {
+		view_message(v, 0, "no rank %s%s", dir < 0 ? "before" : "after",
+			     v->rank_in ? " among those shown" : "");
 		return VIEW_REDRAW;
 	}
-	rank = dir < 0 ? vc->rank - 1 : vc->rank + 1;
 	r = vc->n ? vc_row(v, vc->cur) : NULL;
 	if (r && r->timed)
 		return vc_show(v, rank, UINT64_MAX, r->start);

@@ -16,17 +16,25 @@
 #include "skew.h"
 #include "util.h"
 #include "view.h"
+#include "waits.h"
 
 #define COL_NUM	  10
 #define COL_SHARE 8
 #define COL_IMB	  10
 
 struct view_cont {
-	struct an_contention *rows;
+	struct an_contention *all; /* every signature called */
+	uint32_t nall;
+	struct an_contention *rows; /* those the rank filter shows, sorted */
 	uint32_t n;
 	struct an_totals tot;
 	uint32_t cur, top;
 	enum an_cont_order order;
+	/* late senders and receivers (rondo waits), made the first time a
+	 * point-to-point row of a trace with per-call times is shown: 0
+	 * not yet, 1 made, -1 not to be had */
+	struct an_waits waits;
+	int waits_made;
 };
 
 /* The orders s goes through, the first at the start; the column each
@@ -46,7 +54,12 @@ int view_cont_show(struct view *v)
 			view_message(v, 1, "out of memory");
 			return VIEW_REDRAW;
 		}
-		rc = an_contention(v->t, &ct->rows, &ct->n);
+		rc = an_contention(v->t, &ct->all, &ct->nall);
+		if (rc == 0 &&
+		    !(ct->rows = malloc(sizeof(*ct->rows) * (ct->nall + 1)))) {
+			free(ct->all);
+			rc = RONDO_E_NOMEM;
+		}
 		if (rc < 0) {
 			free(ct);
 			view_message(v, 1, "contention: %s",
@@ -57,17 +70,36 @@ int view_cont_show(struct view *v)
 		}
 		an_totals(v->t, &ct->tot);
 		ct->order = orders[0];
-		an_contention_sort(ct->rows, ct->n, ct->order);
 		v->cont = ct;
+		view_cont_filter(v);
 	}
 	v->pane = VIEW_CONT;
 	return VIEW_REDRAW;
 }
 
+int view_cont_filter(struct view *v)
+{
+	struct view_cont *ct = v->cont;
+
+	if (!ct)
+		return 0;
+	ct->n = 0;
+	for (uint32_t i = 0; i < ct->nall; i++)
+		if (view_sig_shown(v, ct->all[i].sig))
+			ct->rows[ct->n++] = ct->all[i];
+	an_contention_sort(ct->rows, ct->n, ct->order);
+	ct->cur = ct->top = 0;
+	return 0;
+}
+
 static void view_cont_free(struct view *v)
 {
-	if (v->cont)
+	if (v->cont) {
+		free(v->cont->all);
 		free(v->cont->rows);
+		if (v->cont->waits_made > 0)
+			an_waits_free(&v->cont->waits);
+	}
 	free(v->cont);
 	v->cont = NULL;
 }
@@ -188,7 +220,7 @@ static void draw_table(struct view *v, int top, int height)
 					   "max/mean"};
 	const char *mark = v->utf8 ? "\xe2\x96\xbc" : "v";
 	int title = theme_attr(THEME_TITLE), x = 0;
-	char text[64];
+	char text[256];
 
 	view_fill(top, 0, v->cols, title);
 	for (int k = 0; k < NCOLS; k++) {
@@ -200,7 +232,11 @@ static void draw_table(struct view *v, int top, int height)
 		view_put_right(v, top, x, col_width(k) - 1, title, text);
 		x += col_width(k);
 	}
-	snprintf(text, sizeof(text), "signature (%u)", ct->n);
+	if (v->rank_in) /* the status line says whose figures */
+		snprintf(text, sizeof(text), "signature (%u of %u)", ct->n,
+			 ct->nall);
+	else
+		snprintf(text, sizeof(text), "signature (%u)", ct->n);
 	view_put(v, top, x + 1, v->cols - x - 2, title, text);
 	view_row_in_view(ct->cur, &ct->top, height - 1);
 	for (int k = 0; k < height - 1; k++) {
@@ -216,14 +252,69 @@ static void draw_table(struct view *v, int top, int height)
 			top + 1 + (int)(ct->cur - ct->top));
 }
 
+/* Whether function `name` sends or receives point to point (or
+ * completes such a request). */
+static int is_p2p(const char *name)
+{
+	return name &&
+	       (strstr(name, "send") || strstr(name, "recv") ||
+		strstr(name, "Send") || strstr(name, "Recv") ||
+		!strncmp(name, "MPI_Wait", 8) || !strncmp(name, "MPI_Test", 8));
+}
+
+/* For a point-to-point row of a trace with per-call times: who waited
+ * for whom over the run, from rondo waits (made once); 0 when it cannot
+ * be said. */
+static int p2p_line(struct view *v, char *buf, size_t size)
+{
+	struct view_cont *ct = v->cont;
+	const struct an_wait_pair *ls = NULL, *lr = NULL;
+	char a[24], b[24], one[96], two[96];
+	const char *to;
+
+	if (!ct->waits_made) {
+		ct->waits_made =
+			rondo_timing_mode(v->t, NULL) == RONDO_TIMING_PERCALL &&
+					an_waits(v->t, &ct->waits) == 0
+				? 1
+				: -1;
+	}
+	if (ct->waits_made < 0)
+		return 0;
+	for (uint32_t k = 0; k < ct->waits.n; k++) {
+		const struct an_wait_pair *p = &ct->waits.pairs[k];
+
+		if (p->ls_ns && (!ls || p->ls_ns > ls->ls_ns))
+			ls = p;
+		if (p->lr_ns && (!lr || p->lr_ns > lr->lr_ns))
+			lr = p;
+	}
+	view_duration(a, sizeof(a), (double)ct->waits.ls_ns, v->utf8);
+	view_duration(b, sizeof(b), (double)ct->waits.lr_ns, v->utf8);
+	to = v->utf8 ? " \xe2\x86\x92 " : " -> ";
+	if (ls)
+		snprintf(one, sizeof(one), "late senders %s, most %u%s%u", a,
+			 ls->src, to, ls->dst);
+	else
+		snprintf(one, sizeof(one), "no late sender");
+	if (lr)
+		snprintf(two, sizeof(two), "late receivers %s, most %u%s%u", b,
+			 lr->src, to, lr->dst);
+	else
+		snprintf(two, sizeof(two), "no late receiver");
+	snprintf(buf, size, "point to point, whole run (rondo waits): %s; %s",
+		 one, two);
+	return 1;
+}
+
 /* Who waited for whom, as far as the kind of call says: a late arriver
  * only where one makes the others wait. */
-static void late_line(const struct view *v, const struct an_contention *c,
-		      char *buf, size_t size)
+static void late_line(struct view *v, const struct an_contention *c, char *buf,
+		      size_t size)
 {
 	int nb;
-	enum an_coll kind = an_coll_of(
-		rondo_func_name(v->t, rondo_sig_func(v->t, c->sig)), &nb);
+	const char *name = rondo_func_name(v->t, rondo_sig_func(v->t, c->sig));
+	enum an_coll kind = an_coll_of(name, &nb);
 
 	switch (kind) {
 	case AN_COLL_SYNC:
@@ -252,9 +343,10 @@ static void late_line(const struct view *v, const struct an_contention *c,
 			 "a prefix: each member waits for those of lower rank");
 		break;
 	default:
-		snprintf(buf, size,
-			 "no collective: late senders and receivers are in "
-			 "rondo waits (per-call times)");
+		if (!is_p2p(name) || !p2p_line(v, buf, size))
+			snprintf(buf, size,
+				 "no collective: late senders and receivers "
+				 "are in rondo waits (per-call times)");
 	}
 }
 
@@ -315,8 +407,33 @@ static void draw_detail(struct view *v, int top, int height)
 			 "no imbalance");
 	}
 	view_put(v, top + 4, 1, v->cols - 2, theme_attr(THEME_NORMAL), line);
-	view_put(v, top + 5, 1, v->cols - 2, theme_attr(THEME_DIM),
-		 "lost: the total less calls times the fastest call");
+	if (v->one_rank != TREE_NONE && c->ranks) {
+		uint64_t ns;
+
+		/* the one rank shown: its own time in it, against the mean */
+		if (rondo_sig_rank_time(v->t, c->sig, v->one_rank, &ns) == 0) {
+			view_duration(a[0], sizeof(a[0]), (double)ns, v->utf8);
+			snprintf(line, sizeof(line),
+				 "rank %u: %s in it, %+.1f%% against the "
+				 "mean",
+				 v->one_rank, a[0],
+				 c->mean_rank_ns > 0
+					 ? 100 * ((double)ns / c->mean_rank_ns -
+						  1)
+					 : 0.0);
+		} else {
+			snprintf(
+				line, sizeof(line),
+				"rank %u: its time in it is not kept (a "
+				"summary keeps the slowest and fastest ranks')",
+				v->one_rank);
+		}
+		view_put(v, top + 5, 1, v->cols - 2, theme_attr(THEME_COUNT),
+			 line);
+	} else {
+		view_put(v, top + 5, 1, v->cols - 2, theme_attr(THEME_DIM),
+			 "lost: the total less calls times the fastest call");
+	}
 	view_put(
 		v, top + 6, 1, v->cols - 2, theme_attr(THEME_DIM),
 		"max-mean: time lost to imbalance, the most a rank spent in it "
@@ -350,9 +467,12 @@ static void cont_status(const struct view *v, char *buf, size_t size)
 	const struct view_cont *ct = v->cont;
 
 	snprintf(buf, size,
-		 "%u/%u  Enter go to  s sort  Tab tree  "
+		 "%u/%u%s  Enter go to  s sort  Tab tree  "
 		 "? help  q back",
-		 ct && ct->n ? ct->cur + 1 : 0, ct ? ct->n : 0);
+		 ct && ct->n ? ct->cur + 1 : 0, ct ? ct->n : 0,
+		 v->rank_in ? " called by the ranks shown, figures over all "
+			      "their ranks"
+			    : "");
 }
 
 const struct view_pane_ops view_cont_ops = {

@@ -21,7 +21,9 @@
 #define NCOLS	  8
 
 struct view_funcs {
-	struct an_row *rows;
+	struct an_row *all; /* every function called */
+	uint32_t nall;
+	struct an_row *rows; /* those the ranks shown call, sorted */
 	uint32_t n;
 	struct an_totals tot;
 	uint32_t cur, top;
@@ -43,7 +45,12 @@ int view_funcs_show(struct view *v)
 			view_message(v, 1, "out of memory");
 			return VIEW_REDRAW;
 		}
-		rc = an_stats(v->t, AN_BY_FUNCTION, &fn->rows, &fn->n);
+		rc = an_stats(v->t, AN_BY_FUNCTION, &fn->all, &fn->nall);
+		if (rc == 0 &&
+		    !(fn->rows = malloc(sizeof(*fn->rows) * (fn->nall + 1)))) {
+			free(fn->all);
+			rc = RONDO_E_NOMEM;
+		}
 		if (rc < 0) {
 			free(fn);
 			view_message(v, 1, "functions: %s",
@@ -54,17 +61,45 @@ int view_funcs_show(struct view *v)
 		}
 		an_totals(v->t, &fn->tot);
 		fn->key = keys[0];
-		an_stats_sort(fn->rows, fn->n, fn->key);
 		v->funcs = fn;
+		if (view_funcs_filter(v) < 0)
+			view_message(v, 1, "out of memory");
 	}
 	v->pane = VIEW_FUNCS;
 	return VIEW_REDRAW;
 }
 
+int view_funcs_filter(struct view *v)
+{
+	struct view_funcs *fn = v->funcs;
+	uint32_t nfuncs = rondo_func_count(v->t);
+	uint8_t *called;
+
+	if (!fn)
+		return 0;
+	called = calloc((size_t)nfuncs + 1, 1);
+	if (!called)
+		return RONDO_E_NOMEM;
+	/* the functions of the signatures the ranks shown call */
+	for (uint32_t s = 0; s < rondo_sig_count(v->t); s++)
+		if (view_sig_shown(v, s) && rondo_sig_func(v->t, s) < nfuncs)
+			called[rondo_sig_func(v->t, s)] = 1;
+	fn->n = 0;
+	for (uint32_t i = 0; i < fn->nall; i++)
+		if (fn->all[i].id < nfuncs && called[fn->all[i].id])
+			fn->rows[fn->n++] = fn->all[i];
+	free(called);
+	an_stats_sort(fn->rows, fn->n, fn->key);
+	fn->cur = fn->top = 0;
+	return 0;
+}
+
 static void view_funcs_free(struct view *v)
 {
-	if (v->funcs)
+	if (v->funcs) {
+		free(v->funcs->all);
 		free(v->funcs->rows);
+	}
 	free(v->funcs);
 	v->funcs = NULL;
 }
@@ -184,7 +219,7 @@ static void view_draw_funcs(struct view *v, int top, int height)
 		"total", "count", "mean", "min", "max", "MPI%", "run%", "sigs"};
 	const char *mark = v->utf8 ? "\xe2\x96\xbc" : "v";
 	int title = theme_attr(THEME_TITLE), x = 0;
-	char text[64];
+	char text[256];
 
 	for (int k = 0; k < height; k++)
 		view_fill(top + k, 0, v->cols, theme_attr(THEME_NORMAL));
@@ -197,7 +232,11 @@ static void view_draw_funcs(struct view *v, int top, int height)
 		view_put_right(v, top, x, col_width(k) - 1, title, text);
 		x += col_width(k);
 	}
-	snprintf(text, sizeof(text), "function (%u)", fn->n);
+	if (v->rank_in) /* the status line says whose figures */
+		snprintf(text, sizeof(text), "function (%u of %u)", fn->n,
+			 fn->nall);
+	else
+		snprintf(text, sizeof(text), "function (%u)", fn->n);
 	view_put(v, top, x + 1, v->cols - x - 2, title, text);
 	view_row_in_view(fn->cur, &fn->top, height - 1);
 	for (int k = 0; k < height - 1; k++) {
@@ -217,9 +256,12 @@ static void funcs_status(const struct view *v, char *buf, size_t size)
 	const struct view_funcs *fn = v->funcs;
 
 	snprintf(buf, size,
-		 "%u/%u  Enter its signatures  s sort  Tab next  ? help  "
+		 "%u/%u%s  Enter its signatures  s sort  Tab next  ? help  "
 		 "q back",
-		 fn && fn->n ? fn->cur + 1 : 0, fn ? fn->n : 0);
+		 fn && fn->n ? fn->cur + 1 : 0, fn ? fn->n : 0,
+		 v->rank_in ? " called by the ranks shown, figures over all "
+			      "their ranks"
+			    : "");
 }
 
 const struct view_pane_ops view_funcs_ops = {

@@ -121,11 +121,6 @@ int view_gdiff_mark(struct view *v)
 	return VIEW_REDRAW;
 }
 
-uint32_t view_gdiff_marked(const struct view *v)
-{
-	return v->gdiff ? v->gdiff->mark : TREE_NONE;
-}
-
 /* The selected line's call in the tree: its side's rank, at the first
  * call of the symbol (of the stretch, on a place's line). */
 int view_gdiff_tree(struct view *v)
@@ -150,6 +145,13 @@ int view_gdiff_tree(struct view *v)
 		      (RONDO_SYM_IS_RULE(y->sym)
 			       ? rondo_rule_calls(v->t, RONDO_SYM_ID(y->sym))
 			       : 1);
+	}
+	if (!view_rank_shown(v, gd->rank[s])) {
+		view_message(v, 1,
+			     "rank %" PRIu32 " is not shown: r, then %" PRIu32
+			     ", to show it",
+			     gd->rank[s], gd->rank[s]);
+		return VIEW_REDRAW;
 	}
 	n = tree_find_call(v->tree, gd->rank[s], at, NULL);
 	if (n == TREE_NONE) {

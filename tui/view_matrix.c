@@ -268,8 +268,10 @@ static uint32_t mx_cells(uint32_t w, uint32_t b)
 }
 
 /* Sums the window's blocks, when they are not those of the last draw:
- * time in the window's area.  0 or -1 (out of memory). */
-static int mx_grid(struct view_matrix *mx, uint32_t b)
+ * time in the window's area; with a rank filter (in: a flag per rank),
+ * only the messages a rank shown sends or receives.  0 or -1 (out of
+ * memory). */
+static int mx_grid(struct view_matrix *mx, uint32_t b, const uint8_t *in)
 {
 	const struct mx_window *w = &mx->zoom[mx->depth];
 	uint32_t rows = mx_cells(w->r1 - w->r0, b);
@@ -296,6 +298,8 @@ static int mx_grid(struct view_matrix *mx, uint32_t b)
 			uint64_t *gm = &mx->gm[row + (c - w->c0) / b],
 				 *gb = &mx->gb[row + (c - w->c0) / b];
 
+			if (in && !in[r] && !in[c])
+				continue;
 			*gm = sat_add(*gm, msgs[c]);
 			*gb = sat_add(*gb, bytes[c]);
 		}
@@ -528,23 +532,65 @@ const char *view_matrix_function_text(const struct view *v)
 	return v->matrix ? v->matrix->typed : "";
 }
 
-/* The filters in words: "point-to-point, MPI_Isend". */
-static void mx_filters(const struct view_matrix *mx, char *buf, size_t size)
+/* The filters in words: "point-to-point, MPI_Isend", and the ranks
+ * shown. */
+static void mx_filters(const struct view *v, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s, %s%s",
+	const struct view_matrix *mx = v->matrix;
+
+	snprintf(buf, size, "%s, %s%s%s%s%s",
 		 mx->coll ? "point-to-point and "
 			    "collectives"
 			  : "point-to-point",
 		 mx->func[0] ? mx->func : "all functions",
-		 mx->func[0] ? " alone" : "");
+		 mx->func[0] ? " alone" : "",
+		 v->rank_in ? ", only to or from rank" : "",
+		 !v->rank_in	    ? ""
+		 : v->nrank_in != 1 ? "s "
+				    : " ",
+		 v->rank_in ? v->rank_text : "");
+}
+
+int view_matrix_filter(struct view *v)
+{
+	if (v->matrix)
+		v->matrix->gvalid = 0;
+	return 0;
+}
+
+/* The matrix as the rank filter leaves it, into *out (cells of ranks not
+ * shown to ranks not shown made 0); 0 or -1 (out of memory). */
+static int mx_shown(const struct view *v, struct an_matrix *out)
+{
+	const struct an_matrix *m = &v->matrix->m;
+	size_t cells = (size_t)m->n * m->n;
+
+	*out = *m;
+	out->msgs = malloc(sizeof(uint64_t) * (cells ? cells : 1));
+	out->bytes = malloc(sizeof(uint64_t) * (cells ? cells : 1));
+	if (!out->msgs || !out->bytes) {
+		free(out->msgs);
+		free(out->bytes);
+		return -1;
+	}
+	for (uint32_t r = 0; r < m->n; r++)
+		for (uint32_t c = 0; c < m->n; c++) {
+			size_t i = (size_t)r * m->n + c;
+			int in = view_rank_shown(v, r) || view_rank_shown(v, c);
+
+			out->msgs[i] = in ? m->msgs[i] : 0;
+			out->bytes[i] = in ? m->bytes[i] : 0;
+		}
+	return 0;
 }
 
 int view_matrix_export(struct view *v, const char *path)
 {
 	struct view_matrix *mx = v->matrix;
 	struct fileio_out o;
+	struct an_matrix shown;
 	uint64_t cells = 0;
-	char what[128], why[256], name[FILEIO_SHORT];
+	char what[320], why[256], name[FILEIO_SHORT];
 	FILE *f;
 	int rc;
 
@@ -556,15 +602,22 @@ int view_matrix_export(struct view *v, const char *path)
 		return VIEW_REDRAW;
 	}
 	f = fileio_stream(&o);
-	rc = f ? an_matrix_csv(&mx->m, f, 0, 0) : -1;
+	if (mx_shown(v, &shown) < 0) {
+		fileio_close(&o, 0, why, sizeof(why));
+		view_message(v, 1, "out of memory");
+		return VIEW_REDRAW;
+	}
+	rc = f ? an_matrix_csv(&shown, f, 0, 0) : -1;
+	for (size_t i = 0; i < (size_t)shown.n * shown.n; i++)
+		cells += shown.msgs[i] != 0 || shown.bytes[i] != 0;
+	free(shown.msgs);
+	free(shown.bytes);
 	if (fileio_close(&o, rc == 0, why, sizeof(why)) || rc < 0) {
 		view_message(v, 1, "cannot write %s: %s", name,
 			     rc < 0 ? "write error" : why);
 		return VIEW_REDRAW;
 	}
-	for (size_t i = 0; i < (size_t)mx->m.n * mx->m.n; i++)
-		cells += mx->m.msgs[i] != 0 || mx->m.bytes[i] != 0;
-	mx_filters(mx, what, sizeof(what));
+	mx_filters(v, what, sizeof(what));
 	view_message(v, 0, "wrote %s: %llu cells (%s)", name,
 		     (unsigned long long)cells, what);
 	return VIEW_REDRAW;
@@ -700,8 +753,8 @@ static void mx_draw_cell(struct view *v, int y)
 	uint32_t r0, r1, c0, c1,
 		cell = (w->sr - w->r0) / mx->block * mx->gcols +
 		       (w->dr - w->c0) / mx->block;
-	char src[32], dst[32], msgs[32], bytes[32], size[32], line[256];
-	char what[128];
+	char src[32], dst[32], msgs[32], bytes[32], size[32], line[512];
+	char what[320];
 	int at;
 
 	mx_cursor_cell(mx, &r0, &r1, &c0, &c1);
@@ -717,7 +770,7 @@ static void mx_draw_cell(struct view *v, int y)
 		 msgs, mx->gm[cell] == 1 ? "" : "s", bytes, size);
 	view_fill(y, 0, v->cols, theme_attr(THEME_NORMAL));
 	view_put(v, y, 1, v->cols - 2, theme_attr(THEME_COUNT), line);
-	mx_filters(mx, what, sizeof(what));
+	mx_filters(v, what, sizeof(what));
 	at = snprintf(line, sizeof(line), "counted: %s", what);
 	if (mx->m.unresolved)
 		at += snprintf(line + at, sizeof(line) - (size_t)at,
@@ -762,7 +815,7 @@ static void view_draw_matrix(struct view *v, int top, int height)
 	}
 	mx->block = mx_layout(mx, rows, v->cols, &label, &mx->scale);
 	view_matrix_move(v, 0, 0); /* the cursor on a cell's first ranks */
-	if (mx_grid(mx, mx->block) < 0) {
+	if (mx_grid(mx, mx->block, v->rank_in) < 0) {
 		view_put(v, top + 1, 1, v->cols - 2, theme_attr(THEME_ERROR),
 			 "out of memory");
 		return;

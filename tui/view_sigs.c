@@ -13,6 +13,8 @@
 #include "view.h"
 
 #define COL_NUM 10
+/* The ranks column, from this many columns of screen on. */
+#define COLS_RANKS 120
 
 static const char *const sort_name[SORT_NKEYS] = {"total", "count", "mean",
 						  "max"};
@@ -62,7 +64,8 @@ int view_sigs_update(struct view *v)
 		return -1;
 	v->sig_order = order;
 	for (uint32_t s = 0; s < n; s++)
-		if (tree_text_has(
+		if (view_sig_shown(v, s) &&
+		    tree_text_has(
 			    rondo_func_name(v->t, rondo_sig_func(v->t, s)),
 			    v->filter))
 			order[k++] = s;
@@ -75,6 +78,36 @@ int view_sigs_update(struct view *v)
 		if (order[i] == keep)
 			v->sig_cur = i;
 	return 0;
+}
+
+int view_sig_nranks(struct view *v, uint32_t sig)
+{
+	uint32_t nsigs = rondo_sig_count(v->t),
+		 ngroups = rondo_group_count(v->t);
+	uint8_t *sig_of;
+	int bad;
+
+	if (sig >= nsigs)
+		return -1;
+	if (v->sig_nranks)
+		return (int)v->sig_nranks[sig];
+	v->sig_nranks = calloc((size_t)nsigs + 1, sizeof(*v->sig_nranks));
+	sig_of = malloc((size_t)nsigs + 1);
+	bad = !v->sig_nranks || !sig_of;
+	for (uint32_t g = 0; !bad && g < ngroups; g++) {
+		uint32_t n = rondo_group_size(v->t, g);
+
+		memset(sig_of, 0, nsigs);
+		bad = tree_group_sigs(v->tree, g, sig_of) < 0;
+		for (uint32_t s = 0; !bad && s < nsigs; s++)
+			v->sig_nranks[s] += sig_of[s] ? n : 0;
+	}
+	free(sig_of);
+	if (bad) {
+		free(v->sig_nranks);
+		v->sig_nranks = NULL;
+	}
+	return v->sig_nranks ? (int)v->sig_nranks[sig] : -1;
 }
 
 static void view_sigs_move(struct view *v, int64_t delta)
@@ -111,6 +144,18 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 					: theme_attr(k == 1 ? THEME_COUNT
 							    : THEME_TIME),
 			       num[k]);
+	if (v->cols >= COLS_RANKS) {
+		int n = view_sig_nranks(v, sig);
+
+		if (n >= 0)
+			snprintf(num[0], sizeof(num[0]), "%d", n);
+		else
+			snprintf(num[0], sizeof(num[0]), "-");
+		view_put_right(v, y, x, COL_NUM - 1,
+			       selected ? attr : theme_attr(THEME_COUNT),
+			       num[0]);
+		x += COL_NUM;
+	}
 	tree_sig_text(v->tree, sig, view_sig_rank(v, sig), 1, text,
 		      sizeof(text));
 	view_put(v, y, x + 1, v->cols - x - 2,
@@ -124,7 +169,7 @@ static void draw_sig(struct view *v, int y, uint32_t i, int selected)
 static void view_draw_sigs(struct view *v, int top, int height)
 {
 	int title = theme_attr(THEME_TITLE), x = 0;
-	char head[256];
+	char head[512], peers[48];
 
 	view_fill(top, 0, v->cols, title);
 	for (int k = 0; k < SORT_NKEYS; k++, x += COL_NUM) {
@@ -134,12 +179,21 @@ static void view_draw_sigs(struct view *v, int top, int height)
 					   : "v");
 		view_put_right(v, top, x, COL_NUM - 1, title, head);
 	}
-	snprintf(head, sizeof(head),
-		 "signature (%u of %u%s%s%s; peers +k relative to the "
-		 "caller)",
+	if (v->cols >= COLS_RANKS) {
+		view_put_right(v, top, x, COL_NUM - 1, title, "ranks ");
+		x += COL_NUM;
+	}
+	if (v->one_rank != TREE_NONE)
+		snprintf(peers, sizeof(peers), "rank %u's peers", v->one_rank);
+	else
+		snprintf(peers, sizeof(peers),
+			 "peers +k relative to the "
+			 "caller");
+	snprintf(head, sizeof(head), "signature (%u of %u%s%s%s%s; %s)",
 		 v->nsig_order, rondo_sig_count(v->t),
+		 v->rank_in ? ", called by the ranks shown" : "",
 		 v->filter[0] ? ", function has \"" : "", v->filter,
-		 v->filter[0] ? "\"" : "");
+		 v->filter[0] ? "\"" : "", peers);
 	view_put(v, top, x + 1, v->cols - x - 2, title, head);
 	view_row_in_view(v->sig_cur, &v->sig_top, height - 1);
 	for (int k = 0; k < height - 1; k++) {
@@ -179,9 +233,10 @@ static void sigs_status(const struct view *v, char *buf, size_t size)
 	view_count(c, sizeof(c), calls);
 	view_duration(t, sizeof(t), (double)ns, v->utf8);
 	snprintf(buf, size,
-		 "%u/%u  %s calls, %s  Enter go to  s sort  f filter  "
+		 "%u/%u  %s calls, %s%s  Enter go to  s sort  f filter  "
 		 "? help  q back",
-		 v->nsig_order ? v->sig_cur + 1 : 0, v->nsig_order, c, t);
+		 v->nsig_order ? v->sig_cur + 1 : 0, v->nsig_order, c, t,
+		 v->rank_in ? " over all their ranks" : "");
 }
 
 const struct view_pane_ops view_sigs_ops = {

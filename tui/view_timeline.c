@@ -39,7 +39,8 @@ static const char tl_ramp[TL_LEVELS + 1] = " .:-=+*#%@";
 /* Functions named on the status line, most time first. */
 #define TL_TOP 3
 
-/* Ranks [r0, r1) are shown; the cursor is on the row holding rank cur. */
+/* The ranks of the list rk[r0 .. r1-1] are shown (the ranks the rank
+ * filter shows, in order); the cursor is on the row holding rk[cur]. */
 struct tl_ranks {
 	uint32_t r0, r1, cur;
 };
@@ -53,7 +54,9 @@ struct tl_sums {
 };
 
 struct view_timeline {
-	double base;	     /* of the per-call times */
+	double base; /* of the per-call times */
+	/* the ranks shown, in order (all, or the rank filter's) */
+	uint32_t *rk, nrk;
 	int64_t first, last; /* the run: earliest start, latest end, ns */
 	/* the latest end of a rank's MPI_Init (INT64_MIN: none), and
 	 * whether the window may show the time before it */
@@ -274,7 +277,7 @@ static int tl_grid(struct view *v)
 		size_t row = (size_t)((r - z->r0) / tl->block) * tl->nb;
 		struct tl_sums s = {tl->busy + row, tl->lit + row, NULL, 0, 0};
 
-		rc = tl_walk(v, r, t0, tl->w, tl->nb, &s);
+		rc = tl_walk(v, tl->rk[r], t0, tl->w, tl->nb, &s);
 	}
 	if (rc < 0)
 		return rc;
@@ -317,7 +320,8 @@ static int tl_functions(struct view *v)
 	for (uint32_t r = a; r < b && rc == 0; r++) {
 		struct tl_sums s = {NULL, NULL, tl->fn, 0, 0};
 
-		rc = tl_walk(v, r, (double)tl->i0 * tl->w, tl->w, tl->nb, &s);
+		rc = tl_walk(v, tl->rk[r], (double)tl->i0 * tl->w, tl->w,
+			     tl->nb, &s);
 	}
 	tl->frow = row;
 	tl->fvalid = rc == 0;
@@ -622,11 +626,55 @@ static void view_timeline_free(struct view *v)
 	if (!tl)
 		return;
 	free(tl->hl);
+	free(tl->rk);
 	free(tl->busy);
 	free(tl->lit);
 	free(tl->fn);
 	free(tl);
 	v->timeline = NULL;
+}
+
+/* The list of the ranks shown, made again; 0 or RONDO_E_NOMEM. */
+static int tl_rank_list(struct view *v)
+{
+	struct view_timeline *tl = v->timeline;
+	uint32_t n = rondo_rank_count(v->t), k = 0;
+	uint32_t *rk = malloc(sizeof(*rk) * (n ? n : 1));
+
+	if (!rk)
+		return RONDO_E_NOMEM;
+	for (uint32_t r = 0; r < n; r++)
+		if (view_rank_shown(v, r))
+			rk[k++] = r;
+	free(tl->rk);
+	tl->rk = rk;
+	tl->nrk = k;
+	tl->depth = 0;
+	tl->zoom[0] = (struct tl_ranks){0, k, 0};
+	tl->gvalid = tl->fvalid = 0;
+	return 0;
+}
+
+int view_timeline_filter(struct view *v)
+{
+	return v->timeline ? tl_rank_list(v) : 0;
+}
+
+/* The place of rank `rank` in the list shown, tl->nrk when it is not
+ * there. */
+static uint32_t tl_rank_at(const struct view_timeline *tl, uint32_t rank)
+{
+	uint32_t lo = 0, hi = tl->nrk;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (tl->rk[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tl->nrk && tl->rk[lo] == rank ? lo : tl->nrk;
 }
 
 /* The pane, its run's span found: NULL with the reason on the status
@@ -646,9 +694,9 @@ static struct view_timeline *tl_create(struct view *v, double base)
 	tl->nfunc = rondo_func_count(v->t);
 	tl->hl_kind = TREE_GROUP;
 	tl->hl_id = TREE_NONE;
-	tl->zoom[0] = (struct tl_ranks){0, rondo_rank_count(v->t), 0};
 	tl->block = 1;
-	rc = tl_extent(v);
+	rc = tl_rank_list(v);
+	rc = rc ? rc : tl_extent(v);
 	if (rc < 0) {
 		view_message(v, 1, "timeline: %s", rondo_strerror(rc));
 		view_timeline_free(v);
@@ -684,17 +732,21 @@ int view_timeline_goto(struct view *v, uint32_t rank, int64_t ns)
 {
 	struct view_timeline *tl;
 	struct tl_ranks *z;
+	uint32_t at;
 
 	view_timeline_show(v);
 	tl = v->timeline;
 	if (v->pane != VIEW_TIMELINE || !tl)
 		return VIEW_REDRAW; /* the reason is on the status line */
-	while (tl->depth > 0 && (rank < tl->zoom[tl->depth].r0 ||
-				 rank >= tl->zoom[tl->depth].r1))
+	at = tl_rank_at(tl, rank);
+	if (at == tl->nrk)
+		view_message(v, 0, "rank %u is not shown (r)", rank);
+	while (at < tl->nrk && tl->depth > 0 &&
+	       (at < tl->zoom[tl->depth].r0 || at >= tl->zoom[tl->depth].r1))
 		tl->depth--;
 	z = &tl->zoom[tl->depth];
-	if (rank >= z->r0 && rank < z->r1)
-		z->cur = rank;
+	if (at >= z->r0 && at < z->r1)
+		z->cur = at;
 	tl->go = 1;
 	tl->go_ns = ns;
 	return VIEW_REDRAW;
@@ -703,33 +755,41 @@ int view_timeline_goto(struct view *v, uint32_t rank, int64_t ns)
 int view_timeline_cursor(const struct view *v, uint32_t *rank, int64_t *ns)
 {
 	const struct view_timeline *tl = v->timeline;
-	uint32_t b;
+	uint32_t a, b;
 
-	if (!tl || !tl->nb)
+	if (!tl || !tl->nb || !tl->nrk)
 		return -1;
-	tl_cursor_ranks(tl, rank, &b);
+	tl_cursor_ranks(tl, &a, &b);
+	*rank = tl->rk[a];
 	*ns = (int64_t)((double)(tl->i0 + tl->col) * tl->w);
 	return 0;
 }
 
 /* ---- drawing ------------------------------------------------------------- */
 
-/* "3" or "30-39": the ranks [a, b). */
-static void tl_ranks_text(char *buf, size_t size, uint32_t a, uint32_t b)
+/* "3" or "30-39": the ranks rk[a .. b-1]; "3..9" when ranks between are
+ * not shown. */
+static void tl_ranks_text(const struct view_timeline *tl, char *buf,
+			  size_t size, uint32_t a, uint32_t b)
 {
-	if (b - a <= 1)
-		snprintf(buf, size, "%u", a);
+	if (b <= a || b > tl->nrk)
+		snprintf(buf, size, "-");
+	else if (b - a == 1)
+		snprintf(buf, size, "%u", tl->rk[a]);
 	else
-		snprintf(buf, size, "%u-%u", a, b - 1);
+		snprintf(buf, size, "%u%s%u", tl->rk[a],
+			 tl->rk[b - 1] - tl->rk[a] == b - a - 1 ? "-" : "..",
+			 tl->rk[b - 1]);
 }
 
-/* The rows' labels' columns: "190-199" when rows are blocks. */
-static int tl_label_width(uint32_t n, uint32_t block)
+/* The rows' labels' columns: "190-199" when rows are blocks ("190..199"
+ * with ranks filtered out). */
+static int tl_label_width(uint32_t n, uint32_t block, int filtered)
 {
 	char s[24];
 	int d = snprintf(s, sizeof(s), "%u", n ? n - 1 : 0);
 
-	return block > 1 ? 2 * d + 1 : d;
+	return block > 1 ? 2 * d + 1 + filtered : d;
 }
 
 /* Lays the window out in `rows` lines and `cols` columns: the ranks a
@@ -747,7 +807,8 @@ static void tl_layout(struct view *v, int rows, int cols, int *label)
 	for (tl->scale = TL_SCALE; tl->scale > 1; tl->scale--)
 		if (n * (uint32_t)tl->scale <= (uint32_t)rows)
 			break;
-	*label = tl_label_width(rondo_rank_count(v->t), tl->block);
+	*label = tl_label_width(rondo_rank_count(v->t), tl->block,
+				v->rank_in != NULL);
 	if (n > 1 && *label < 3)
 		*label = 3; /* "all" */
 	tl->nb = cols - *label - 1 > 1 ? (uint32_t)(cols - *label - 1) : 1;
@@ -851,7 +912,7 @@ static void tl_draw_grid(struct view *v, int y, int height, int label,
 
 		if (row >= tl->grows)
 			break;
-		tl_ranks_text(text, sizeof(text), a, b);
+		tl_ranks_text(tl, text, sizeof(text), a, b);
 		view_put_right(
 			v, y + k * tl->scale, 0, label,
 			theme_attr(row == cy ? THEME_SELECTED : THEME_DIM),
@@ -895,7 +956,7 @@ static void tl_draw_foot(struct view *v, int y)
 	struct view_timeline *tl = v->timeline;
 	const struct tl_ranks *z = &tl->zoom[tl->depth];
 	int x = 1, dim = theme_attr(THEME_DIM), d = tl_decimals(tl->w);
-	char line[512], ranks[32], from[32], to[32], w[32];
+	char line[512], ranks[160], from[32], to[32], w[32];
 
 	for (int k = 0; k < TL_FOOT; k++)
 		view_fill(y + k, 0, v->cols, theme_attr(THEME_NORMAL));
@@ -905,7 +966,10 @@ static void tl_draw_foot(struct view *v, int y)
 	for (int k = 1; k < TL_LEVELS && x + 1 < v->cols; k++)
 		tl_cell(v, y, ++x, k, 0, 0);
 	view_put(v, y, x + 2, v->cols - x - 2, dim, "100%");
-	tl_ranks_text(ranks, sizeof(ranks), z->r0, z->r1);
+	if (v->rank_in && !tl->depth)
+		snprintf(ranks, sizeof(ranks), "%s", v->rank_text);
+	else
+		tl_ranks_text(tl, ranks, sizeof(ranks), z->r0, z->r1);
 	tl_seconds(from, sizeof(from), (double)tl->i0 * tl->w, d);
 	tl_seconds(to, sizeof(to), (double)(tl->i0 + tl->nb) * tl->w, d);
 	view_duration(w, sizeof(w), tl->w, v->utf8);
@@ -1027,7 +1091,7 @@ static void view_timeline_status(const struct view *v, char *buf, size_t size)
 	whole = tl->w * (b - a);
 	busy = tl->busy[(size_t)row * tl->nb + tl->col];
 	d = tl_decimals(tl->w);
-	tl_ranks_text(ranks, sizeof(ranks), a, b);
+	tl_ranks_text(tl, ranks, sizeof(ranks), a, b);
 	tl_seconds(from, sizeof(from), (double)(tl->i0 + tl->col) * tl->w, d);
 	tl_seconds(to, sizeof(to), (double)(tl->i0 + tl->col + 1) * tl->w, d);
 	view_percent(pc, sizeof(pc), busy / whole > 1 ? 1 : busy / whole);

@@ -105,6 +105,17 @@ void view_draw_header(struct view *v)
 			line[sizeof(line) - 1] =
 				'\0'; /* cut at the edge anyway */
 	}
+	/* the rank filter, before the rest */
+	if (v->rank_in) {
+		char rest[512];
+
+		snprintf(rest, sizeof(rest), "%s", line);
+		if (snprintf(line, sizeof(line),
+			     " shown: rank%s %s of %u (r changes it)%s%s",
+			     v->nrank_in == 1 ? "" : "s", v->rank_text, ranks,
+			     dot, rest + 1) >= (int)sizeof(line))
+			line[sizeof(line) - 1] = '\0';
+	}
 	view_fill(1, 0, v->cols, theme_attr(THEME_HEADER));
 	view_put(v, 1, 0, v->cols, theme_attr(THEME_HEADER), line);
 }
@@ -316,6 +327,9 @@ uint32_t view_sig_rank(struct view *v, uint32_t sig)
 
 	if (sig >= nsigs)
 		return TREE_NONE;
+	/* one rank shown: its values, for the signatures it calls */
+	if (v->one_rank != TREE_NONE && view_sig_shown(v, sig))
+		return v->one_rank;
 	if (!v->sig_rank) {
 		v->sig_rank = malloc(sizeof(uint32_t) * nsigs);
 		if (!v->sig_rank)

@@ -44,17 +44,6 @@ static uint64_t sym_calls(const rondo_trace *t, const rondo_sym *s)
 	return sat_mul(per, s->count);
 }
 
-uint32_t an_rank_group(const rondo_trace *t, uint32_t rank)
-{
-	uint32_t root = rondo_rank_root(t, rank);
-
-	for (uint32_t g = 0; root != UINT32_MAX && g < rondo_group_count(t);
-	     g++)
-		if (rondo_group_root(t, g) == root)
-			return g;
-	return UINT32_MAX;
-}
-
 void an_group_name(const rondo_trace *t, uint32_t g, char *buf, size_t size)
 {
 	char ranks[256];

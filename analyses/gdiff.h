@@ -62,9 +62,6 @@ int an_gdiff(const rondo_trace *t, uint32_t ga, uint32_t gb,
 	     struct an_gdiff *d);
 void an_gdiff_free(struct an_gdiff *d);
 
-/* The group of rank `rank`, UINT32_MAX when out of range. */
-uint32_t an_rank_group(const rondo_trace *t, uint32_t rank);
-
 /* "rank 1" or "ranks 1,3-14 (13)": group g, as the explorer names it. */
 void an_group_name(const rondo_trace *t, uint32_t g, char *buf, size_t size);
 

@@ -391,6 +391,19 @@ int an_contention(const rondo_trace *t, struct an_contention **rows,
 	return 0;
 }
 
+/* Whether the file has a section of that name, whole or not. */
+static int has_section(const rondo_trace *t, const char *name)
+{
+	for (uint32_t i = 0; i < rondo_section_count(t); i++) {
+		const char *n = NULL;
+
+		if (rondo_section_info(t, i, &n, NULL, NULL) == 0 && n &&
+		    !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
 const char *an_rank_precision(const rondo_trace *t, char *buf, size_t size)
 {
 	uint32_t k;
@@ -411,7 +424,11 @@ const char *an_rank_precision(const rondo_trace *t, char *buf, size_t size)
 			 "histogram of 9%% bins",
 			 pct, k, k, pct);
 		break;
-	default: snprintf(buf, size, "none (a file older than them)");
+	default:
+		snprintf(buf, size, "%s",
+			 has_section(t, "ranktime") || has_section(t, "ranksum")
+				 ? "not read: their section is damaged or cut"
+				 : "none (a file older than them)");
 	}
 	return buf;
 }

@@ -362,6 +362,10 @@ RONDO_API uint32_t rondo_rank_root(const rondo_trace *t, uint32_t rank);
 /** Returns the number of calls `rank` made (0 if out of range). */
 RONDO_API uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank);
 
+/** Returns the group of rank `rank` (the group whose root is its whole
+ * call sequence), or UINT32_MAX if `rank` is out of range. */
+RONDO_API uint32_t rondo_rank_group(const rondo_trace *t, uint32_t rank);
+
 /** Returns 1 when rank `rank`'s calls are lost: the file was cut inside
  * its call grammar, before the rules of that rank (the rank then has 0
  * calls, and a group of its own with the others lost, which

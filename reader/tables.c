@@ -204,6 +204,12 @@ uint64_t rondo_rank_calls(const rondo_trace *t, uint32_t rank)
 		       : 0;
 }
 
+uint32_t rondo_rank_group(const rondo_trace *t, uint32_t rank)
+{
+	return t && t->opened && rank < t->rm.nranks ? t->rank_group[rank]
+						     : UINT32_MAX;
+}
+
 int rondo_rank_lost(const rondo_trace *t, uint32_t rank)
 {
 	return t && t->opened && rank < t->rm.nranks &&

@@ -138,17 +138,6 @@ int rp_rank_cut(const rondo_trace *t, uint32_t rank, const char **ending)
 	return 0;
 }
 
-uint32_t rp_rank_group(const rondo_trace *t, uint32_t rank)
-{
-	uint32_t root = rondo_rank_root(t, rank);
-
-	for (uint32_t g = 0; root != UINT32_MAX && g < rondo_group_count(t);
-	     g++)
-		if (rondo_group_root(t, g) == root)
-			return g;
-	return UINT32_MAX;
-}
-
 double rp_sig_gap(const rondo_trace *t, uint32_t sig, uint32_t group)
 {
 	uint64_t ns, calls;

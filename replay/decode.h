@@ -27,9 +27,6 @@ int rp_trace_param(const rondo_trace *t, uint32_t func, const char *name);
  * terminated); 0 when it was not. */
 int rp_rank_cut(const rondo_trace *t, uint32_t rank, const char **ending);
 
-/* The rank group of `rank` (UINT32_MAX when out of range). */
-uint32_t rp_rank_group(const rondo_trace *t, uint32_t rank);
-
 /* The mean time before a call of sig by a rank of group `group`: the
  * group's own when the trace keeps it per group, else the mean over all
  * ranks (an older file); 0 when the trace does not say. */

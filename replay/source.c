@@ -86,7 +86,7 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	src.o = *o;
 	src.gap_norm = 1;
 	src.gap_factor = 1;
-	src.group = rp_rank_group(t, rank);
+	src.group = rondo_rank_group(t, rank);
 	factors = rp_xcalloc(rondo_rank_count(t) + 1, sizeof *factors);
 	if (rp_gap_factors(t, factors, &src.gap_norm) == 0 &&
 	    rank < rondo_rank_count(t))

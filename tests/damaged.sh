@@ -188,6 +188,9 @@ done
 	fail "cut-in-grammar: info does not name rank 7's group lost: $("$rondo" info cut-in-grammar.rondo 2>/dev/null | grep -A6 '^rank groups (')"
 "$rondo" dump --grammar cut-in-grammar.rondo 2>/dev/null | grep -qx "  ranks 7 -> R6  (calls lost with the end of the file)" ||
 	fail "cut-in-grammar: dump --grammar: $("$rondo" dump --grammar cut-in-grammar.rondo 2>/dev/null | tail -4)"
+# its per-rank times went with the cut: info says so, not "older file"
+"$rondo" info cut-in-grammar.rondo 2>/dev/null | grep -qx "rank times   not read: their section is damaged or cut" ||
+	fail "cut-in-grammar: info's rank times: $("$rondo" info cut-in-grammar.rondo 2>/dev/null | grep '^rank times')"
 # cut at the grammar's start: every rank lost, the file still opens
 head -c "$(offset groups.rondo grammar)" groups.rondo >cut-at-grammar.rondo
 "$rondo" info cut-at-grammar.rondo >out 2>err ||

@@ -382,6 +382,11 @@ static void test_demo(void)
 	CHECK(rondo_group_format(t, 1, buf, sizeof(buf)) == 3 &&
 	      !strcmp(buf, "1-4"));
 	CHECK(rondo_group_root(t, 3) == UINT32_MAX);
+	/* each rank's group: the ends alone, the middle together */
+	CHECK(rondo_rank_group(t, 0) == 0 && rondo_rank_group(t, 1) == 1 &&
+	      rondo_rank_group(t, 4) == 1 && rondo_rank_group(t, 5) == 2 &&
+	      rondo_rank_group(t, 6) == UINT32_MAX &&
+	      rondo_rank_group(NULL, 0) == UINT32_MAX);
 	for (uint32_t r = 0; r < 6; r++)
 		calls += rondo_rank_calls(t, r);
 	/* Init, Barrier, Finalize; per iteration 2 or 4 p2p, Waitall, 2

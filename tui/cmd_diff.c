@@ -613,7 +613,7 @@ static int diff_groups(const struct diff_opts *o)
 	if (!t)
 		return CLI_EXIT_FAIL;
 	for (int s = 0; s < 2; s++) {
-		g[s] = an_rank_group(t, o->grank[s]);
+		g[s] = rondo_rank_group(t, o->grank[s]);
 		if (g[s] == UINT32_MAX) {
 			cli_error("--groups: %s has no rank %" PRIu32
 				  " (ranks 0-%" PRIu32 ")",

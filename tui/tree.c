@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gdiff.h"
 #include "tree.h"
 #include "util.h"
 
@@ -863,13 +864,11 @@ static const char *func_of(const struct tree *tr, uint32_t sig)
 static int group_label(const struct tree *tr, uint32_t g, char *buf,
 		       size_t size)
 {
-	uint32_t n = rondo_group_size(tr->t, g);
-	int k = put(buf, size, 0, "%s ", n == 1 ? "rank" : "ranks");
+	char name[512];
+	int k;
 
-	k += rondo_group_format(tr->t, g, (size_t)k < size ? buf + k : NULL,
-				(size_t)k < size ? size - (size_t)k : 0);
-	if (n > 1)
-		k += put(buf, size, (size_t)k, " (%u)", n);
+	an_group_name(tr->t, g, name, sizeof(name)); /* "ranks 1-7 (7)" */
+	k = put(buf, size, 0, "%s", name);
 	if (group_cut(tr, g))
 		k += put(buf, size, (size_t)k, "  cut short%s",
 			 group_cut(tr, g));
@@ -1158,12 +1157,7 @@ uint32_t tree_find_sig(struct tree *tr, uint32_t sig)
 
 uint32_t tree_rank_group(const struct tree *tr, uint32_t rank)
 {
-	uint32_t root = rondo_rank_root(tr->t, rank);
-
-	for (uint32_t g = 0; root != UINT32_MAX && g < tr->ngroups; g++)
-		if (rondo_group_root(tr->t, g) == root)
-			return g;
-	return TREE_NONE;
+	return rondo_rank_group(tr->t, rank); /* UINT32_MAX is TREE_NONE */
 }
 
 uint32_t tree_find_call(struct tree *tr, uint32_t rank, uint64_t index,

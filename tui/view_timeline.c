@@ -385,6 +385,10 @@ static void tl_selection(struct view *v, uint32_t *kind, uint32_t *id,
 	if (*kind == TREE_CALL && v->pane == VIEW_TREE && in.ranks == 1 &&
 	    rondo_group_ranks(v->t, in.group, &rank, 1) != 1)
 		rank = TREE_NONE;
+	/* from a table, the rank it shows the signature with (absolute
+	 * peers for a signature one rank calls, or the one rank shown) */
+	if (*kind == TREE_CALL && rank == TREE_NONE && v->pane != VIEW_TREE)
+		rank = p->rank ? p->rank(v) : view_sig_rank(v, *id);
 	if (*kind == TREE_CALL)
 		tree_sig_text(v->tree, *id, rank, 1, text, size);
 	else if (*kind == TREE_RULE)
@@ -974,10 +978,10 @@ static void tl_draw_foot(struct view *v, int y)
 	tl_seconds(to, sizeof(to), (double)(tl->i0 + tl->nb) * tl->w, d);
 	view_duration(w, sizeof(w), tl->w, v->utf8);
 	snprintf(line, sizeof(line),
-		 "%sranks %s, %u a row; %s%s%s s, %s a "
+		 "%srank%s %s, %u a row; %s%s%s s, %s a "
 		 "bucket%s%s",
-		 tl->depth ? "zoomed: " : "", ranks, tl->block, from,
-		 v->utf8 ? "\xe2\x80\x93" : "-", to, w,
+		 tl->depth ? "zoomed: " : "", z->r1 - z->r0 == 1 ? "" : "s",
+		 ranks, tl->block, from, v->utf8 ? "\xe2\x80\x93" : "-", to, w,
 		 tl_lo(tl) > tl->first ? "; MPI_Init hidden (I)" : "",
 		 tl->cut ? "; some ranks have times for their first calls "
 			   "only (RONDO_TIMING_LIMIT)"

@@ -149,7 +149,11 @@ expect_exit 1 "$rondo" export --perfetto "$tmp" "$t"
 one_error "^rondo: cannot write Perfetto trace"
 expect_exit 1 "$rondo" export --from 0 --chrome "$tmp/x.json" "$tmp/p2p_agg.rondo"
 one_error "export --from/--to: .* has no per-call times"
-head -c 2000 "$t" >"$tmp/short.rondo"
+# cut inside the signatures, which the calls need (a cut in the grammar
+# would open, with the ranks past the cut lost: tests/damaged.sh)
+cst=$("$rondo" info "$t" | awk '/^sections:/ { on = 1; at = 32; next }
+	on && $1 == "cst" { print at; exit } on && NF == 3 { at += $2 }')
+head -c $((cst + 3)) "$t" >"$tmp/short.rondo"
 expect_exit 1 "$rondo" export --perfetto "$tmp/x.pftrace" "$tmp/short.rondo"
 one_error "^rondo: cannot open .*short.rondo"
 [ ! -e "$tmp/x.pftrace" ] && [ ! -e "$tmp/x.json" ] ||

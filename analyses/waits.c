@@ -95,6 +95,14 @@ static const struct wfn {
 	{"MPI_Request_free", W_FREE, 0},
 };
 
+int an_waits_counts(const char *name)
+{
+	for (size_t k = 0; name && k < COUNTOF(wfns); k++)
+		if (!strcmp(wfns[k].name, name))
+			return wfns[k].cls != W_FREE;
+	return 0;
+}
+
 /* What a signature does, and the values it does it with. */
 struct wsig {
 	uint8_t cls, lr;

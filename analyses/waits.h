@@ -78,6 +78,10 @@ struct an_waits {
 int an_waits(const rondo_trace *t, struct an_waits *out);
 void an_waits_free(struct an_waits *w);
 
+/* Whether the calls of function `name` send, receive or complete point
+ * to point, as an_waits() matches them (1), or not (0). */
+int an_waits_counts(const char *name);
+
 /**
  * Writes pairs[0..n-1] as CSV, a header row first:
  *   src,dst,messages,late_sender,late_sender_ns,late_receiver,

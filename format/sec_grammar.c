@@ -127,27 +127,70 @@ static int rule_read(struct fmt_cur *c, struct gread *st, uint32_t r)
 	return 0;
 }
 
-/* Shared by the grammar and the rank map.  On success *len holds the
- * expansion length of every rule (malloc'd); on failure it is NULL. */
-static int grammar_read(struct fmt_cur *c, struct fmt_grammar *g,
-			uint32_t nterm, uint64_t **len)
+/* The count of rules, and room for them (and one more, for a cut
+ * grammar's lost rules).  cut_raw 0: a whole grammar; else the raw bytes
+ * of a grammar cut by the end of the data, which bound the count, 0
+ * (*counted unset) when not even the count is there. */
+static int rules_begin(struct fmt_cur *c, struct gread *st, uint64_t cut_raw,
+		       uint32_t *n, int *counted)
 {
-	struct gread st = {g, NULL, 0, nterm};
-	uint32_t n;
-	int rc = fmt_get_count(c, &n, 1);
+	uint64_t nr = 0;
+	int rc;
 
-	*len = NULL;
+	*counted = 1;
+	if (!cut_raw) {
+		rc = fmt_get_count(c, n, 1);
+	} else {
+		rc = fmt_get_uvarint(c, &nr);
+		if (rc == RONDO_E_TRUNCATED) {
+			*counted = 0;
+			rc = 0;
+		} else if (!rc && (nr >= UINT32_MAX || nr > cut_raw)) {
+			rc = fmt_cur_fail(c, RONDO_E_CORRUPT, 0,
+					  "%" PRIu64 " rules in %" PRIu64
+					  " bytes",
+					  nr, cut_raw);
+		}
+		*n = (uint32_t)nr;
+	}
 	if (rc)
 		return rc;
-	g->first = calloc((size_t)n + 1, sizeof(*g->first));
-	st.len = calloc(n ? n : 1, sizeof(*st.len));
-	if (!g->first || !st.len) {
-		free(st.len);
-		return fmt_cur_nomem(c);
-	}
+	st->g->first = calloc((size_t)*n + 2, sizeof(*st->g->first));
+	st->len = calloc((size_t)*n + 1, sizeof(*st->len));
+	return st->g->first && st->len ? 0 : fmt_cur_nomem(c);
+}
+
+/* Shared by the grammar and the rank map.  On success *len holds the
+ * expansion length of every rule (malloc'd); on failure it is NULL.
+ * With cut_raw (fmt_grammar_decode_cut), the rules whole before the end
+ * of the data, then an empty one for those lost; *declared the count the
+ * whole grammar has (cut_raw when not even that is there). */
+static int grammar_read(struct fmt_cur *c, struct fmt_grammar *g,
+			uint32_t nterm, uint64_t **len, uint64_t cut_raw,
+			uint32_t *declared)
+{
+	struct gread st = {g, NULL, 0, nterm};
+	uint32_t n = 0, r = 0;
+	int counted, rc = rules_begin(c, &st, cut_raw, &n, &counted);
+
+	*len = NULL;
 	g->nrules = n;
-	for (uint32_t r = 0; r < n && !rc; r++)
+	for (; !rc && counted && r < n; r++) {
+		size_t at = c->pos;
+
 		rc = rule_read(c, &st, r);
+		if (cut_raw && rc == RONDO_E_TRUNCATED) {
+			c->pos = at; /* rule r is the first lost */
+			rc = 0;
+			break;
+		}
+	}
+	if (cut_raw && !rc) {
+		g->first[r + 1] = g->first[r];
+		st.len[r] = 0;
+		g->nrules = r + 1;
+		*declared = counted ? n : (uint32_t)cut_raw;
+	}
 	/* A body even when every rule is empty: users index it from
 	 * body + first[r], which must not be arithmetic on NULL. */
 	if (!rc && !g->body &&
@@ -172,7 +215,7 @@ int fmt_grammar_decode(struct fmt_grammar *g, const uint8_t *p, size_t n,
 	if (lengths)
 		*lengths = NULL;
 	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_GRAMMAR), e);
-	rc = fmt_cur_done(&c, grammar_read(&c, g, nterminals, &len));
+	rc = fmt_cur_done(&c, grammar_read(&c, g, nterminals, &len, 0, NULL));
 	if (rc)
 		fmt_grammar_free(g);
 	if (rc || !lengths)
@@ -187,65 +230,22 @@ int fmt_grammar_decode_cut(struct fmt_grammar *g, const uint8_t *p, size_t n,
 			   uint64_t **lengths, uint32_t *declared,
 			   struct fmt_err *e)
 {
-	struct gread st = {g, NULL, 0, nterminals};
 	struct fmt_cur c;
-	uint64_t nr;
-	uint32_t r = 0;
-	int rc, counted;
+	int rc;
 
 	memset(g, 0, sizeof(*g));
-	*lengths = NULL;
 	*declared = 0;
 	fmt_cur_init(&c, p, n, fmt_section_name(FMT_SEC_GRAMMAR), e);
-	rc = fmt_get_uvarint(&c, &nr);
-	if (rc == RONDO_E_TRUNCATED)
-		nr = raw; /* not even the count: at most a rule a byte, none
-			     read */
-	else if (rc)
-		return rc;
-	counted = rc == 0;
-	/* every rule takes a byte at least of the whole section */
-	if (nr >= UINT32_MAX || nr > raw)
-		return fmt_cur_fail(&c, RONDO_E_CORRUPT, 0,
-				    "%" PRIu64 " rules in %" PRIu64 " bytes",
-				    nr, raw);
-	g->first = calloc((size_t)nr + 2, sizeof(*g->first));
-	st.len = calloc((size_t)nr + 1, sizeof(*st.len));
-	if (!g->first || !st.len) {
-		free(st.len);
-		fmt_grammar_free(g);
-		return fmt_cur_nomem(&c);
-	}
-	/* the rules whole before the end; a rule cut there is the first
-	 * lost */
-	for (rc = 0; counted && r < nr && !rc; r++) {
-		size_t at = c.pos;
-
-		rc = rule_read(&c, &st, r);
-		if (rc == RONDO_E_TRUNCATED) {
-			c.pos = at;
-			break;
-		}
-	}
-	if (rc == RONDO_E_TRUNCATED)
-		rc = 0;
-	else if (!rc && counted && r == nr && c.pos != n)
+	rc = grammar_read(&c, g, nterminals, lengths, raw ? raw : 1, declared);
+	/* every rule there: nothing may follow them */
+	if (!rc && g->nrules - 1 == *declared)
 		rc = fmt_cur_end(&c);
-	if (!rc && !g->body &&
-	    util_grow(&g->body, &st.cap, 1, sizeof(*g->body)))
-		rc = fmt_cur_nomem(&c);
 	if (rc) {
-		free(st.len);
+		free(*lengths);
+		*lengths = NULL;
 		fmt_grammar_free(g);
-		return rc;
 	}
-	/* the empty rule that stands for those lost */
-	g->first[r + 1] = g->first[r];
-	st.len[r] = 0;
-	g->nrules = r + 1;
-	*declared = (uint32_t)nr;
-	*lengths = st.len;
-	return 0;
+	return rc;
 }
 
 void fmt_grammar_free(struct fmt_grammar *g)
@@ -277,7 +277,7 @@ static int rankmap_read(struct fmt_cur *c, struct fmt_rankmap *m,
 				    nranks);
 	m->nranks = (uint32_t)nranks;
 	at = c->pos;
-	rc = grammar_read(c, &m->map, nrules, &len);
+	rc = grammar_read(c, &m->map, nrules, &len, 0, NULL);
 	if (rc)
 		return rc;
 	if (m->map.nrules == 0)
@@ -466,7 +466,7 @@ static int timing_read(struct fmt_cur *c, struct fmt_timing *t, uint32_t nranks)
 	t->follow = (flags & TIMING_FOLLOW) != 0;
 	if (flags & TIMING_CODED)
 		return timing_segs(c, t);
-	rc = grammar_read(c, &t->g, limit, &t->len);
+	rc = grammar_read(c, &t->g, limit, &t->len, 0, NULL);
 	if (rc)
 		return rc;
 	at = c->pos;

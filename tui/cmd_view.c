@@ -348,5 +348,6 @@ int cmd_view(int argc, char **argv)
 	rondo_trace_free(v.t);
 	free(v.sig_order);
 	free(v.sig_rank);
+	free(v.sig_nranks);
 	return CLI_EXIT_OK;
 }

@@ -217,7 +217,8 @@ int view_ranks_prompt(struct view *v);
  * every pane; a bad list is said on the status line and changes
  * nothing.  VIEW_REDRAW. */
 int view_ranks_set(struct view *v, const char *text);
-/* Frees the filter's state, at the end. */
+/* Drops the filter (every rank shown) and frees its state: also at the
+ * end. */
 void view_ranks_free(struct view *v);
 /* How many ranks call signature sig (-1: out of memory or range). */
 int view_sig_nranks(struct view *v, uint32_t sig);

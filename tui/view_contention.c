@@ -252,16 +252,6 @@ static void draw_table(struct view *v, int top, int height)
 			top + 1 + (int)(ct->cur - ct->top));
 }
 
-/* Whether function `name` sends or receives point to point (or
- * completes such a request). */
-static int is_p2p(const char *name)
-{
-	return name &&
-	       (strstr(name, "send") || strstr(name, "recv") ||
-		strstr(name, "Send") || strstr(name, "Recv") ||
-		!strncmp(name, "MPI_Wait", 8) || !strncmp(name, "MPI_Test", 8));
-}
-
 /* For a point-to-point row of a trace with per-call times: who waited
  * for whom over the run, from rondo waits (made once); 0 when it cannot
  * be said. */
@@ -343,7 +333,7 @@ static void late_line(struct view *v, const struct an_contention *c, char *buf,
 			 "a prefix: each member waits for those of lower rank");
 		break;
 	default:
-		if (!is_p2p(name) || !p2p_line(v, buf, size))
+		if (!an_waits_counts(name) || !p2p_line(v, buf, size))
 			snprintf(buf, size,
 				 "no collective: late senders and receivers "
 				 "are in rondo waits (per-call times)");

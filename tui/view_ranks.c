@@ -18,8 +18,8 @@
 #include "util.h"
 #include "view.h"
 
-/* Drops the filter: every rank shown. */
-static void ranks_clear(struct view *v)
+/* Drops the filter: every rank shown (and at the end, frees it). */
+void view_ranks_free(struct view *v)
 {
 	free(v->rank_in);
 	free(v->group_in);
@@ -28,13 +28,6 @@ static void ranks_clear(struct view *v)
 	v->nrank_in = rondo_rank_count(v->t);
 	v->one_rank = TREE_NONE;
 	v->rank_text[0] = '\0';
-}
-
-void view_ranks_free(struct view *v)
-{
-	ranks_clear(v);
-	free(v->sig_nranks);
-	v->sig_nranks = NULL;
 }
 
 /* Parses a list "0-3,7,10-20:2" of the trace's ranks into in[] (a byte
@@ -109,7 +102,7 @@ int view_ranks_set(struct view *v, const char *text)
 	while (*text == ' ')
 		text++;
 	if (!*text || !strcmp(text, "all")) {
-		ranks_clear(v);
+		view_ranks_free(v);
 		if (ranks_apply(v) < 0)
 			view_message(v, 1, "out of memory");
 		else
@@ -128,22 +121,21 @@ int view_ranks_set(struct view *v, const char *text)
 		goto fail;
 	}
 	for (uint32_t r = 0; r < nranks; r++) {
-		uint32_t root = rondo_rank_root(v->t, r);
+		uint32_t g = rondo_rank_group(v->t, r);
 
 		if (!in[r])
 			continue;
 		shown++;
 		one = shown == 1 ? r : TREE_NONE;
-		for (uint32_t g = 0; g < ngroups; g++)
-			if (!group_in[g] && rondo_group_root(v->t, g) == root) {
-				group_in[g] = 1;
-				if (tree_group_sigs(v->tree, g, sig_in) < 0) {
-					view_message(v, 1, "out of memory");
-					goto fail;
-				}
+		if (g < ngroups && !group_in[g]) {
+			group_in[g] = 1;
+			if (tree_group_sigs(v->tree, g, sig_in) < 0) {
+				view_message(v, 1, "out of memory");
+				goto fail;
 			}
+		}
 	}
-	ranks_clear(v);
+	view_ranks_free(v);
 	v->rank_in = in;
 	v->group_in = group_in;
 	v->sig_in = sig_in;

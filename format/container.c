@@ -83,6 +83,7 @@ static const char *sec_known(uint32_t type)
 		[FMT_SEC_GAPSTATS] = "gapstats",
 		[FMT_SEC_GROUPGAPS] = "groupgaps",
 		[FMT_SEC_INDEX] = "index",
+		[FMT_SEC_HISTS] = "hists",
 	};
 
 	return type < COUNTOF(names) ? names[type] : NULL;

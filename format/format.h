@@ -62,6 +62,7 @@ enum fmt_section {
 	FMT_SEC_GAPSTATS = 16,
 	FMT_SEC_GROUPGAPS = 17,
 	FMT_SEC_INDEX = 18,
+	FMT_SEC_HISTS = 19,
 };
 
 /* The index's payload starts with these 4 bytes. */
@@ -505,6 +506,52 @@ void fmt_groupgaps_encode(struct fmt_buf *b, const struct fmt_groupgaps *g);
 int fmt_groupgaps_decode(struct fmt_groupgaps *g, const uint8_t *p, size_t n,
 			 uint32_t nrules, uint32_t nsigs, struct fmt_err *e);
 void fmt_groupgaps_free(struct fmt_groupgaps *g);
+
+/* Values merged at a precision below 100 % (RONDO_PRECISION, section
+ * hists, from 1.12).  The grammar holds each merged loop count as its
+ * histogram's mean, rounded; a site names the symbol that does (rule,
+ * position in its body) and its histogram.  A histogram counts every time
+ * a merged count was seen, on every rank: n of them, summing to sum (kept
+ * exact), from min to max, the first rank seen with each; its bins are
+ * ranges [lo, hi] of values (lo = hi for a value kept exactly) in
+ * increasing order, not overlapping, their counts summing to n. */
+#define FMT_HIST_COUNT 0 /* a loop's repeat count */
+
+struct fmt_hbin {
+	uint64_t lo, hi, n;
+};
+
+struct fmt_hist {
+	uint32_t kind; /* FMT_HIST_COUNT */
+	uint32_t min_rank, max_rank;
+	uint32_t nbins;
+	uint64_t n, sum, min, max;
+	struct fmt_hbin *bin;
+};
+
+struct fmt_hsite {
+	uint32_t rule, pos, hist;
+};
+
+struct fmt_hists {
+	uint32_t precision; /* percent, below 100 */
+	uint32_t n;
+	struct fmt_hist *h;
+	uint32_t nsites;
+	struct fmt_hsite *site; /* by rule, then position, each once */
+};
+
+void fmt_hists_encode(struct fmt_buf *b, const struct fmt_hists *h);
+/* Checks each site's rule and position are in g and its histogram below
+ * n, the sites in order, each histogram's bins in order within [min, max]
+ * and summing to n, and min's and max's ranks below nranks. */
+int fmt_hists_decode(struct fmt_hists *h, const uint8_t *p, size_t n,
+		     const struct fmt_grammar *g, uint32_t nranks,
+		     struct fmt_err *e);
+void fmt_hists_free(struct fmt_hists *h);
+/* Site (rule, pos)'s histogram, or NULL (a binary search). */
+const struct fmt_hist *fmt_hists_find(const struct fmt_hists *h, uint32_t rule,
+				      uint32_t pos);
 /* The item of signature sig among n items of `size` bytes from base, each
  * starting with a uint32_t signature id, ids increasing (a binary
  * search): its address, or NULL. */

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 11
+#define RONDO_FORMAT_MINOR 12
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -372,6 +372,14 @@ RONDO_API uint32_t rondo_rank_group(const rondo_trace *t, uint32_t rank);
  * rondo_group_lost() names; rondo_trace_damage() says which ranks);
  * 0 otherwise, and out of range. */
 RONDO_API int rondo_rank_lost(const rondo_trace *t, uint32_t rank);
+
+/** Returns the precision the trace was written at, in percent: 100 when
+ * every call is as the program made it; below (RONDO_PRECISION), loops
+ * whose repeat counts differ by at most (100 - precision) % may have been
+ * merged, each then running its mean count in the grammar, and *merged
+ * (may be NULL) is the number of merged loops (histograms of their
+ * counts), 0 when nothing was. */
+RONDO_API uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged);
 
 /** Returns the number of rank groups: sets of ranks whose whole call
  * sequence is the same rule.  Groups are ordered by their lowest rank. */

@@ -5,6 +5,7 @@
  * statistics and per-rank times.  Every function is a lookup in what
  * trace.c decoded and checked at open.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace_int.h"
@@ -208,6 +209,19 @@ uint32_t rondo_rank_group(const rondo_trace *t, uint32_t rank)
 {
 	return t && t->opened && rank < t->rm.nranks ? t->rank_group[rank]
 						     : UINT32_MAX;
+}
+
+uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged)
+{
+	const char *v = rondo_meta_get(t, "precision");
+	char *end;
+	unsigned long p = v ? strtoul(v, &end, 10) : 100;
+
+	if (merged)
+		*merged = t->hists.n;
+	if (t->hists.n)
+		return t->hists.precision;
+	return v && *v && !*end && p < 100 ? (uint32_t)p : 100;
 }
 
 int rondo_rank_lost(const rondo_trace *t, uint32_t rank)

@@ -66,6 +66,7 @@ void rondo_trace_free(rondo_trace *t)
 	fmt_stats_free(&t->stats);
 	fmt_stats_free(&t->gaps);
 	fmt_groupgaps_free(&t->ggaps);
+	fmt_hists_free(&t->hists);
 	fmt_comms_free(&t->comms);
 	fmt_topos_free(&t->topos);
 	fmt_typesizes_free(&t->typesizes);
@@ -402,6 +403,12 @@ static int trace_decode(rondo_trace *t)
 		return rc;
 	DECODE(FMT_SEC_RANKMAP, 1,
 	       fmt_rankmap_decode(&t->rm, p, n, nrules, &e));
+	/* merged loops' sites are in the rules: with a cut grammar, some
+	 * are lost */
+	if (t->lost_rule == UINT32_MAX)
+		DECODE(FMT_SEC_HISTS, 0,
+		       fmt_hists_decode(&t->hists, p, n, &t->g, t->rm.nranks,
+					&e));
 	DECODE(FMT_SEC_SIGSTATS, 0,
 	       fmt_sigstats_decode(&t->stats, p, n, t->cst.n, &e));
 	if (!t->stats.st) /* an older file's */

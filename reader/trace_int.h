@@ -44,6 +44,7 @@ struct rondo_trace {
 	struct fmt_stats stats;
 	struct fmt_stats gaps; /* section gapstats: the time before calls */
 	struct fmt_groupgaps ggaps; /* groupgaps: the same per rank group */
+	struct fmt_hists hists;	    /* loop counts merged (n 0: none) */
 	struct fmt_comms comms;
 	struct fmt_topos topos;
 	struct fmt_typesizes typesizes;

@@ -356,6 +356,28 @@ static void fx_groupgaps(struct fmt_buf *b)
 	fmt_groupgaps_encode(b, &g);
 }
 
+/* Loop counts merged at precision 90 over a grammar of 3 rules (2, 3 and
+ * 1 symbols) and 4 ranks: a histogram of exact counts, one of ranges,
+ * three sites (two of one rule). */
+static uint32_t fh_first[] = {0, 2, 5, 6};
+static rondo_sym fh_body[] = {{0, 0, 40}, {1, 0, 1},
+			      {2, 0, 1},  {RONDO_SYM_RULE | 0, 0, 7},
+			      {0, 0, 11}, {RONDO_SYM_RULE | 1, 0, 1}};
+static const struct fmt_grammar fh_g = {3, fh_first, fh_body};
+static struct fmt_hbin fh_b0[] = {{38, 38, 3}, {40, 40, 5}, {42, 42, 2}};
+static struct fmt_hbin fh_b1[] = {{5, 6, 4}, {8, 9, 1}};
+static struct fmt_hist fh_h[] = {
+	{FMT_HIST_COUNT, 1, 3, 3, 10, 398, 38, 42, fh_b0},
+	{FMT_HIST_COUNT, 0, 2, 2, 5, 36, 5, 9, fh_b1}};
+static struct fmt_hsite fh_s[] = {{0, 0, 0}, {1, 1, 1}, {1, 2, 0}};
+
+static void fx_hists(struct fmt_buf *b)
+{
+	struct fmt_hists h = {90, 2, fh_h, 3, fh_s};
+
+	fmt_hists_encode(b, &h);
+}
+
 /* The whole trace as a file: every known section but comms, and an
  * unknown one (ranksum summarizes the 10 ranks of its own fixture). */
 static void fx_file(struct fmt_buf *out, int level)
@@ -749,6 +771,58 @@ static int dec_groupgaps(const uint8_t *p, size_t n, struct fmt_err *e)
 	return rc;
 }
 
+static int dec_hists(const uint8_t *p, size_t n, struct fmt_err *e)
+{
+	struct fmt_hists h;
+	int rc = fmt_hists_decode(&h, p, n, &fh_g, 4, e);
+
+	CHECK(rc == 0 || (h.h == NULL && h.site == NULL && h.n == 0));
+	if (rc == 0) {
+		CHECK(h.precision == 90 && h.n == 2 && h.nsites == 3);
+		CHECK(h.h[0].sum == 398 && h.h[0].min_rank == 1 &&
+		      h.h[0].max_rank == 3 && h.h[0].nbins == 3);
+		CHECK(h.h[1].bin[1].lo == 8 && h.h[1].bin[1].hi == 9);
+		CHECK(fmt_hists_find(&h, 1, 2) == &h.h[0]);
+		CHECK(fmt_hists_find(&h, 1, 1) == &h.h[1]);
+		CHECK(fmt_hists_find(&h, 1, 0) == NULL &&
+		      fmt_hists_find(&h, 2, 0) == NULL);
+	}
+	fmt_hists_free(&h);
+	return rc;
+}
+
+/* Hists payloads that must fail: a site past its rule, bins that do not
+ * add up, a bin past the maximum, a rank past the job. */
+static void test_hists_bad(void)
+{
+	struct fmt_hsite past[] = {{0, 0, 0}, {1, 3, 0}};
+	struct fmt_hbin short_b[] = {{38, 38, 3}, {40, 40, 5}};
+	struct fmt_hbin wide[] = {{38, 43, 10}};
+	struct fmt_hist h1[] = {
+		{FMT_HIST_COUNT, 1, 3, 2, 10, 398, 38, 42, short_b}};
+	struct fmt_hist h2[] = {
+		{FMT_HIST_COUNT, 1, 3, 1, 10, 398, 38, 42, wide}};
+	struct fmt_hist h3[] = {
+		{FMT_HIST_COUNT, 4, 3, 3, 10, 398, 38, 42, fh_b0}};
+	struct fmt_hists bad[] = {{90, 2, fh_h, 2, past},
+				  {90, 1, h1, 1, fh_s},
+				  {90, 1, h2, 1, fh_s},
+				  {90, 1, h3, 1, fh_s},
+				  {100, 2, fh_h, 3, fh_s}};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fmt_buf b = {0};
+		struct fmt_hists h;
+		struct fmt_err e = {0};
+
+		fmt_hists_encode(&b, &bad[i]);
+		CHECKF(fmt_hists_decode(&h, b.data, b.len, &fh_g, 4, &e) ==
+			       RONDO_E_CORRUPT,
+		       "bad hists %zu", i);
+		fmt_buf_free(&b);
+	}
+}
+
 static void check_codec(const char *what, void (*enc)(struct fmt_buf *),
 			decode_fn fn)
 {
@@ -774,6 +848,8 @@ static void test_prefixes(void)
 	check_codec("ranksum", fx_ranksum, dec_ranksum);
 	check_codec("sigstats", fx_sigstats, dec_sigstats);
 	check_codec("groupgaps", fx_groupgaps, dec_groupgaps);
+	check_codec("hists", fx_hists, dec_hists);
+	test_hists_bad();
 }
 
 static void test_strings(void)

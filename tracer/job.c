@@ -5,6 +5,7 @@
  * origins put onto one clock.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "config.h"
 #include "job.h"
 #include "merge.h"
+#include "precision.h"
 #include "rankvals.h"
 #include "reshape.h"
 #include "util.h"
@@ -349,6 +351,33 @@ static void job_offsets(const struct job *j, struct fmt_timing *tm)
 			tm->offset[r] -= j->ref + (j->skew ? j->skew[r] : 0);
 }
 
+/* The metadata of a precision below 100 %: `precision` the percentage,
+ * `merged` what was merged (FORMAT.md, "hists"). */
+static void job_meta_precision(struct fmt_meta *m, uint32_t tolerance,
+			       const struct fmt_hists *hs, int timed)
+{
+	char buf[160];
+	uint64_t runs = 0;
+
+	snprintf(buf, sizeof(buf), "%u", 100 - tolerance);
+	job_meta_add(m, "precision", buf);
+	for (uint32_t i = 0; i < hs->n; i++)
+		runs += hs->h[i].n;
+	if (timed)
+		snprintf(buf, sizeof(buf),
+			 "nothing: per-call times are kept, call by call");
+	else if (!hs->nsites)
+		snprintf(buf, sizeof(buf),
+			 "nothing: no loop counts within %u %% of each other",
+			 tolerance);
+	else
+		snprintf(buf, sizeof(buf),
+			 "loop counts: %u histograms at %u places, %" PRIu64
+			 " loop runs",
+			 hs->n, hs->nsites, runs);
+	job_meta_add(m, "merged", buf);
+}
+
 int job_sections(struct job *j, struct fmt_writer *w)
 {
 	const struct fmt_cst *all = merge_cst(j->m);
@@ -371,19 +400,21 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_rankvals rv = {0};
 	struct fmt_ranksum sum = {0};
 	struct fmt_groupgaps gg = {0};
-	struct fmt_buf b[15] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
-	static const uint32_t type[15] = {
+	struct fmt_hists hs = {0};
+	struct fmt_buf b[16] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
+	static const uint32_t type[16] = {
 		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
 		FMT_SEC_CST,	  FMT_SEC_GRAMMAR,   FMT_SEC_RANKMAP,
 		FMT_SEC_SIGSTATS, FMT_SEC_COMMS,     FMT_SEC_RANKTIME,
 		FMT_SEC_TOPOLOGY, FMT_SEC_TYPESIZES, FMT_SEC_TIMING,
-		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS,  FMT_SEC_GROUPGAPS};
+		FMT_SEC_RANKVALS, FMT_SEC_GAPSTATS,  FMT_SEC_GROUPGAPS,
+		FMT_SEC_HISTS};
 	/* the grammar the last of what the calls need (the rank map, the
 	 * communicators, datatype sizes and per-rank values before it): a
 	 * file cut inside it keeps the rules before the cut, and says whose
 	 * were lost */
-	static const int order[15] = {0, 1, 2, 3, 5,  7,  10, 12,
-				      4, 9, 6, 8, 13, 14, 11};
+	static const int order[16] = {0, 1,  2, 3, 5, 7,  10, 12,
+				      4, 15, 9, 6, 8, 13, 14, 11};
 	int rc = -1, timed, summed;
 
 	merge_ranktime(j->m, &times);
@@ -410,6 +441,11 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
 	if (timed)
 		job_offsets(j, &tm);
+	/* loop counts merged at the precision asked for; never with
+	 * per-call times, which follow the calls one by one */
+	if (rc == 0 && j->tolerance && !(timed && tm.nranks) &&
+	    precision_apply(&g, &rm, &gg, all->n, 100 - j->tolerance, &hs) != 0)
+		fmt_hists_free(&hs); /* kept lossless */
 	if (rc == 0) {
 		for (uint32_t s = 0; s < all->n; s++) {
 			if (stat[s].count)
@@ -418,6 +454,9 @@ int job_sections(struct job *j, struct fmt_writer *w)
 				gs.st[gs.n++] = (struct fmt_stat){s, gap[s]};
 		}
 		j->meta(&meta, j->ctx);
+		if (j->tolerance)
+			job_meta_precision(&meta, j->tolerance, &hs,
+					   timed && tm.nranks);
 		fmt_meta_encode(&b[0], &meta);
 		fmt_funcs_encode(&b[1], &funcs);
 		fmt_consts_encode(&b[2], &consts);
@@ -437,12 +476,14 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_rankvals_encode(&b[12], &rv);
 		fmt_sigstats_encode(&b[13], &gs);
 		fmt_groupgaps_encode(&b[14], &gg);
+		if (hs.nsites)
+			fmt_hists_encode(&b[15], &hs);
 	}
 	/* what the calls need first, per-call times last: a file cut short
 	 * keeps the most (FORMAT.md, "Writing a file"); no communicator,
 	 * topology, datatype, per-call time, per-rank value or time between
 	 * calls, no section */
-	for (int k = 0; k < 15 && rc == 0; k++) {
+	for (int k = 0; k < 16 && rc == 0; k++) {
 		int i = order[k];
 
 		rc = b[i].oom ? -1
@@ -450,7 +491,8 @@ int job_sections(struct job *j, struct fmt_writer *w)
 				     (i == 10 && !ts.n) ||
 				     (i == 11 && !timed) ||
 				     (i == 12 && !rv.n) ||
-				     ((i == 13 || i == 14) && !gs.n)
+				     ((i == 13 || i == 14) && !gs.n) ||
+				     (i == 15 && !hs.nsites)
 			     ? 0
 			     : fmt_writer_add(w,
 					      i == 8 && summed ? FMT_SEC_RANKSUM
@@ -458,8 +500,9 @@ int job_sections(struct job *j, struct fmt_writer *w)
 					      b[i].data, b[i].len,
 					      job_pack_level(b[i].len));
 	}
-	for (int i = 0; i < 15; i++)
+	for (int i = 0; i < 16; i++)
 		fmt_buf_free(&b[i]);
+	fmt_hists_free(&hs);
 	fmt_groupgaps_free(&gg);
 	fmt_rankvals_free(&rv);
 	fmt_ranksum_free(&sum);

@@ -43,6 +43,10 @@ struct job {
 	 * to this many ranks; past it, a summary (ranksum).  0: the
 	 * default, JOB_EXACT_RANKS. */
 	uint32_t exact_ranks;
+	/* 100 - RONDO_PRECISION: 0 keeps every call as it was (lossless),
+	 * else loop counts that differ by at most this many percent are
+	 * merged (precision.c) */
+	uint32_t tolerance;
 };
 
 /* Ranks up to which a trace keeps each rank's time in each signature, and

@@ -113,10 +113,12 @@ void output_facts(struct output_facts *f)
 	snprintf(f->settings, sizeof(f->settings),
 		 "RONDO_TRACK_POINTERS=%d RONDO_VERBOSE=%d RONDO_MEMO=%d "
 		 "RONDO_TIMING=%s RONDO_TIME_BASE=%g RONDO_TIMING_LIMIT=%zu "
-		 "RONDO_MEMORY_LIMIT=%zu RONDO_RANKTIME_EXACT=%u %s",
+		 "RONDO_MEMORY_LIMIT=%zu RONDO_RANKTIME_EXACT=%u "
+		 "RONDO_PRECISION=%u %s",
 		 rt.track_pointers, rt.verbose, rt.memo,
 		 rt.timing ? "percall" : "aggregated", rt.time_base,
 		 rt.timing_limit, rt.mem_limit, rt.exact_ranks,
+		 100 - rt.tolerance,
 		 spill_settings());
 }
 
@@ -312,6 +314,7 @@ static int job_write(struct gather *j, const struct names *n)
 	j->job.meta = job_meta;
 	j->job.ctx = j;
 	j->job.exact_ranks = rt.exact_ranks;
+	j->job.tolerance = rt.tolerance;
 	rc = job_sections(&j->job, &w);
 	if (rc < 0)
 		fprintf(stderr, "rondo: out of memory while merging the ranks' "

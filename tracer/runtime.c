@@ -254,6 +254,33 @@ static void timing_settings(void)
 	}
 }
 
+/* RONDO_PRECISION: a percentage, 100 (lossless) by default. */
+static void precision_settings(void)
+{
+	const char *v = getenv("RONDO_PRECISION");
+	char *end;
+	long p;
+
+	rt.tolerance = 0;
+	if (!v || !*v)
+		return;
+	p = strtol(v, &end, 10);
+	if (*end == '%')
+		end++;
+	if (*end || p < 0 || p > 100) {
+		rt_warn("RONDO_PRECISION='%s' is not a percentage from 0 to "
+			"100; using 100 (lossless)",
+			v);
+		return;
+	}
+	rt.tolerance = (uint32_t)(100 - p);
+	if (rt.tolerance && rt.timing)
+		rt_warn("RONDO_PRECISION=%ld with RONDO_TIMING=percall: "
+			"per-call times follow the calls one by one, so "
+			"nothing is merged",
+			p);
+}
+
 void rt_settings(void)
 {
 	const char *out = getenv("RONDO_OUT");
@@ -261,6 +288,7 @@ void rt_settings(void)
 	char *end;
 
 	timing_settings();
+	precision_settings();
 	rt.exact_ranks = job_exact_ranks(getenv("RONDO_RANKTIME_EXACT"));
 	if (!rt.exact_ranks) {
 		rt_warn("RONDO_RANKTIME_EXACT='%s' is not a number of ranks "

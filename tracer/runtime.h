@@ -143,6 +143,7 @@ struct rt {
 	double time_base;     /* RONDO_TIME_BASE */
 	size_t timing_limit;  /* RONDO_TIMING_LIMIT, bytes */
 	uint32_t exact_ranks; /* RONDO_RANKTIME_EXACT (job.h) */
+	uint32_t tolerance;   /* 100 - RONDO_PRECISION (job.h) */
 	int tstate;	      /* enum rt_timing */
 	struct fmt_tscale tscale;
 	struct fmt_tenc tenc;

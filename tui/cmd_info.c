@@ -151,6 +151,34 @@ static void info_groups(const rondo_trace *t)
 	}
 }
 
+/* Loops merged at a precision below 100 % (section hists). */
+static uint32_t info_merged(const rondo_trace *t)
+{
+	uint32_t merged = 0;
+
+	rondo_precision(t, &merged);
+	return merged;
+}
+
+static void info_precision(const rondo_trace *t)
+{
+	uint32_t merged = 0, p = rondo_precision(t, &merged);
+
+	if (p == 100)
+		printf("precision    100%%: every call as the program made "
+		       "it\n");
+	else if (!merged)
+		printf("precision    %" PRIu32 "%%: nothing merged, every call "
+		       "as the program made it\n",
+		       p);
+	else
+		printf("precision    %" PRIu32 "%%: %" PRIu32 " loop%s whose "
+		       "counts differ by up to %" PRIu32 "%% merged, each "
+		       "running its mean count (their counts' histograms "
+		       "and sums kept)\n",
+		       p, merged, merged == 1 ? "" : "s", 100 - p);
+}
+
 /* The timing mode and its error bound; ranks that fell back. */
 static void info_timing(const rondo_trace *t)
 {
@@ -216,7 +244,9 @@ int cmd_info(int argc, char **argv)
 		printf("%-12s %s\n", i ? "" : "damage",
 		       rondo_trace_damage(t, i));
 	printf("ranks        %" PRIu32 "\n", rondo_rank_count(t));
-	printf("calls        %s\n", cli_count(num, sizeof(num), calls));
+	printf("calls        %s%s\n", cli_count(num, sizeof(num), calls),
+	       info_merged(t) ? " (about: merged loops run their mean count)"
+			      : "");
 	printf("functions    %" PRIu32 "\n", rondo_func_count(t));
 	printf("signatures   %" PRIu32 "\n", rondo_sig_count(t));
 	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",
@@ -226,6 +256,7 @@ int cmd_info(int argc, char **argv)
 	info_rank_times(t);
 	info_rank_precision(t);
 	info_timing(t);
+	info_precision(t);
 	printf("\nmetadata:\n");
 	for (uint32_t i = 0; i < rondo_meta_count(t); i++) {
 		const char *k, *v;

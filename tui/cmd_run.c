@@ -74,6 +74,13 @@ static void run_usage(FILE *f)
 		"or\n"
 		"                      h; 0: only when the job ends badly;\n"
 		"                      RONDO_FLUSH_INTERVAL, 180)\n"
+		"      --precision P   0 to 100 (%%, RONDO_PRECISION; default "
+		"100:\n"
+		"                      every call as made): below, loops whose "
+		"counts\n"
+		"                      differ by at most 100 - P %% are merged "
+		"into\n"
+		"                      one, its counts kept as a histogram\n"
 		"      --spill-dir DIR where spill files go (RONDO_SPILL_DIR;\n"
 		"                      default: beside the trace)\n"
 		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
@@ -195,7 +202,8 @@ static char vars[][24] = {"RONDO_OUT",		"RONDO_DISABLE",
 			  "RONDO_TIME_BASE",	"RONDO_TIMING_LIMIT",
 			  "RONDO_MEMORY_LIMIT", "RONDO_FLUSH_INTERVAL",
 			  "RONDO_SPILL",	"RONDO_SPILL_DIR",
-			  "RONDO_STAMP",	"RONDO_JOB"};
+			  "RONDO_STAMP",	"RONDO_JOB",
+			  "RONDO_PRECISION"};
 #define NVARS COUNTOF(vars)
 
 /* The -x options: the preload, and the settings the caller set. */
@@ -565,6 +573,7 @@ int cmd_run(int argc, char **argv)
 		{"memory-limit", required_argument, 0, 'M'},
 		{"flush-interval", required_argument, 0, 'F'},
 		{"spill-dir", required_argument, 0, 'S'},
+		{"precision", required_argument, 0, 'R'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	char lib[PATH_MAX + 64], preload[PATH_MAX + 96], *end;
@@ -628,6 +637,17 @@ int cmd_run(int argc, char **argv)
 			setenv("RONDO_FLUSH_INTERVAL", optarg, 1);
 			break;
 		case 'S': setenv("RONDO_SPILL_DIR", optarg, 1); break;
+		case 'R':
+			b = strtod(optarg, &end);
+			if (!*optarg || (*end && strcmp(end, "%")) ||
+			    !(b >= 0 && b <= 100) || b != (double)(long)b)
+				return cli_usage_error(
+					"run ",
+					"--precision: '%s' is not a whole "
+					"percentage from 0 to 100",
+					optarg);
+			setenv("RONDO_PRECISION", optarg, 1);
+			break;
 		case 'h': run_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("run ", "bad option");
 		}

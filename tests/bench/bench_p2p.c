@@ -39,6 +39,9 @@
 
 #define AT(i, j) ((i) * (n + 2) + (j))
 
+/* The loop after its first iteration is timed in this many segments. */
+#define SEGS 40
+
 /* MPI calls made in the timed loop by this rank. */
 static long calls;
 
@@ -150,6 +153,26 @@ static void stencil_free(struct grid *g)
 	free(g->v);
 }
 
+/* n iterations of the stencil (g) or of the p2p loop (g NULL). */
+static void iterate(struct grid *g, int rank, int size, long n, int tags)
+{
+	if (!g) {
+		p2p(rank, size, n, tags);
+		return;
+	}
+	for (long k = 0; k < n; k++) {
+		exchange(g);
+		sweep(g);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static long peak_rss_kb(void)
 {
 	struct rusage ru;
@@ -169,7 +192,8 @@ int main(int argc, char **argv)
 {
 	int rank, size, stencil, tags = 0;
 	long iters;
-	double mine[4], all[4];
+	double mine[6], all[6], seg[SEGS];
+	int nseg = 0;
 	double t0, t1, tf = 0;
 	struct grid g = {0};
 
@@ -192,16 +216,19 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
-	for (long it = 0, n = iters > 0; it < iters; it += n, n = iters - it) {
-		if (stencil)
-			for (long k = 0; k < n; k++) {
-				exchange(&g);
-				sweep(&g);
-			}
-		else
-			p2p(rank, size, n, tags);
-		if (it == 0)
-			tf = MPI_Wtime() - t0; /* the first iteration alone */
+	if (iters > 0) { /* the first iteration alone */
+		iterate(stencil ? &g : NULL, rank, size, 1, tags);
+		tf = MPI_Wtime() - t0;
+	}
+	for (int s = 0; s < SEGS && iters > 1; s++) {
+		long per = (iters - 1) / SEGS;
+		long n = s < SEGS - 1 ? per : iters - 1 - per * (SEGS - 1);
+		double ts = MPI_Wtime();
+
+		if (n < 1)
+			continue;
+		iterate(stencil ? &g : NULL, rank, size, n, tags);
+		seg[nseg++] = (MPI_Wtime() - ts) / (double)n;
 	}
 	t1 = MPI_Wtime();
 
@@ -209,16 +236,19 @@ int main(int argc, char **argv)
 	mine[1] = (double)calls;
 	mine[2] = (double)peak_rss_kb();
 	mine[3] = tf;
-	MPI_Reduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	qsort(seg, (size_t)nseg, sizeof(*seg), cmp_double);
+	mine[4] = nseg ? seg[nseg / 4] : 0;	  /* lower quartile */
+	mine[5] = nseg ? seg[(nseg - 1) / 2] : 0; /* median */
+	MPI_Reduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (stencil)
 		stencil_free(&g);
 	MPI_Finalize();
 	if (rank == 0) {
 		printf("bench_p2p mode=%s ranks=%d iters=%ld calls=%.0f "
 		       "wall=%.6f rss_kb=%.0f rss0_final_kb=%ld "
-		       "first_us=%.1f\n",
+		       "first_us=%.1f seg_q1_us=%.4f seg_med_us=%.4f\n",
 		       argv[1], size, iters, all[1], all[0], all[2],
-		       peak_rss_kb(), all[3] * 1e6);
+		       peak_rss_kb(), all[3] * 1e6, all[4] * 1e6, all[5] * 1e6);
 		fflush(stdout);
 	}
 	return 0;

@@ -10,22 +10,34 @@
 # stencil (the halo exchange of tests/mpi/stencil, 10^4 iterations, local
 # grid 64x64) on 2 ranks (one per core) and on 4 (oversubscribed).  Each
 # untraced, traced with aggregated statistics (the default), and traced
-# per call with b = 1.01, 1.1 and 1.5; BENCH_REPS runs each (default 3,
-# the modes in turn), medians.  A table per loop, a row per mode:
+# per call with b = 1.01, 1.1 and 1.5; BENCH_REPS rounds of each loop
+# (default 3; the 2-rank stencil BENCH_STENCIL_REPS, default 25), the
+# modes in turn in each round.  A table per loop, a row per mode:
 #   wall-s          the loop's wall time (seconds, the slowest rank's)
 #   ratio           wall-s over the untraced run's
 #   added-ns/call   what per-call timing adds to a call over the
-#                   aggregated mode: the median over the rounds of
-#                   (wall-s of the mode - wall-s aggregated in the same
-#                   round) / the calls one rank makes in the loop
-#                   (bench_p2p's calls=), in ns
+#                   aggregated mode, in ns: the fastest run's time per
+#                   iteration in the mode less the fastest run's
+#                   aggregated, over the calls one rank makes in an
+#                   iteration.  A run's time per iteration is that of
+#                   its lower-quartile segment (bench_p2p times the loop
+#                   in 40 segments: seg_q1_us, the slowest rank's), so
+#                   that neither start-up nor a burst of another
+#                   process's work counts; and the fastest run, because
+#                   this machine (a VM) runs some whole runs 20-30 %
+#                   slower than others, alike in every mode
+#   paired-ns/call  the figure as it was measured before (to 9530bed):
+#                   the median over the rounds of (wall-s of the mode -
+#                   wall-s aggregated in the same round) / the calls one
+#                   rank makes in the loop (bench_p2p's calls=)
 #   trace-B         the trace's bytes
 #   timing-B        those of its timing section
 #   timing-B/call   timing-B over all ranks' calls, as rondo info counts
 #                   them (MPI_Init to MPI_Finalize)
 #   calls           that count
 # and the same figures on stderr, one `figure timing-LOOP-npN-MODE ...`
-# line per traced mode (added-ns-per-call on the per-call modes').
+# line per traced mode (added-ns-per-call and paired-ns-per-call on the
+# per-call modes').
 # Figures, not pass/fail: the exit status is non-zero only when a run fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,9 +45,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 bench_setup bench_timing "${1:-}"
 rondo=$build/tui/rondo
 reps=${BENCH_REPS:-3}
+# the 2-rank stencil, each rank's added time delaying its partner, needs
+# more rounds for its fastest runs to be alike in every mode
+sreps=${BENCH_STENCIL_REPS:-25}
 
 [ -x "$rondo" ] || die "$rondo not built (make)"
 case $reps in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive number" ;; esac
+case $sreps in
+'' | *[!0-9]* | 0) die "BENCH_STENCIL_REPS must be a positive number" ;;
+esac
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
@@ -51,9 +69,10 @@ cores=$(nproc 2>/dev/null || echo 1)
 modes="untraced aggregated 1.01 1.1 1.5"
 
 # run MODE NP ARGS...: one run of bench_p2p ARGS (MODE untraced,
-# aggregated or a base); leaves wall, cpr (the calls one rank made in the
-# loop), bytes (the trace), tbytes (its timing section) and calls (all
-# ranks', as rondo info counts them).
+# aggregated or a base); leaves wall, seg (the time of an iteration, us,
+# bench_p2p's seg_q1_us), cpr (the calls one rank made in the loop), its
+# (the loop's iterations), bytes (the trace), tbytes (its timing section)
+# and calls (all ranks', as rondo info counts them).
 run() {
 	mode=$1 np=$2
 	shift 2
@@ -77,6 +96,9 @@ run() {
 		die "$mode run failed (status $status): $(cat "$tmp/out")"
 	wall=$(echo "$line" | sed 's/.* wall=\([0-9.e+-]*\).*/\1/')
 	cpr=$(echo "$line" | sed 's/.* calls=\([0-9]*\).*/\1/')
+	its=$(echo "$line" | sed 's/.* iters=\([0-9]*\).*/\1/')
+	seg=$(echo "$line" | sed -n 's/.* seg_q1_us=\([0-9.e+-]*\).*/\1/p')
+	[ -n "$seg" ] || die "$mode: no seg_q1_us= in bench_p2p's line"
 	bytes=0 tbytes=0 calls=0
 	if [ "$mode" != untraced ]; then
 		[ -s "$tmp/t.rondo" ] || die "$mode: no trace written: $(cat "$tmp/out")"
@@ -90,56 +112,69 @@ run() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# loop NAME NP ARGS...: the table of loop NAME, bench_p2p ARGS on NP ranks.
+# loop NAME NP REPS ARGS...: the table of loop NAME, bench_p2p ARGS on
+# NP ranks, REPS rounds.
 loop() {
-	name=$1 np=$2
-	shift 2
-	for m in $modes; do : >"$tmp/w.$m"; : >"$tmp/b.$m"; : >"$tmp/t.$m"; done
+	name=$1 np=$2 n=$3
+	shift 3
+	for m in $modes; do
+		: >"$tmp/w.$m"; : >"$tmp/s.$m"; : >"$tmp/b.$m"; : >"$tmp/t.$m"
+	done
 	i=1
-	while [ $i -le "$reps" ]; do
+	while [ $i -le "$n" ]; do
 		for m in $modes; do
 			run "$m" "$np" "$@"
 			echo "$wall" >>"$tmp/w.$m"
+			echo "$seg" >>"$tmp/s.$m"
 			echo "$bytes" >>"$tmp/b.$m"
 			echo "$tbytes" >>"$tmp/t.$m"
 			echo "$calls" >"$tmp/c.$m"
 			echo "$cpr" >"$tmp/cpr.$m"
+			echo "$its" >"$tmp/its.$m"
 		done
 		i=$((i + 1))
 	done
 	cpr=$(cat "$tmp/cpr.untraced")
+	its=$(cat "$tmp/its.untraced")
 	[ "$cpr" -gt 0 ] 2>/dev/null || die "$name: no calls= in bench_p2p's line"
+	[ "$its" -gt 0 ] 2>/dev/null || die "$name: no iters= in bench_p2p's line"
 	echo
-	echo "$name: bench_p2p $* on $np ranks, $cpr calls/rank in the loop"
-	echo "mode             wall-s   ratio  added-ns/call  trace-B  timing-B  timing-B/call    calls"
+	echo "$name: bench_p2p $* on $np ranks, $cpr calls/rank in the loop, $n rounds"
+	echo "mode             wall-s   ratio  added-ns/call  paired-ns/call  trace-B  timing-B  timing-B/call    calls"
 	u=$(median <"$tmp/w.untraced")
+	sa=$(sort -g "$tmp/s.aggregated" | head -1)
 	for m in $modes; do
 		case $m in untraced | aggregated) label=$m ;; *) label="percall b=$m" ;; esac
 		awk -v l="$label" -v m="$m" -v name="$name" -v np="$np" \
 			-v w="$(median <"$tmp/w.$m")" -v u="$u" -v cpr="$cpr" \
+			-v sm="$(sort -g "$tmp/s.$m" | head -1)" -v sa="$sa" \
+			-v its="$its" \
 			-v d="$(paste "$tmp/w.$m" "$tmp/w.aggregated" |
 				awk '{ print $1 - $2 }' | median)" \
 			-v b="$(median <"$tmp/b.$m")" -v t="$(median <"$tmp/t.$m")" \
 			-v c="$(cat "$tmp/c.$m")" 'BEGIN {
 			percall = m != "untraced" && m != "aggregated"
-			added = d / cpr * 1e9
-			printf "%-15s %7.4f %7.3f %14s %8d %9d %14s %8d\n", l, w, w / u,
-				(percall ? sprintf("%.1f", added) : "-"), b, t,
+			paired = d / cpr * 1e9
+			added = (sm - sa) / (cpr / its) * 1e3
+			printf "%-15s %7.4f %7.3f %14s %15s %8d %9d %14s %8d\n", l, w, w / u,
+				(percall ? sprintf("%.1f", added) : "-"),
+				(percall ? sprintf("%.1f", paired) : "-"), b, t,
 				(c > 0 ? sprintf("%.3f", t / c) : "-"), c
 			if (m == "untraced")
 				exit
 			f = sprintf("figure timing-%s-np%d-%s wall-ratio %.3f trace-bytes %d timing-bytes-per-call %.3f",
 				name, np, m, w / u, b, (c > 0 ? t / c : 0))
 			if (percall)
-				f = f sprintf(" added-ns-per-call %.1f", added)
+				f = f sprintf(" added-ns-per-call %.1f paired-ns-per-call %.1f", added, paired)
 			print f > "/dev/stderr"
 		}'
 	done
 }
 
-echo "per-call timing against aggregated statistics, medians of $reps runs"
+echo "per-call timing against aggregated statistics, each mode in turn"
+echo "(added: the fastest runs' difference; paired: the median of each round's; wall-s, bytes: medians)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-loop p2p 1 p2p 300000
-loop p2p 2 p2p 100000
-loop stencil 2 stencil 10000 64
-loop stencil 4 stencil 10000 64
+loop p2p 1 "$reps" p2p 300000
+loop p2p 2 "$reps" p2p 100000
+loop stencil 2 "$sreps" stencil 10000 64
+loop stencil 4 "$reps" stencil 10000 64

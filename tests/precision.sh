@@ -1,0 +1,101 @@
+#!/bin/sh
+# precision.sh - loop counts merged at a precision (RONDO_PRECISION,
+# rondo run --precision) on a real program: tests/bench/bench_irregular
+# converge, whose convergence loop runs 38 to 43 times a time step and
+# whose iterations poll 10 or 11 times, on 2 ranks:
+#  - at precision 100 nothing is merged and `rondo info` says so;
+#  - at 90 both loops are merged, info says so, the file no longer grows
+#    with the time steps (100 and 1000 steps within 15 % of each other)
+#    and is at least 5 times smaller than the lossless one at 1000 steps;
+#    the calls it reads back (each merged loop running its mean: rondo
+#    info, rondo dump) are within 10 % of the lossless trace's, and the
+#    statistics' calls per function, kept apart, exactly theirs;
+#  - at 0 it merges too;
+#  - a bad RONDO_PRECISION warns and stays lossless; --precision with a
+#    bad value is a usage error (status 2); with per-call timing nothing
+#    is merged, and the metadata says why.
+set -u
+. "$(dirname "$0")/lib.sh"
+test_setup
+mpi_setup
+prog="$top_builddir/tests/bench/bench_irregular"
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# trace NAME STEPS [RUN OPTIONS]: $tmp/NAME.rondo of converge STEPS.
+trace() {
+	name=$1 steps=$2
+	shift 2
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" "$@" -- \
+		mpirun -np 2 ${san:+-x ASAN_OPTIONS} "$prog" converge "$steps" \
+		>"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		{ echo "FAIL: $name: status $?: $(tail -5 "$tmp/$name.out")"; exit 1; }
+}
+
+bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
+calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }
+
+trace l100 100
+trace l400 1000
+trace p100 100 --precision 90
+trace p400 1000 --precision 90
+trace z400 1000 --precision 0
+
+"$rondo" info "$tmp/l400.rondo" >"$tmp/l.info" || fail "info of the lossless trace"
+grep -q "^precision    100%: every call as the program made it" "$tmp/l.info" ||
+	fail "lossless info: $(grep precision "$tmp/l.info")"
+"$rondo" info "$tmp/p400.rondo" >"$tmp/p.info" || fail "info at 90"
+grep -q "^precision    90%: 2 loops whose counts differ by up to 10% merged" "$tmp/p.info" ||
+	fail "info at 90: $(grep precision "$tmp/p.info")"
+grep -q "^calls .*(about: merged loops run their mean count)" "$tmp/p.info" ||
+	fail "info at 90 does not say its calls are approximate"
+grep -q "^  merged       loop counts: 2 histograms" "$tmp/p.info" ||
+	fail "metadata at 90: $(grep merged "$tmp/p.info")"
+
+# no growth with the steps; far below the lossless bytes
+a=$(bytes p100) b=$(bytes p400) l=$(bytes l400)
+[ $((b * 100)) -le $((a * 115)) ] ||
+	fail "precision 90 grows with the steps: $a bytes at 100, $b at 1000"
+[ $((b * 5)) -le "$l" ] ||
+	fail "precision 90: $b bytes against $l lossless at 1000 steps"
+[ $(bytes z400) -le "$l" ] || fail "precision 0: $(bytes z400) bytes, $l lossless"
+"$rondo" info "$tmp/z400.rondo" | grep -q "^precision    0%: [0-9]* loops* whose" ||
+	fail "info at 0: $("$rondo" info "$tmp/z400.rondo" | grep precision)"
+
+# calls within the precision: in all, and MPI_Iprobe's in the calls read
+# back; the statistics' calls per function exactly the lossless trace's
+cl=$(calls l400) cp=$(calls p400)
+within() { awk -v l="$1" -v p="$2" 'BEGIN { d = p - l; if (d < 0) d = -d; exit !(l > 0 && d <= 0.1 * l) }'; }
+within "$cl" "$cp" || fail "calls at 90: $cp, lossless $cl"
+"$rondo" dump "$tmp/p400.rondo" >"$tmp/p.dump" 2>&1 &&
+	"$rondo" dump "$tmp/l400.rondo" >"$tmp/l.dump" 2>&1 ||
+	fail "rondo dump: $(tail -2 "$tmp/p.dump")"
+np=$(grep -c "MPI_Iprobe" "$tmp/p.dump") nl=$(grep -c "MPI_Iprobe" "$tmp/l.dump")
+within "$nl" "$np" || fail "MPI_Iprobe in rondo dump at 90: $np, lossless $nl"
+"$rondo" stats --csv - "$tmp/l400.rondo" | cut -d, -f1,3 | sort >"$tmp/l.fn" &&
+	"$rondo" stats --csv - "$tmp/p400.rondo" | cut -d, -f1,3 | sort >"$tmp/p.fn" ||
+	fail "rondo stats --csv"
+cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
+	fail "calls per function in the statistics differ: $(diff "$tmp/l.fn" "$tmp/p.fn" | head -5)"
+
+# settings: a bad value warns and stays lossless; a bad option is a usage
+# error; per-call timing keeps every call
+RONDO_PRECISION=high trace bad 50
+grep -q "RONDO_PRECISION='high' is not a percentage" "$tmp/bad.out" ||
+	fail "no warning for RONDO_PRECISION=high: $(tail -3 "$tmp/bad.out")"
+"$rondo" info "$tmp/bad.rondo" | grep -q "^precision    100%" ||
+	fail "RONDO_PRECISION=high did not stay lossless"
+"$rondo" run --precision 101 -- true >"$tmp/opt.out" 2>&1
+[ $? -eq 2 ] && grep -q "^rondo: --precision: '101' is not a whole percentage" "$tmp/opt.out" ||
+	fail "--precision 101: $(cat "$tmp/opt.out")"
+trace timed 50 --precision 90 --timing percall
+grep -q "nothing is merged" "$tmp/timed.out" ||
+	fail "no warning for percall with precision: $(tail -3 "$tmp/timed.out")"
+"$rondo" info "$tmp/timed.rondo" >"$tmp/t.info"
+grep -q "^  merged       nothing: per-call times are kept" "$tmp/t.info" &&
+	grep -q "^precision    90%: nothing merged" "$tmp/t.info" ||
+	fail "percall with precision: $(grep -E 'precision|merged' "$tmp/t.info")"
+
+[ $fails -eq 0 ] || exit 1
+echo "precision.sh: all passed ($a and $b bytes at 100 and 1000 steps, $l lossless; $cp calls, $cl lossless)"

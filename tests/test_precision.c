@@ -1,0 +1,503 @@
+/*
+ * test_precision.c - loop counts merged at a precision (tracer/
+ * precision.c) on the grammars the Sequitur engine makes of programs of
+ * known shape: the merged grammar must expand to the program with each
+ * merged loop run its histogram's mean, rounded; the histograms must
+ * count every loop run, sum its counts exactly and name the ranks of the
+ * extremes; the grammar must stop growing with the time steps; and the
+ * section must read back as it was written.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "format.h"
+#include "grammar.h"
+#include "precision.h"
+
+enum { A, B, C, D, E, NTERM };
+
+struct seq {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void push(struct seq *s, uint32_t x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v) {
+			perror("test_precision");
+			exit(1);
+		}
+	}
+	s->v[s->n++] = x;
+}
+
+/* A deterministic count in [lo, hi] for step t of rank r. */
+static uint64_t draw(uint32_t t, uint32_t r, uint64_t lo, uint64_t hi)
+{
+	uint64_t x = (uint64_t)t * 0x9e3779b97f4a7c15ull ^
+		     ((uint64_t)r + 1) * 0xbf58476d1ce4e5b9ull;
+
+	x ^= x >> 31;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 29;
+	return lo + x % (hi - lo + 1);
+}
+
+/* The program: steps of A, a convergence loop of n (B, then E polled m
+ * times when m > 0, C), D.  n in [lo, hi] per step (rank r's draws);
+ * m in [mlo, mhi] per inner iteration. */
+struct shape {
+	uint32_t steps;
+	uint64_t lo, hi, mlo, mhi;
+};
+
+/* Rank r's calls; with rep_n, rep_m nonzero, every loop run that many
+ * times instead; sum_n, sum_m add the counts drawn. */
+static void program(const struct shape *s, uint32_t r, uint64_t rep_n,
+		    uint64_t rep_m, struct seq *out, uint64_t *sum_n,
+		    uint64_t *sum_m, uint64_t *runs_m)
+{
+	for (uint32_t t = 0; t < s->steps; t++) {
+		uint64_t n = draw(t, r, s->lo, s->hi);
+
+		*sum_n += n;
+		n = rep_n ? rep_n : n;
+		push(out, A);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t m = s->mhi ? draw(t * 1000 + (uint32_t)i,
+						   r + 77, s->mlo, s->mhi)
+					    : 0;
+
+			push(out, B);
+			if (s->mhi) {
+				*sum_m += m;
+				(*runs_m)++;
+				m = rep_m ? rep_m : m;
+			}
+			for (uint64_t k = 0; k < m; k++)
+				push(out, E);
+			push(out, C);
+		}
+		push(out, D);
+	}
+}
+
+/* The engine's grammar of sequence q. */
+static void lossless(const struct seq *q, struct fmt_grammar *g)
+{
+	struct grammar *e = grammar_create();
+
+	CHECK(e != NULL);
+	for (size_t i = 0; i < q->n; i++)
+		CHECK(grammar_append(e, q->v[i], 1) == 0);
+	CHECK(grammar_flush(e) == 0);
+	CHECK(grammar_export(e, g) == 0);
+	grammar_free(e);
+}
+
+/* Adds grammar b's rules to a, each rule whose body a already has (its
+ * rule references renumbered first) taken as that one, as the tracer's
+ * merge interns rules; b's root's id in a. */
+static uint32_t concat(struct fmt_grammar *a, const struct fmt_grammar *b)
+{
+	uint32_t *map = xalloc(b->nrules, sizeof(uint32_t)), id = 0;
+	uint32_t nb = b->first[b->nrules],
+		 na = a->nrules ? a->first[a->nrules] : 0;
+
+	a->first = realloc(a->first,
+			   sizeof(*a->first) * (a->nrules + b->nrules + 1));
+	a->body = realloc(a->body, sizeof(*a->body) * (na + nb + 1));
+	if (!a->first || !a->body)
+		exit(1);
+	a->first[0] = 0;
+	for (uint32_t r = 0; r < b->nrules; r++) {
+		uint32_t from = b->first[r], len = b->first[r + 1] - from;
+		rondo_sym *x = &a->body[na];
+
+		for (uint32_t k = 0; k < len; k++) {
+			x[k] = b->body[from + k];
+			if (RONDO_SYM_IS_RULE(x[k].sym))
+				x[k].sym = RONDO_SYM_RULE |
+					   map[x[k].sym & ~RONDO_SYM_RULE];
+		}
+		id = a->nrules;
+		for (uint32_t q = 0; q < a->nrules; q++)
+			if (a->first[q + 1] - a->first[q] == len &&
+			    !memcmp(&a->body[a->first[q]], x,
+				    sizeof(*x) * len)) {
+				id = q;
+				break;
+			}
+		if (id == a->nrules) {
+			na += len;
+			a->first[++a->nrules] = na;
+		}
+		map[r] = id;
+	}
+	free(map);
+	return id;
+}
+
+static void expand(const struct fmt_grammar *g, uint32_t rule, struct seq *out)
+{
+	for (uint32_t k = g->first[rule]; k < g->first[rule + 1]; k++) {
+		const rondo_sym *s = &g->body[k];
+
+		for (uint64_t i = 0; i < s->count; i++)
+			if (RONDO_SYM_IS_RULE(s->sym))
+				expand(g, s->sym & ~RONDO_SYM_RULE, out);
+			else
+				push(out, s->sym);
+	}
+}
+
+/* Rank r's root in a job's rank map of one rule, a symbol per rank. */
+static uint32_t root_of(const struct fmt_rankmap *rm, uint32_t r)
+{
+	return rm->map.body[r].sym;
+}
+
+struct job {
+	struct fmt_grammar g;
+	struct fmt_rankmap rm;
+	struct fmt_groupgaps gg;
+	uint64_t sum_n[4], sum_m[4], runs_m[4];
+};
+
+/* A job of nranks ranks, rank r running s[r] (s[0] for all when one). */
+static void job_make(struct job *j, const struct shape *s, uint32_t nranks,
+		     int each)
+{
+	memset(j, 0, sizeof(*j));
+	j->rm.nranks = nranks;
+	j->rm.map.nrules = 1;
+	j->rm.map.first = xalloc(2, sizeof(uint32_t));
+	j->rm.map.body = xalloc(nranks, sizeof(rondo_sym));
+	j->rm.map.first[1] = nranks;
+	for (uint32_t r = 0; r < nranks; r++) {
+		struct seq q = {0};
+		struct fmt_grammar rg;
+
+		program(each ? &s[r] : s, r, 0, 0, &q, &j->sum_n[r],
+			&j->sum_m[r], &j->runs_m[r]);
+		lossless(&q, &rg);
+		j->rm.map.body[r] = (rondo_sym){concat(&j->g, &rg), 0, 1};
+		fmt_grammar_free(&rg);
+		free(q.v);
+	}
+	/* the groups' gaps: one entry per rank's root */
+	j->gg.n = nranks;
+	j->gg.root = xalloc(nranks, sizeof(uint32_t));
+	j->gg.at = xalloc(nranks + 1, sizeof(uint64_t));
+	j->gg.e = xalloc(nranks, sizeof(struct fmt_gapent));
+	for (uint32_t r = 0; r < nranks; r++) {
+		j->gg.root[r] = root_of(&j->rm, r);
+		j->gg.at[r + 1] = r + 1;
+		j->gg.e[r] = (struct fmt_gapent){A, 1 + r, 100 + r};
+	}
+}
+
+static void job_free(struct job *j)
+{
+	fmt_grammar_free(&j->g);
+	fmt_rankmap_free(&j->rm);
+	fmt_groupgaps_free(&j->gg);
+}
+
+static void dump(const char *what, const struct fmt_grammar *g)
+{
+	if (!getenv("DEBUG"))
+		return;
+	fprintf(stderr, "%s:\n", what);
+	for (uint32_t r = 0; r < g->nrules; r++) {
+		fprintf(stderr, "  R%u ->", r);
+		for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++) {
+			const rondo_sym *s = &g->body[k];
+
+			if (RONDO_SYM_IS_RULE(s->sym))
+				fprintf(stderr, " R%u",
+					s->sym & ~RONDO_SYM_RULE);
+			else
+				fprintf(stderr, " %c", "ABCDE"[s->sym]);
+			if (s->count > 1)
+				fprintf(stderr, "^%llu",
+					(unsigned long long)s->count);
+		}
+		fputc('\n', stderr);
+	}
+}
+
+/* The merged class of histogram h's mean, rounded. */
+static uint64_t mean(const struct fmt_hist *h)
+{
+	return (h->sum + h->n / 2) / h->n;
+}
+
+/* Every site's symbol carries its histogram's mean. */
+static void check_sites(const struct fmt_grammar *g, const struct fmt_hists *h)
+{
+	for (uint32_t i = 0; i < h->nsites; i++) {
+		const struct fmt_hsite *s = &h->site[i];
+
+		CHECK(s->rule < g->nrules && s->hist < h->n);
+		CHECK(s->pos < g->first[s->rule + 1] - g->first[s->rule]);
+		CHECK(i == 0 || s->rule > h->site[i - 1].rule ||
+		      (s->rule == h->site[i - 1].rule &&
+		       s->pos > h->site[i - 1].pos));
+		/* the count read back within (100 - P) % of every count */
+		for (uint32_t k = 0; k < h->h[s->hist].nbins; k++) {
+			const struct fmt_hbin *b = &h->h[s->hist].bin[k];
+			uint64_t c = g->body[g->first[s->rule] + s->pos].count;
+			uint64_t tol = 100 - h->precision;
+
+			CHECKF((c > b->lo ? c - b->lo : b->lo - c) * 100 <=
+					       tol * b->lo &&
+				       (c > b->hi ? c - b->hi : b->hi - c) *
+						       100 <=
+					       tol * b->hi,
+			       "site %u: count %llu, bin %llu..%llu", i,
+			       (unsigned long long)c, (unsigned long long)b->lo,
+			       (unsigned long long)b->hi);
+		}
+		CHECKF(g->body[g->first[s->rule] + s->pos].count ==
+			       mean(&h->h[s->hist]),
+		       "site %u: count %llu, mean %llu", i,
+		       (unsigned long long)g->body[g->first[s->rule] + s->pos]
+			       .count,
+		       (unsigned long long)mean(&h->h[s->hist]));
+	}
+}
+
+/* The grammar, rank map and section read back as written. */
+static void check_roundtrip(const struct job *j, const struct fmt_hists *h)
+{
+	struct fmt_buf b = {0}, m = {0}, x = {0};
+	struct fmt_grammar g2;
+	struct fmt_rankmap rm2;
+	struct fmt_hists h2;
+	struct fmt_err e;
+
+	fmt_grammar_encode(&b, &j->g);
+	fmt_rankmap_encode(&m, &j->rm);
+	fmt_hists_encode(&x, h);
+	CHECK(fmt_grammar_decode(&g2, b.data, b.len, NTERM, NULL, &e) == 0);
+	CHECK(fmt_rankmap_decode(&rm2, m.data, m.len, j->g.nrules, &e) == 0);
+	CHECKF(fmt_hists_decode(&h2, x.data, x.len, &j->g, j->rm.nranks, &e) ==
+		       0,
+	       "%s", e.msg);
+	CHECK(h2.precision == h->precision && h2.n == h->n &&
+	      h2.nsites == h->nsites);
+	for (uint32_t i = 0; i < h2.n && i < h->n; i++) {
+		CHECK(h2.h[i].n == h->h[i].n && h2.h[i].sum == h->h[i].sum);
+		CHECK(h2.h[i].min == h->h[i].min && h2.h[i].max == h->h[i].max);
+		CHECK(h2.h[i].min_rank == h->h[i].min_rank &&
+		      h2.h[i].max_rank == h->h[i].max_rank);
+		CHECK(h2.h[i].nbins == h->h[i].nbins);
+		for (uint32_t k = 0; k < h2.h[i].nbins && k < h->h[i].nbins;
+		     k++)
+			CHECK(!memcmp(&h2.h[i].bin[k], &h->h[i].bin[k],
+				      sizeof(struct fmt_hbin)));
+	}
+	for (uint32_t i = 0; i < h2.nsites && i < h->nsites; i++)
+		CHECK(!memcmp(&h2.site[i], &h->site[i], sizeof(*h->site)));
+	CHECK(g2.nrules == j->g.nrules);
+	/* every cut of the section fails, and says so */
+	for (size_t n = 0; n < x.len; n++) {
+		struct fmt_hists h3;
+
+		CHECK(fmt_hists_decode(&h3, x.data, n, &j->g, j->rm.nranks,
+				       &e) != 0);
+	}
+	fmt_grammar_free(&g2);
+	fmt_rankmap_free(&rm2);
+	fmt_hists_free(&h2);
+	fmt_buf_free(&b);
+	fmt_buf_free(&m);
+	fmt_buf_free(&x);
+}
+
+/* A convergence loop of 38 to 42 iterations: at precision 90 one
+ * histogram, its sum exact, the steps folded into one loop. */
+static void test_converge(uint32_t steps)
+{
+	struct shape s = {steps, 38, 42, 0, 0};
+	struct job j;
+	struct fmt_hists h;
+	struct seq got = {0}, want = {0};
+	uint64_t u = 0, v = 0;
+
+	job_make(&j, &s, 1, 0);
+	CHECK(j.g.first[j.g.nrules] > steps / 4); /* lossless: it grows */
+	dump("lossless", &j.g);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, &h) == 0);
+	dump("merged", &j.g);
+	CHECKF(h.n == 1, "%u histograms", h.n);
+	if (h.n == 1) {
+		CHECK(h.h[0].n == steps && h.h[0].sum == j.sum_n[0]);
+		CHECK(h.h[0].min == 38 && h.h[0].max == 42);
+		CHECK(h.h[0].nbins == 5);
+		CHECK(h.h[0].kind == FMT_HIST_COUNT);
+	}
+	CHECKF(j.g.first[j.g.nrules] <= 16,
+	       "%u symbols after merging at %u steps", j.g.first[j.g.nrules],
+	       steps);
+	check_sites(&j.g, &h);
+	expand(&j.g, root_of(&j.rm, 0), &got);
+	program(&s, 0, h.n ? mean(&h.h[0]) : 1, 0, &want, &u, &v, &v);
+	CHECK(got.n == want.n &&
+	      !memcmp(got.v, want.v, sizeof(*got.v) * got.n));
+	CHECK(j.gg.n == 1 && j.gg.root[0] == root_of(&j.rm, 0));
+	check_roundtrip(&j, &h);
+	fmt_hists_free(&h);
+	free(got.v);
+	free(want.v);
+	job_free(&j);
+}
+
+/* Precision 100, and counts further apart than the precision: nothing
+ * changes. */
+static void test_unchanged(uint32_t precision)
+{
+	struct shape s = {300, 38, 42, 0, 0};
+	struct job j;
+	struct fmt_hists h;
+	struct fmt_buf before = {0}, after = {0};
+
+	job_make(&j, &s, 1, 0);
+	fmt_grammar_encode(&before, &j.g);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, &h) == 0);
+	CHECK(h.n == 0 && h.nsites == 0 && h.precision == precision);
+	fmt_grammar_encode(&after, &j.g);
+	CHECK(before.len == after.len &&
+	      !memcmp(before.data, after.data, before.len));
+	fmt_buf_free(&before);
+	fmt_buf_free(&after);
+	fmt_hists_free(&h);
+	job_free(&j);
+}
+
+/* Ranks drawing their own counts, rank 2 converging slower: each rank's
+ * calls read back with its class's mean; totals exact over the ranks; the
+ * extremes' ranks named; the groups' gaps under their new roots. */
+static void test_ranks(void)
+{
+	struct shape s[3] = {
+		{500, 38, 41, 0, 0}, {500, 38, 41, 0, 0}, {500, 60, 64, 0, 0}};
+	struct job j;
+	struct fmt_hists h;
+	const struct fmt_hist *lo = NULL, *hi = NULL;
+
+	job_make(&j, s, 3, 1);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, &h) == 0);
+	dump("ranks merged", &j.g);
+	for (uint32_t i = 0; getenv("DEBUG") && i < h.n; i++)
+		fprintf(stderr, "h%u: n %llu sum %llu %llu..%llu ranks %u %u\n",
+			i, (unsigned long long)h.h[i].n,
+			(unsigned long long)h.h[i].sum,
+			(unsigned long long)h.h[i].min,
+			(unsigned long long)h.h[i].max, h.h[i].min_rank,
+			h.h[i].max_rank);
+	CHECKF(h.n == 2, "%u histograms", h.n);
+	for (uint32_t i = 0; i < h.n; i++)
+		if (h.h[i].min == 38)
+			lo = &h.h[i];
+		else if (h.h[i].min == 60)
+			hi = &h.h[i];
+	CHECK(lo && hi);
+	if (lo && hi) {
+		CHECK(lo->n == 1000 && lo->sum == j.sum_n[0] + j.sum_n[1]);
+		CHECK(lo->max == 41 && lo->min_rank == 0 && lo->max_rank == 0);
+		CHECK(hi->n == 500 && hi->sum == j.sum_n[2] && hi->max == 64);
+		CHECK(hi->min_rank == 2 && hi->max_rank == 2);
+	}
+	check_sites(&j.g, &h);
+	for (uint32_t r = 0; r < 3 && lo && hi; r++) {
+		struct seq got = {0}, want = {0};
+		uint64_t u = 0;
+
+		expand(&j.g, root_of(&j.rm, r), &got);
+		program(&s[r], r, mean(r < 2 ? lo : hi), 0, &want, &u, &u, &u);
+		CHECKF(got.n == want.n &&
+			       !memcmp(got.v, want.v, sizeof(*got.v) * got.n),
+		       "rank %u", r);
+		free(got.v);
+		free(want.v);
+	}
+	CHECK(j.g.first[j.g.nrules] <= 40);
+	/* the gaps stay with their ranks' roots, in order */
+	CHECK(j.gg.n == 3);
+	for (uint32_t r = 0; r < 3 && j.gg.n == 3; r++) {
+		CHECK(j.gg.root[r] == root_of(&j.rm, r));
+		CHECK(j.gg.e[r].calls == 1 + r && j.gg.e[r].ns == 100 + r);
+		CHECK(r == 0 || j.gg.root[r] > j.gg.root[r - 1]);
+	}
+	check_roundtrip(&j, &h);
+	fmt_hists_free(&h);
+	job_free(&j);
+}
+
+/* A convergence loop whose iterations poll 20 to 22 times: the polls
+ * merge first, then the loop whose body they made alike (a second pass). */
+static void test_nested(uint32_t precision)
+{
+	struct shape s = {400, 38, 42, 20, 22};
+	struct job j;
+	struct fmt_hists h;
+	const struct fmt_hist *n = NULL, *m = NULL;
+	struct seq got = {0}, want = {0};
+	uint64_t u = 0;
+
+	job_make(&j, &s, 1, 0);
+	dump("nested lossless", &j.g);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, &h) == 0);
+	dump("nested merged", &j.g);
+	for (uint32_t i = 0; getenv("DEBUG") && i < h.n; i++)
+		fprintf(stderr, "h%u: n %llu sum %llu %llu..%llu\n", i,
+			(unsigned long long)h.h[i].n,
+			(unsigned long long)h.h[i].sum,
+			(unsigned long long)h.h[i].min,
+			(unsigned long long)h.h[i].max);
+	CHECKF(h.n == 2, "%u histograms", h.n);
+	for (uint32_t i = 0; i < h.n; i++)
+		if (h.h[i].min >= 38)
+			n = &h.h[i];
+		else
+			m = &h.h[i];
+	CHECK(n && m);
+	if (n && m) {
+		/* the polls merged first, counted as the program ran them */
+		CHECK(m->n == j.runs_m[0] && m->sum == j.sum_m[0]);
+		CHECK(m->min == 20 && m->max == 22);
+		CHECK(n->n == s.steps && n->sum == j.sum_n[0]);
+		expand(&j.g, root_of(&j.rm, 0), &got);
+		program(&s, 0, mean(n), mean(m), &want, &u, &u, &u);
+		CHECK(got.n == want.n &&
+		      !memcmp(got.v, want.v, sizeof(*got.v) * got.n));
+	}
+	CHECKF(j.g.first[j.g.nrules] <= 16, "%u symbols",
+	       j.g.first[j.g.nrules]);
+	check_sites(&j.g, &h);
+	check_roundtrip(&j, &h);
+	free(got.v);
+	free(want.v);
+	fmt_hists_free(&h);
+	job_free(&j);
+}
+
+int main(void)
+{
+	test_converge(200);
+	test_converge(2000);
+	test_converge(20000);
+	test_unchanged(100);
+	test_unchanged(99);
+	test_ranks();
+	test_nested(90);
+	test_nested(0);
+	return check_done("test_precision");
+}

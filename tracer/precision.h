@@ -1,0 +1,30 @@
+/*
+ * precision.h - a job's grammar with its loop counts merged at a
+ * precision below 100 % (RONDO_PRECISION; precision.c says how).
+ */
+#ifndef RONDO_PRECISION_H
+#define RONDO_PRECISION_H
+
+#include <stdint.h>
+
+#include "format.h"
+
+/* Precision 100: lossless, nothing merged. */
+#define PRECISION_LOSSLESS 100
+
+/*
+ * Rewrites the job's grammar g (terminals below nterminals), its rank map
+ * rm (whose terminals are g's rules) and the groups' gaps gg (their
+ * roots) so that loops of the same body whose counts one count is within
+ * (100 - precision) % of are one loop of that count (their mean, rounded,
+ * where it is within); the histograms of the counts and the symbols that
+ * stand for them go into *out.  Where no count was merged, g, rm and gg are left
+ * as they were and out->n is 0.  Returns 0, RONDO_E_RANGE (a grammar too
+ * large for the engine's terminals, or counts past 2^64: nothing done) or
+ * RONDO_E_NOMEM (nothing done).
+ */
+int precision_apply(struct fmt_grammar *g, struct fmt_rankmap *rm,
+		    struct fmt_groupgaps *gg, uint32_t nterminals,
+		    uint32_t precision, struct fmt_hists *out);
+
+#endif /* RONDO_PRECISION_H */

@@ -118,8 +118,7 @@ void output_facts(struct output_facts *f)
 		 rt.track_pointers, rt.verbose, rt.memo,
 		 rt.timing ? "percall" : "aggregated", rt.time_base,
 		 rt.timing_limit, rt.mem_limit, rt.exact_ranks,
-		 100 - rt.tolerance,
-		 spill_settings());
+		 100 - rt.tolerance, spill_settings());
 }
 
 static void job_meta(struct fmt_meta *m, void *ctx)

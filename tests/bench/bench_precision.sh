@@ -1,18 +1,24 @@
 #!/bin/sh
-# bench_precision.sh [BUILDDIR] - the size of the lossless trace of codes
-# that are not regular, against time steps and ranks: what issue 26's
-# precision is to shrink, measured first at precision 100 (lossless, the
-# only one the tracer has yet).
+# bench_precision.sh [BUILDDIR] - the size of the trace of codes that are
+# not regular, against time steps and ranks, lossless and at lower
+# precisions (RONDO_PRECISION: loops of the same body whose counts differ
+# merged into one, tracer/precision.c).
 #
 # tests/bench/bench_irregular in each of its modes (regular, converge: a
 # data-dependent number of iterations of the convergence loop each time
 # step and of polls each rank; amr: halo sizes that drift; both), traced
 # with the default statistics on BENCH_RANKS ranks (default "1 4 16",
 # oversubscribed past the cores) for BENCH_STEPS time steps (default
-# "100 1000 10000").  A table per mode, a row per ranks and steps:
+# "100 1000 10000"), at precision 100 and each of BENCH_PRECISIONS
+# (default "95 90 0").  A table per mode, a row per ranks, steps and
+# precision:
 #   calls/rank   the MPI calls one rank made in the loop
 #   trace-B      the trace's bytes
 #   B/step       trace-B over the time steps
+#   x-lossless   the lossless trace's bytes over trace-B
+#   calls-read   the calls the trace reads back (rondo info: merged loops
+#                run their mean), and calls-err% its difference from the
+#                lossless trace's, in percent
 #   grammar-B    its grammar section (stored), cst-B its signatures'
 #   rules, sigs  as rondo info counts them
 # and `figure precision-MODE-npP-sS bytes=... ` lines on stderr.
@@ -28,6 +34,7 @@ command -v mpirun >/dev/null 2>&1 || die "no mpirun"
 [ -x "$rondo" ] && [ -f "$lib" ] || die "$build: not built (make)"
 [ -x "$prog" ] || die "$prog not built (make tests/bench/bench_irregular)"
 ranks=${BENCH_RANKS:-1 4 16}
+precisions=${BENCH_PRECISIONS:-95 90 0}
 steps=${BENCH_STEPS:-100 1000 10000}
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
@@ -46,30 +53,43 @@ section() {
 echo "bench_precision: $(cd "$here/../.." && git rev-parse --short HEAD 2>/dev/null || echo '?'), $cores cores"
 for mode in regular converge amr both; do
 	echo
-	echo "$mode: bench_irregular $mode STEPS, traced (precision 100: lossless)"
-	echo "ranks    steps  calls/rank   trace-B     B/step  grammar-B    cst-B  rules   sigs"
+	echo "$mode: bench_irregular $mode STEPS, traced at each precision (100: lossless)"
+	echo "ranks    steps  prec  calls/rank   trace-B     B/step  x-lossless  calls-read  calls-err%  grammar-B    cst-B  rules   sigs"
 	for np in $ranks; do
 		over=
 		[ "$np" -gt "$cores" ] && over=--oversubscribe
 		for s in $steps; do
-			rm -f "$tmp/t.rondo"
-			mpirun $over -np "$np" -x LD_PRELOAD="$pre" \
-				-x RONDO_OUT="$tmp/t.rondo" \
-				-x OMPI_MCA_mpi_yield_when_idle=1 \
-				"$prog" "$mode" "$s" >"$tmp/out" 2>&1 ||
-				die "$mode on $np ranks, $s steps: $(cat "$tmp/out")"
-			line=$(grep '^bench_irregular ' "$tmp/out")
-			[ -s "$tmp/t.rondo" ] && [ -n "$line" ] ||
-				die "$mode on $np ranks, $s steps: no trace: $(cat "$tmp/out")"
-			"$rondo" info "$tmp/t.rondo" >"$tmp/info" 2>&1 || die "rondo info failed"
-			cpr=$(echo "$line" | sed 's/.* calls=\([0-9]*\).*/\1/')
-			bytes=$(wc -c <"$tmp/t.rondo")
-			rules=$(sed -n 's/^rules  *\([0-9]*\).*/\1/p' "$tmp/info")
-			sigs=$(sed -n 's/^signatures  *//p' "$tmp/info")
-			printf '%5s %8s %11s %9s %10.1f %10s %8s %6s %6s\n' "$np" "$s" \
-				"$cpr" "$bytes" "$(echo "$bytes $s" | awk '{ print $1 / $2 }')" \
-				"$(section grammar)" "$(section cst)" "$rules" "$sigs"
-			echo "figure precision-$mode-np$np-s$s bytes=$bytes calls-per-rank=$cpr rules=$rules sigs=$sigs" >&2
+			lossless=0 lcalls=0
+			for prec in 100 $precisions; do
+				[ "$prec" = 100 ] && [ "$lossless" -gt 0 ] && continue
+				rm -f "$tmp/t.rondo"
+				mpirun $over -np "$np" -x LD_PRELOAD="$pre" \
+					-x RONDO_OUT="$tmp/t.rondo" \
+					-x RONDO_PRECISION="$prec" \
+					-x OMPI_MCA_mpi_yield_when_idle=1 \
+					"$prog" "$mode" "$s" >"$tmp/out" 2>&1 ||
+					die "$mode on $np ranks, $s steps: $(cat "$tmp/out")"
+				line=$(grep '^bench_irregular ' "$tmp/out")
+				[ -s "$tmp/t.rondo" ] && [ -n "$line" ] ||
+					die "$mode on $np ranks, $s steps: no trace: $(cat "$tmp/out")"
+				"$rondo" info "$tmp/t.rondo" >"$tmp/info" 2>&1 || die "rondo info failed"
+				cpr=$(echo "$line" | sed 's/.* calls=\([0-9]*\).*/\1/')
+				bytes=$(wc -c <"$tmp/t.rondo")
+				calls=$(awk '$1 == "calls" { print $2 }' "$tmp/info")
+				rules=$(sed -n 's/^rules  *\([0-9]*\).*/\1/p' "$tmp/info")
+				sigs=$(sed -n 's/^signatures  *//p' "$tmp/info")
+				if [ "$prec" = 100 ]; then
+					lossless=$bytes lcalls=$calls
+				fi
+				printf '%5s %8s %5s %11s %9s %10.1f %11s %11s %11s %10s %8s %6s %6s\n' \
+					"$np" "$s" "$prec" "$cpr" "$bytes" \
+					"$(echo "$bytes $s" | awk '{ print $1 / $2 }')" \
+					"$(echo "$lossless $bytes" | awk '{ printf "%.1f", $1 / $2 }')" \
+					"$calls" \
+					"$(echo "$calls $lcalls" | awk '{ printf "%+.2f", ($1 - $2) * 100 / $2 }')" \
+					"$(section grammar)" "$(section cst)" "$rules" "$sigs"
+				echo "figure precision-$mode-np$np-s$s-p$prec bytes=$bytes lossless-over-bytes=$(echo "$lossless $bytes" | awk '{ printf "%.2f", $1 / $2 }') calls-read=$calls calls-lossless=$lcalls rules=$rules sigs=$sigs" >&2
+			done
 		done
 	done
 done

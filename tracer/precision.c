@@ -35,9 +35,10 @@
  * iterations poll a varying number of times) only repeats alike once the
  * inner loop is merged, so passes follow until one merges nothing new.
  * Every count is one the program ran, so the histograms' counts and sums
- * are exact.  What a pass costs: a run per loop run and per stretch of
- * calls between loops, on every group; past MAX_RUNS of them it gives up
- * (the grammar stays lossless).
+ * are exact.  What a pass costs: the runs are made twice (counted, then
+ * fed to the engine), never kept: a run per loop run and per stretch of
+ * calls between loops, on every group, and memory for the distinct
+ * counts; past MAX_RUNS runs it gives up (the grammar stays lossless).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,8 @@
 /* A class's histogram keeps its counts exactly up to this many distinct
  * ones, else in bins of a quarter more than their least. */
 #define EXACT_BINS 32
-/* Runs a pass reads at most (16 bytes each). */
-#define MAX_RUNS (1u << 22)
+/* Runs a pass makes at most, each time (a few seconds). */
+#define MAX_RUNS (UINT64_C(1) << 27)
 /* Passes at most: each merges loops whose bodies the one before made
  * alike, a level of nesting each. */
 #define PASSES 8
@@ -82,6 +83,8 @@ struct cls {
 	uint32_t wrap;	 /* its wrapper rule, NONE if none */
 };
 
+struct group;
+
 /* A rule body being built. */
 struct vec {
 	rondo_sym *s;
@@ -91,10 +94,18 @@ struct vec {
 struct prec {
 	const struct fmt_grammar *g;
 	uint32_t nterm, pct;
-	struct run *run; /* every group's runs, a separator after each */
-	size_t nrun, caprun;
+	/* the runs, made twice: counted into ent (sink NULL), then fed to
+	 * the engine sink */
+	struct run last; /* the run being made (count 0: none) */
+	uint64_t nruns;	 /* made so far this time */
+	struct grammar *sink;
+	const struct group *gr;
+	uint32_t grp, sep; /* the group being read; separators fed */
+	uint32_t *slot;	   /* while counting: (unit, count) -> ent + 1 */
+	uint32_t mask;
 	struct ent *ent;
 	uint32_t nent;
+	size_t capent;
 	struct cls *cls;
 	uint32_t ncls, nfixed;
 	uint8_t *opaque; /* input rule r is a unit (repeated somewhere) */
@@ -258,20 +269,55 @@ static int opaque_rules(struct prec *p)
 	return 0;
 }
 
+static int ent_add(struct prec *p, uint32_t unit, uint64_t c, uint64_t w,
+		   uint32_t rank);
+static uint32_t run_cls(const struct prec *p, const struct run *x);
+
+/* A run made: counted (its group's ranks runs of it), or fed to the
+ * engine (a merged one as its class's unit); a separator ends a group. */
+static int run_emit(struct prec *p, const struct run *x)
+{
+	uint32_t c;
+
+	if (++p->nruns > MAX_RUNS)
+		return RONDO_E_RANGE;
+	if (!p->sink) {
+		if (x->unit == NONE)
+			return p->grp++, 0;
+		if (x->unit >= unit_fixed(p, 0)) /* merged by a pass before */
+			return 0;
+		return ent_add(p, x->unit, x->count, p->gr[p->grp].ranks,
+			       p->gr[p->grp].first);
+	}
+	if (x->unit == NONE)
+		return grammar_append(p->sink, unit_cls(p, p->ncls) + p->sep++,
+				      1);
+	c = run_cls(p, x);
+	if (c != NONE)
+		return grammar_append(p->sink, unit_cls(p, c), 1);
+	/* a call, a rule, or a loop merged by a pass before */
+	return grammar_append(p->sink, x->unit, x->count);
+}
+
+/* Adds count of unit to the run being made, or ends it and starts
+ * another; unit NONE ends the group. */
 static int run_add(struct prec *p, uint32_t unit, uint64_t count)
 {
-	struct run *last = p->nrun ? &p->run[p->nrun - 1] : NULL;
+	int rc = 0;
 
-	if (last && last->unit == unit && unit != NONE)
-		return __builtin_add_overflow(last->count, count, &last->count)
+	if (p->last.count && p->last.unit == unit && unit != NONE)
+		return __builtin_add_overflow(p->last.count, count,
+					      &p->last.count)
 			       ? RONDO_E_RANGE
 			       : 0;
-	if (p->nrun >= MAX_RUNS)
-		return RONDO_E_RANGE;
-	if (util_grow(&p->run, &p->caprun, p->nrun + 1, sizeof(*p->run)) < 0)
-		return RONDO_E_NOMEM;
-	p->run[p->nrun++] = (struct run){unit, count};
-	return 0;
+	if (p->last.count)
+		rc = run_emit(p, &p->last);
+	p->last = (struct run){unit, count};
+	if (rc == 0 && unit == NONE) {
+		rc = run_emit(p, &p->last);
+		p->last.count = 0;
+	}
+	return rc;
 }
 
 /* Rule `rule`'s calls as runs of units, expanding the rules that are not
@@ -399,42 +445,64 @@ static int rep_range(const struct prec *p, uint64_t least, uint64_t most,
 	return *lo <= *hi ? 0 : -1;
 }
 
-/* The distinct (unit, count) of the runs, how often each ran (a group's
- * runs once per rank of it), and their classes. */
-static int classes(struct prec *p, const struct group *gr, uint32_t ng)
+static uint32_t slot_of(uint32_t unit, uint64_t c, uint32_t mask)
 {
-	uint32_t n = 0, i, j, grp = 0;
-	struct ent *e = calloc(p->nrun + 1, sizeof(*e));
-	size_t m = 0;
+	uint64_t h =
+		(c ^ ((uint64_t)unit << 40) ^ unit) * 0x9e3779b97f4a7c15ull;
 
-	if (!e)
+	return (uint32_t)(h >> 32) & mask;
+}
+
+/* Counts w runs of (unit, c), first seen on rank `rank`: the distinct
+ * pairs in p->ent, found through an open-addressing table. */
+static int ent_add(struct prec *p, uint32_t unit, uint64_t c, uint64_t w,
+		   uint32_t rank)
+{
+	uint32_t i;
+
+	if ((uint64_t)p->nent * 2 + 2 > (uint64_t)p->mask + 1 || !p->slot) {
+		uint32_t cap = p->slot ? (p->mask + 1) * 2 : 1024;
+		uint32_t *t = calloc(cap, sizeof(*t));
+
+		if (!t || cap == 0)
+			return free(t), RONDO_E_NOMEM;
+		for (uint32_t k = 0; k < p->nent; k++) {
+			for (i = slot_of(p->ent[k].unit, p->ent[k].c, cap - 1);
+			     t[i]; i = (i + 1) & (cap - 1))
+				;
+			t[i] = k + 1;
+		}
+		free(p->slot);
+		p->slot = t;
+		p->mask = cap - 1;
+	}
+	for (i = slot_of(unit, c, p->mask); p->slot[i]; i = (i + 1) & p->mask) {
+		struct ent *e = &p->ent[p->slot[i] - 1];
+
+		if (e->unit == unit && e->c == c) {
+			if (rank < e->rank)
+				e->rank = rank;
+			return add_mul(&e->w, w, 1) < 0 ? RONDO_E_RANGE : 0;
+		}
+	}
+	if (util_grow(&p->ent, &p->capent, (size_t)p->nent + 1,
+		      sizeof(*p->ent)) < 0)
 		return RONDO_E_NOMEM;
-	p->ent = e;
-	for (size_t k = 0; k < p->nrun; k++) {
-		const struct run *x = &p->run[k];
+	p->ent[p->nent] = (struct ent){unit, NONE, c, w, rank};
+	p->slot[i] = ++p->nent;
+	return 0;
+}
 
-		if (x->unit == NONE) { /* a separator */
-			grp++;
-			continue;
-		}
-		if (x->unit >= unit_fixed(p, 0))
-			continue;
-		e[m++] = (struct ent){x->unit, NONE, x->count, gr[grp].ranks,
-				      gr[grp].first};
-	}
-	qsort(e, m, sizeof(*e), ent_cmp);
-	for (size_t k = 0; k < m; k++) {
-		if (n && !ent_cmp(&e[n - 1], &e[k])) {
-			if (add_mul(&e[n - 1].w, e[k].w, 1) < 0)
-				return RONDO_E_RANGE;
-			if (e[k].rank < e[n - 1].rank)
-				e[n - 1].rank = e[k].rank;
-		} else {
-			e[n++] = e[k];
-		}
-	}
-	(void)ng;
-	p->nent = n;
+/* The distinct (unit, count) of the runs, sorted, and their classes. */
+static int classes(struct prec *p)
+{
+	struct ent *e = p->ent;
+	uint32_t n = p->nent, i, j;
+
+	free(p->slot);
+	p->slot = NULL;
+	if (n)
+		qsort(e, n, sizeof(*e), ent_cmp);
 	if (fixed(p, p->nfixed, p->nfixed + n / 2 + 1) < 0)
 		return RONDO_E_NOMEM;
 	/* greedily: a count joins while one count is within (100 - P) %
@@ -675,7 +743,7 @@ static int out_engine(struct prec *p, const struct fmt_grammar *eg,
 
 static void prec_free(struct prec *p)
 {
-	free(p->run);
+	free(p->slot);
 	free(p->ent);
 	free(p->cls);
 	free(p->opaque);
@@ -735,28 +803,36 @@ static int hists(struct prec *p, uint32_t nh, struct fmt_hists *out)
 	return 0;
 }
 
+/* Every group's runs, a separator after each: counted (sink NULL) or
+ * fed to the engine. */
+static int all_runs(struct prec *p, const struct group *gr, uint32_t ng)
+{
+	int rc = 0;
+
+	p->gr = gr;
+	p->grp = p->sep = 0;
+	p->nruns = 0;
+	p->last.count = 0;
+	for (uint32_t i = 0; i < ng && rc == 0; i++) {
+		rc = runs(p, gr[i].root);
+		rc = rc ? rc : run_add(p, NONE, 1);
+	}
+	return rc;
+}
+
 /* The runs through the engine, a merged run as its class's unit, a
  * separator after each group; *eg the engine's grammar. */
-static int fold(struct prec *p, struct fmt_grammar *eg)
+static int fold(struct prec *p, const struct group *gr, uint32_t ng,
+		struct fmt_grammar *eg)
 {
-	struct grammar *e = grammar_create();
-	uint32_t sep = 0;
-	int rc = e ? 0 : RONDO_E_NOMEM;
+	int rc;
 
-	for (size_t k = 0; k < p->nrun && rc == 0; k++) {
-		const struct run *x = &p->run[k];
-		uint32_t c = run_cls(p, x);
-
-		if (x->unit == NONE)
-			rc = grammar_append(e, unit_cls(p, p->ncls) + sep++, 1);
-		else if (c != NONE)
-			rc = grammar_append(e, unit_cls(p, c), 1);
-		else /* a call, a rule or a merged loop of earlier passes */
-			rc = grammar_append(e, x->unit, x->count);
-	}
-	rc = rc ? rc : grammar_flush(e);
-	rc = rc ? rc : grammar_export(e, eg);
-	grammar_free(e);
+	p->sink = grammar_create();
+	rc = p->sink ? all_runs(p, gr, ng) : RONDO_E_NOMEM;
+	rc = rc ? rc : grammar_flush(p->sink);
+	rc = rc ? rc : grammar_export(p->sink, eg);
+	grammar_free(p->sink);
+	p->sink = NULL;
 	return rc;
 }
 
@@ -861,12 +937,8 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 	p.nfixed = out->n;
 	rc = opaque_rules(&p);
 	rc = rc ? rc : groups(rm, nold, &gr, &ng);
-	for (uint32_t i = 0; i < ng && rc == 0; i++) {
-		rc = runs(&p, gr[i].root);
-		/* a separator (past every unit) */
-		rc = rc ? rc : run_add(&p, NONE, 1);
-	}
-	rc = rc ? rc : classes(&p, gr, ng);
+	rc = rc ? rc : all_runs(&p, gr, ng);
+	rc = rc ? rc : classes(&p);
 	if (rc || p.ncls == p.nfixed)
 		goto done;
 	/* the engine's terminals: calls, rules, classes, separators */
@@ -885,7 +957,7 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 	p.first[0] = 0;
 	for (uint32_t r = 0; r < nold; r++)
 		p.exact[r] = newroot[r] = NONE;
-	rc = fold(&p, &eg);
+	rc = fold(&p, gr, ng, &eg);
 	rc = rc ? rc : assemble(&p, &eg, gr, ng, newroot, out);
 	if (!rc && !p.body.s && !(p.body.s = malloc(sizeof(*p.body.s))))
 		rc = RONDO_E_NOMEM;

@@ -10,7 +10,8 @@
 # with the default statistics on BENCH_RANKS ranks (default "1 4 16",
 # oversubscribed past the cores) for BENCH_STEPS time steps (default
 # "100 1000 10000"), at precision 100 and each of BENCH_PRECISIONS
-# (default "95 90 0").  A table per mode, a row per ranks, steps and
+# (default "95 90 0"), in each of BENCH_MODES (default all four).  A
+# table per mode, a row per ranks, steps and
 # precision:
 #   calls/rank   the MPI calls one rank made in the loop
 #   trace-B      the trace's bytes
@@ -35,6 +36,7 @@ command -v mpirun >/dev/null 2>&1 || die "no mpirun"
 [ -x "$prog" ] || die "$prog not built (make tests/bench/bench_irregular)"
 ranks=${BENCH_RANKS:-1 4 16}
 precisions=${BENCH_PRECISIONS:-95 90 0}
+modes=${BENCH_MODES:-regular converge amr both}
 steps=${BENCH_STEPS:-100 1000 10000}
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
@@ -51,7 +53,7 @@ section() {
 }
 
 echo "bench_precision: $(cd "$here/../.." && git rev-parse --short HEAD 2>/dev/null || echo '?'), $cores cores"
-for mode in regular converge amr both; do
+for mode in $modes; do
 	echo
 	echo "$mode: bench_irregular $mode STEPS, traced at each precision (100: lossless)"
 	echo "ranks    steps  prec  calls/rank   trace-B     B/step  x-lossless  calls-read  calls-err%  grammar-B    cst-B  rules   sigs"

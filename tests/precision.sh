@@ -37,15 +37,15 @@ bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
 calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }
 
 trace l100 100
-trace l400 1000
+trace l1000 1000
 trace p100 100 --precision 90
-trace p400 1000 --precision 90
-trace z400 1000 --precision 0
+trace p1000 1000 --precision 90
+trace z1000 1000 --precision 0
 
-"$rondo" info "$tmp/l400.rondo" >"$tmp/l.info" || fail "info of the lossless trace"
+"$rondo" info "$tmp/l1000.rondo" >"$tmp/l.info" || fail "info of the lossless trace"
 grep -q "^precision    100%: every call as the program made it" "$tmp/l.info" ||
 	fail "lossless info: $(grep precision "$tmp/l.info")"
-"$rondo" info "$tmp/p400.rondo" >"$tmp/p.info" || fail "info at 90"
+"$rondo" info "$tmp/p1000.rondo" >"$tmp/p.info" || fail "info at 90"
 grep -q "^precision    90%: 2 loops whose counts differ by up to 10% merged" "$tmp/p.info" ||
 	fail "info at 90: $(grep precision "$tmp/p.info")"
 grep -q "^calls .*(about: merged loops run their mean count)" "$tmp/p.info" ||
@@ -54,27 +54,27 @@ grep -q "^  merged       loop counts: 2 histograms" "$tmp/p.info" ||
 	fail "metadata at 90: $(grep merged "$tmp/p.info")"
 
 # no growth with the steps; far below the lossless bytes
-a=$(bytes p100) b=$(bytes p400) l=$(bytes l400)
+a=$(bytes p100) b=$(bytes p1000) l=$(bytes l1000)
 [ $((b * 100)) -le $((a * 115)) ] ||
 	fail "precision 90 grows with the steps: $a bytes at 100, $b at 1000"
 [ $((b * 5)) -le "$l" ] ||
 	fail "precision 90: $b bytes against $l lossless at 1000 steps"
-[ $(bytes z400) -le "$l" ] || fail "precision 0: $(bytes z400) bytes, $l lossless"
-"$rondo" info "$tmp/z400.rondo" | grep -q "^precision    0%: [0-9]* loops* whose" ||
-	fail "info at 0: $("$rondo" info "$tmp/z400.rondo" | grep precision)"
+[ $(bytes z1000) -le "$l" ] || fail "precision 0: $(bytes z1000) bytes, $l lossless"
+"$rondo" info "$tmp/z1000.rondo" | grep -q "^precision    0%: [0-9]* loops* whose" ||
+	fail "info at 0: $("$rondo" info "$tmp/z1000.rondo" | grep precision)"
 
 # calls within the precision: in all, and MPI_Iprobe's in the calls read
 # back; the statistics' calls per function exactly the lossless trace's
-cl=$(calls l400) cp=$(calls p400)
+cl=$(calls l1000) cp=$(calls p1000)
 within() { awk -v l="$1" -v p="$2" 'BEGIN { d = p - l; if (d < 0) d = -d; exit !(l > 0 && d <= 0.1 * l) }'; }
 within "$cl" "$cp" || fail "calls at 90: $cp, lossless $cl"
-"$rondo" dump "$tmp/p400.rondo" >"$tmp/p.dump" 2>&1 &&
-	"$rondo" dump "$tmp/l400.rondo" >"$tmp/l.dump" 2>&1 ||
+"$rondo" dump "$tmp/p1000.rondo" >"$tmp/p.dump" 2>&1 &&
+	"$rondo" dump "$tmp/l1000.rondo" >"$tmp/l.dump" 2>&1 ||
 	fail "rondo dump: $(tail -2 "$tmp/p.dump")"
 np=$(grep -c "MPI_Iprobe" "$tmp/p.dump") nl=$(grep -c "MPI_Iprobe" "$tmp/l.dump")
 within "$nl" "$np" || fail "MPI_Iprobe in rondo dump at 90: $np, lossless $nl"
-"$rondo" stats --csv - "$tmp/l400.rondo" | cut -d, -f1,3 | sort >"$tmp/l.fn" &&
-	"$rondo" stats --csv - "$tmp/p400.rondo" | cut -d, -f1,3 | sort >"$tmp/p.fn" ||
+"$rondo" stats --csv - "$tmp/l1000.rondo" | cut -d, -f1,3 | sort >"$tmp/l.fn" &&
+	"$rondo" stats --csv - "$tmp/p1000.rondo" | cut -d, -f1,3 | sort >"$tmp/p.fn" ||
 	fail "rondo stats --csv"
 cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
 	fail "calls per function in the statistics differ: $(diff "$tmp/l.fn" "$tmp/p.fn" | head -5)"

@@ -209,29 +209,6 @@ static void job_free(struct job *j)
 	fmt_groupgaps_free(&j->gg);
 }
 
-static void dump(const char *what, const struct fmt_grammar *g)
-{
-	if (!getenv("DEBUG"))
-		return;
-	fprintf(stderr, "%s:\n", what);
-	for (uint32_t r = 0; r < g->nrules; r++) {
-		fprintf(stderr, "  R%u ->", r);
-		for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++) {
-			const rondo_sym *s = &g->body[k];
-
-			if (RONDO_SYM_IS_RULE(s->sym))
-				fprintf(stderr, " R%u",
-					s->sym & ~RONDO_SYM_RULE);
-			else
-				fprintf(stderr, " %c", "ABCDE"[s->sym]);
-			if (s->count > 1)
-				fprintf(stderr, "^%llu",
-					(unsigned long long)s->count);
-		}
-		fputc('\n', stderr);
-	}
-}
-
 /* The merged class of histogram h's mean, rounded. */
 static uint64_t mean(const struct fmt_hist *h)
 {
@@ -333,9 +310,7 @@ static void test_converge(uint32_t steps)
 
 	job_make(&j, &s, 1, 0);
 	CHECK(j.g.first[j.g.nrules] > steps / 4); /* lossless: it grows */
-	dump("lossless", &j.g);
 	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, &h) == 0);
-	dump("merged", &j.g);
 	CHECKF(h.n == 1, "%u histograms", h.n);
 	if (h.n == 1) {
 		CHECK(h.h[0].n == steps && h.h[0].sum == j.sum_n[0]);
@@ -394,14 +369,6 @@ static void test_ranks(void)
 
 	job_make(&j, s, 3, 1);
 	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, &h) == 0);
-	dump("ranks merged", &j.g);
-	for (uint32_t i = 0; getenv("DEBUG") && i < h.n; i++)
-		fprintf(stderr, "h%u: n %llu sum %llu %llu..%llu ranks %u %u\n",
-			i, (unsigned long long)h.h[i].n,
-			(unsigned long long)h.h[i].sum,
-			(unsigned long long)h.h[i].min,
-			(unsigned long long)h.h[i].max, h.h[i].min_rank,
-			h.h[i].max_rank);
 	CHECKF(h.n == 2, "%u histograms", h.n);
 	for (uint32_t i = 0; i < h.n; i++)
 		if (h.h[i].min == 38)
@@ -453,15 +420,7 @@ static void test_nested(uint32_t precision)
 	uint64_t u = 0;
 
 	job_make(&j, &s, 1, 0);
-	dump("nested lossless", &j.g);
 	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, &h) == 0);
-	dump("nested merged", &j.g);
-	for (uint32_t i = 0; getenv("DEBUG") && i < h.n; i++)
-		fprintf(stderr, "h%u: n %llu sum %llu %llu..%llu\n", i,
-			(unsigned long long)h.h[i].n,
-			(unsigned long long)h.h[i].sum,
-			(unsigned long long)h.h[i].min,
-			(unsigned long long)h.h[i].max);
 	CHECKF(h.n == 2, "%u histograms", h.n);
 	for (uint32_t i = 0; i < h.n; i++)
 		if (h.h[i].min >= 38)

@@ -415,7 +415,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	 * were lost */
 	static const int order[16] = {0, 1,  2, 3, 5, 7,  10, 12,
 				      4, 15, 9, 6, 8, 13, 14, 11};
-	int rc = -1, timed, summed;
+	int rc = -1, timed, summed, percall;
 
 	merge_ranktime(j->m, &times);
 	summed = times.nranks >
@@ -441,9 +441,10 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
 	if (timed)
 		job_offsets(j, &tm);
+	percall = timed && tm.nranks;
 	/* loop counts merged at the precision asked for; never with
 	 * per-call times, which follow the calls one by one */
-	if (rc == 0 && j->tolerance && !(timed && tm.nranks) &&
+	if (rc == 0 && j->tolerance && !percall &&
 	    precision_apply(&g, &rm, &gg, all->n, 100 - j->tolerance, &hs) != 0)
 		fmt_hists_free(&hs); /* kept lossless */
 	if (rc == 0) {
@@ -455,8 +456,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		}
 		j->meta(&meta, j->ctx);
 		if (j->tolerance)
-			job_meta_precision(&meta, j->tolerance, &hs,
-					   timed && tm.nranks);
+			job_meta_precision(&meta, j->tolerance, &hs, percall);
 		fmt_meta_encode(&b[0], &meta);
 		fmt_funcs_encode(&b[1], &funcs);
 		fmt_consts_encode(&b[2], &consts);

@@ -58,7 +58,7 @@
 #define PASSES 8
 
 /* A run of a unit (units: a call t is t, a rule r of the input nterm + r,
- * a merged loop of histogram h nterm + nrules + h). */
+ * a merged loop of histogram h nterm + nrules + h: unit_rule, unit_cls). */
 struct run {
 	uint32_t unit;
 	uint64_t count;
@@ -121,12 +121,9 @@ static uint32_t unit_rule(const struct prec *p, uint32_t r)
 	return p->nterm + r;
 }
 
-static uint32_t unit_fixed(const struct prec *p, uint32_t h)
-{
-	return p->nterm + p->g->nrules + h;
-}
-
-/* In the engine: class k's unit, and separator j after the classes. */
+/* Class k's unit (the first nfixed classes are the loops merged by the
+ * passes before, so a loop of histogram h is unit_cls(h)); in the
+ * engine, separator j is unit_cls(ncls + j). */
 static uint32_t unit_cls(const struct prec *p, uint32_t k)
 {
 	return p->nterm + p->g->nrules + k;
@@ -143,6 +140,49 @@ static int add_mul(uint64_t *to, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* ---- expanding ----------------------------------------------------------- */
+
+/* Expands rule `rule` of g: visit(ctx, s) for each symbol met, in order,
+ * which returns 1 to go into s's rule (s's count times), 0 to go on, or
+ * an error, which ends the walk.  An explicit stack: a grammar may nest
+ * deep. */
+static int walk(const struct fmt_grammar *g, uint32_t rule,
+		int (*visit)(void *ctx, const rondo_sym *s), void *ctx)
+{
+	struct frame {
+		uint32_t r, pos;
+		uint64_t left;
+	} *st = NULL;
+	size_t depth = 0, cap = 0;
+	int rc = 0;
+
+	if (util_grow(&st, &cap, 1, sizeof(*st)) < 0)
+		return RONDO_E_NOMEM;
+	st[depth++] = (struct frame){rule, 0, 1};
+	while (depth && rc == 0) {
+		struct frame *f = &st[depth - 1];
+		const rondo_sym *s;
+
+		if (f->pos == g->first[f->r + 1] - g->first[f->r]) {
+			if (--f->left)
+				f->pos = 0;
+			else
+				depth--;
+			continue;
+		}
+		s = &g->body[g->first[f->r] + f->pos++];
+		rc = visit(ctx, s);
+		if (rc == 1 && util_grow(&st, &cap, depth + 1, sizeof(*st)) < 0)
+			rc = RONDO_E_NOMEM;
+		else if (rc == 1)
+			st[depth++] = (struct frame){s->sym & ~RONDO_SYM_RULE,
+						     0, s->count};
+		rc = rc == 1 ? 0 : rc;
+	}
+	free(st);
+	return rc;
+}
+
 /* ---- the groups ---------------------------------------------------------- */
 
 struct group {
@@ -156,66 +196,48 @@ static int group_cmp(const void *a, const void *b)
 	return (x->root > y->root) - (x->root < y->root);
 }
 
+/* The rank map's terminals, one group entry per run of ranks. */
+struct gwalk {
+	struct group *gr;
+	size_t n, cap;
+	uint32_t nrules, rank;
+};
+
+static int group_visit(void *ctx, const rondo_sym *s)
+{
+	struct gwalk *w = ctx;
+
+	if (RONDO_SYM_IS_RULE(s->sym))
+		return 1;
+	if (s->sym >= w->nrules || s->count > UINT32_MAX - w->rank)
+		return RONDO_E_RANGE;
+	if (util_grow(&w->gr, &w->cap, w->n + 1, sizeof(*w->gr)) < 0)
+		return RONDO_E_NOMEM;
+	w->gr[w->n++] = (struct group){s->sym, (uint32_t)s->count, w->rank};
+	w->rank += (uint32_t)s->count;
+	return 0;
+}
+
 /* The rank map's groups, by root: how many ranks and the first. */
 static int groups(const struct fmt_rankmap *rm, uint32_t nrules,
 		  struct group **out, uint32_t *n)
 {
-	const struct fmt_grammar *m = &rm->map;
-	struct group *gr = NULL;
-	size_t ng = 0, cap = 0;
-	uint32_t rank = 0;
-	/* expansion stack: rule, position, repeats left */
-	struct frame {
-		uint32_t r, pos;
-		uint64_t left;
-	} *st = NULL;
-	size_t depth = 0, scap = 0;
-	int rc = 0;
+	struct gwalk w = {NULL, 0, 0, nrules, 0};
+	struct group *gr;
+	size_t ng;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
-	if (!m->nrules)
+	if (!rm->map.nrules)
 		return 0;
-	if (util_grow(&st, &scap, 1, sizeof(*st)) < 0)
-		return RONDO_E_NOMEM;
-	st[depth++] = (struct frame){m->nrules - 1, 0, 1};
-	while (depth && rc == 0) {
-		struct frame *f = &st[depth - 1];
-		const rondo_sym *s;
-
-		if (f->pos == m->first[f->r + 1] - m->first[f->r]) {
-			if (--f->left)
-				f->pos = 0;
-			else
-				depth--;
-			continue;
-		}
-		s = &m->body[m->first[f->r] + f->pos++];
-		if (RONDO_SYM_IS_RULE(s->sym)) {
-			if (util_grow(&st, &scap, depth + 1, sizeof(*st)) < 0) {
-				rc = RONDO_E_NOMEM;
-				break;
-			}
-			st[depth++] = (struct frame){s->sym & ~RONDO_SYM_RULE,
-						     0, s->count};
-			continue;
-		}
-		if (s->sym >= nrules || s->count > UINT32_MAX - rank) {
-			rc = RONDO_E_RANGE;
-			break;
-		}
-		if (util_grow(&gr, &cap, ng + 1, sizeof(*gr)) < 0) {
-			rc = RONDO_E_NOMEM;
-			break;
-		}
-		gr[ng++] = (struct group){s->sym, (uint32_t)s->count, rank};
-		rank += (uint32_t)s->count;
-	}
-	free(st);
+	rc = walk(&rm->map, rm->map.nrules - 1, group_visit, &w);
 	if (rc) {
-		free(gr);
+		free(w.gr);
 		return rc;
 	}
+	gr = w.gr;
+	ng = w.n;
 	/* one entry per root, the first rank the least */
 	qsort(gr, ng, sizeof(*gr), group_cmp);
 	for (size_t i = 0; i < ng; i++) {
@@ -284,7 +306,7 @@ static int run_emit(struct prec *p, const struct run *x)
 	if (!p->sink) {
 		if (x->unit == NONE)
 			return p->grp++, 0;
-		if (x->unit >= unit_fixed(p, 0)) /* merged by a pass before */
+		if (x->unit >= unit_cls(p, 0)) /* merged by a pass before */
 			return 0;
 		return ent_add(p, x->unit, x->count, p->gr[p->grp].ranks,
 			       p->gr[p->grp].first);
@@ -320,49 +342,25 @@ static int run_add(struct prec *p, uint32_t unit, uint64_t count)
 	return rc;
 }
 
+static int run_visit(void *ctx, const rondo_sym *s)
+{
+	struct prec *p = ctx;
+	uint32_t r = s->sym & ~RONDO_SYM_RULE;
+
+	if (s->reserved) /* a merged loop: a draw each */
+		return run_add(p, unit_cls(p, s->reserved - 1), s->count);
+	if (!RONDO_SYM_IS_RULE(s->sym))
+		return run_add(p, s->sym, s->count);
+	if (p->opaque[r])
+		return run_add(p, unit_rule(p, r), s->count);
+	return 1;
+}
+
 /* Rule `rule`'s calls as runs of units, expanding the rules that are not
- * units (an explicit stack). */
+ * units. */
 static int runs(struct prec *p, uint32_t rule)
 {
-	const struct fmt_grammar *g = p->g;
-	struct frame {
-		uint32_t r, pos;
-		uint64_t left;
-	} *st = NULL;
-	size_t depth = 0, cap = 0;
-	int rc = 0;
-
-	if (util_grow(&st, &cap, 1, sizeof(*st)) < 0)
-		return RONDO_E_NOMEM;
-	st[depth++] = (struct frame){rule, 0, 1};
-	while (depth && rc == 0) {
-		struct frame *f = &st[depth - 1];
-		const rondo_sym *s;
-		uint32_t r;
-
-		if (f->pos == g->first[f->r + 1] - g->first[f->r]) {
-			if (--f->left)
-				f->pos = 0;
-			else
-				depth--;
-			continue;
-		}
-		s = &g->body[g->first[f->r] + f->pos++];
-		r = s->sym & ~RONDO_SYM_RULE;
-		if (s->reserved) /* a merged loop: a draw each */
-			rc = run_add(p, unit_fixed(p, s->reserved - 1),
-				     s->count);
-		else if (!RONDO_SYM_IS_RULE(s->sym))
-			rc = run_add(p, s->sym, s->count);
-		else if (p->opaque[r])
-			rc = run_add(p, unit_rule(p, r), s->count);
-		else if (util_grow(&st, &cap, depth + 1, sizeof(*st)) < 0)
-			rc = RONDO_E_NOMEM;
-		else
-			st[depth++] = (struct frame){r, 0, s->count};
-	}
-	free(st);
-	return rc;
+	return walk(p->g, rule, run_visit, p);
 }
 
 /* ---- the classes --------------------------------------------------------- */
@@ -400,7 +398,7 @@ static uint32_t run_cls(const struct prec *p, const struct run *x)
 {
 	uint32_t e;
 
-	if (x->unit >= unit_fixed(p, 0))
+	if (x->unit >= unit_cls(p, 0))
 		return NONE;
 	e = ent_find(p, x->unit, x->count);
 	return e == NONE ? NONE : p->ent[e].cls;
@@ -921,6 +919,31 @@ static void hists_cut(struct fmt_hists *h, uint32_t n)
 	h->n = n;
 }
 
+/* The output's sites (its symbols that stand for histograms), in
+ * place of the last pass's; the marks stay for the next pass. */
+static int sites(const struct prec *p, struct fmt_hists *out)
+{
+	struct fmt_hsite *v;
+	size_t n = 0;
+
+	for (size_t k = 0; k < p->body.n; k++)
+		n += p->body.s[k].reserved != 0;
+	v = malloc(sizeof(*v) * (n + 1));
+	if (!v)
+		return RONDO_E_NOMEM;
+	n = 0;
+	for (uint32_t r = 0; r < p->nout; r++)
+		for (uint32_t k = p->first[r]; k < p->first[r + 1]; k++)
+			if (p->body.s[k].reserved)
+				v[n++] = (struct fmt_hsite){
+					r, k - p->first[r],
+					p->body.s[k].reserved - 1};
+	free(out->site);
+	out->site = v;
+	out->nsites = (uint32_t)n;
+	return 0;
+}
+
 /* One pass (above): *merged is 1 when it merged loops no earlier pass
  * had, and g, rm and gg are then its output; out gets its histograms. */
 static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
@@ -963,7 +986,10 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		rc = RONDO_E_NOMEM;
 	if (rc || out->n == p.nfixed)
 		goto done;
-	/* in place of the input */
+	rc = sites(&p, out);
+	if (rc)
+		goto done;
+	/* in place of the input: the pass is whole, or nothing changed */
 	fmt_grammar_free(g);
 	*g = (struct fmt_grammar){(uint32_t)p.nout, p.first, p.body.s};
 	p.first = NULL;
@@ -988,7 +1014,6 @@ int precision_apply(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		    uint32_t precision, struct fmt_hists *out)
 {
 	int rc = 0, merged = 1, passes = 0;
-	uint32_t nsites = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->precision = precision;
@@ -1005,19 +1030,8 @@ int precision_apply(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		out->precision = precision;
 		return rc;
 	}
-	/* what the passes did stands; the sites, from the symbols that
-	 * stand for histograms */
+	/* what the passes did stands, their sites in out */
 	for (uint64_t k = 0; k < g->first[g->nrules]; k++)
-		nsites += g->body[k].reserved != 0;
-	out->site = malloc(sizeof(*out->site) * ((size_t)nsites + 1));
-	for (uint32_t r = 0; r < g->nrules; r++)
-		for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++) {
-			rondo_sym *s = &g->body[k];
-
-			if (s->reserved && out->site)
-				out->site[out->nsites++] = (struct fmt_hsite){
-					r, k - g->first[r], s->reserved - 1};
-			s->reserved = 0;
-		}
-	return out->site ? 0 : RONDO_E_NOMEM;
+		g->body[k].reserved = 0;
+	return 0;
 }

@@ -19,9 +19,11 @@
  * (100 - precision) % of are one loop of that count (their mean, rounded,
  * where it is within); the histograms of the counts and the symbols that
  * stand for them go into *out.  Where no count was merged, g, rm and gg are left
- * as they were and out->n is 0.  Returns 0, RONDO_E_RANGE (a grammar too
- * large for the engine's terminals, or counts past 2^64: nothing done) or
- * RONDO_E_NOMEM (nothing done).
+ * as they were and out->n is 0.  Each pass is whole or not done: one that
+ * fails leaves what the passes before it did (and 0 is returned).
+ * Returns 0, RONDO_E_RANGE (a grammar too large for the engine's
+ * terminals, or counts past 2^64: nothing done) or RONDO_E_NOMEM (nothing
+ * done).
  */
 int precision_apply(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		    struct fmt_groupgaps *gg, uint32_t nterminals,

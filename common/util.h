@@ -71,6 +71,27 @@ static inline int util_size(const char *v, size_t *bytes)
 	return 0;
 }
 
+/*
+ * A whole percentage as RONDO_PRECISION and rondo run --precision give
+ * it: digits from 0 to 100, then % or nothing.  Returns 0 with it in *pct,
+ * or -1.
+ */
+static inline int util_percent(const char *v, unsigned *pct)
+{
+	char *end;
+	unsigned long n;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	n = strtoul(v, &end, 10);
+	if (*end == '%')
+		end++;
+	if (*end || n > 100)
+		return -1;
+	*pct = (unsigned)n;
+	return 0;
+}
+
 /* Appends the n ranks k[] (in increasing order) to the string in buf
  * (of size bytes), runs as ranges: "0-3,5". */
 static inline void util_put_ranks(char *buf, size_t size, const uint32_t *k,

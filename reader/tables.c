@@ -214,11 +214,15 @@ uint32_t rondo_rank_group(const rondo_trace *t, uint32_t rank)
 uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged)
 {
 	const char *v = rondo_meta_get(t, "precision");
+	const char *m = rondo_meta_get(t, "merged");
 	char *end;
 	unsigned long p = v ? strtoul(v, &end, 10) : 100;
 
-	if (merged)
-		*merged = t->hists.n;
+	if (merged) /* the section's, or the writer's word when it is lost */
+		*merged = t->hists.n ? t->hists.n
+			  : m && !strncmp(m, "loop counts: ", 13)
+				  ? (uint32_t)strtoul(m + 13, NULL, 10)
+				  : 0;
 	if (t->hists.n)
 		return t->hists.precision;
 	return v && *v && !*end && p < 100 ? (uint32_t)p : 100;

@@ -193,6 +193,9 @@ static const char *trace_spared(uint32_t type)
 	case FMT_SEC_RANKSUM: return "per-rank times not shown";
 	case FMT_SEC_TIMING: return "per-call times not shown";
 	case FMT_SEC_TOPOLOGY: return "Cartesian topologies not shown";
+	case FMT_SEC_HISTS:
+		return "the counts of merged loops not shown (each runs its "
+		       "kept count)";
 	case FMT_SEC_INDEX:
 		return "nothing lost (it repeats the section table)";
 	default: return "nothing lost (this version does not read it)";

@@ -8,6 +8,7 @@
 # message and status 1.  tests/damaged/ keeps files of format 1.10 (no
 # index) for the reader of older files.
 set -u
+. "$(dirname "$0")/lib.sh"
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 rondo="$top_builddir/tui/rondo"
@@ -18,25 +19,7 @@ cd "$tmp" || exit 1
 fails=0
 n=0
 
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# flip IN OUT OFFSET: OUT is IN with one bit of the byte at OFFSET flipped.
-flip() {
-	python3 -c 'import sys
-d = bytearray(open(sys.argv[1], "rb").read())
-d[int(sys.argv[3])] ^= 0x10
-open(sys.argv[2], "wb").write(d)' "$@"
-}
-
-# offset FILE NAME: where section NAME starts, from rondo info's list
-# (sections tile the file from byte 32, in that order); size FILE NAME.
-offset() {
-	"$rondo" info "$1" | awk -v want="$2" '
-	/^sections:/ { on = 1; at = 32; next }
-	on && $1 == want { print at; found = 1; exit }
-	on && NF == 3 && $2 ~ /^[0-9]+$/ { at += $2 }
-	END { if (!found) print -1 }'
-}
+# fail, flip and offset: tests/lib.sh.
 size() {
 	"$rondo" info "$1" | awk -v want="$2" '/^sections:/ { on = 1 } on && $1 == want { print $2 }'
 }

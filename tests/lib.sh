@@ -75,6 +75,24 @@ scratch() {
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# flip IN OUT OFFSET: OUT is IN with one bit of the byte at OFFSET flipped.
+flip() {
+	python3 -c 'import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[int(sys.argv[3])] ^= 0x10
+open(sys.argv[2], "wb").write(d)' "$@"
+}
+
+# offset FILE NAME: where section NAME starts, from rondo info's list
+# (sections tile the file from byte 32, in that order), or -1.
+offset() {
+	"$rondo" info "$1" | awk -v want="$2" '
+	/^sections:/ { on = 1; at = 32; next }
+	on && $1 == want { print at; found = 1; exit }
+	on && NF == 3 && $2 ~ /^[0-9]+$/ { at += $2 }
+	END { if (!found) print -1 }'
+}
+
 # one_error PATTERN: stderr is one line matching PATTERN (grep -E).
 one_error() {
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "$1" "$tmp/err" ||

@@ -11,6 +11,8 @@
 #    info, rondo dump) are within 10 % of the lossless trace's, and the
 #    statistics' calls per function, kept apart, exactly theirs;
 #  - at 0 it merges too;
+#  - the section damaged: a warning says what is not shown, and info
+#    still says loops were merged;
 #  - a bad RONDO_PRECISION warns and stays lossless; --precision with a
 #    bad value is a usage error (status 2); with per-call timing nothing
 #    is merged, and the metadata says why.
@@ -79,6 +81,18 @@ within "$nl" "$np" || fail "MPI_Iprobe in rondo dump at 90: $np, lossless $nl"
 cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
 	fail "calls per function in the statistics differ: $(diff "$tmp/l.fn" "$tmp/p.fn" | head -5)"
 
+# the section damaged: every command says what it goes without, and info
+# still says the calls are merged
+at=$(offset "$tmp/p1000.rondo" hists)
+[ "$at" -gt 0 ] || fail "no section hists in rondo info's list"
+flip "$tmp/p1000.rondo" "$tmp/flip.rondo" $((at + 9))
+"$rondo" info "$tmp/flip.rondo" >"$tmp/f.info" 2>"$tmp/f.err" ||
+	fail "info of a damaged hists section: status $?"
+grep -q "section 'hists' damaged (checksum mismatch): the counts of merged loops not shown (each runs its kept count)" "$tmp/f.err" ||
+	fail "damaged hists: $(cat "$tmp/f.err")"
+grep -q "^precision    90%: 2 loops whose counts differ" "$tmp/f.info" ||
+	fail "damaged hists: $(grep precision "$tmp/f.info")"
+
 # settings: a bad value warns and stays lossless; a bad option is a usage
 # error; per-call timing keeps every call
 RONDO_PRECISION=high trace bad 50
@@ -89,6 +103,8 @@ grep -q "RONDO_PRECISION='high' is not a percentage" "$tmp/bad.out" ||
 "$rondo" run --precision 101 -- true >"$tmp/opt.out" 2>&1
 [ $? -eq 2 ] && grep -q "^rondo: --precision: '101' is not a whole percentage" "$tmp/opt.out" ||
 	fail "--precision 101: $(cat "$tmp/opt.out")"
+"$rondo" run --precision 90.0 -- true >"$tmp/opt.out" 2>&1
+[ $? -eq 2 ] || fail "--precision 90.0 (which the tracer would refuse): $(cat "$tmp/opt.out")"
 trace timed 50 --precision 90 --timing percall
 grep -q "nothing is merged" "$tmp/timed.out" ||
 	fail "no warning for percall with precision: $(tail -3 "$tmp/timed.out")"

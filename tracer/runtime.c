@@ -258,24 +258,20 @@ static void timing_settings(void)
 static void precision_settings(void)
 {
 	const char *v = getenv("RONDO_PRECISION");
-	char *end;
-	long p;
+	unsigned p;
 
 	rt.tolerance = 0;
 	if (!v || !*v)
 		return;
-	p = strtol(v, &end, 10);
-	if (*end == '%')
-		end++;
-	if (*end || p < 0 || p > 100) {
+	if (util_percent(v, &p) < 0) {
 		rt_warn("RONDO_PRECISION='%s' is not a percentage from 0 to "
 			"100; using 100 (lossless)",
 			v);
 		return;
 	}
-	rt.tolerance = (uint32_t)(100 - p);
+	rt.tolerance = 100 - p;
 	if (rt.tolerance && rt.timing)
-		rt_warn("RONDO_PRECISION=%ld with RONDO_TIMING=percall: "
+		rt_warn("RONDO_PRECISION=%u with RONDO_TIMING=percall: "
 			"per-call times follow the calls one by one, so "
 			"nothing is merged",
 			p);

@@ -582,6 +582,7 @@ int cmd_run(int argc, char **argv)
 	enum launcher kind;
 	double b;
 	size_t size;
+	unsigned pct;
 	int c;
 
 	/* '+': options stop at the command, which has options of its own */
@@ -638,9 +639,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'S': setenv("RONDO_SPILL_DIR", optarg, 1); break;
 		case 'R':
-			b = strtod(optarg, &end);
-			if (!*optarg || (*end && strcmp(end, "%")) ||
-			    !(b >= 0 && b <= 100) || b != (double)(long)b)
+			if (util_percent(optarg, &pct) < 0)
 				return cli_usage_error(
 					"run ",
 					"--precision: '%s' is not a whole "

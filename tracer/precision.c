@@ -219,8 +219,8 @@ static int group_visit(void *ctx, const rondo_sym *s)
 }
 
 /* The rank map's groups, by root: how many ranks and the first. */
-static int groups(const struct fmt_rankmap *rm, uint32_t nrules,
-		  struct group **out, uint32_t *n)
+static int rank_groups(const struct fmt_rankmap *rm, uint32_t nrules,
+		       struct group **out, uint32_t *n)
 {
 	struct gwalk w = {NULL, 0, 0, nrules, 0};
 	struct group *gr;
@@ -752,7 +752,7 @@ static void prec_free(struct prec *p)
 
 /* The histograms of this pass's classes the output uses (cls.hist,
  * numbered in class order after the earlier passes'), nh in all. */
-static int hists(struct prec *p, uint32_t nh, struct fmt_hists *out)
+static int hists_make(struct prec *p, uint32_t nh, struct fmt_hists *out)
 {
 	struct fmt_hist *h2 = realloc(out->h, sizeof(*h2) * ((size_t)nh + 1));
 
@@ -881,7 +881,7 @@ static int assemble(struct prec *p, const struct fmt_grammar *eg,
 		rc = out_units(p, &body[at[s]], at[s + 1] - 1 - at[s], id);
 		rc = rc ? rc : out_end(p, &newroot[gr[s].root]);
 	}
-	rc = rc ? rc : hists(p, nh, out);
+	rc = rc ? rc : hists_make(p, nh, out);
 done:
 	free(at);
 	free(id);
@@ -959,7 +959,7 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 	*merged = 0;
 	p.nfixed = out->n;
 	rc = opaque_rules(&p);
-	rc = rc ? rc : groups(rm, nold, &gr, &ng);
+	rc = rc ? rc : rank_groups(rm, nold, &gr, &ng);
 	rc = rc ? rc : all_runs(&p, gr, ng);
 	rc = rc ? rc : classes(&p);
 	if (rc || p.ncls == p.nfixed)

@@ -1,6 +1,9 @@
 /*
  * args.c - reading a signature's argument values (args.h).
  */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "args.h"
@@ -80,4 +83,59 @@ rondo_arg an_elem(const rondo_arg *list, uint64_t k)
 	    rondo_arg_elem(list, k, &e) < 0)
 		memset(&e, 0, sizeof(e));
 	return e;
+}
+
+/* Appends to buf what fmt says, as far as it fits; the new length. */
+static size_t put(char *buf, size_t size, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t put(char *buf, size_t size, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (at + 1 >= size)
+		return at;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + at, size - at, fmt, ap);
+	va_end(ap);
+	return n < 0 ? at : at + (size_t)n >= size ? size - 1 : at + (size_t)n;
+}
+
+int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
+		 char *buf, size_t size)
+{
+	const char *x = utf8 ? "\xc3\x97" : "x",
+		   *to = utf8 ? "\xe2\x80\x93" : "-";
+	const rondo_sym *body;
+	rondo_merged_loop h;
+	uint32_t len;
+	size_t at = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (!size || rondo_loop_hist(t, rule, pos, &h) != 1 ||
+	    rondo_rule_body(t, rule, &body, &len) < 0 || pos >= len)
+		return 0;
+	at = put(buf, size, at,
+		 "%" PRIu64 " loop%s of %" PRIu64 "%s%" PRIu64
+		 " repeats, mean %.2f (kept %" PRIu64 "), min at rank %" PRIu32
+		 ", max at rank %" PRIu32 ":",
+		 h.loops, h.loops == 1 ? "" : "s", h.min, to, h.max,
+		 h.loops ? (double)h.sum / (double)h.loops : 0.0,
+		 body[pos].count, h.min_rank, h.max_rank);
+	for (uint32_t k = 0; k < h.nbins; k++) {
+		uint64_t lo, hi, n;
+
+		if (rondo_merged_bin(t, h.id, k, &lo, &hi, &n) < 0)
+			break;
+		if (lo == hi)
+			at = put(buf, size, at, "%s %" PRIu64 " %s%" PRIu64,
+				 k ? "," : "", lo, x, n);
+		else
+			at = put(buf, size, at,
+				 "%s %" PRIu64 "%s%" PRIu64 " %s%" PRIu64,
+				 k ? "," : "", lo, to, hi, x, n);
+	}
+	return 1;
 }

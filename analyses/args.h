@@ -29,6 +29,14 @@ rondo_arg an_elem(const rondo_arg *list, uint64_t k);
 /* The request id a value names, or UINT32_MAX (MPI_REQUEST_NULL...). */
 uint32_t an_req_id(const rondo_arg *a);
 
+/* What the merged loop at symbol `pos` of rule `rule` ran
+ * (rondo_loop_hist), for a person, in buf (utf8: "×" and "–", else "x"
+ * and "-"): "8200 loops of 38-43 repeats, mean 40.62 (kept 41), min at
+ * rank 0, max at rank 1: 38 x1200, 39 x1310, ..." with as many bins as
+ * fit.  Returns 1, or 0 when the symbol is not merged (buf empty). */
+int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
+		 char *buf, size_t size);
+
 /* The values of a point-to-point or completion call, by what they do
  * (a NULL value where the function has none): a Sendrecv's send and
  * receive sides, a Send's send side, a Recv's receive side. */

@@ -479,7 +479,7 @@ static void count_pair(struct diff_ctx *c, const struct pair *p,
 		memset(cnt[w], 0, n * sizeof(*cnt[w]));
 		if (p->root[w] == AN_DIFF_NONE)
 			continue;
-		an_rule_mult(s->t, p->root[w], s->mult, s->work);
+		an_rule_mult(s->t, p->root[w], 0, s->mult, s->work);
 		for (uint32_t sig = 0; sig < s->nsigs; sig++) {
 			uint32_t id = what == 0 ? s->key[sig]
 						: c->d->keys[s->key[sig]].func;

@@ -35,7 +35,20 @@
 #include "sat.h"
 #include "util.h"
 
-void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
+/* How many times body[k] of rule r runs when the rule runs w times. */
+static uint64_t sym_mult(const rondo_trace *t, uint32_t r, uint32_t k,
+			 const rondo_sym *s, int sums, uint64_t w)
+{
+	rondo_merged_loop h;
+	double n;
+
+	if (!sums || rondo_loop_hist(t, r, k, &h) != 1 || !h.loops)
+		return sat_mul(w, s->count);
+	n = (double)w * (double)h.sum / (double)h.loops + 0.5;
+	return n >= 0x1p63 ? UINT64_MAX / 2 : (uint64_t)n;
+}
+
+void an_rule_mult(const rondo_trace *t, uint32_t root, int sums, uint64_t *mult,
 		  uint64_t *work)
 {
 	memset(mult, 0, sizeof(*mult) * rondo_sig_count(t));
@@ -50,7 +63,8 @@ void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
 		if (!work[r] || rondo_rule_body(t, r, &body, &len) < 0)
 			continue;
 		for (uint32_t k = 0; k < len; k++) {
-			uint64_t n = sat_mul(work[r], body[k].count), *to;
+			uint64_t n = sym_mult(t, r, k, &body[k], sums, work[r]),
+				 *to;
 
 			/* a rank's calls are fewer than 2^63 (the reader
 			 * checks), but rules that expand to nothing are not
@@ -615,7 +629,7 @@ int an_matrix(const rondo_trace *t, const struct an_filter *f,
 	for (uint32_t g = 0; !rc && g < rondo_group_count(t); g++) {
 		int64_t k = rondo_group_ranks(t, g, ranks, m->n);
 
-		an_rule_mult(t, rondo_group_root(t, g), mult, work);
+		an_rule_mult(t, rondo_group_root(t, g), 1, mult, work);
 		for (int64_t i = 0; i < k && i < m->n && !c.failed; i++)
 			rank_add(&c, ranks[i], mult, mult);
 	}

@@ -19,8 +19,12 @@
 
 /* mult[sig] = how many calls of each signature rule `root` expands to
  * (mult has rondo_sig_count(t) entries, zeroed here).  `work` has
- * rondo_rule_count(t) entries of scratch.  O(rules below root). */
-void an_rule_mult(const rondo_trace *t, uint32_t root, uint64_t *mult,
+ * rondo_rule_count(t) entries of scratch.  O(rules below root).  With
+ * `sums`, a merged loop (rondo_loop_hist) counts the exact mean of the
+ * loops it stands for (their sum over their number), not its kept
+ * count: what the program ran in all, when the group's ranks ran alike;
+ * without, the calls the grammar expands to. */
+void an_rule_mult(const rondo_trace *t, uint32_t root, int sums, uint64_t *mult,
 		  uint64_t *work);
 
 /* What to count. */

@@ -802,7 +802,7 @@ int an_pairing(const rondo_trace *t, struct an_pairing *out)
 	for (uint32_t g = 0; !rc && g < rondo_group_count(t); g++) {
 		int64_t k = rondo_group_ranks(t, g, ranks, n);
 
-		an_rule_mult(t, rondo_group_root(t, g), mult, work);
+		an_rule_mult(t, rondo_group_root(t, g), 0, mult, work);
 		for (int64_t i = 0; !rc && i < k && i < n; i++)
 			rc = pair_rank(&p, ranks[i], mult);
 	}

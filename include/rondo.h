@@ -381,6 +381,37 @@ RONDO_API int rondo_rank_lost(const rondo_trace *t, uint32_t rank);
  * counts), 0 when nothing was. */
 RONDO_API uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged);
 
+/** A merged loop's counts: the histogram of the repeat counts the loops
+ * it stands for ran (rondo_loop_hist(), rondo_merged_info()). */
+typedef struct rondo_merged_loop {
+	uint32_t id;	   /* which histogram (sites may share one) */
+	uint32_t nbins;	   /* rondo_merged_bin() */
+	uint64_t loops;	   /* the loops merged: how many times one began */
+	uint64_t sum;	   /* the repeats they ran in all, exact */
+	uint64_t min, max; /* the fewest and most repeats of one loop */
+	uint32_t min_rank, max_rank; /* the first rank seen with each */
+} rondo_merged_loop;
+
+/** Whether symbol `pos` of rule `rule`'s body is a merged loop: 1 and *h
+ * set (h may be NULL), its count in the grammar being what the loops
+ * kept (their mean, within the precision); 0 when it is not (its count
+ * is exact); RONDO_E_RANGE for a rule or position out of range. */
+RONDO_API int rondo_loop_hist(const rondo_trace *t, uint32_t rule, uint32_t pos,
+			      rondo_merged_loop *h);
+
+/** Merged loop histogram `id` (rondo_loop_hist() gives a site's; ids
+ * from 0 to rondo_precision()'s *merged - 1): 0 and *h set, or
+ * RONDO_E_RANGE. */
+RONDO_API int rondo_merged_info(const rondo_trace *t, uint32_t id,
+				rondo_merged_loop *h);
+
+/** Bin `k` (from 0, in increasing counts) of histogram `id`: *n loops ran
+ * from *lo to *hi repeats (lo = hi while the loops ran at most 32
+ * distinct counts; beyond, bins a quarter of a power of two wide).
+ * Returns 0, or RONDO_E_RANGE (no such histogram or bin). */
+RONDO_API int rondo_merged_bin(const rondo_trace *t, uint32_t id, uint32_t k,
+			       uint64_t *lo, uint64_t *hi, uint64_t *n);
+
 /** Returns the number of rank groups: sets of ranks whose whole call
  * sequence is the same rule.  Groups are ordered by their lowest rank. */
 RONDO_API uint32_t rondo_group_count(const rondo_trace *t);
@@ -803,6 +834,23 @@ RONDO_API int rondo_iter_skip(rondo_iter *it, uint64_t n);
 
 /** Returns the index of the next call the iterator will produce. */
 RONDO_API uint64_t rondo_iter_position(const rondo_iter *it);
+
+/**
+ * Makes the iterator run each merged loop (rondo_precision()) it enters
+ * from now on a count drawn from the loop's histogram, instead of the
+ * count the grammar keeps (the mean).  The k-th loop of a histogram the
+ * iterator enters draws the same count for the same seed on every
+ * iterator, and histograms of equal counts draw alike: ranks whose loops
+ * ran in step in the program (a collective's, a sender's and its
+ * receiver's) draw the same counts when given the same seed.  The k draws
+ * of a histogram spread over its counts as the program's did, so their
+ * total stays near its exact sum.  May be called again to change the seed
+ * (the draws made are kept).  Positions then count the calls as drawn,
+ * and rondo_iter_skip() walks call by call.  Returns 0 (also when nothing
+ * is merged: nothing changes), RONDO_E_STATE for a timed iterator (a
+ * trace with per-call times has nothing merged), RONDO_E_NOMEM.
+ */
+RONDO_API int rondo_iter_draw(rondo_iter *it, uint64_t seed);
 
 /* ------------------------------------------------------------------------ */
 /* Per-call timing                                                           */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "draw.h"
 #include "trace_int.h"
 
 int walk_init(struct walk *w, const struct fmt_grammar *g, const uint64_t *len,
@@ -18,12 +19,13 @@ int walk_init(struct walk *w, const struct fmt_grammar *g, const uint64_t *len,
 	w->len = len;
 	w->pos = 0;
 	w->depth = 0;
+	w->draw = NULL;
 	w->cap = cap ? cap : 1;
 	w->st = malloc(sizeof(*w->st) * w->cap);
 	if (!w->st)
 		return RONDO_E_NOMEM;
 	if (rule < g->nrules) {
-		w->st[0] = (struct walk_frame){rule, 0, 0};
+		w->st[0] = (struct walk_frame){rule, 0, 0, 0};
 		w->depth = 1;
 	}
 	return 0;
@@ -35,6 +37,33 @@ void walk_free(struct walk *w)
 	w->st = NULL;
 }
 
+/* The count a loop of site (rule, pos) runs, kept `kept` in the grammar:
+ * drawn from its histogram when it has one (draw.h). */
+static uint64_t site_count(struct walk_draw *d, uint32_t rule, uint32_t pos,
+			   uint64_t kept)
+{
+	const struct fmt_hist *h = fmt_hists_find(d->h, rule, pos);
+	uint32_t k;
+
+	if (!h)
+		return kept;
+	k = (uint32_t)(h - d->h->h);
+	return draw_count(d->seed, d->key[k], d->drawn[k]++,
+			  d->bin + d->first[k], h->nbins, h->n, kept);
+}
+
+/* How many times the top frame's current symbol s runs: its count, or
+ * at a merged loop's site of a drawing walk, the count drawn on entry. */
+static uint64_t walk_count(struct walk *w, struct walk_frame *f,
+			   const rondo_sym *s)
+{
+	if (!w->draw)
+		return s->count;
+	if (!f->n)
+		f->n = site_count(w->draw, f->rule, f->pos, s->count);
+	return f->n;
+}
+
 /* Marks `k` more repetitions of the top frame's current symbol done. */
 static void walk_advance(struct walk *w, uint64_t k)
 {
@@ -42,9 +71,10 @@ static void walk_advance(struct walk *w, uint64_t k)
 	const rondo_sym *s = &w->g->body[w->g->first[f->rule] + f->pos];
 
 	f->done += k;
-	if (f->done == s->count) {
+	if (f->done == walk_count(w, f, s)) {
 		f->pos++;
 		f->done = 0;
+		f->n = 0;
 	}
 }
 
@@ -65,6 +95,7 @@ static const rondo_sym *walk_current(struct walk *w)
 				return s;
 			f->pos++;
 			f->done = 0;
+			f->n = 0;
 			continue;
 		}
 		w->depth--;
@@ -78,7 +109,7 @@ static const rondo_sym *walk_current(struct walk *w)
  * bound computed at open time guarantees room. */
 static void walk_descend(struct walk *w, const rondo_sym *s)
 {
-	w->st[w->depth++] = (struct walk_frame){RONDO_SYM_ID(s->sym), 0, 0};
+	w->st[w->depth++] = (struct walk_frame){RONDO_SYM_ID(s->sym), 0, 0, 0};
 }
 
 int walk_next(struct walk *w, uint32_t *term)
@@ -101,7 +132,11 @@ int walk_next(struct walk *w, uint32_t *term)
 int walk_skip(struct walk *w, uint64_t n)
 {
 	const rondo_sym *s;
+	uint32_t term;
 
+	for (; w->draw && n > 0; n--)
+		if (walk_next(w, &term) != 1)
+			return RONDO_E_RANGE;
 	while (n > 0 && (s = walk_current(w)) != NULL) {
 		struct walk_frame *f = &w->st[w->depth - 1];
 		uint64_t unit = RONDO_SYM_IS_RULE(s->sym)
@@ -110,7 +145,7 @@ int walk_skip(struct walk *w, uint64_t n)
 		uint64_t k = n / unit;
 
 		if (k > s->count - f->done)
-			k = s->count - f->done;
+			k = s->count - f->done; /* no draw here */
 		if (k > 0) {
 			walk_advance(w, k);
 			w->pos += k * unit;
@@ -171,6 +206,7 @@ struct ahead {
 
 struct rondo_iter {
 	struct walk w;
+	struct walk_draw draw; /* rondo_iter_draw: w.draw points here */
 	/* a timed iterator: the rank's durations and intervals */
 	const rondo_trace *t;
 	int timed, have;
@@ -199,6 +235,8 @@ struct rondo_iter {
 	int64_t ref, next_start, last_lo;
 	int shown, next_known; /* shown: a call was produced */
 };
+
+static void draw_free(struct walk_draw *d);
 
 /* An iterator over the expansion of `rule`: 0, or RONDO_E_NOMEM. */
 static int iter_rule(const rondo_trace *t, uint32_t rule, rondo_iter **out)
@@ -267,6 +305,8 @@ int rondo_iter_open(const rondo_trace *t, uint32_t id, unsigned flags,
 	if (timed && id >= t->timing.nranks)
 		return RONDO_E_MISSING;
 	rc = iter_rule(t, rule ? id : t->rank_root[id], out);
+	if (rc == 0)
+		(*out)->t = t;
 	if (rc == 0 && timed)
 		rc = iter_timed(t, id, *out);
 	if (rc < 0) {
@@ -311,7 +351,61 @@ void rondo_iter_free(rondo_iter *it)
 	free(it->prev);
 	free(it->q);
 	free(it->dq);
+	draw_free(&it->draw);
 	free(it);
+}
+
+/* The draws' tables of it->draw: each histogram's key and bins (0 or
+ * RONDO_E_NOMEM). */
+static int draw_tables(struct walk_draw *d, const struct fmt_hists *h)
+{
+	uint64_t nb = 0;
+
+	for (uint32_t k = 0; k < h->n; k++)
+		nb += h->h[k].nbins;
+	d->key = malloc(sizeof(*d->key) * h->n);
+	d->drawn = calloc(h->n, sizeof(*d->drawn));
+	d->first = malloc(sizeof(*d->first) * h->n);
+	d->bin = malloc(sizeof(*d->bin) * (nb + 1));
+	if (!d->key || !d->drawn || !d->first || !d->bin)
+		return RONDO_E_NOMEM;
+	nb = 0;
+	for (uint32_t k = 0; k < h->n; k++) {
+		const struct fmt_hist *x = &h->h[k];
+
+		d->first[k] = nb;
+		for (uint32_t i = 0; i < x->nbins; i++)
+			d->bin[nb++] = (struct draw_bin){
+				x->bin[i].lo, x->bin[i].hi, x->bin[i].n};
+		d->key[k] = draw_key(x->n, x->sum, x->min, x->max,
+				     d->bin + d->first[k], x->nbins);
+	}
+	d->h = h;
+	return 0;
+}
+
+static void draw_free(struct walk_draw *d)
+{
+	free(d->key);
+	free(d->drawn);
+	free(d->first);
+	free(d->bin);
+	*d = (struct walk_draw){0};
+}
+
+int rondo_iter_draw(rondo_iter *it, uint64_t seed)
+{
+	if (!it || it->timed)
+		return RONDO_E_STATE;
+	if (!it->t->hists.n)
+		return 0; /* nothing merged: the kept counts are the counts */
+	if (!it->draw.h && draw_tables(&it->draw, &it->t->hists) < 0) {
+		draw_free(&it->draw);
+		return RONDO_E_NOMEM;
+	}
+	it->draw.seed = seed;
+	it->w.draw = &it->draw;
+	return 0;
 }
 
 /* The bound of the error of a time read back over a span of `span` ns

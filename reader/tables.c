@@ -228,6 +228,64 @@ uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged)
 	return v && *v && !*end && p < 100 ? (uint32_t)p : 100;
 }
 
+/* Histogram h as the API gives it. */
+static void merged_set(const rondo_trace *t, const struct fmt_hist *h,
+		       rondo_merged_loop *out)
+{
+	*out = (rondo_merged_loop){
+		.id = (uint32_t)(h - t->hists.h),
+		.nbins = h->nbins,
+		.loops = h->n,
+		.sum = h->sum,
+		.min = h->min,
+		.max = h->max,
+		.min_rank = h->min_rank,
+		.max_rank = h->max_rank,
+	};
+}
+
+int rondo_loop_hist(const rondo_trace *t, uint32_t rule, uint32_t pos,
+		    rondo_merged_loop *out)
+{
+	const struct fmt_hist *h;
+
+	if (!t || !t->opened || rule >= t->g.nrules ||
+	    pos >= t->g.first[rule + 1] - t->g.first[rule])
+		return RONDO_E_RANGE;
+	h = fmt_hists_find(&t->hists, rule, pos);
+	if (!h)
+		return 0;
+	if (out)
+		merged_set(t, h, out);
+	return 1;
+}
+
+int rondo_merged_info(const rondo_trace *t, uint32_t id, rondo_merged_loop *out)
+{
+	if (!t || !t->opened || id >= t->hists.n)
+		return RONDO_E_RANGE;
+	if (out)
+		merged_set(t, &t->hists.h[id], out);
+	return 0;
+}
+
+int rondo_merged_bin(const rondo_trace *t, uint32_t id, uint32_t k,
+		     uint64_t *lo, uint64_t *hi, uint64_t *n)
+{
+	const struct fmt_hist *h;
+
+	if (!t || !t->opened || id >= t->hists.n || k >= t->hists.h[id].nbins)
+		return RONDO_E_RANGE;
+	h = &t->hists.h[id];
+	if (lo)
+		*lo = h->bin[k].lo;
+	if (hi)
+		*hi = h->bin[k].hi;
+	if (n)
+		*n = h->bin[k].n;
+	return 0;
+}
+
 int rondo_rank_lost(const rondo_trace *t, uint32_t rank)
 {
 	return t && t->opened && rank < t->rm.nranks &&

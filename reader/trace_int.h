@@ -95,14 +95,28 @@ struct walk_frame {
 	uint32_t rule;
 	uint32_t pos;  /* index of the current symbol in the body */
 	uint64_t done; /* repetitions of that symbol already produced */
+	uint64_t n;    /* with a draw: the count drawn for it, 0 not yet */
+};
+
+/* Merged loops drawn (rondo_iter_draw): a site of a histogram runs a
+ * count drawn from it, the k-th entry into a loop of histogram h drawing
+ * from (seed, key[h], k). */
+struct walk_draw {
+	const struct fmt_hists *h;
+	uint64_t seed;
+	uint64_t *key;	 /* per histogram: draw_key of its contents */
+	uint64_t *drawn; /* per histogram: the draws made */
+	uint64_t *first; /* per histogram: its first bin in bin[] */
+	struct draw_bin *bin;
 };
 
 struct walk {
 	const struct fmt_grammar *g;
-	const uint64_t *len; /* expansion length per rule */
+	const uint64_t *len; /* expansion length per rule (kept counts) */
 	struct walk_frame *st;
 	uint32_t depth, cap;
 	uint64_t pos;
+	struct walk_draw *draw; /* NULL: every symbol runs its count */
 };
 
 /* Starts a walk over `rule`; cap is the grammar's depth bound (frames). */
@@ -111,7 +125,8 @@ int walk_init(struct walk *w, const struct fmt_grammar *g, const uint64_t *len,
 void walk_free(struct walk *w);
 /* 1 and *term set, or 0 at the end. */
 int walk_next(struct walk *w, uint32_t *term);
-/* 0, or RONDO_E_RANGE if the expansion ends first. */
+/* 0, or RONDO_E_RANGE if the expansion ends first (with a draw, one
+ * call at a time: the lengths are the kept counts'). */
 int walk_skip(struct walk *w, uint64_t n);
 
 /* Sets *depth to the depth bound of a grammar whose rules refer only to

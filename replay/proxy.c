@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "draw.h"
 #include "pairing.h"
 #include "proxy_gen.h"
 #include "proxy_text.h"
@@ -126,6 +127,7 @@ struct gen {
 	uint64_t budget;
 	struct rp_names names;
 	int ahead; /* some wildcard's match is read ahead at run time */
+	int drawn; /* merged loops run px_draw's counts */
 	int err;
 };
 
@@ -512,6 +514,12 @@ static int wildcards(struct gen *G, struct rp_proxy_report *rep)
 				rep->wild_ahead++;
 	}
 	G->ahead = rep->wild_ahead > 0;
+	/* merged loops drawn by the rule functions; where the runtime
+	 * follows the grammar as data, at their kept counts */
+	while (rondo_merged_info(G->t, rep->merged, NULL) == 0)
+		rep->merged++;
+	G->drawn = rep->merged > 0 && !G->ahead;
+	rep->merged_kept = rep->merged > 0 && G->ahead;
 	return G->err;
 }
 
@@ -866,7 +874,17 @@ static void put_rules(struct gen *G, char *text, size_t tsize)
 		for (uint32_t q = 0; q < len; q++) {
 			uint32_t id = RONDO_SYM_ID(body[q].sym);
 			const char *ind = "\t";
-			if (body[q].count > 1) {
+			rondo_merged_loop h;
+			if (G->drawn && rondo_loop_hist(G->t, r, q, &h) == 1) {
+				putf(G,
+				     "\tfor (uint64_t i = 0, n = px_draw(%u, "
+				     "%lluu); i < n; i++) /* merged: %llu to "
+				     "%llu */\n",
+				     h.id, (unsigned long long)body[q].count,
+				     (unsigned long long)h.min,
+				     (unsigned long long)h.max);
+				ind = "\t\t";
+			} else if (body[q].count > 1) {
 				putf(G,
 				     "\tfor (uint64_t i = 0; i < %lluu; i++)\n",
 				     (unsigned long long)body[q].count);
@@ -1020,6 +1038,61 @@ static void put_group_gaps(struct gen *G)
 	free(n);
 }
 
+/* px_hists: the merged loops' histograms, when the rule functions draw
+ * their counts. */
+static void put_hists(struct gen *G)
+{
+	uint32_t n = 0, nb = 0, p = rondo_precision(G->t, NULL), first = 0;
+	struct draw_bin *b = NULL;
+
+	if (!G->drawn) {
+		put(G, "\n/* No merged loop whose count is drawn. */\n"
+		       "const struct px_hist px_hists[1];\n"
+		       "const struct draw_bin px_hist_bins[1];\n"
+		       "const uint32_t px_nhists = 0;\n");
+		return;
+	}
+	while (rondo_merged_info(G->t, n, NULL) == 0)
+		n++;
+	putf(G,
+	     "\n/* The merged loops' histograms (precision %u): {lo, hi, "
+	     "loops} */\nconst struct draw_bin px_hist_bins[] = {",
+	     p);
+	for (uint32_t h = 0; h < n && !G->err; h++)
+		for (uint32_t k = 0;; k++) {
+			uint64_t lo, hi, m;
+
+			if (rondo_merged_bin(G->t, h, k, &lo, &hi, &m) < 0)
+				break;
+			putf(G, "%s{%llu, %llu, %llu}", sep(nb++, 4),
+			     (unsigned long long)lo, (unsigned long long)hi,
+			     (unsigned long long)m);
+		}
+	put(G, "\n};\n/* {draw key, loops, first bin, bins} */\n"
+	       "const struct px_hist px_hists[] = {");
+	b = malloc(sizeof(*b) * (nb + 1));
+	if (!b) {
+		G->err = RONDO_E_NOMEM;
+		return;
+	}
+	for (uint32_t h = 0; h < n; h++) {
+		rondo_merged_loop x;
+		uint32_t k = 0;
+
+		rondo_merged_info(G->t, h, &x);
+		for (; k < x.nbins; k++)
+			rondo_merged_bin(G->t, h, k, &b[k].lo, &b[k].hi,
+					 &b[k].n);
+		putf(G, "%s{%lluu, %llu, %u, %u}", sep(h, 2),
+		     (unsigned long long)draw_key(x.loops, x.sum, x.min, x.max,
+						  b, x.nbins),
+		     (unsigned long long)x.loops, first, x.nbins);
+		first += x.nbins;
+	}
+	free(b);
+	putf(G, "\n};\nconst uint32_t px_nhists = %u;\n", n);
+}
+
 /* px_cut, px_endings: the ranks cut short, as the meta key "cut" of a
  * recovered trace says (util_cut_next). */
 static void put_cut(struct gen *G)
@@ -1157,6 +1230,7 @@ static int put_tables(struct gen *G, const char *name, struct buf *tab)
 		putf(G, "};\nconst uint32_t px_nrules = %u;\n", G->nrules);
 	}
 
+	put_hists(G);
 	putf(G,
 	     "\n/* The call signatures: {function, values, ...by rank, "
 	     "mean gap in ns}. */\nconst struct px_sig px_sigs[%u] = {\n%s};\n"

@@ -89,6 +89,21 @@ extern const struct px_rule px_rules[];
 extern const uint32_t px_nrules;
 extern const uint32_t px_group_root[]; /* by rank group */
 
+/* The merged loops' histograms (a trace written below precision 100):
+ * each its draw_key, its loops, and its bins in px_hist_bins from first;
+ * a rule function runs such a loop px_draw(h, kept) times (draw.h, with
+ * rondo-replay's draws for the same seed).  px_nhists is 0 when the
+ * trace has none, or when the proxy carries the grammar (px_nrules): the
+ * loops then run their kept counts. */
+struct px_hist {
+	uint64_t key, n;
+	uint32_t first, nbins;
+};
+extern const struct px_hist px_hists[];
+extern const struct draw_bin px_hist_bins[];
+extern const uint32_t px_nhists;
+uint64_t px_draw(uint32_t h, uint64_t kept);
+
 /* Options, the rank; returns the rank group, whose rule main() runs. */
 int px_begin(int *argc, char ***argv);
 /* One recorded call: the computation before it, spun, then the call. */

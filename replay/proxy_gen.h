@@ -16,6 +16,9 @@ struct rp_proxy_report {
 	uint64_t wild_matched; /* wildcard receives posted as they matched */
 	uint64_t wild_ahead;   /* ...whose match depends on where their rule
 				  is used (read ahead at run time) */
+	uint32_t merged;       /* merged loops' histograms (precision) */
+	int merged_kept;       /* ...run at their kept counts (the proxy
+				  reads ahead): not drawn */
 	char why[1024];	       /* when the trace cannot be replayed */
 };
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "match.h"
 #include "proxy.h"
 
@@ -38,8 +39,39 @@ static struct {
 	const struct rp_val *matched; /* the status a wildcard matched */
 	struct px_cursor at, ahead;   /* where the calls are; a look-ahead */
 	struct rp_names names;
-	char who[1024]; /* "proxy of TRACE", for messages */
+	uint64_t *drawn; /* by merged loop histogram: the draws made */
+	char who[1024];	 /* "proxy of TRACE", for messages */
 } px;
+
+/* ---- merged loops' counts ------------------------------------------------ */
+
+uint64_t px_draw(uint32_t h, uint64_t kept)
+{
+	const struct px_hist *x;
+
+	if (h >= px_nhists)
+		return kept;
+	x = &px_hists[h];
+	return draw_count(px.o.seed, x->key, px.drawn[h]++,
+			  px_hist_bins + x->first, x->nbins, x->n, kept);
+}
+
+/* Once MPI is up: the seed of the draws, --seed's or one rank 0 picks and
+ * broadcasts (through PMPI, not recorded) and says; a program of sessions
+ * draws with 0. */
+static void px_seed(int rank)
+{
+	if (!px_nhists || px.o.seeded || px.sessions)
+		return;
+	px.o.seed = rp_seed_agree(rank);
+	if (rank == 0)
+		fprintf(stderr,
+			"%s: %u loops merged at precision below 100 run "
+			"counts drawn with seed %llu (--seed %llu draws them "
+			"again)\n",
+			px.who, px_nhists, (unsigned long long)px.o.seed,
+			(unsigned long long)px.o.seed);
+}
 
 /* ---- the tables, as rondo-replay reads the trace ------------------------ */
 
@@ -204,6 +236,11 @@ static void px_usage(FILE *f, const char *prog)
 		"  --compute none       do not spin at all\n"
 		"  --polls once         skip the polls that failed in the "
 		"original\n"
+		"  --seed N             draw the merged loops' counts with "
+		"seed N\n"
+		"                       (a trace below precision 100; "
+		"default:\n"
+		"                       rank 0 picks one and says which)\n"
 		"  --watchdog SECONDS   if no call completes for SECONDS, "
 		"print\n"
 		"                       where the rank is and stop (status 4)\n"
@@ -247,6 +284,12 @@ static int px_options(int argc, char **argv)
 				return px_bad(prog,
 					      "--polls: want once or each", v);
 			px.o.polls = !strcmp(v, "each");
+		} else if (!strcmp(a, "--seed")) {
+			k++;
+			px.o.seed = strtoull(v, &end, 10);
+			if (end == v || *end || *v == '-')
+				return px_bad(prog, "--seed: want a number", v);
+			px.o.seeded = 1;
 		} else if (!strcmp(a, "--watchdog")) {
 			long s = strtol(v, &end, 10);
 			k++;
@@ -276,6 +319,7 @@ int px_begin(int *argc, char ***argv)
 	px.rank = r >= 0 && (uint32_t)r < px_nranks ? r : 0;
 	snprintf(px.who, sizeof px.who, "proxy of %s", px_trace_name);
 	px.sigs = rp_xcalloc(px_nsigs, sizeof *px.sigs);
+	px.drawn = rp_xcalloc(px_nhists + 1, sizeof *px.drawn);
 	rp_core_start(&px.o, px_nconsts, const_name);
 	px.names.func = px_sig_fname;
 	px.names.param = px_sig_param;
@@ -329,6 +373,7 @@ static void px_started(void)
 		px.rank = rank;
 		memset(px.sigs, 0, px_nsigs * sizeof *px.sigs);
 	}
+	px_seed(rank);
 	if (px.o.watchdog)
 		rp_watchdog_start(px.o.watchdog, px_stuck);
 }

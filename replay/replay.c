@@ -53,6 +53,13 @@ static void usage(FILE *f)
 		"                       succeeded waits (default: --polls "
 		"each,\n"
 		"                       every poll replayed, failing again)\n"
+		"  --seed N             a trace written below precision 100\n"
+		"                       runs each merged loop a count drawn "
+		"from\n"
+		"                       its histogram: with seed N, the same\n"
+		"                       counts each time (default: rank 0 "
+		"picks\n"
+		"                       one and says which)\n"
 		"  --watchdog SECONDS   if no call completes for SECONDS, "
 		"print\n"
 		"                       where the rank is and stop (status 4)\n"
@@ -246,8 +253,18 @@ static int start_mpi(const rondo_trace *t, uint32_t sig, int *argc,
 	return rp_init_mpi(f, n, required, argc, argv);
 }
 
+/* Whether t has merged loops, whose counts the replay draws. */
+static int merged(const rondo_trace *t)
+{
+	uint32_t n = 0;
+
+	return rondo_precision(t, &n) < 100 && n > 0;
+}
+
 /* An iterator over the rank's calls: with their times when the trace
- * has them (each call's own gap is then spun, not its signature's mean). */
+ * has them (each call's own gap is then spun, not its signature's mean);
+ * drawing merged loops' counts, with --seed's seed or, until MPI is up
+ * and rank 0 has said (draw_seed), with 0. */
 static rondo_iter *walker(const rondo_trace *t, uint32_t rank,
 			  const struct rp_options *o)
 {
@@ -256,14 +273,41 @@ static rondo_iter *walker(const rondo_trace *t, uint32_t rank,
 	    rondo_timing_mode(t, NULL) == RONDO_TIMING_PERCALL &&
 	    rondo_iter_open(t, rank, RONDO_ITER_TIMED, &it) == 0)
 		return it;
-	return rondo_iter_create(t, rank);
+	it = rondo_iter_create(t, rank);
+	if (it && merged(t) && rondo_iter_draw(it, o->seeded ? o->seed : 0)) {
+		rondo_iter_free(it);
+		return NULL;
+	}
+	return it;
+}
+
+/* The seed merged loops are drawn with once MPI is up: --seed's, or one
+ * rank 0 picks and broadcasts (outside the tracer: PMPI) when `world`
+ * (MPI_COMM_WORLD is there; a program of sessions draws with 0). */
+static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
+			  int rank, int world)
+{
+	uint64_t seed = 0;
+	uint32_t n = 0, p = rondo_precision(t, &n);
+
+	if (o->seeded || !world)
+		return o->seeded ? o->seed : 0;
+	seed = rp_seed_agree(rank);
+	if (rank == 0)
+		fprintf(stderr,
+			"%s: %u loops merged at precision %u run counts "
+			"drawn with seed %llu (--seed %llu draws them "
+			"again)\n",
+			prog, (unsigned)n, (unsigned)p,
+			(unsigned long long)seed, (unsigned long long)seed);
+	return seed;
 }
 
 /* Once MPI is up: the rank's calls from call `skip` on when MPI gave
  * another rank than the launcher said (*it walks them), and the watchdog.
  * Returns 1 when *it was made again, 0, or minus the exit status. */
 static int restart(const rondo_trace *t, const struct rp_options *o,
-		   rondo_iter **it, int rank, uint64_t skip)
+		   rondo_iter **it, int rank, uint64_t skip, int world)
 {
 	int made = 0;
 
@@ -277,6 +321,10 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 			return -EXIT_READ;
 		}
 		made = 1;
+	}
+	if (merged(t) && rondo_iter_draw(*it, draw_seed(t, o, rank, world))) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -EXIT_READ;
 	}
 	wd_rank = (uint32_t)rank;
 	if (o->watchdog)
@@ -333,7 +381,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 				rondo_iter_free(it);
 				return r;
 			}
-			if ((r = restart(t, o, &it, rank, c.index + 1)) < 0)
+			if ((r = restart(t, o, &it, rank, c.index + 1, 1)) < 0)
 				return -r;
 			end_prev = rp_now_ns();
 			rp_progress_index = ++c.index;
@@ -360,7 +408,8 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 				rondo_iter_free(it);
 				return r;
 			}
-			if ((r = restart(t, o, &it, rank, c.index)) < 0)
+			if ((r = restart(t, o, &it, rank, c.index, !sessions)) <
+			    0)
 				return -r;
 			if (r == 1 && rondo_iter_next(it, &sig) != 1)
 				break;
@@ -436,12 +485,13 @@ int main(int argc, char **argv)
 		{"check", no_argument, NULL, 'c'},
 		{"compute", required_argument, NULL, 'C'},
 		{"polls", required_argument, NULL, 'p'},
+		{"seed", required_argument, NULL, 's'},
 		{"watchdog", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	struct rp_options o = {1.0, 1, 0, 1};
+	struct rp_options o = {1.0, 1, 0, 1, 0, 0};
 	rondo_trace *t;
 	int check = 0, opt, status, *handler;
 	char *end;
@@ -475,6 +525,16 @@ int main(int argc, char **argv)
 				return usage_error("--polls: want once or "
 						   "each, not '%s'",
 						   optarg);
+			break;
+		case 's':
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-')
+				return usage_error(
+					"--seed: want a number "
+					"from 0 to %llu, not '%s'",
+					(unsigned long long)UINT64_MAX, optarg);
+			o.seeded = 1;
 			break;
 		case 'w': {
 			errno = 0;

@@ -168,6 +168,8 @@ struct rp_options {
 	int percall;	      /* use each call's own gap when timed */
 	unsigned watchdog;    /* seconds, 0: none */
 	int polls;	      /* replay failed polls (1) or skip them (0) */
+	int seeded;	      /* --seed given: merged loops drawn with seed */
+	uint64_t seed;
 };
 
 /* Starts (again) with the trace's constants, by id. */
@@ -177,6 +179,10 @@ void *rp_xcalloc(size_t n, size_t size); /* exits when out of memory */
 /* Failed polls replayed (1), or skipped (0: --polls once). */
 int rp_polls(void);
 double rp_now_ns(void);
+/* A seed for merged loops' draws (draw.h), the same on every rank: rank
+ * 0's pick from the clock, broadcast on MPI_COMM_WORLD through PMPI (not
+ * recorded). */
+uint64_t rp_seed_agree(int rank);
 /* The computation before a call: spins until `gap` ns have passed since
  * *end_prev, less what earlier spins overshot (*debt, carried forward). */
 void rp_spin(double gap, double *end_prev, double *debt);

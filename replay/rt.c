@@ -264,6 +264,22 @@ double rp_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+uint64_t rp_seed_agree(int rank)
+{
+	uint64_t seed = 0;
+
+	if (rank == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = ((uint64_t)ts.tv_sec * 1000000000u +
+			(uint64_t)ts.tv_nsec) %
+		       1000000000000u;
+	}
+	PMPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	return seed;
+}
+
 /* ---- starting MPI, the watchdog --------------------------------------- */
 
 int rp_env_rank(void)

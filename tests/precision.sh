@@ -10,6 +10,15 @@
 #    the calls it reads back (each merged loop running its mean: rondo
 #    info, rondo dump) are within 10 % of the lossless trace's, and the
 #    statistics' calls per function, kept apart, exactly theirs;
+#  - counted with the merged loops' exact sums, rondo info's calls and
+#    the matrix (messages and bytes per pair) are the lossless trace's;
+#    rondo dump --grammar marks the merged loops and prints their counts;
+#  - rondo-replay of the trace at 90 (100 steps) draws each merged loop's
+#    count from its histogram: with --seed 5 twice the same calls (rondo
+#    diff of the two replays' traces), with --seed 6 other ones; without
+#    --seed rank 0 says the seed it drew with; the bytes each pair sent
+#    within 10 % of the original's; a bad --seed is a usage error; its
+#    proxy (rondo proxy) with --seed 5 makes the replay's calls;
 #  - at 0 it merges too;
 #  - the section damaged: a warning says what is not shown, and info
 #    still says loops were merged;
@@ -50,8 +59,6 @@ grep -q "^precision    100%: every call as the program made it" "$tmp/l.info" ||
 "$rondo" info "$tmp/p1000.rondo" >"$tmp/p.info" || fail "info at 90"
 grep -q "^precision    90%: 2 loops whose counts differ by up to 10% merged" "$tmp/p.info" ||
 	fail "info at 90: $(grep precision "$tmp/p.info")"
-grep -q "^calls .*(about: merged loops run their mean count)" "$tmp/p.info" ||
-	fail "info at 90 does not say its calls are approximate"
 grep -q "^  merged       loop counts: 2 histograms" "$tmp/p.info" ||
 	fail "metadata at 90: $(grep merged "$tmp/p.info")"
 
@@ -70,6 +77,18 @@ a=$(bytes p100) b=$(bytes p1000) l=$(bytes l1000)
 cl=$(calls l1000) cp=$(calls p1000)
 within() { awk -v l="$1" -v p="$2" 'BEGIN { d = p - l; if (d < 0) d = -d; exit !(l > 0 && d <= 0.1 * l) }'; }
 within "$cl" "$cp" || fail "calls at 90: $cp, lossless $cl"
+[ "$cp" = "$cl" ] && grep -q "^calls .*(merged loops at their exact sums; [0-9]* as the grammar expands them" "$tmp/p.info" ||
+	fail "calls at 90 from the exact sums: $(grep '^calls' "$tmp/p.info"), lossless $cl"
+"$rondo" matrix --bytes --csv - "$tmp/l1000.rondo" >"$tmp/l.mx" &&
+	"$rondo" matrix --bytes --csv - "$tmp/p1000.rondo" >"$tmp/p.mx" ||
+	fail "rondo matrix"
+cmp -s "$tmp/l.mx" "$tmp/p.mx" ||
+	fail "the matrix at 90 is not the lossless one: $(cat "$tmp/p.mx"), lossless $(cat "$tmp/l.mx")"
+"$rondo" dump --grammar "$tmp/p1000.rondo" >"$tmp/p.g" || fail "rondo dump --grammar"
+grep -q "^merged loops (precision 90%" "$tmp/p.g" &&
+	grep -Eq "^  R[0-9]+ +item [0-9]+: [0-9]+ loops of 3[0-9]-4[0-9] repeats, mean 4[01]\.[0-9]+ \(kept 4[01]\), .*: 3[0-9] x[0-9]+, " "$tmp/p.g" &&
+	grep -Eq "^  R[0-9]+ .*-> .*R[0-9]+\^4[01]~" "$tmp/p.g" ||
+	fail "rondo dump --grammar at 90: $(sed -n '/^rules/,$p' "$tmp/p.g" | head -20)"
 "$rondo" dump "$tmp/p1000.rondo" >"$tmp/p.dump" 2>&1 &&
 	"$rondo" dump "$tmp/l1000.rondo" >"$tmp/l.dump" 2>&1 ||
 	fail "rondo dump: $(tail -2 "$tmp/p.dump")"
@@ -80,6 +99,59 @@ within "$nl" "$np" || fail "MPI_Iprobe in rondo dump at 90: $np, lossless $nl"
 	fail "rondo stats --csv"
 cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
 	fail "calls per function in the statistics differ: $(diff "$tmp/l.fn" "$tmp/p.fn" | head -5)"
+
+# replay, drawing the merged loops' counts
+replay="$top_builddir/replay/rondo-replay"
+# replayed NAME [OPTIONS]: $tmp/p100.rondo replayed under the tracer
+replayed() {
+	name=$1
+	shift
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
+		${san:+-x ASAN_OPTIONS} "$replay" --watchdog 60 --compute none "$@" \
+		"$tmp/p100.rondo" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		{ fail "replay $*: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
+}
+replayed s5 --seed 5 && replayed s5b --seed 5 && replayed s6 --seed 6 &&
+	replayed any && {
+	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/s5b.rondo" >"$tmp/s5.diff" 2>&1
+	[ "$(tail -1 "$tmp/s5.diff")" = "same communication" ] ||
+		fail "two replays with --seed 5 differ: $(head -12 "$tmp/s5.diff")"
+	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/s6.rondo" >"$tmp/s6.diff" 2>&1
+	grep -q "^calls (the first call that differs):" "$tmp/s6.diff" ||
+		fail "replays with --seed 5 and 6 the same: $(head -12 "$tmp/s6.diff")"
+	seed=$(sed -n 's/^rondo-replay: [0-9]* loops merged at precision 90 run counts drawn with seed \([0-9]*\) (--seed \1 draws them again)$/\1/p' "$tmp/any.out")
+	[ -n "$seed" ] || fail "replay without --seed does not say its seed: $(cat "$tmp/any.out")"
+	grep -q "drawn with seed" "$tmp/s5.out" && fail "replay --seed 5 says a seed"
+	# its proxy draws as the replay does: with --seed 5, the same calls
+	p="$tmp/p100_proxy"
+	"$rondo" proxy -o "$p.c" "$tmp/p100.rondo" 2>"$tmp/proxy.gen" &&
+		grep -q "; merged loops run counts drawn from their histograms (--seed)$" "$tmp/proxy.gen" ||
+		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
+		$MPI_LIBS -lpthread -lm >"$tmp/proxy.cc" 2>&1 ||
+		fail "the proxy at 90 does not compile: $(head -20 "$tmp/proxy.cc")"
+	timeout 300 "$rondo" run -o "$tmp/px5.rondo" -- mpirun -np 2 \
+		${san:+-x ASAN_OPTIONS} "$p" --watchdog 60 --compute none --seed 5 \
+		>"$tmp/px5.out" 2>&1 || fail "the proxy --seed 5: $(tail -5 "$tmp/px5.out")"
+	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/px5.rondo" >"$tmp/px5.diff" 2>&1
+	[ "$(tail -1 "$tmp/px5.diff")" = "same communication" ] ||
+		fail "the proxy and the replay with --seed 5 differ: $(head -12 "$tmp/px5.diff")"
+	# the bytes of each pair within 10 % of the original's
+	"$rondo" matrix --bytes --csv - "$tmp/l100.rondo" >"$tmp/l100.mx" || fail "matrix"
+	for name in s5 s6 any; do
+		"$rondo" matrix --bytes --csv - "$tmp/$name.rondo" | awk -F, -v who="$name" '
+			NR == FNR { if (FNR > 1) want[$1 "," $2] = $4; next }
+			FNR > 1 { got[$1 "," $2] = $4 }
+			END { for (k in want) { d = got[k] - want[k]; if (d < 0) d = -d
+				if (d > 0.1 * want[k]) { printf "FAIL: replay %s: %s sent %d bytes, the original %d\n", who, k, got[k], want[k]; bad = 1 } }
+			      for (k in got) if (!(k in want)) { printf "FAIL: replay %s: %s sent, not in the original\n", who, k; bad = 1 }
+			      exit bad }' "$tmp/l100.mx" - || fails=$((fails + 1))
+	done
+}
+"$replay" --seed -1 "$tmp/p100.rondo" >"$tmp/seed.out" 2>&1
+[ $? -eq 2 ] && grep -q "^rondo-replay: --seed: want a number from 0 to" "$tmp/seed.out" ||
+	fail "--seed -1: $(cat "$tmp/seed.out")"
 
 # the section damaged: every command says what it goes without, and info
 # still says the calls are merged

@@ -63,7 +63,7 @@ static void test_demo(uint32_t nranks, uint32_t iters)
 		uint32_t r;
 		uint64_t n = 0;
 
-		an_rule_mult(t, rondo_group_root(t, g), mult, work);
+		an_rule_mult(t, rondo_group_root(t, g), 0, mult, work);
 		for (uint32_t s = 0; s < rondo_sig_count(t); s++)
 			n += mult[s];
 		CHECK(rondo_group_ranks(t, g, &r, 1) >= 1);
@@ -260,6 +260,170 @@ static void test_persistent_types(void)
 	fmt_buf_free(&file);
 }
 
+/* The count of step k's loop, 38 to 42, the same on every rank. */
+static uint64_t step_count(uint32_t k)
+{
+	uint64_t x = (uint64_t)(k + 1) * 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 29;
+	return 38 + (x * 0xbf58476d1ce4e5b9ull >> 40) % 5;
+}
+
+/* Rank `rank`'s calls as it walks them, drawing with `seed`: the loop
+ * count of every step (the sends between two markers) in cnt[]; the
+ * signatures in sig[] (up to nsig).  Returns the steps seen. */
+static uint32_t walk_drawn(const rondo_trace *t, uint32_t rank, uint64_t seed,
+			   uint32_t marker, uint64_t *cnt, uint32_t nsteps,
+			   uint32_t *sig, size_t nsig)
+{
+	rondo_iter *it = rondo_iter_create(t, rank);
+	uint32_t s, steps = 0;
+	size_t i = 0;
+
+	CHECK(it && rondo_iter_draw(it, seed) == 0);
+	while (it && rondo_iter_next(it, &s) == 1) {
+		if (i < nsig)
+			sig[i] = s;
+		i++;
+		if (s == marker)
+			steps++;
+		else if (steps > 0 && steps <= nsteps)
+			cnt[steps - 1]++;
+	}
+	rondo_iter_free(it);
+	return steps;
+}
+
+/* Loops merged at precision 90 (tests/testtrace.c runs the tracer's
+ * precision pass): each step sends a marker, then a loop of 38 to 42
+ * sends, on 2 ranks.  The matrix counts the loops' exact sums; a walk
+ * drawing the counts (rondo_iter_draw) draws them alike for the same
+ * seed on both ranks and again, otherwise for another seed, each count
+ * one the program ran, their total near the program's; skipping walks
+ * as stepping does. */
+static void test_merged(void)
+{
+	enum { STEPS = 400, NSIG = 40000 };
+	struct fmt_buf file = {0};
+	struct testtrace *tt = tt_create(2);
+	uint32_t world = tt_const(tt, "MPI_COMM_WORLD");
+	uint32_t dbl = tt_const(tt, "MPI_DOUBLE");
+	uint32_t fsend = tt_func(tt, "MPI_Send", "buf", "count", "datatype",
+				 "dest", "tag", "comm", NULL);
+	uint32_t marker, body, merged = 0, sites = 0, steps;
+	uint64_t total = 0, drawn = 0, *cnt[4], lo = UINT64_MAX, hi = 0;
+	uint32_t *sig[2];
+	struct an_filter f = {AN_ANY, NULL, AN_ANY, 0, 1};
+	struct an_matrix m;
+	rondo_iter *it;
+	rondo_trace *t;
+
+	tt_typesize(tt, dbl, 8);
+	marker = send_sig(tt, fsend, world, 1, put_const, dbl, -1);
+	body = send_sig(tt, fsend, world, 64, put_const, dbl, -1);
+	for (uint32_t k = 0; k < STEPS; k++) {
+		total += step_count(k);
+		for (uint32_t r = 0; r < 2; r++) {
+			tt_call(tt, r, marker, 1, 10);
+			tt_call(tt, r, body, step_count(k), 10);
+		}
+	}
+	tt_precision(tt, 90);
+	t = open_tt(tt, &file);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(rondo_precision(t, &merged) == 90 && merged >= 1);
+	for (uint32_t r = 0; r < rondo_rule_count(t); r++) {
+		const rondo_sym *b;
+		uint32_t len;
+		rondo_merged_loop h, x;
+
+		CHECK(rondo_rule_body(t, r, &b, &len) == 0);
+		for (uint32_t i = 0; i < len; i++)
+			if (rondo_loop_hist(t, r, i, &h) == 1) {
+				uint64_t n = 0, bl, bh, bn;
+
+				sites++;
+				CHECK(h.min == 38 && h.max == 42 &&
+				      h.nbins == 5);
+				CHECK(h.sum * STEPS == total * h.loops);
+				for (uint32_t k = 0; k < h.nbins; k++) {
+					CHECK(rondo_merged_bin(t, h.id, k, &bl,
+							       &bh, &bn) == 0);
+					CHECK(bl == bh && bl == 38 + k);
+					n += bn;
+				}
+				CHECK(n == h.loops);
+				CHECK(rondo_merged_bin(t, h.id, h.nbins, &bl,
+						       &bh,
+						       &bn) == RONDO_E_RANGE);
+				CHECK(rondo_merged_info(t, h.id, &x) == 0 &&
+				      x.sum == h.sum && x.loops == h.loops);
+			}
+		CHECK(rondo_loop_hist(t, r, len, NULL) == RONDO_E_RANGE);
+	}
+	CHECKF(sites >= 1, "%u merged sites", sites);
+	CHECK(rondo_loop_hist(t, rondo_rule_count(t), 0, NULL) ==
+	      RONDO_E_RANGE);
+	CHECK(rondo_merged_info(t, merged, NULL) == RONDO_E_RANGE);
+	CHECK(rondo_merged_bin(t, merged, 0, NULL, NULL, NULL) ==
+	      RONDO_E_RANGE);
+	/* the matrix from the exact sums: every send the program made */
+	CHECK(an_matrix(t, &f, &m) == 0 && m.n == 2);
+	CHECKF(at(&m, 0, 1, 0) == STEPS + total &&
+		       at(&m, 1, 0, 0) == STEPS + total,
+	       "%llu messages, made %llu", (unsigned long long)at(&m, 0, 1, 0),
+	       (unsigned long long)(STEPS + total));
+	CHECK(at(&m, 0, 1, 1) == STEPS * 8 + total * 64 * 8);
+	an_matrix_free(&m);
+
+	/* drawn: seed 7 on rank 0, again, on rank 1; seed 8 on rank 0 */
+	for (int k = 0; k < 4; k++)
+		cnt[k] = calloc(STEPS, sizeof(uint64_t));
+	sig[0] = calloc(NSIG, sizeof(uint32_t));
+	sig[1] = calloc(NSIG, sizeof(uint32_t));
+	steps = walk_drawn(t, 0, 7, marker, cnt[0], STEPS, sig[0], NSIG);
+	CHECK(steps == STEPS);
+	CHECK(walk_drawn(t, 0, 7, marker, cnt[1], STEPS, sig[1], NSIG) ==
+	      STEPS);
+	CHECK(!memcmp(sig[0], sig[1], NSIG * sizeof(uint32_t)));
+	CHECK(walk_drawn(t, 1, 7, marker, cnt[2], STEPS, NULL, 0) == STEPS);
+	CHECK(walk_drawn(t, 0, 8, marker, cnt[3], STEPS, NULL, 0) == STEPS);
+	CHECK(!memcmp(cnt[0], cnt[1], STEPS * sizeof(uint64_t)));
+	CHECK(!memcmp(cnt[0], cnt[2], STEPS * sizeof(uint64_t)));
+	CHECK(memcmp(cnt[0], cnt[3], STEPS * sizeof(uint64_t)));
+	for (uint32_t k = 0; k < STEPS; k++) {
+		drawn += cnt[0][k];
+		lo = cnt[0][k] < lo ? cnt[0][k] : lo;
+		hi = cnt[0][k] > hi ? cnt[0][k] : hi;
+	}
+	CHECKF(lo == 38 && hi == 42, "drawn counts %llu to %llu",
+	       (unsigned long long)lo, (unsigned long long)hi);
+	CHECKF(drawn * 1000 >= total * 995 && drawn * 1000 <= total * 1005,
+	       "drawn %llu calls in the loops, the program %llu",
+	       (unsigned long long)drawn, (unsigned long long)total);
+	/* skipping draws as stepping does */
+	for (uint64_t k = 1; k < STEPS + total; k = k * 3 + 1) {
+		uint32_t s = UINT32_MAX;
+
+		it = rondo_iter_create(t, 0);
+		CHECK(it && rondo_iter_draw(it, 7) == 0);
+		CHECK(rondo_iter_skip(it, k) == 0 &&
+		      rondo_iter_position(it) == k);
+		CHECKF(rondo_iter_next(it, &s) == 1 && s == sig[0][k],
+		       "call %llu", (unsigned long long)k);
+		rondo_iter_free(it);
+	}
+	CHECK(rondo_iter_draw(NULL, 7) == RONDO_E_STATE);
+	for (int k = 0; k < 4; k++)
+		free(cnt[k]);
+	free(sig[0]);
+	free(sig[1]);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+}
+
 int main(void)
 {
 	test_demo(1, 5);
@@ -268,5 +432,6 @@ int main(void)
 	test_demo(33, 100);
 	test_csv();
 	test_persistent_types();
+	test_merged();
 	return check_done("test_matrix");
 }

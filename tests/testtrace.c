@@ -8,10 +8,12 @@
 
 #include "grammar.h"
 #include "merge.h"
+#include "precision.h"
 #include "testtrace.h"
 
 struct testtrace {
 	uint32_t nranks;
+	uint32_t precision;    /* 0 (or 100): lossless */
 	struct grammar **rank; /* one grammar per rank */
 	struct fmt_meta meta;
 	struct fmt_funcs funcs;
@@ -192,6 +194,11 @@ void tt_call_codes(struct testtrace *tt, uint32_t rank, uint32_t sig,
 {
 	tt_call(tt, rank, sig, 1, dur_ns);
 	tt_codes(tt, rank, sig, dcode, icode, 0, 0, 0);
+}
+
+void tt_precision(struct testtrace *tt, uint32_t precision)
+{
+	tt->precision = precision;
 }
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value)
@@ -452,7 +459,9 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	struct fmt_grammar all;
 	struct fmt_rankmap rm = {0};
 	struct fmt_timing tm;
-	struct fmt_buf b[13] = {{0}};
+	struct fmt_buf b[14] = {{0}};
+	struct fmt_groupgaps gg = {0};
+	struct fmt_hists hs = {0};
 	/* the tracer's order: what the calls need first, per-call times
 	 * last */
 	static const uint32_t type[12] = {
@@ -475,6 +484,9 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	}
 	/* On failure the sections below are encoded empty and not added. */
 	rc = tt_merge(tt, &all, &rm, &tm);
+	if (rc == 0 && tt->precision && tt->precision < PRECISION_LOSSLESS)
+		rc = precision_apply(&all, &rm, &gg, tt->cst.n, tt->precision,
+				     &hs);
 	fmt_meta_encode(&b[0], &tt->meta);
 	fmt_funcs_encode(&b[1], &tt->funcs);
 	fmt_consts_encode(&b[2], &tt->consts);
@@ -517,13 +529,21 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 					    patch[k].payload->data,
 					    patch[k].payload->len, 3);
 	}
+	if (hs.n && rc == 0) { /* as the tracer: after what the calls need */
+		fmt_hists_encode(&b[13], &hs);
+		rc = b[13].oom ? RONDO_E_NOMEM
+			       : fmt_writer_add(w, FMT_SEC_HISTS, b[13].data,
+						b[13].len, 3);
+	}
 	if (future && rc == 0) {
 		/* A section from a newer writer: readers must skip it. */
 		fmt_put_str(&b[12], "from the future");
 		rc = fmt_writer_add(w, 999, b[12].data, b[12].len, 3);
 	}
-	for (int i = 0; i < 13; i++)
+	for (int i = 0; i < 14; i++)
 		fmt_buf_free(&b[i]);
+	fmt_hists_free(&hs);
+	fmt_groupgaps_free(&gg);
 	fmt_timing_free(&tm);
 	fmt_grammar_free(&all);
 	fmt_rankmap_free(&rm);

@@ -19,6 +19,9 @@ struct testtrace *tt_create(uint32_t nranks);
 void tt_free(struct testtrace *tt);
 
 void tt_meta(struct testtrace *tt, const char *key, const char *value);
+/* Loop counts merged at `precision` (below 100) when the file is
+ * written, as the tracer does (tracer/precision.c; section hists). */
+void tt_precision(struct testtrace *tt, uint32_t precision);
 /* A function with its parameter names (NULL-terminated list); a name
  * starting with '>' is an output parameter. */
 uint32_t tt_func(struct testtrace *tt, const char *name, ...);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "util.h"
 
@@ -277,14 +278,43 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
 	return CLI_EXIT_OK;
 }
 
-static void dump_symbol(const rondo_sym *s)
+/* A symbol of a rule's body; a merged loop's count (its kept mean)
+ * followed by "~". */
+static void dump_symbol(const rondo_trace *t, uint32_t rule, uint32_t pos,
+			const rondo_sym *s)
 {
 	if (RONDO_SYM_IS_RULE(s->sym))
 		printf(" R%" PRIu32, RONDO_SYM_ID(s->sym));
 	else
 		printf(" s%" PRIu32, s->sym);
-	if (s->count > 1)
-		printf("^%" PRIu64, s->count);
+	if (s->count > 1 || rondo_loop_hist(t, rule, pos, NULL) == 1)
+		printf("^%" PRIu64 "%s", s->count,
+		       rondo_loop_hist(t, rule, pos, NULL) == 1 ? "~" : "");
+}
+
+/* The merged loops (precision below 100): where each is, and its counts'
+ * histogram. */
+static void dump_merged(const rondo_trace *t)
+{
+	uint32_t merged = 0, p = rondo_precision(t, &merged);
+	char text[1024];
+
+	if (!merged)
+		return;
+	printf("merged loops (precision %" PRIu32 "%%: each R^n~ runs n "
+	       "times, the mean of the loops it stands for):\n",
+	       p);
+	for (uint32_t r = 0; r < rondo_rule_count(t); r++) {
+		const rondo_sym *body;
+		uint32_t len;
+
+		rondo_rule_body(t, r, &body, &len);
+		for (uint32_t i = 0; i < len; i++)
+			if (an_loop_text(t, r, i, 0, text, sizeof(text)))
+				printf("  R%-5" PRIu32 " item %" PRIu32
+				       ": %s\n",
+				       r, i, text);
+	}
 }
 
 static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
@@ -304,7 +334,7 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 		printf("  R%-5" PRIu32 " (%" PRIu64 " calls) ->", r,
 		       rondo_rule_calls(t, r));
 		for (uint32_t i = 0; i < len; i++)
-			dump_symbol(&body[i]);
+			dump_symbol(t, r, i, &body[i]);
 		printf("\n");
 	}
 	printf("rank groups:\n");
@@ -318,6 +348,7 @@ static void dump_grammar(const rondo_trace *t, char **buf, size_t *size)
 			       ? "  (calls lost with the end of the file)"
 			       : "");
 	}
+	dump_merged(t);
 }
 
 /* Applies the options that need the trace; CLI_EXIT_OK or a failure

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "matrix.h"
 #include "sat.h"
 #include "stats.h"
 
@@ -179,6 +180,51 @@ static void info_precision(const rondo_trace *t)
 		       p, merged, merged == 1 ? "" : "s", 100 - p);
 }
 
+/* The calls the program made, when loops were merged: each merged loop
+ * counted at its loops' exact mean (an_rule_mult's sums), not at the
+ * count the grammar keeps; UINT64_MAX when out of memory. */
+static uint64_t info_sum_calls(const rondo_trace *t)
+{
+	uint32_t nsig = rondo_sig_count(t);
+	uint64_t *mult = malloc(sizeof(*mult) * (nsig + 1)), calls = 0;
+	uint64_t *work = malloc(sizeof(*work) * (rondo_rule_count(t) + 1));
+
+	for (uint32_t g = 0; mult && work && g < rondo_group_count(t); g++) {
+		uint64_t n = 0;
+
+		an_rule_mult(t, rondo_group_root(t, g), 1, mult, work);
+		for (uint32_t s = 0; s < nsig; s++)
+			n = sat_add(n, mult[s]);
+		calls = sat_add(calls, sat_mul(n, rondo_group_size(t, g)));
+	}
+	if (!mult || !work)
+		calls = UINT64_MAX;
+	free(mult);
+	free(work);
+	return calls;
+}
+
+static void info_calls(const rondo_trace *t, uint64_t calls)
+{
+	char num[32], kept[32];
+	uint64_t sums;
+
+	/* the same: no sums to count with (the section damaged) */
+	if (!info_merged(t) || (sums = info_sum_calls(t)) == UINT64_MAX ||
+	    sums == calls) {
+		printf("calls        %s%s\n",
+		       cli_count(num, sizeof(num), calls),
+		       info_merged(t) ? " (about: merged loops run their "
+					"mean count)"
+				      : "");
+		return;
+	}
+	printf("calls        %s (merged loops at their exact sums; %s as "
+	       "the grammar expands them, each at its kept count)\n",
+	       cli_count(num, sizeof(num), sums),
+	       cli_count(kept, sizeof(kept), calls));
+}
+
 /* The timing mode and its error bound; ranks that fell back. */
 static void info_timing(const rondo_trace *t)
 {
@@ -219,7 +265,6 @@ int cmd_info(int argc, char **argv)
 					     {0, 0, 0, 0}};
 	rondo_trace *t;
 	uint64_t calls = 0;
-	char num[24];
 	unsigned major, minor;
 	int c;
 
@@ -244,9 +289,7 @@ int cmd_info(int argc, char **argv)
 		printf("%-12s %s\n", i ? "" : "damage",
 		       rondo_trace_damage(t, i));
 	printf("ranks        %" PRIu32 "\n", rondo_rank_count(t));
-	printf("calls        %s%s\n", cli_count(num, sizeof(num), calls),
-	       info_merged(t) ? " (about: merged loops run their mean count)"
-			      : "");
+	info_calls(t, calls);
 	printf("functions    %" PRIu32 "\n", rondo_func_count(t));
 	printf("signatures   %" PRIu32 "\n", rondo_sig_count(t));
 	printf("rules        %" PRIu32 " (%" PRIu64 " symbols)\n",

@@ -113,12 +113,19 @@ int cmd_proxy(int argc, char **argv)
 		fprintf(stderr,
 			"rondo: wrote %s: %u rule%s, %u call signatures of %u "
 			"functions, %u rank group%s; %llu wildcard receive%s "
-			"posted as matched, %llu read ahead at run time\n",
+			"posted as matched, %llu read ahead at run time%s%s\n",
 			outpath, rep.rules, rep.rules == 1 ? "" : "s", rep.sigs,
 			rep.funcs, rep.groups, rep.groups == 1 ? "" : "s",
 			(unsigned long long)rep.wild_matched,
 			rep.wild_matched == 1 ? "" : "s",
-			(unsigned long long)rep.wild_ahead);
+			(unsigned long long)rep.wild_ahead,
+			!rep.merged	  ? ""
+			: rep.merged_kept ? "; merged loops run their kept "
+					    "counts (the proxy reads ahead, "
+					    "its draws could not follow)"
+					  : "; merged loops run counts drawn "
+					    "from their histograms (--seed)",
+			"");
 	free(def);
 	rondo_trace_free(t);
 	return r == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;

@@ -896,9 +896,26 @@ static int rule_label(const struct tree *tr, uint32_t rule, int utf8, char *buf,
 		   func_of(tr, tr->last_sig[rule]));
 }
 
+int tree_site(const struct tree *tr, uint32_t n, uint32_t *rule, uint32_t *pos)
+{
+	const struct node *d;
+
+	if (!tr || n >= tr->nnodes)
+		return RONDO_E_RANGE;
+	d = &tr->node[n];
+	if ((d->kind != TREE_RULE && d->kind != TREE_CALL) ||
+	    d->parent == TREE_NONE)
+		return RONDO_E_RANGE;
+	*rule = node_rule(tr, d->parent);
+	*pos = n - tr->node[d->parent].first;
+	return 0;
+}
+
 int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	       size_t size)
 {
+	rondo_merged_loop h;
+	uint32_t rule, pos;
 	const char *times = utf8 ? "\xc3\x97" : "x"; /* multiplication sign */
 	const struct node *d;
 	int at = 0;
@@ -913,7 +930,12 @@ int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	if (d->kind == TREE_CUT) /* after scissors, or "8<" in ASCII */
 		return put(buf, size, 0, "%s cut short here%s",
 			   utf8 ? "\xe2\x9c\x82" : "8<", group_cut(tr, d->id));
-	if (d->count > 1)
+	if (tree_site(tr, n, &rule, &pos) == 0 &&
+	    rondo_loop_hist(tr->t, rule, pos, &h) == 1) /* merged: its range */
+		at = put(buf, size, 0, "%s%llu%s%llu ", times,
+			 (unsigned long long)h.min, utf8 ? "\xe2\x80\x93" : "-",
+			 (unsigned long long)h.max);
+	else if (d->count > 1)
 		at = put(buf, size, 0, "%s%llu ", times,
 			 (unsigned long long)d->count);
 	if (d->kind == TREE_CALL)

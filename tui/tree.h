@@ -103,6 +103,11 @@ int tree_info(const struct tree *tr, uint32_t n, struct tree_info *out);
 int tree_label(const struct tree *tr, uint32_t n, int utf8, char *buf,
 	       size_t size);
 
+/* Where node n is in the grammar: symbol *pos of rule *rule's body (for
+ * rondo_loop_hist: a merged loop's label reads "×38–43", its range).
+ * Returns 0, or RONDO_E_RANGE for a group, a cut or n out of range. */
+int tree_site(const struct tree *tr, uint32_t n, uint32_t *rule, uint32_t *pos);
+
 /* Opens node n (its children are made the first time), closes it, or
  * toggles it.  A call does not open.  Open and toggle return 0 or
  * RONDO_E_NOMEM (the node stays closed). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "view.h"
 
 /* Columns of the tree pane's figures: calls and time of one run, time in
@@ -561,7 +562,8 @@ static void detail_cut(struct view *v, int y, uint32_t node)
 static void detail_node(struct view *v, int y, uint32_t node)
 {
 	struct tree_info in;
-	char label[512], line[512], calls[24], time[24];
+	char label[512], line[512], calls[24], time[24], text[400];
+	uint32_t rule, pos;
 
 	if (tree_info(v->tree, node, &in) < 0)
 		return;
@@ -586,6 +588,11 @@ static void detail_node(struct view *v, int y, uint32_t node)
 			 "the whole call sequence of these "
 			 "ranks: rule R%u; time: their mean time in MPI",
 			 rondo_group_root(v->t, in.id));
+	else if (tree_site(v->tree, node, &rule, &pos) == 0 &&
+		 an_loop_text(v->t, rule, pos, v->utf8, text, sizeof(text)))
+		snprintf(line, sizeof(line), "merged loop%s%u: %s",
+			 in.kind == TREE_RULE ? " of rule R" : " of s", in.id,
+			 text);
 	else
 		snprintf(
 			line, sizeof(line), "%s of rule R%u%s",

@@ -3,7 +3,7 @@
 proxy it writes, from the files rondo-replay is built of.
 
 A proxy is one C file: rondo-replay's runtime (val.h, match.h, replay.h,
-rt.c, complete.c, match.c), the proxy's own part (proxy.h, proxy_rt.c), and the generated
+rt.c, complete.c, match.c; common/draw.h), the proxy's own part (proxy.h, proxy_rt.c), and the generated
 call function of each MPI function the trace calls (calls.c), with rondo.h's
 kinds of values in place of rondo.h.  Local #includes are dropped (the
 proxy is one file); the system ones are gathered at its top.
@@ -63,7 +63,7 @@ def main():
     system = []
     headers = "".join(strip_includes(src(p), system) for p in
                       ("replay/val.h", "replay/match.h", "replay/replay.h",
-                       "replay/proxy.h"))
+                       "common/draw.h", "replay/proxy.h"))
     runtime = "".join(strip_includes(src(p), system) for p in
                       ("replay/rt.c", "replay/complete.c",
                        "replay/match.c", "replay/proxy_rt.c"))

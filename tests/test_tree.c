@@ -598,6 +598,57 @@ static void test_find_call(rondo_trace *t)
 	tree_free(tr);
 }
 
+/* A loop merged at precision 90 (tests/testtrace.c runs the tracer's
+ * pass): 300 steps of a Barrier, then 38 to 42 times [Send Wait]; its row
+ * reads its range, "x38-42", and tree_site finds its histogram. */
+static void test_merged(void)
+{
+	struct testtrace *tt = tt_create(1);
+	uint32_t f_barrier = tt_func(tt, "MPI_Barrier", NULL);
+	uint32_t f_send = tt_func(tt, "MPI_Send", "dest", NULL);
+	uint32_t f_wait = tt_func(tt, "MPI_Wait", NULL);
+	uint32_t b = one_sig(tt, f_barrier, INT64_MIN);
+	uint32_t snd = one_sig(tt, f_send, 1),
+		 w = one_sig(tt, f_wait, INT64_MIN);
+	struct fmt_buf file = {0};
+	struct tree *tr;
+	rondo_trace *t;
+	rondo_merged_loop h;
+	uint32_t row, rule, pos;
+
+	for (uint32_t k = 0; k < 300; k++) {
+		tt_call(tt, 0, b, 1, 10);
+		for (uint32_t i = 0; i < 38 + (k * 7 + k / 3) % 5; i++) {
+			tt_call(tt, 0, snd, 1, 10);
+			tt_call(tt, 0, w, 1, 10);
+		}
+	}
+	tt_precision(tt, 90);
+	t = tt_open(tt, &file, 0);
+	tt_free(tt);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	tr = tree_create(t);
+	CHECK(tr != NULL);
+	/* open the group, then each loop row until the merged one shows */
+	for (uint32_t r = 0; tr && r < tree_rows(tr) && r < 8; r++)
+		CHECK(tree_open(tr, tree_row_node(tr, r)) == 0);
+	row = tr ? row_of(tr, "x38-42 [ MPI_Send, MPI_Wait ]") : TREE_NONE;
+	CHECKF(row != TREE_NONE, "no merged row; row 1: %s",
+	       tr ? label(tr, 1) : "");
+	if (row != TREE_NONE) {
+		CHECK(tree_site(tr, tree_row_node(tr, row), &rule, &pos) == 0);
+		CHECK(rondo_loop_hist(t, rule, pos, &h) == 1 && h.min == 38 &&
+		      h.max == 42 && h.loops == 300);
+	}
+	CHECK(!tr || tree_site(tr, tree_row_node(tr, 0), &rule, &pos) ==
+			     RONDO_E_RANGE); /* a group */
+	tree_free(tr);
+	rondo_trace_free(t);
+	fmt_buf_free(&file);
+}
+
 int main(void)
 {
 	struct fmt_buf file = {0}, cut = {0};
@@ -617,5 +668,6 @@ int main(void)
 	fmt_buf_free(&cut);
 	test_cut_forms();
 	test_heaviest();
+	test_merged();
 	return check_done("test_tree");
 }

@@ -8,14 +8,13 @@
  * histogram's contents (draw_key: not its ranks, so a sender's loop and
  * its receiver's, merged into histograms of equal counts, draw alike) and
  * k only.  The draws of one histogram are a low-discrepancy sequence:
- * golden-ratio steps from a start the seed and the key give, so k draws
+ * golden-ratio steps (a Weyl sequence) from a start the seed and the key give, so k draws
  * spread over the counts as the program's loops did and their total stays
  * near the histogram's exact sum.
  */
 #ifndef RONDO_DRAW_H
 #define RONDO_DRAW_H
 
-#include <math.h>
 #include <stdint.h>
 
 /* Bin of a histogram: n loops ran lo to hi times. */
@@ -53,9 +52,10 @@ static inline uint64_t draw_count(uint64_t seed, uint64_t key, uint64_t k,
 				  const struct draw_bin *b, uint32_t nbins,
 				  uint64_t n, uint64_t kept)
 {
-	double u = (double)(draw_mix(seed ^ key) >> 11) * 0x1p-53 +
-		   fmod((double)k * 0.6180339887498949, 1.0);
-	double x = (u - floor(u)) * (double)n;
+	/* a Weyl sequence: the golden ratio's fraction, times 2^64, added
+	 * k times to the start (no libm: proxies link without -lm) */
+	uint64_t u = draw_mix(seed ^ key) + k * 0x9e3779b97f4a7c15ull;
+	double x = (double)(u >> 11) * 0x1p-53 * (double)n;
 
 	for (uint32_t i = 0; n && i < nbins; i++) {
 		uint64_t v;

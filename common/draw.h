@@ -8,9 +8,9 @@
  * histogram's contents (draw_key: not its ranks, so a sender's loop and
  * its receiver's, merged into histograms of equal counts, draw alike) and
  * k only.  The draws of one histogram are a low-discrepancy sequence:
- * golden-ratio steps (a Weyl sequence) from a start the seed and the key give, so k draws
- * spread over the counts as the program's loops did and their total stays
- * near the histogram's exact sum.
+ * golden-ratio steps (a Weyl sequence) from a start the seed and the key
+ * give, so k draws spread over the counts as the program's loops did and
+ * their total stays near the histogram's exact sum.
  */
 #ifndef RONDO_DRAW_H
 #define RONDO_DRAW_H

@@ -258,7 +258,6 @@ static int iter_timed(const rondo_trace *t, uint32_t rank, rondo_iter *it)
 {
 	const struct fmt_timing *tm = &t->timing;
 
-	it->t = t;
 	it->timed = 1;
 	it->ntimed = t->ttimed[rank];
 	it->offset = tm->offset[rank];

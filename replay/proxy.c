@@ -126,8 +126,9 @@ struct gen {
 	struct site **sites; /* by rule: by body position, or NULL */
 	uint64_t budget;
 	struct rp_names names;
-	int ahead; /* some wildcard's match is read ahead at run time */
-	int drawn; /* merged loops run px_draw's counts */
+	int ahead;	 /* some wildcard's match is read ahead at run time */
+	int drawn;	 /* merged loops run px_draw's counts */
+	uint32_t nhists; /* merged loops' histograms */
 	int err;
 };
 
@@ -518,6 +519,7 @@ static int wildcards(struct gen *G, struct rp_proxy_report *rep)
 	 * follows the grammar as data, at their kept counts */
 	while (rondo_merged_info(G->t, rep->merged, NULL) == 0)
 		rep->merged++;
+	G->nhists = rep->merged;
 	G->drawn = rep->merged > 0 && !G->ahead;
 	rep->merged_kept = rep->merged > 0 && G->ahead;
 	return G->err;
@@ -1039,11 +1041,13 @@ static void put_group_gaps(struct gen *G)
 }
 
 /* px_hists: the merged loops' histograms, when the rule functions draw
- * their counts. */
+ * their counts; their draw keys computed as librondo computes them. */
 static void put_hists(struct gen *G)
 {
-	uint32_t n = 0, nb = 0, p = rondo_precision(G->t, NULL), first = 0;
+	uint32_t n = G->nhists, first = 0;
 	struct draw_bin *b = NULL;
+	uint64_t *key = NULL;
+	int failed;
 
 	if (!G->drawn) {
 		put(G, "\n/* No merged loop whose count is drawn. */\n"
@@ -1052,44 +1056,52 @@ static void put_hists(struct gen *G)
 		       "const uint32_t px_nhists = 0;\n");
 		return;
 	}
-	while (rondo_merged_info(G->t, n, NULL) == 0)
-		n++;
+	key = malloc(sizeof(*key) * n);
+	failed = !key;
 	putf(G,
 	     "\n/* The merged loops' histograms (precision %u): {lo, hi, "
 	     "loops} */\nconst struct draw_bin px_hist_bins[] = {",
-	     p);
-	for (uint32_t h = 0; h < n && !G->err; h++)
-		for (uint32_t k = 0;; k++) {
-			uint64_t lo, hi, m;
-
-			if (rondo_merged_bin(G->t, h, k, &lo, &hi, &m) < 0)
-				break;
-			putf(G, "%s{%llu, %llu, %llu}", sep(nb++, 4),
-			     (unsigned long long)lo, (unsigned long long)hi,
-			     (unsigned long long)m);
-		}
-	put(G, "\n};\n/* {draw key, loops, first bin, bins} */\n"
-	       "const struct px_hist px_hists[] = {");
-	b = malloc(sizeof(*b) * (nb + 1));
-	if (!b) {
-		G->err = RONDO_E_NOMEM;
-		return;
-	}
-	for (uint32_t h = 0; h < n; h++) {
+	     rondo_precision(G->t, NULL));
+	for (uint32_t h = 0; !failed && h < n; h++) {
 		rondo_merged_loop x;
-		uint32_t k = 0;
+		struct draw_bin *nb;
 
 		rondo_merged_info(G->t, h, &x);
-		for (; k < x.nbins; k++)
+		nb = realloc(b, sizeof(*b) * (x.nbins + 1));
+		failed = !nb;
+		if (failed)
+			break;
+		b = nb;
+		for (uint32_t k = 0; k < x.nbins; k++) {
 			rondo_merged_bin(G->t, h, k, &b[k].lo, &b[k].hi,
 					 &b[k].n);
-		putf(G, "%s{%lluu, %llu, %u, %u}", sep(h, 2),
-		     (unsigned long long)draw_key(x.loops, x.sum, x.min, x.max,
-						  b, x.nbins),
-		     (unsigned long long)x.loops, first, x.nbins);
+			putf(G, "%s{%llu, %llu, %llu}", sep(first + k, 4),
+			     (unsigned long long)b[k].lo,
+			     (unsigned long long)b[k].hi,
+			     (unsigned long long)b[k].n);
+		}
+		key[h] = draw_key(x.loops, x.sum, x.min, x.max, b, x.nbins);
 		first += x.nbins;
 	}
 	free(b);
+	if (failed) {
+		free(key);
+		G->err = RONDO_E_NOMEM;
+		return;
+	}
+	put(G, "\n};\n/* {draw key, loops, first bin, bins} */\n"
+	       "const struct px_hist px_hists[] = {");
+	first = 0;
+	for (uint32_t h = 0; h < n; h++) {
+		rondo_merged_loop x;
+
+		rondo_merged_info(G->t, h, &x);
+		putf(G, "%s{%lluu, %llu, %u, %u}", sep(h, 2),
+		     (unsigned long long)key[h], (unsigned long long)x.loops,
+		     first, x.nbins);
+		first += x.nbins;
+	}
+	free(key);
 	putf(G, "\n};\nconst uint32_t px_nhists = %u;\n", n);
 }
 

@@ -283,13 +283,14 @@ static int dump_rank(const rondo_trace *t, uint32_t rank, struct dump_sel *sel,
 static void dump_symbol(const rondo_trace *t, uint32_t rule, uint32_t pos,
 			const rondo_sym *s)
 {
+	int merged = rondo_loop_hist(t, rule, pos, NULL) == 1;
+
 	if (RONDO_SYM_IS_RULE(s->sym))
 		printf(" R%" PRIu32, RONDO_SYM_ID(s->sym));
 	else
 		printf(" s%" PRIu32, s->sym);
-	if (s->count > 1 || rondo_loop_hist(t, rule, pos, NULL) == 1)
-		printf("^%" PRIu64 "%s", s->count,
-		       rondo_loop_hist(t, rule, pos, NULL) == 1 ? "~" : "");
+	if (s->count > 1 || merged)
+		printf("^%" PRIu64 "%s", s->count, merged ? "~" : "");
 }
 
 /* The merged loops (precision below 100): where each is, and its counts'

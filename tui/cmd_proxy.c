@@ -113,7 +113,7 @@ int cmd_proxy(int argc, char **argv)
 		fprintf(stderr,
 			"rondo: wrote %s: %u rule%s, %u call signatures of %u "
 			"functions, %u rank group%s; %llu wildcard receive%s "
-			"posted as matched, %llu read ahead at run time%s%s\n",
+			"posted as matched, %llu read ahead at run time%s\n",
 			outpath, rep.rules, rep.rules == 1 ? "" : "s", rep.sigs,
 			rep.funcs, rep.groups, rep.groups == 1 ? "" : "s",
 			(unsigned long long)rep.wild_matched,
@@ -124,8 +124,7 @@ int cmd_proxy(int argc, char **argv)
 					    "counts (the proxy reads ahead, "
 					    "its draws could not follow)"
 					  : "; merged loops run counts drawn "
-					    "from their histograms (--seed)",
-			"");
+					    "from their histograms (--seed)");
 	free(def);
 	rondo_trace_free(t);
 	return r == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;

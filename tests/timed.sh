@@ -48,6 +48,9 @@ grep -q "^late: 4 ranks" "$tmp/late.out" && [ -s "$t" ] ||
 after=$(awk '/tag=11/ { print $3; exit }' "$tmp/sends")
 window=$(awk '/tag=10/ { e = $4 } /tag=11/ { printf "%.9f", (e + $3) / 2; exit }' "$tmp/sends")
 next=$(awk -v a="$after" 'BEGIN { printf "%.9f", a + 1e-9 }')
+# the tag-11 sends that read back starting at that very ns: one, or more
+# where monotone starts (issue 24) put a call's start at the next one's
+at_after=$(awk -v a="$after" '/tag=11/ && $3 == a { n++ } END { print n + 0 }' "$tmp/sends")
 [ -n "$after" ] && [ -n "$window" ] ||
 	{ echo "FAIL: no sends of tag 10 and 11 on rank 0: $(head -20 "$tmp/sends")"; exit 1; }
 
@@ -124,13 +127,15 @@ expect_exit 0 "$rondo" matrix --from "$after" --csv - "$t"
 printf 'src,dst,messages,bytes\n0,1,7,56\n' | cmp -s - "$tmp/out" ||
 	fail "matrix --from $after (the first send's start): $(cat "$tmp/out")"
 expect_exit 0 "$rondo" matrix --from "$next" --csv - "$t"
-printf 'src,dst,messages,bytes\n0,1,6,48\n' | cmp -s - "$tmp/out" ||
+printf 'src,dst,messages,bytes\n0,1,%d,%d\n' $((7 - at_after)) $((8 * (7 - at_after))) |
+	cmp -s - "$tmp/out" ||
 	fail "matrix --from $next (1 ns after the first send's start): $(cat "$tmp/out")"
 expect_exit 0 "$rondo" matrix --from "$window" --to "$after" --csv - "$t"
 [ "$(cat "$tmp/out")" = "src,dst,messages,bytes" ] ||
 	fail "matrix --from $window --to $after: $(cat "$tmp/out")"
 expect_exit 0 "$rondo" matrix --from "$window" --to "$next" --csv - "$t"
-printf 'src,dst,messages,bytes\n0,1,1,8\n' | cmp -s - "$tmp/out" ||
+printf 'src,dst,messages,bytes\n0,1,%d,%d\n' "$at_after" $((8 * at_after)) |
+	cmp -s - "$tmp/out" ||
 	fail "matrix --from $window --to $next: $(cat "$tmp/out")"
 expect_exit 0 "$rondo" matrix --from "$window" --to 1000 --tag 11 --csv - --wide "$t"
 printf 'src,0,1,2,3\n0,0,7,0,0\n1,0,0,0,0\n2,0,0,0,0\n3,0,0,0,0\n' |

@@ -769,6 +769,74 @@ static int pair_cmp(const void *a, const void *b)
 	return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
+/* v times num/den (num < den), rounded up or down. */
+static uint64_t scale(uint64_t v, uint64_t num, uint64_t den, int up)
+{
+	double x = (double)v * ((double)num / (double)den);
+
+	return v && up ? (uint64_t)x + 1 : (uint64_t)x;
+}
+
+/* One rank's waits: its receives' late senders and its sends' late
+ * receivers, their sums and their bounds. */
+struct rank_waits {
+	uint64_t val, err;
+	uint64_t val_cap, err_cap; /* what they scale to, or 0 */
+};
+
+/* A rank waited at most its time in MPI.  Each call's duration read back
+ * is never short, so at a large base the waits of many calls, and more
+ * so their bounds, can add up past it: a rank's waits are scaled down to
+ * its time in MPI (from the per-rank times, kept within 1/128), and their
+ * bounds to that time too.  Traces without per-rank times keep the
+ * per-call caps alone. */
+static int waits_rank_caps(const rondo_trace *t, struct an_waits *out)
+{
+	uint32_t nr = rondo_rank_count(t);
+	struct rank_waits *rw = calloc((size_t)nr + 1, sizeof(*rw));
+	uint64_t mpi;
+
+	if (!rw)
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < out->n; i++) {
+		const struct an_wait_pair *p = &out->pairs[i];
+
+		if (p->dst < nr) {
+			rw[p->dst].val = sat_add(rw[p->dst].val, p->ls_ns);
+			rw[p->dst].err = sat_add(rw[p->dst].err, p->ls_err_ns);
+		}
+		if (p->src < nr) {
+			rw[p->src].val = sat_add(rw[p->src].val, p->lr_ns);
+			rw[p->src].err = sat_add(rw[p->src].err, p->lr_err_ns);
+		}
+	}
+	for (uint32_t r = 0; r < nr; r++) {
+		if (rondo_rank_mpi_time(t, r, &mpi) < 0)
+			continue;
+		mpi = sat_add(mpi, mpi / 128 + 1);
+		rw[r].val_cap = rw[r].val > mpi ? mpi : 0;
+		rw[r].err_cap = rw[r].err > mpi ? mpi : 0;
+	}
+	for (uint32_t i = 0; i < out->n; i++) {
+		struct an_wait_pair *p = &out->pairs[i];
+		const struct rank_waits *d = &rw[p->dst < nr ? p->dst : nr];
+		const struct rank_waits *s = &rw[p->src < nr ? p->src : nr];
+
+		if (d->val_cap)
+			p->ls_ns = scale(p->ls_ns, d->val_cap, d->val, 0);
+		if (d->err_cap)
+			p->ls_err_ns =
+				scale(p->ls_err_ns, d->err_cap, d->err, 1);
+		if (s->val_cap)
+			p->lr_ns = scale(p->lr_ns, s->val_cap, s->val, 0);
+		if (s->err_cap)
+			p->lr_err_ns =
+				scale(p->lr_err_ns, s->err_cap, s->err, 1);
+	}
+	free(rw);
+	return 0;
+}
+
 int an_waits(const rondo_trace *t, struct an_waits *out)
 {
 	struct waits w;
@@ -778,6 +846,7 @@ int an_waits(const rondo_trace *t, struct an_waits *out)
 	out->base = w.b.base;
 	out->untimed = w.b.untimed;
 	rc = waits_end(&w, rc);
+	rc = rc ? rc : waits_rank_caps(t, out);
 	if (rc < 0) {
 		an_waits_free(out);
 		return rc;

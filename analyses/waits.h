@@ -16,8 +16,11 @@
  * figure below comes with the bound of its error, from the spans the
  * times were read over, and capped by what the figure can be: a wait is
  * never below 0 nor longer than the call that waited (its duration as
- * read back, never short).  So a bound never exceeds the time the
- * waiting calls took, however large the base.
+ * read back, never short); and one rank's waits (late senders on its
+ * receives, late receivers on its sends), and their bounds, each add up
+ * to no more than its time in MPI (from the per-rank times, within
+ * 1/128), scaled down to it where they read more.  So a bound never
+ * exceeds the time the waiting calls took, however large the base.
  *
  * Functions that can fail return 0 or a negative RONDO_E_* code; nothing
  * here prints or exits.

@@ -10,10 +10,13 @@
 
 rondo_arg an_arg(const rondo_trace *t, uint32_t s, const char *name)
 {
-	rondo_arg a;
+	rondo_arg a, v;
 
 	rondo_sig_param(t, s, name, &a);
-	return a;
+	/* a value merged at the precision: the one standing for them (as
+	 * written, when its histogram is lost) */
+	rondo_arg_merged(t, &a, &v, NULL);
+	return v;
 }
 
 int an_is_const(const rondo_trace *t, const rondo_arg *a, const char *name)
@@ -102,32 +105,17 @@ static size_t put(char *buf, size_t size, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n >= size ? size - 1 : at + (size_t)n;
 }
 
-int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
-		 char *buf, size_t size)
+/* Histogram h's bins after buf[0..at): " 38 x62, 39 x150...". */
+static size_t bins_text(const rondo_trace *t, const rondo_merged_loop *h,
+			int utf8, char *buf, size_t size, size_t at)
 {
 	const char *x = utf8 ? "\xc3\x97" : "x",
 		   *to = utf8 ? "\xe2\x80\x93" : "-";
-	const rondo_sym *body;
-	rondo_merged_loop h;
-	uint32_t len;
-	size_t at = 0;
 
-	if (size)
-		buf[0] = '\0';
-	if (!size || rondo_loop_hist(t, rule, pos, &h) != 1 ||
-	    rondo_rule_body(t, rule, &body, &len) < 0 || pos >= len)
-		return 0;
-	at = put(buf, size, at,
-		 "%" PRIu64 " loop%s of %" PRIu64 "%s%" PRIu64
-		 " repeats, mean %.2f (kept %" PRIu64 "), min at rank %" PRIu32
-		 ", max at rank %" PRIu32 ":",
-		 h.loops, h.loops == 1 ? "" : "s", h.min, to, h.max,
-		 h.loops ? (double)h.sum / (double)h.loops : 0.0,
-		 body[pos].count, h.min_rank, h.max_rank);
-	for (uint32_t k = 0; k < h.nbins; k++) {
+	for (uint32_t k = 0; k < h->nbins; k++) {
 		uint64_t lo, hi, n;
 
-		if (rondo_merged_bin(t, h.id, k, &lo, &hi, &n) < 0)
+		if (rondo_merged_bin(t, h->id, k, &lo, &hi, &n) < 0)
 			break;
 		if (lo == hi)
 			at = put(buf, size, at, "%s %" PRIu64 " %s%" PRIu64,
@@ -137,5 +125,58 @@ int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
 				 "%s %" PRIu64 "%s%" PRIu64 " %s%" PRIu64,
 				 k ? "," : "", lo, to, hi, x, n);
 	}
+	return at;
+}
+
+/* Histogram h as text: "N <noun>s of LO-HI<unit>, mean M (<kept> K), min
+ * at rank R, max at rank S:" and its bins. */
+static void hist_text(const rondo_trace *t, const rondo_merged_loop *h,
+		      const char *noun, const char *unit, const char *kept,
+		      int64_t k, int utf8, char *buf, size_t size)
+{
+	const char *to = utf8 ? "\xe2\x80\x93" : "-";
+	size_t at = put(buf, size, 0,
+			"%" PRIu64 " %s%s of %" PRIu64 "%s%" PRIu64
+			"%s, mean %.2f (%s %" PRId64 "), min at rank %" PRIu32
+			", max at rank %" PRIu32 ":",
+			h->loops, noun, h->loops == 1 ? "" : "s", h->min, to,
+			h->max, unit,
+			h->loops ? (double)h->sum / (double)h->loops : 0.0,
+			kept, k, h->min_rank, h->max_rank);
+
+	bins_text(t, h, utf8, buf, size, at);
+}
+
+int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
+		 char *buf, size_t size)
+{
+	const rondo_sym *body;
+	rondo_merged_loop h;
+	uint32_t len;
+
+	if (size)
+		buf[0] = '\0';
+	if (!size || rondo_loop_hist(t, rule, pos, &h) != 1 ||
+	    rondo_rule_body(t, rule, &body, &len) < 0 || pos >= len)
+		return 0;
+	hist_text(t, &h, "loop", " repeats", "kept", (int64_t)body[pos].count,
+		  utf8, buf, size);
+	return 1;
+}
+
+int an_value_text(const rondo_trace *t, uint32_t sig, uint32_t arg, int utf8,
+		  char *buf, size_t size)
+{
+	rondo_merged_loop h;
+	rondo_arg a, v;
+
+	if (size)
+		buf[0] = '\0';
+	if (!size || rondo_sig_arg(t, sig, arg, &a) < 0 ||
+	    rondo_arg_merged(t, &a, &v, &h) != 1)
+		return 0;
+	hist_text(t, &h, "call", "", "written",
+		  v.wire == RONDO_WIRE_UINT ? (int64_t)v.u : v.i, utf8, buf,
+		  size);
 	return 1;
 }

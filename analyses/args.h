@@ -37,6 +37,13 @@ uint32_t an_req_id(const rondo_arg *a);
 int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
 		 char *buf, size_t size);
 
+/* The same for argument `arg` of signature `sig` when it is a value
+ * merged at the precision (rondo_arg_merged): "16000 calls of 64-78, mean
+ * 70.84 (written 71), min at rank 0, max at rank 1: 64 x2000, ...".
+ * Returns 1, or 0 (buf "") when it is not one. */
+int an_value_text(const rondo_trace *t, uint32_t sig, uint32_t arg, int utf8,
+		  char *buf, size_t size);
+
 /* The values of a point-to-point or completion call, by what they do
  * (a NULL value where the function has none): a Sendrecv's send and
  * receive sides, a Send's send side, a Recv's receive side. */

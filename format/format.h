@@ -516,13 +516,17 @@ void fmt_groupgaps_free(struct fmt_groupgaps *g);
  * ranges [lo, hi] of values (lo = hi for a value kept exactly) in
  * increasing order, not overlapping, their counts summing to n. */
 #define FMT_HIST_COUNT 0 /* a loop's repeat count */
+/* an integer argument's value (a count, a size, a displacement): signatures
+ * equal but for it are one, whose argument is a value of kind MERGED naming
+ * the histogram (from 1.13); no site names it */
+#define FMT_HIST_PARAM 1
 
 struct fmt_hbin {
 	uint64_t lo, hi, n;
 };
 
 struct fmt_hist {
-	uint32_t kind; /* FMT_HIST_COUNT */
+	uint32_t kind; /* FMT_HIST_COUNT or FMT_HIST_PARAM */
 	uint32_t min_rank, max_rank;
 	uint32_t nbins;
 	uint64_t n, sum, min, max;

@@ -70,7 +70,7 @@ static int hist_read(struct fmt_cur *c, struct fmt_hist *x, uint32_t nranks)
 {
 	size_t at = c->pos;
 	uint64_t span, d, w, next, total = 0;
-	int rc = get_below(c, FMT_HIST_COUNT + 1, &x->kind, "histogram kind");
+	int rc = get_below(c, FMT_HIST_PARAM + 1, &x->kind, "histogram kind");
 
 	rc = rc ? rc : fmt_get_uvarint(c, &x->n);
 	rc = rc ? rc : fmt_get_uvarint(c, &x->sum);
@@ -158,6 +158,10 @@ int fmt_hists_decode(struct fmt_hists *h, const uint8_t *p, size_t n,
 			s->pos = (uint32_t)pos;
 		}
 		rc = rc ? rc : get_below(&cur, h->n, &s->hist, "histogram");
+		if (!rc && h->h[s->hist].kind != FMT_HIST_COUNT)
+			rc = fmt_cur_fail(&cur, RONDO_E_CORRUPT, at,
+					  "a site of a histogram of values, "
+					  "not of loop counts");
 		if (!rc)
 			h->nsites = i + 1;
 	}

@@ -62,7 +62,7 @@ extern "C" {
  * newer major version are refused; newer minor versions are read, and
  * sections this library does not know are skipped. */
 #define RONDO_FORMAT_MAJOR 1
-#define RONDO_FORMAT_MINOR 12
+#define RONDO_FORMAT_MINOR 13
 
 /** Returns RONDO_VERSION_NUMBER of the library actually linked. */
 RONDO_API unsigned rondo_version_number(void);
@@ -263,6 +263,10 @@ enum rondo_kind {
 				      INT) */
 	RONDO_ARG_VARY = 26,	   /* a value that differs by rank: a slot of
 				the per-rank values (rondo_arg_at_rank) */
+	RONDO_ARG_MERGED = 27,	   /* list: values merged at a precision below
+				      100 % (rondo_arg_merged): a histogram's
+				      id (kind INT), then the value that
+				      stands for them (its own kind) */
 	RONDO_ARG_KIND_COUNT
 };
 
@@ -378,7 +382,9 @@ RONDO_API int rondo_rank_lost(const rondo_trace *t, uint32_t rank);
  * whose repeat counts differ by at most (100 - precision) % may have been
  * merged, each then running its mean count in the grammar, and *merged
  * (may be NULL) is the number of merged loops (histograms of their
- * counts), 0 when nothing was. */
+ * counts), 0 when nothing was; and signatures equal but for counts or
+ * displacements within it (rondo_arg_merged; rondo_merged_info() of
+ * each histogram says which kind it is). */
 RONDO_API uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged);
 
 /** A merged loop's counts: the histogram of the repeat counts the loops
@@ -390,7 +396,25 @@ typedef struct rondo_merged_loop {
 	uint64_t sum;	   /* the repeats they ran in all, exact */
 	uint64_t min, max; /* the fewest and most repeats of one loop */
 	uint32_t min_rank, max_rank; /* the first rank seen with each */
+	uint32_t kind; /* RONDO_MERGED_LOOP, or RONDO_MERGED_VALUE: the
+			  values of an argument (rondo_arg_merged), loops
+			  then counting the calls, sum their values */
 } rondo_merged_loop;
+
+#define RONDO_MERGED_LOOP  0
+#define RONDO_MERGED_VALUE 1
+
+/** Whether argument value `a` is a value merged at the precision (kind
+ * RONDO_ARG_MERGED: signatures equal but for a count or a displacement
+ * within the precision were made one): 1, with *value (may be NULL) the
+ * value that stands for them (their mean, rounded, within the precision
+ * of each; its own kind, RONDO_ARG_INT) and *h (may be NULL) the
+ * histogram of the values the calls had; 0 when it is not one (*value is
+ * then a); RONDO_E_CORRUPT for a MERGED value that names no histogram of
+ * values (the hists section damaged: *value is then the value written,
+ * or a itself when that cannot be read). */
+RONDO_API int rondo_arg_merged(const rondo_trace *t, const rondo_arg *a,
+			       rondo_arg *value, rondo_merged_loop *h);
 
 /** Whether symbol `pos` of rule `rule`'s body is a merged loop: 1 and *h
  * set (h may be NULL), its count in the grammar being what the loops

@@ -260,6 +260,23 @@ static void format_value(struct out *o, const struct fctx *c,
 			out_printf(o, "rankval#%" PRIu64, a->u);
 		return;
 	}
+	case RONDO_ARG_MERGED: { /* ~the standing value[the range] */
+		rondo_arg v;
+		rondo_merged_loop h;
+
+		int rc = rondo_arg_merged(c->t, a, &v, &h);
+
+		if (v.kind == RONDO_ARG_MERGED) /* unreadable: generic */
+			break;
+		out_printf(o, "~");
+		format_value(o, c, &v);
+		if (rc == 1)
+			out_printf(o, "[%" PRIu64 "-%" PRIu64 "]", h.min,
+				   h.max);
+		else /* its histogram lost with a damaged section */
+			out_printf(o, "[?]");
+		return;
+	}
 	case RONDO_ARG_INT:
 	case RONDO_ARG_RANK:
 	case RONDO_ARG_TAG:

@@ -218,11 +218,13 @@ uint32_t rondo_precision(const rondo_trace *t, uint32_t *merged)
 	char *end;
 	unsigned long p = v ? strtoul(v, &end, 10) : 100;
 
-	if (merged) /* the section's, or the writer's word when it is lost */
-		*merged = t->hists.n ? t->hists.n
-			  : m && !strncmp(m, "loop counts: ", 13)
-				  ? (uint32_t)strtoul(m + 13, NULL, 10)
-				  : 0;
+	if (merged) { /* the section's, or the writer's word when lost */
+		*merged = 0;
+		for (uint32_t i = 0; i < t->hists.n; i++)
+			*merged += t->hists.h[i].kind == FMT_HIST_COUNT;
+		if (!t->hists.n && m && !strncmp(m, "loop counts: ", 13))
+			*merged = (uint32_t)strtoul(m + 13, NULL, 10);
+	}
 	if (t->hists.n)
 		return t->hists.precision;
 	return v && *v && !*end && p < 100 ? (uint32_t)p : 100;
@@ -241,7 +243,31 @@ static void merged_set(const rondo_trace *t, const struct fmt_hist *h,
 		.max = h->max,
 		.min_rank = h->min_rank,
 		.max_rank = h->max_rank,
+		.kind = h->kind == FMT_HIST_PARAM ? RONDO_MERGED_VALUE
+						  : RONDO_MERGED_LOOP,
 	};
+}
+
+int rondo_arg_merged(const rondo_trace *t, const rondo_arg *a, rondo_arg *value,
+		     rondo_merged_loop *h)
+{
+	rondo_arg id, v;
+
+	if (value)
+		*value = a ? *a : (rondo_arg){0};
+	if (!t || !t->opened || !a || a->kind != RONDO_ARG_MERGED)
+		return 0;
+	if (a->wire != RONDO_WIRE_LIST || a->n != 2 ||
+	    rondo_arg_elem(a, 0, &id) < 0 || rondo_arg_elem(a, 1, &v) < 0 ||
+	    id.wire != RONDO_WIRE_UINT)
+		return RONDO_E_CORRUPT;
+	if (value)
+		*value = v;
+	if (id.u >= t->hists.n || t->hists.h[id.u].kind != FMT_HIST_PARAM)
+		return RONDO_E_CORRUPT;
+	if (h)
+		merged_set(t, &t->hists.h[id.u], h);
+	return 1;
 }
 
 int rondo_loop_hist(const rondo_trace *t, uint32_t rule, uint32_t pos,

@@ -194,8 +194,8 @@ static const char *trace_spared(uint32_t type)
 	case FMT_SEC_TIMING: return "per-call times not shown";
 	case FMT_SEC_TOPOLOGY: return "Cartesian topologies not shown";
 	case FMT_SEC_HISTS:
-		return "the counts of merged loops not shown (each runs its "
-		       "kept count)";
+		return "merged loops' counts and merged values not shown "
+		       "(loops run their kept count, values as written)";
 	case FMT_SEC_INDEX:
 		return "nothing lost (it repeats the section table)";
 	default: return "nothing lost (this version does not read it)";

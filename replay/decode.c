@@ -20,6 +20,17 @@ static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 	memset(v, 0, sizeof *v);
 	if (rondo_arg_at_rank(t, in, rank, &a) < 0)
 		a = *in;
+	if (a.kind == RONDO_ARG_MERGED) { /* merged at the precision */
+		rondo_merged_loop h;
+		rondo_arg m = a;
+
+		if (rondo_arg_merged(t, &m, &a, &h) == 1 && raw == 2) {
+			/* a receive's count: room for what is sent */
+			a.wire = RONDO_WIRE_UINT;
+			a.u = h.max;
+		}
+		raw = raw == 2 ? 0 : raw;
+	}
 	v->kind = a.kind;
 	v->i = a.wire == RONDO_WIRE_UINT ? (int64_t)a.u : a.i;
 	switch (a.kind) {
@@ -78,6 +89,27 @@ void rp_vals_free(struct rp_val *v, uint32_t n)
 	free(v);
 }
 
+/* Whether argument k of sig is the count of a receive: merged at the
+ * precision, it is replayed as the most of its values, so that no
+ * message sent with the value written for its own merged values is
+ * longer than the receive. */
+static int recv_count(const rondo_trace *t, uint32_t sig, uint32_t k)
+{
+	uint32_t f = rondo_sig_func(t, sig);
+	const char *fn = rondo_func_name(t, f),
+		   *pn = rondo_func_param_name(t, f, k);
+
+	if (!fn || !pn)
+		return 0;
+	if (!strncmp(pn, "recv", 4))
+		return 1;
+	return !strcmp(pn, "count") &&
+	       (!strcmp(fn, "MPI_Recv") || !strcmp(fn, "MPI_Irecv") ||
+		!strcmp(fn, "MPI_Recv_init") || !strcmp(fn, "MPI_Mrecv") ||
+		!strcmp(fn, "MPI_Imrecv") || !strcmp(fn, "MPI_Precv_init") ||
+		!strcmp(fn, "MPI_Sendrecv_replace"));
+}
+
 int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 		  struct rp_val **v, uint32_t *nargs)
 {
@@ -92,7 +124,11 @@ int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 		return RONDO_E_NOMEM;
 	for (uint32_t k = 0; k < n; k++)
 		if (rondo_sig_arg(t, sig, k, &a) == 0 &&
-		    decode(t, rank, &a, known ? &cm : NULL, 0, &(*v)[k]) < 0)
+		    decode(t, rank, &a, known ? &cm : NULL,
+			   a.kind == RONDO_ARG_MERGED && recv_count(t, sig, k)
+				   ? 2
+				   : 0,
+			   &(*v)[k]) < 0)
 			return RONDO_E_NOMEM;
 	return 0;
 }

@@ -160,7 +160,7 @@ at=$(offset "$tmp/p1000.rondo" hists)
 flip "$tmp/p1000.rondo" "$tmp/flip.rondo" $((at + 9))
 "$rondo" info "$tmp/flip.rondo" >"$tmp/f.info" 2>"$tmp/f.err" ||
 	fail "info of a damaged hists section: status $?"
-grep -q "section 'hists' damaged (checksum mismatch): the counts of merged loops not shown (each runs its kept count)" "$tmp/f.err" ||
+grep -q "section 'hists' damaged (checksum mismatch): merged loops' counts and merged values not shown (loops run their kept count, values as written)" "$tmp/f.err" ||
 	fail "damaged hists: $(cat "$tmp/f.err")"
 grep -q "^precision    90%: 2 loops whose counts differ" "$tmp/f.info" ||
 	fail "damaged hists: $(grep precision "$tmp/f.info")"

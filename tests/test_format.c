@@ -804,11 +804,25 @@ static void test_hists_bad(void)
 		{FMT_HIST_COUNT, 1, 3, 1, 10, 398, 38, 42, wide}};
 	struct fmt_hist h3[] = {
 		{FMT_HIST_COUNT, 4, 3, 3, 10, 398, 38, 42, fh_b0}};
-	struct fmt_hists bad[] = {{90, 2, fh_h, 2, past},
-				  {90, 1, h1, 1, fh_s},
-				  {90, 1, h2, 1, fh_s},
-				  {90, 1, h3, 1, fh_s},
-				  {100, 2, fh_h, 3, fh_s}};
+	/* a site naming a histogram of values; a kind not known */
+	struct fmt_hist h4[] = {
+		{FMT_HIST_PARAM, 1, 3, 3, 10, 398, 38, 42, fh_b0}};
+	struct fmt_hist h5[] = {
+		{FMT_HIST_PARAM + 1, 1, 3, 3, 10, 398, 38, 42, fh_b0}};
+	struct fmt_hists bad[] = {{90, 2, fh_h, 2, past},  {90, 1, h1, 1, fh_s},
+				  {90, 1, h2, 1, fh_s},	   {90, 1, h3, 1, fh_s},
+				  {100, 2, fh_h, 3, fh_s}, {90, 1, h4, 1, fh_s},
+				  {90, 1, h5, 0, fh_s}};
+	struct fmt_hists good = {90, 1, h4, 0, fh_s}; /* values: no site */
+	struct fmt_hists got;
+	struct fmt_buf gb = {0};
+	struct fmt_err ge = {0};
+
+	fmt_hists_encode(&gb, &good);
+	CHECK(fmt_hists_decode(&got, gb.data, gb.len, &fh_g, 4, &ge) == 0 &&
+	      got.n == 1 && got.h[0].kind == FMT_HIST_PARAM && got.nsites == 0);
+	fmt_hists_free(&got);
+	fmt_buf_free(&gb);
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct fmt_buf b = {0};

@@ -5,7 +5,10 @@
  * merged loop run its histogram's mean, rounded; the histograms must
  * count every loop run, sum its counts exactly and name the ranks of the
  * extremes; the grammar must stop growing with the time steps; and the
- * section must read back as it was written.
+ * section must read back as it was written.  And signatures equal but
+ * for their counts (tracer/params.c): which merge at a precision, the
+ * value written for them, their histograms, the renumbering, rules made
+ * one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include "check.h"
 #include "format.h"
 #include "grammar.h"
+#include "params.h"
 #include "precision.h"
 
 enum { A, B, C, D, E, NTERM };
@@ -310,7 +314,7 @@ static void test_converge(uint32_t steps)
 
 	job_make(&j, &s, 1, 0);
 	CHECK(j.g.first[j.g.nrules] > steps / 4); /* lossless: it grows */
-	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, &h) == 0);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, 0, &h) == 0);
 	CHECKF(h.n == 1, "%u histograms", h.n);
 	if (h.n == 1) {
 		CHECK(h.h[0].n == steps && h.h[0].sum == j.sum_n[0]);
@@ -345,7 +349,8 @@ static void test_unchanged(uint32_t precision)
 
 	job_make(&j, &s, 1, 0);
 	fmt_grammar_encode(&before, &j.g);
-	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, &h) == 0);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, 0, &h) ==
+	      0);
 	CHECK(h.n == 0 && h.nsites == 0 && h.precision == precision);
 	fmt_grammar_encode(&after, &j.g);
 	CHECK(before.len == after.len &&
@@ -368,7 +373,7 @@ static void test_ranks(void)
 	const struct fmt_hist *lo = NULL, *hi = NULL;
 
 	job_make(&j, s, 3, 1);
-	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, &h) == 0);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, 90, 0, &h) == 0);
 	CHECKF(h.n == 2, "%u histograms", h.n);
 	for (uint32_t i = 0; i < h.n; i++)
 		if (h.h[i].min == 38)
@@ -420,7 +425,8 @@ static void test_nested(uint32_t precision)
 	uint64_t u = 0;
 
 	job_make(&j, &s, 1, 0);
-	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, &h) == 0);
+	CHECK(precision_apply(&j.g, &j.rm, &j.gg, NTERM, precision, 0, &h) ==
+	      0);
 	CHECKF(h.n == 2, "%u histograms", h.n);
 	for (uint32_t i = 0; i < h.n; i++)
 		if (h.h[i].min >= 38)
@@ -448,6 +454,163 @@ static void test_nested(uint32_t precision)
 	job_free(&j);
 }
 
+/* An MPI_Isend signature's arguments into b. */
+static void isend(struct fmt_buf *b, int64_t count, int64_t tag, uint64_t req)
+{
+	fmt_arg_put_list(b, RONDO_ARG_BUFFER, 2);
+	fmt_arg_put_uint(b, RONDO_ARG_INT, 0);
+	fmt_arg_put_sint(b, RONDO_ARG_INT, 0);
+	fmt_arg_put_sint(b, RONDO_ARG_INT, count);
+	fmt_arg_put_uint(b, RONDO_ARG_CONST, 3); /* a datatype */
+	fmt_arg_put_sint(b, RONDO_ARG_RANK_REL, 1);
+	fmt_arg_put_sint(b, RONDO_ARG_TAG, tag);
+	fmt_arg_put_uint(b, RONDO_ARG_CONST, 0); /* a communicator */
+	fmt_arg_put_uint(b, RONDO_ARG_REQUEST, req);
+}
+
+/* Argument k of sig as a value. */
+static rondo_arg arg_of(const struct fmt_sig *sig, uint32_t k)
+{
+	struct fmt_cur c;
+	rondo_arg a = {0};
+
+	fmt_cur_init(&c, sig->args, sig->len, NULL, NULL);
+	for (uint32_t i = 0; i <= k; i++)
+		if (fmt_arg_get(&c, &a) < 0)
+			memset(&a, 0, sizeof(a));
+	return a;
+}
+
+/* Merged argument a: its histogram and its value written. */
+static int merged_of(rondo_arg a, uint64_t *hist, int64_t *value)
+{
+	struct fmt_cur c;
+	rondo_arg h, v;
+
+	if (a.kind != RONDO_ARG_MERGED || a.wire != RONDO_WIRE_LIST || a.n != 2)
+		return 0;
+	fmt_cur_init(&c, a.data, a.size, NULL, NULL);
+	if (fmt_arg_get(&c, &h) < 0 || fmt_arg_get(&c, &v) < 0 ||
+	    h.kind != RONDO_ARG_INT || v.kind != RONDO_ARG_INT)
+		return 0;
+	*hist = h.u;
+	*value = v.i;
+	return 1;
+}
+
+static void test_params(void)
+{
+	static const char *const isend_p[] = {
+		"buf", "count", "datatype", "dest", "tag", "comm", "request"};
+	static const unsigned char isend_o[] = {0, 0, 0, 0, 0, 0, 1};
+	static const char *const wait_p[] = {"count", "array_of_requests",
+					     "array_of_statuses"};
+	static const unsigned char wait_o[] = {0, 1, 1};
+	struct fmt_func funcs[2] = {
+		{(char *)(uintptr_t) "MPI_Isend", 7,
+		 (char **)(uintptr_t)isend_p, (uint8_t *)(uintptr_t)isend_o},
+		{(char *)(uintptr_t) "MPI_Waitall", 3,
+		 (char **)(uintptr_t)wait_p, (uint8_t *)(uintptr_t)wait_o}};
+	/* sig: count, tag, request; 0 tag for the Waitalls' counts */
+	static const int64_t v[9][3] = {{64, 0, 0},  {66, 0, 0},  {70, 0, 0},
+					{100, 0, 0}, {104, 0, 0}, {64, 1, 0},
+					{4, -1, 0},  {5, -1, 0},  {65, 0, 1}};
+	static const uint64_t calls[9] = {10, 20, 10, 5, 5, 1, 1, 1, 1};
+	static const uint32_t first[9] = {0, 1, 2, 0, 3, 0, 0, 0, 0};
+	static const uint32_t to90[9] = {0, 0, 0, 1, 1, 2, 3, 4, 5};
+	struct fmt_buf b[9] = {{0}};
+	struct fmt_sig sig[9];
+	struct fmt_cst cst = {9, malloc(sizeof(sig)), NULL};
+	struct params_plan pl;
+	struct fmt_hists hs = {0};
+	uint64_t h;
+	int64_t w;
+
+	for (int s = 0; s < 9; s++) {
+		if (v[s][1] < 0) {
+			fmt_arg_put_sint(&b[s], RONDO_ARG_INT, v[s][0]);
+			fmt_arg_put_list(&b[s], RONDO_ARG_ARRAY, 0);
+			fmt_arg_put_list(&b[s], RONDO_ARG_ARRAY, 0);
+		} else {
+			isend(&b[s], v[s][0], v[s][1], (uint64_t)v[s][2]);
+		}
+		sig[s] = (struct fmt_sig){v[s][1] < 0, v[s][1] < 0 ? 3 : 7,
+					  (uint32_t)b[s].len, b[s].data};
+	}
+	CHECK(cst.sig != NULL);
+	memcpy(cst.sig, sig, sizeof(sig)); /* params_write frees it */
+	/* at 90: {64, 66, 70} and {100, 104}; the other tag, the other
+	 * request and the Waitalls' counts stay as they are */
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 90) == 0);
+	CHECK(pl.nclasses == 2 && pl.nmerged == 5 && pl.nnew == 6);
+	CHECK(pl.nvalues == 50);
+	for (int s = 0; s < 9; s++)
+		CHECKF(pl.to[s] == to90[s], "sig %d to %u", s, pl.to[s]);
+	/* a loop histogram and its site, which the values' go before */
+	hs.n = 1;
+	hs.h = calloc(1, sizeof(*hs.h));
+	hs.nsites = 1;
+	hs.site = calloc(1, sizeof(*hs.site));
+	CHECK(hs.h && hs.site);
+	CHECK(params_write(&pl, &cst, &hs) == 0);
+	CHECK(cst.n == 6 && hs.n == 3 && hs.site[0].hist == 2);
+	/* (64 x10 + 66 x20 + 70 x10) / 40 = 66.5: 67 */
+	CHECK(merged_of(arg_of(&cst.sig[0], 1), &h, &w) && h == 0 && w == 67);
+	CHECK(hs.h[0].kind == FMT_HIST_PARAM && hs.h[0].n == 40 &&
+	      hs.h[0].sum == 2660 && hs.h[0].min == 64 && hs.h[0].max == 70 &&
+	      hs.h[0].min_rank == 0 && hs.h[0].max_rank == 2 &&
+	      hs.h[0].nbins == 3 && hs.h[0].bin[1].lo == 66 &&
+	      hs.h[0].bin[1].n == 20);
+	CHECK(merged_of(arg_of(&cst.sig[1], 1), &h, &w) && h == 1 && w == 102);
+	CHECK(hs.h[1].n == 10 && hs.h[1].sum == 1020 && hs.h[1].max_rank == 3);
+	/* the other arguments as they were; the others whole */
+	CHECK(arg_of(&cst.sig[0], 4).i == 0 && arg_of(&cst.sig[0], 6).u == 0);
+	CHECK(cst.sig[2].len == b[5].len &&
+	      !memcmp(cst.sig[2].args, b[5].data, b[5].len));
+	CHECK(arg_of(&cst.sig[4], 0).i == 5 && cst.sig[4].func == 1);
+	free(cst.sig);
+	params_free(&pl);
+	fmt_hists_free(&hs);
+
+	/* at 0 all counts of a shape are one: their mean, 73.6: 74 */
+	cst = (struct fmt_cst){9, malloc(sizeof(sig)), NULL};
+	CHECK(cst.sig != NULL);
+	memcpy(cst.sig, sig, sizeof(sig));
+	memset(&hs, 0, sizeof(hs));
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 0) == 0);
+	CHECK(pl.nclasses == 1 && pl.nnew == 5);
+	CHECK(params_write(&pl, &cst, &hs) == 0);
+	CHECK(merged_of(arg_of(&cst.sig[0], 1), &h, &w) && w == 74);
+	free(cst.sig);
+	params_free(&pl);
+	fmt_hists_free(&hs);
+
+	/* at 99 nothing is within */
+	cst = (struct fmt_cst){9, sig, NULL};
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 99) == 0);
+	CHECK(pl.nclasses == 0);
+	params_free(&pl);
+	for (int s = 0; s < 9; s++)
+		fmt_buf_free(&b[s]);
+
+	/* rules alike once their calls are: R1 is R0, R2 names R0 twice */
+	{
+		uint32_t first_r[4] = {0, 2, 4, 6}, canon[3];
+		rondo_sym body[6] = {{0, 0, 1},
+				     {1, 0, 1},
+				     {0, 0, 1},
+				     {1, 0, 1},
+				     {RONDO_SYM_RULE | 0, 0, 2},
+				     {RONDO_SYM_RULE | 1, 0, 3}};
+		struct fmt_grammar g = {3, first_r, body};
+
+		CHECK(params_same_rules(&g, canon) == 1);
+		CHECK(canon[0] == 0 && canon[1] == 0 && canon[2] == 2);
+		CHECK(body[5].sym == (RONDO_SYM_RULE | 0) &&
+		      body[5].count == 3);
+	}
+}
+
 int main(void)
 {
 	test_converge(200);
@@ -458,5 +621,6 @@ int main(void)
 	test_ranks();
 	test_nested(90);
 	test_nested(0);
+	test_params();
 	return check_done("test_precision");
 }

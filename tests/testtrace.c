@@ -486,7 +486,7 @@ int tt_finish_patched(struct testtrace *tt, struct fmt_writer *w, int future,
 	rc = tt_merge(tt, &all, &rm, &tm);
 	if (rc == 0 && tt->precision && tt->precision < PRECISION_LOSSLESS)
 		rc = precision_apply(&all, &rm, &gg, tt->cst.n, tt->precision,
-				     &hs);
+				     0, &hs);
 	fmt_meta_encode(&b[0], &tt->meta);
 	fmt_funcs_encode(&b[1], &tt->funcs);
 	fmt_consts_encode(&b[2], &tt->consts);

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "job.h"
 #include "merge.h"
+#include "params.h"
 #include "precision.h"
 #include "rankvals.h"
 #include "reshape.h"
@@ -351,30 +352,283 @@ static void job_offsets(const struct job *j, struct fmt_timing *tm)
 			tm->offset[r] -= j->ref + (j->skew ? j->skew[r] : 0);
 }
 
+/* An entry of a rank's times, or of a group's gaps, renumbered. */
+struct sigval {
+	uint32_t sig;
+	uint64_t calls, ns;
+};
+
+static int sigval_cmp(const void *a, const void *b)
+{
+	const struct sigval *x = a, *y = b;
+
+	return (x->sig > y->sig) - (x->sig < y->sig);
+}
+
+/* Sorts v[0..n-1] by signature and adds up the entries of one: returns
+ * how many are left. */
+static size_t sigval_sum(struct sigval *v, size_t n)
+{
+	size_t d = 0;
+
+	qsort(v, n, sizeof(*v), sigval_cmp);
+	for (size_t k = 0; k < n; k++)
+		if (d && v[d - 1].sig == v[k].sig) {
+			v[d - 1].calls += v[k].calls;
+			v[d - 1].ns += v[k].ns;
+		} else {
+			v[d++] = v[k];
+		}
+	return d;
+}
+
+/* Each rank's times renumbered by `to` into *out (its own arrays): the
+ * times of signatures merged into one added up (each kept within 1/128,
+ * and their sum again). */
+static int ranktime_renumber(const struct fmt_ranktime *in, const uint32_t *to,
+			     struct fmt_ranktime *out)
+{
+	uint32_t nr = in->nranks;
+	uint64_t total = in->at[nr], k = 0;
+	struct sigval *v = malloc(sizeof(*v) * (total + 1));
+
+	memset(out, 0, sizeof(*out));
+	out->nranks = nr;
+	out->at = malloc(sizeof(*out->at) * ((size_t)nr + 1));
+	out->list = malloc(sizeof(*out->list) * ((size_t)nr + 1));
+	out->sig = malloc(sizeof(*out->sig) * (total + 1));
+	out->code = malloc(sizeof(*out->code) * (total + 1));
+	if (!v || !out->at || !out->list || !out->sig || !out->code) {
+		free(v);
+		fmt_ranktime_free(out);
+		return -1;
+	}
+	out->at[0] = 0;
+	for (uint32_t r = 0; r < nr; r++) {
+		uint64_t n = in->at[r + 1] - in->at[r], from = in->list[r];
+		size_t d;
+
+		for (uint64_t i = 0; i < n; i++)
+			v[i] = (struct sigval){
+				to[in->sig[from + i]], 0,
+				fmt_time_value(in->code[from + i])};
+		d = sigval_sum(v, (size_t)n);
+		out->list[r] = k;
+		for (size_t i = 0; i < d; i++, k++) {
+			out->sig[k] = v[i].sig;
+			out->code[k] = fmt_time_code(v[i].ns);
+		}
+		out->at[r + 1] = k;
+	}
+	free(v);
+	return 0;
+}
+
+/* The groups' gaps renumbered by `to`, in place. */
+static int groupgaps_renumber(struct fmt_groupgaps *gg, const uint32_t *to)
+{
+	uint64_t k = 0;
+	struct sigval *v;
+
+	if (!gg->n)
+		return 0;
+	v = malloc(sizeof(*v) * (gg->at[gg->n] + 1));
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < gg->n; i++) {
+		uint64_t from = gg->at[i], n = gg->at[i + 1] - from;
+		size_t d;
+
+		for (uint64_t q = 0; q < n; q++)
+			v[q] = (struct sigval){to[gg->e[from + q].sig],
+					       gg->e[from + q].calls,
+					       gg->e[from + q].ns};
+		d = sigval_sum(v, (size_t)n);
+		gg->at[i] = k;
+		for (size_t q = 0; q < d; q++, k++)
+			gg->e[k] = (struct fmt_gapent){v[q].sig, v[q].calls,
+						       v[q].ns};
+	}
+	gg->at[gg->n] = k;
+	free(v);
+	return 0;
+}
+
+/* The groups' gaps once their roots are canon's: groups that are now one
+ * added up.  0 or -1 (gg as it was). */
+static int groupgaps_roots(struct fmt_groupgaps *gg, const uint32_t *canon)
+{
+	uint32_t n = gg->n, ng = 0;
+	uint64_t total = n ? gg->at[n] : 0, k = 0;
+	struct sigval *v = malloc(sizeof(*v) * (total + 1));
+	struct sigval *ord = malloc(sizeof(*ord) * ((size_t)n + 1));
+	uint32_t *root = malloc(sizeof(*root) * ((size_t)n + 1));
+	uint64_t *at = malloc(sizeof(*at) * ((size_t)n + 2));
+	struct fmt_gapent *e = malloc(sizeof(*e) * (total + 1));
+
+	if (!v || !ord || !root || !at || !e) {
+		free(v);
+		free(ord);
+		free(root);
+		free(at);
+		free(e);
+		return -1;
+	}
+	/* the groups by new root (sig: the root; calls: the group) */
+	for (uint32_t i = 0; i < n; i++)
+		ord[i] = (struct sigval){canon[gg->root[i]], i, 0};
+	qsort(ord, n, sizeof(*ord), sigval_cmp);
+	at[0] = 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		size_t m = 0, d;
+
+		for (j = i; j < n && ord[j].sig == ord[i].sig; j++)
+			for (uint64_t q = gg->at[ord[j].calls];
+			     q < gg->at[ord[j].calls + 1]; q++)
+				v[m++] = (struct sigval){gg->e[q].sig,
+							 gg->e[q].calls,
+							 gg->e[q].ns};
+		d = sigval_sum(v, m);
+		for (size_t q = 0; q < d; q++)
+			e[k++] = (struct fmt_gapent){v[q].sig, v[q].calls,
+						     v[q].ns};
+		root[ng++] = ord[i].sig;
+		at[ng] = k;
+	}
+	free(v);
+	free(ord);
+	free(gg->root);
+	free(gg->at);
+	free(gg->e);
+	gg->root = root;
+	gg->at = at;
+	gg->e = e;
+	gg->n = ng;
+	return 0;
+}
+
+/* What the merge of signatures at the precision renumbers (params.h). */
+struct job_params {
+	struct params_plan plan;
+	rondo_stat *stat, *gap; /* by new id */
+	struct fmt_ranktime times;
+	int own_times;
+};
+
+static void job_params_free(struct job_params *jp)
+{
+	params_free(&jp->plan);
+	free(jp->stat);
+	free(jp->gap);
+	if (jp->own_times)
+		fmt_ranktime_free(&jp->times);
+}
+
+/* Signatures equal but for counts and displacements within the precision
+ * made one (params.h): the grammar's calls, the statistics, the ranks'
+ * times and the groups' gaps renumbered.  Returns 0: jp->plan.nclasses
+ * is 0 when nothing was merged (none to merge, or memory short: all is
+ * then as it was, lossless). */
+static int job_params(const struct job *j, const struct fmt_cst *cst,
+		      const struct fmt_funcs *funcs, const rondo_stat *stat,
+		      const rondo_stat *gap, struct fmt_grammar *g,
+		      struct fmt_rankmap *rm, struct fmt_groupgaps *gg,
+		      struct fmt_ranktime *times, struct job_params *jp)
+{
+	uint32_t n = cst->n, *first = malloc(sizeof(*first) * (n + 1)), *canon;
+	uint64_t *calls = malloc(sizeof(*calls) * (n + 1));
+	const uint32_t *to;
+	int rc = -1;
+
+	memset(jp, 0, sizeof(*jp));
+	if (!first || !calls)
+		goto out;
+	for (uint32_t s = 0; s < n; s++)
+		calls[s] = stat[s].count;
+	if (params_first_ranks(g, rm, n, first) < 0 ||
+	    params_plan(&jp->plan, cst, funcs->f, funcs->n, calls, first,
+			100 - j->tolerance) < 0)
+		goto out;
+	rc = 0;
+	if (!jp->plan.nclasses)
+		goto out;
+	rc = -1;
+	to = jp->plan.to;
+	jp->stat = calloc(jp->plan.nnew + 1, sizeof(*jp->stat));
+	jp->gap = calloc(jp->plan.nnew + 1, sizeof(*jp->gap));
+	if (!jp->stat || !jp->gap ||
+	    (times->nranks && ranktime_renumber(times, to, &jp->times) < 0))
+		goto out;
+	jp->own_times = times->nranks != 0;
+	/* from here on nothing fails but the gaps' one allocation, first */
+	if (groupgaps_renumber(gg, to) < 0)
+		goto out;
+	if (jp->own_times)
+		*times = jp->times;
+	for (uint32_t s = 0; s < n; s++) {
+		merge_stat_add(&jp->stat[to[s]], &stat[s]);
+		merge_stat_add(&jp->gap[to[s]], &gap[s]);
+	}
+	for (uint64_t k = 0; k < g->first[g->nrules]; k++)
+		if (!RONDO_SYM_IS_RULE(g->body[k].sym) && g->body[k].sym < n)
+			g->body[k].sym = to[g->body[k].sym];
+	/* rules that are now alike are one, and so may groups be; the
+	 * calls are as they were if that cannot be done */
+	canon = malloc(sizeof(*canon) * ((size_t)g->nrules + 1));
+	if (canon && params_same_rules(g, canon) > 0 &&
+	    groupgaps_roots(gg, canon) == 0)
+		for (uint64_t k = 0; k < rm->map.first[rm->map.nrules]; k++)
+			if (!RONDO_SYM_IS_RULE(rm->map.body[k].sym))
+				rm->map.body[k].sym =
+					canon[rm->map.body[k].sym];
+	free(canon);
+	rc = 0;
+out:
+	free(first);
+	free(calls);
+	if (rc) { /* kept lossless */
+		job_params_free(jp);
+		memset(jp, 0, sizeof(*jp));
+	}
+	return 0;
+}
 /* The metadata of a precision below 100 %: `precision` the percentage,
  * `merged` what was merged (FORMAT.md, "hists"). */
 static void job_meta_precision(struct fmt_meta *m, uint32_t tolerance,
-			       const struct fmt_hists *hs, int timed)
+			       const struct fmt_hists *hs,
+			       const struct params_plan *pp, int timed)
 {
-	char buf[160];
+	char buf[320];
 	uint64_t runs = 0;
+	uint32_t loops = 0;
+	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%u", 100 - tolerance);
 	job_meta_add(m, "precision", buf);
 	for (uint32_t i = 0; i < hs->n; i++)
-		runs += hs->h[i].n;
+		if (hs->h[i].kind == FMT_HIST_COUNT) {
+			runs += hs->h[i].n;
+			loops++;
+		}
 	if (timed)
-		snprintf(buf, sizeof(buf),
-			 "nothing: per-call times are kept, call by call");
-	else if (!hs->nsites)
-		snprintf(buf, sizeof(buf),
-			 "nothing: no loop counts within %u %% of each other",
-			 tolerance);
-	else
-		snprintf(buf, sizeof(buf),
-			 "loop counts: %u histograms at %u places, %" PRIu64
-			 " loop runs",
-			 hs->n, hs->nsites, runs);
+		n = snprintf(buf, sizeof(buf),
+			     "nothing: per-call times are kept, call by call");
+	else if (!loops && !pp->nclasses)
+		n = snprintf(buf, sizeof(buf),
+			     "nothing: no loop counts nor counts or "
+			     "displacements within %u %% of each other",
+			     tolerance);
+	if (!n && loops)
+		n = snprintf(buf, sizeof(buf),
+			     "loop counts: %u histograms at %u places, %" PRIu64
+			     " loop runs",
+			     loops, hs->nsites, runs);
+	if (!timed && pp->nclasses && n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n,
+			 "%scounts and displacements: %u signatures made %u, "
+			 "%u histograms of %" PRIu64 " calls' values",
+			 n ? "; " : "", pp->nmerged, pp->nclasses,
+			 hs->n - loops, pp->nvalues);
 	job_meta_add(m, "merged", buf);
 }
 
@@ -401,6 +655,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	struct fmt_ranksum sum = {0};
 	struct fmt_groupgaps gg = {0};
 	struct fmt_hists hs = {0};
+	struct job_params jp = {0};
 	struct fmt_buf b[16] = {{0}}, bytes = {0}, cbytes = {0}, vbytes = {0};
 	static const uint32_t type[16] = {
 		FMT_SEC_META,	  FMT_SEC_FUNCS,     FMT_SEC_CONSTS,
@@ -433,22 +688,35 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		rc = job_funcs(j->names, &funcs, &cst);
 	if (rc == 0)
 		rc = merge_groupgaps(j->m, &gg) ? -1 : 0;
+	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
+	if (timed)
+		job_offsets(j, &tm);
+	percall = timed && tm.nranks;
+	/* signatures and loop counts merged at the precision asked for;
+	 * never with per-call times, which follow the calls one by one */
+	if (rc == 0 && j->tolerance && !percall) {
+		job_params(j, &cst, &funcs, stat, gap, &g, &rm, &gg, &times,
+			   &jp);
+		if (jp.plan.nclasses) {
+			stat = jp.stat;
+			gap = jp.gap;
+		}
+		if (precision_apply(&g, &rm, &gg,
+				    jp.plan.nclasses ? jp.plan.nnew : all->n,
+				    100 - j->tolerance, jp.plan.nclasses != 0,
+				    &hs) != 0)
+			fmt_hists_free(&hs); /* loops kept lossless */
+		/* the grammar calls the new signatures: they must be */
+		if (jp.plan.nclasses && params_write(&jp.plan, &cst, &hs) != 0)
+			rc = -1;
+	}
 	if (rc == 0 && summed)
 		rc = fmt_ranksum_make(&sum, &times, JOB_EXTREMES,
 				      merge_rank_mpi(j->m))
 			     ? -1
 			     : 0;
-	timed = rc == 0 && merge_timing(j->m, &tm) == 0;
-	if (timed)
-		job_offsets(j, &tm);
-	percall = timed && tm.nranks;
-	/* loop counts merged at the precision asked for; never with
-	 * per-call times, which follow the calls one by one */
-	if (rc == 0 && j->tolerance && !percall &&
-	    precision_apply(&g, &rm, &gg, all->n, 100 - j->tolerance, &hs) != 0)
-		fmt_hists_free(&hs); /* kept lossless */
 	if (rc == 0) {
-		for (uint32_t s = 0; s < all->n; s++) {
+		for (uint32_t s = 0; s < cst.n; s++) {
 			if (stat[s].count)
 				st.st[st.n++] = (struct fmt_stat){s, stat[s]};
 			if (gap[s].count)
@@ -456,7 +724,8 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		}
 		j->meta(&meta, j->ctx);
 		if (j->tolerance)
-			job_meta_precision(&meta, j->tolerance, &hs, percall);
+			job_meta_precision(&meta, j->tolerance, &hs, &jp.plan,
+					   percall);
 		fmt_meta_encode(&b[0], &meta);
 		fmt_funcs_encode(&b[1], &funcs);
 		fmt_consts_encode(&b[2], &consts);
@@ -476,7 +745,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		fmt_rankvals_encode(&b[12], &rv);
 		fmt_sigstats_encode(&b[13], &gs);
 		fmt_groupgaps_encode(&b[14], &gg);
-		if (hs.nsites)
+		if (hs.n)
 			fmt_hists_encode(&b[15], &hs);
 	}
 	/* what the calls need first, per-call times last: a file cut short
@@ -492,7 +761,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 				     (i == 11 && !timed) ||
 				     (i == 12 && !rv.n) ||
 				     ((i == 13 || i == 14) && !gs.n) ||
-				     (i == 15 && !hs.nsites)
+				     (i == 15 && !hs.n)
 			     ? 0
 			     : fmt_writer_add(w,
 					      i == 8 && summed ? FMT_SEC_RANKSUM
@@ -503,6 +772,7 @@ int job_sections(struct job *j, struct fmt_writer *w)
 	for (int i = 0; i < 16; i++)
 		fmt_buf_free(&b[i]);
 	fmt_hists_free(&hs);
+	job_params_free(&jp);
 	fmt_groupgaps_free(&gg);
 	fmt_rankvals_free(&rv);
 	fmt_ranksum_free(&sum);

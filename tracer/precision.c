@@ -752,53 +752,76 @@ static void prec_free(struct prec *p)
 
 /* The histograms of this pass's classes the output uses (cls.hist,
  * numbered in class order after the earlier passes'), nh in all. */
+int precision_hist(struct fmt_hist *h, uint32_t kind,
+		   const struct precision_val *v, uint32_t n)
+{
+	uint32_t nb = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->kind = kind;
+	h->bin = malloc(sizeof(*h->bin) * ((size_t)n + 1));
+	if (!h->bin)
+		return RONDO_E_NOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct precision_val *e = &v[i];
+
+		if (add_mul(&h->sum, e->v, e->w) < 0 ||
+		    add_mul(&h->n, e->w, 1) < 0)
+			return RONDO_E_RANGE;
+		if (!nb) {
+			h->min = e->v;
+			h->min_rank = e->rank;
+		}
+		h->max = e->v;
+		h->max_rank = e->rank;
+		/* many distinct values: bins of a quarter more than their
+		 * least */
+		if (nb && n > EXACT_BINS &&
+		    e->v - h->bin[nb - 1].lo <= h->bin[nb - 1].lo / 4) {
+			h->bin[nb - 1].hi = e->v;
+			h->bin[nb - 1].n += e->w;
+		} else {
+			h->bin[nb++] = (struct fmt_hbin){e->v, e->v, e->w};
+		}
+	}
+	h->nbins = nb;
+	return 0;
+}
+
 static int hists_make(struct prec *p, uint32_t nh, struct fmt_hists *out)
 {
 	struct fmt_hist *h2 = realloc(out->h, sizeof(*h2) * ((size_t)nh + 1));
+	struct precision_val *v = NULL;
+	int rc = 0;
 
 	if (!h2)
 		return RONDO_E_NOMEM;
 	out->h = h2;
 	memset(&h2[out->n], 0, sizeof(*h2) * (nh - out->n));
 	out->n = nh;
-	for (uint32_t k = p->nfixed; k < p->ncls; k++) {
+	for (uint32_t k = p->nfixed; k < p->ncls && rc == 0; k++) {
 		const struct cls *c = &p->cls[k];
-		struct fmt_hist *h;
-		uint32_t nb = 0, distinct = c->last - c->first;
+		uint32_t distinct = c->last - c->first;
+		struct precision_val *v2;
 
 		if (c->hist == NONE)
 			continue;
-		h = &out->h[c->hist];
-		h->kind = FMT_HIST_COUNT;
-		h->bin = malloc(sizeof(*h->bin) * ((size_t)distinct + 1));
-		if (!h->bin)
-			return RONDO_E_NOMEM;
-		for (uint32_t i = c->first; i < c->last; i++) {
-			const struct ent *e = &p->ent[i];
-
-			if (add_mul(&h->sum, e->c, e->w) < 0 ||
-			    add_mul(&h->n, e->w, 1) < 0)
-				return RONDO_E_RANGE;
-			if (!nb) {
-				h->min = e->c;
-				h->min_rank = e->rank;
-			}
-			h->max = e->c;
-			h->max_rank = e->rank;
-			/* many distinct counts: bins of a quarter more than
-			 * their least */
-			if (nb && distinct > EXACT_BINS &&
-			    e->c - h->bin[nb - 1].lo <= h->bin[nb - 1].lo / 4) {
-				h->bin[nb - 1].hi = e->c;
-				h->bin[nb - 1].n += e->w;
-			} else {
-				h->bin[nb++] =
-					(struct fmt_hbin){e->c, e->c, e->w};
-			}
+		v2 = realloc(v, sizeof(*v) * ((size_t)distinct + 1));
+		if (!v2) {
+			rc = RONDO_E_NOMEM;
+			break;
 		}
-		h->nbins = nb;
+		v = v2;
+		for (uint32_t i = 0; i < distinct; i++) {
+			const struct ent *e = &p->ent[c->first + i];
+
+			v[i] = (struct precision_val){e->c, e->w, e->rank};
+		}
+		rc = precision_hist(&out->h[c->hist], FMT_HIST_COUNT, v,
+				    distinct);
 	}
-	return 0;
+	free(v);
+	return rc;
 }
 
 /* Every group's runs, a separator after each: counted (sink NULL) or
@@ -948,7 +971,8 @@ static int sites(const struct prec *p, struct fmt_hists *out)
  * had, and g, rm and gg are then its output; out gets its histograms. */
 static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		struct fmt_groupgaps *gg, uint32_t nterminals,
-		uint32_t precision, struct fmt_hists *out, int *merged)
+		uint32_t precision, int force, struct fmt_hists *out,
+		int *merged)
 {
 	struct prec p = {.g = g, .nterm = nterminals, .pct = precision};
 	struct group *gr = NULL;
@@ -962,7 +986,7 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 	rc = rc ? rc : rank_groups(rm, nold, &gr, &ng);
 	rc = rc ? rc : all_runs(&p, gr, ng);
 	rc = rc ? rc : classes(&p);
-	if (rc || p.ncls == p.nfixed)
+	if (rc || (p.ncls == p.nfixed && !force))
 		goto done;
 	/* the engine's terminals: calls, rules, classes, separators */
 	if ((uint64_t)nterminals + nold + p.ncls + ng > GRAMMAR_MAX_TERMINAL) {
@@ -984,7 +1008,7 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 	rc = rc ? rc : assemble(&p, &eg, gr, ng, newroot, out);
 	if (!rc && !p.body.s && !(p.body.s = malloc(sizeof(*p.body.s))))
 		rc = RONDO_E_NOMEM;
-	if (rc || out->n == p.nfixed)
+	if (rc || (out->n == p.nfixed && !force))
 		goto done;
 	rc = sites(&p, out);
 	if (rc)
@@ -1002,6 +1026,8 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 done:
 	if (rc || !*merged)
 		hists_cut(out, p.nfixed);
+	if (*merged && out->n == p.nfixed)
+		*merged = 2; /* folded again, nothing new merged */
 	free(newroot);
 	free(gr);
 	fmt_grammar_free(&eg);
@@ -1011,7 +1037,7 @@ done:
 
 int precision_apply(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		    struct fmt_groupgaps *gg, uint32_t nterminals,
-		    uint32_t precision, struct fmt_hists *out)
+		    uint32_t precision, int refold, struct fmt_hists *out)
 {
 	int rc = 0, merged = 1, passes = 0;
 
@@ -1021,9 +1047,10 @@ int precision_apply(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		return 0;
 	for (uint64_t k = 0; k < g->first[g->nrules]; k++)
 		g->body[k].reserved = 0;
-	while (merged && passes < PASSES && rc == 0) {
-		rc = pass(g, rm, gg, nterminals, precision, out, &merged);
-		passes += merged;
+	while (merged == 1 && passes < PASSES && rc == 0) {
+		rc = pass(g, rm, gg, nterminals, precision, refold && !passes,
+			  out, &merged);
+		passes += merged != 0;
 	}
 	if (!passes) {
 		fmt_hists_free(out);

@@ -3,7 +3,8 @@
  * cannot be inferred.
  *
  * Ids come from a pool per creating call signature (the signature without
- * the request: MPI_Irecv from rank 3 with tag 7 into m2+0 is one pool).  A
+ * the request, nor its counts and displacements: MPI_Irecv from rank 3
+ * with tag 7 into m2+0 is one pool, whatever its count).  A
  * request takes the lowest free slot of its pool, and slot k of a pool
  * always has the same id.  So the request a program posts again as soon as
  * the previous one completed (a Waitsome loop re-posting its receives)
@@ -31,6 +32,7 @@
 #include <string.h>
 
 #include "hmap.h"
+#include "params.h"
 #include "runtime.h"
 #include "util.h"
 
@@ -356,6 +358,39 @@ void rec_request_inout(struct rec *r, MPI_Request before, MPI_Request after)
 	name_request(r, before, request_key(before) != request_key(after));
 }
 
+/* The hash of a new request's pool: of the call's arguments before the
+ * request but for its counts and displacements (params_mergeable), so
+ * that calls alike but for their sizes share a pool: their requests, and
+ * the calls that name them (MPI_Waitall), are then alike too, and such
+ * calls merge at a precision below 100 % (params.c).  Only for a call
+ * unlike any before it. */
+static uint64_t pool_hash(uint32_t func, const uint8_t *p, size_t n)
+{
+	const struct rec_func *f = rt_func(func);
+	uint8_t buf[512];
+	size_t len = 0;
+	struct fmt_cur cur;
+	rondo_arg a;
+
+	if (!f || n > sizeof(buf))
+		return record_hash(func, p, n);
+	fmt_cur_init(&cur, p, n, NULL, NULL);
+	for (uint32_t k = 0; cur.pos < n; k++) {
+		size_t at = cur.pos;
+
+		if (fmt_arg_get(&cur, &a) < 0)
+			return record_hash(func, p, n);
+		if (k < f->nparams && a.kind == RONDO_ARG_INT &&
+		    params_mergeable(f->name, f->params[k])) {
+			buf[len++] = 0; /* where it was */
+			continue;
+		}
+		memcpy(buf + len, p + at, cur.pos - at);
+		len += cur.pos - at;
+	}
+	return record_hash(func, buf, len);
+}
+
 void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 		     MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
@@ -383,7 +418,7 @@ void rec_request_new(struct rec *r, MPI_Request h, int kind, int64_t count,
 	t = record_expected(r->func, b->data, b->len, 1);
 	pool = t != NONE ? rt.sig[t].pool : NONE;
 	if (pool == NONE)
-		pool = pool_of(record_hash(r->func, b->data, b->len));
+		pool = pool_of(pool_hash(r->func, b->data, b->len));
 	r->lv->pool = pool;
 	q = req_add(request_key(h), pool, &info);
 	put_request(r, q ? q->id : NONE);

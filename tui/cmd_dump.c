@@ -297,9 +297,25 @@ static void dump_symbol(const rondo_trace *t, uint32_t rule, uint32_t pos,
  * histogram. */
 static void dump_merged(const rondo_trace *t)
 {
-	uint32_t merged = 0, p = rondo_precision(t, &merged);
+	uint32_t merged = 0, p = rondo_precision(t, &merged), head = 0;
 	char text[1024];
 
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++)
+		for (uint32_t a = 0; a < rondo_sig_arg_count(t, s); a++) {
+			const char *name;
+
+			if (!an_value_text(t, s, a, 0, text, sizeof(text)))
+				continue;
+			if (!head++)
+				printf("merged values (precision %" PRIu32
+				       "%%: each ~v[lo-hi] is written v, the "
+				       "mean of the values it stands for):\n",
+				       p);
+			name = rondo_func_param_name(t, rondo_sig_func(t, s),
+						     a);
+			printf("  s%-5" PRIu32 " %s: %s\n", s,
+			       name ? name : "?", text);
+		}
 	if (!merged)
 		return;
 	printf("merged loops (precision %" PRIu32 "%%: each R^n~ runs n "

@@ -161,23 +161,50 @@ static uint32_t info_merged(const rondo_trace *t)
 	return merged;
 }
 
+/* Histograms of values merged at the precision (signatures made one):
+ * how many, and the signatures' arguments they stand for. */
+static uint32_t info_values(const rondo_trace *t, uint64_t *calls)
+{
+	rondo_merged_loop h;
+	uint32_t n = 0;
+
+	*calls = 0;
+	for (uint32_t id = 0; rondo_merged_info(t, id, &h) == 0; id++)
+		if (h.kind == RONDO_MERGED_VALUE) {
+			n++;
+			*calls += h.loops;
+		}
+	return n;
+}
+
 static void info_precision(const rondo_trace *t)
 {
-	uint32_t merged = 0, p = rondo_precision(t, &merged);
+	uint32_t merged = 0, p = rondo_precision(t, &merged), values;
+	uint64_t vcalls;
 
+	values = info_values(t, &vcalls);
 	if (p == 100)
 		printf("precision    100%%: every call as the program made "
 		       "it\n");
-	else if (!merged)
+	else if (!merged && !values)
 		printf("precision    %" PRIu32 "%%: nothing merged, every call "
 		       "as the program made it\n",
 		       p);
-	else
+	else if (merged)
 		printf("precision    %" PRIu32 "%%: %" PRIu32 " loop%s whose "
 		       "counts differ by up to %" PRIu32 "%% merged, each "
 		       "running its mean count (their counts' histograms "
 		       "and sums kept)\n",
 		       p, merged, merged == 1 ? "" : "s", 100 - p);
+	else
+		printf("precision    %" PRIu32 "%%: no loop merged\n", p);
+	if (values)
+		printf("             %" PRIu32 " count%s or displacement%s "
+		       "whose values differ by up to %" PRIu32 "%% merged, in "
+		       "%" PRIu64 " calls, each written as its mean (their "
+		       "histograms and sums kept; rondo dump --grammar)\n",
+		       values, values == 1 ? "" : "s", values == 1 ? "" : "s",
+		       100 - p, vcalls);
 }
 
 /* The calls the program made, when loops were merged: each merged loop

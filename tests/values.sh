@@ -1,0 +1,158 @@
+#!/bin/sh
+# values.sh - counts merged at a precision (RONDO_PRECISION, rondo run
+# --precision): signatures equal but for their counts within the
+# precision made one, on tests/bench/bench_irregular amr (halos whose
+# size drifts from 64 to 127 every few steps) and both (that and a
+# convergence loop), on 2 ranks:
+#  - lossless, the requests of receives and sends alike but for their
+#    sizes share a pool: one MPI_Waitall signature for all the sizes;
+#  - at 90 the halos' counts are merged: rondo info says how many and in
+#    how many calls, the metadata too; rondo dump --grammar prints each as
+#    ~mean[least-most] and lists its histogram; the trace is at least
+#    twice as small as the lossless one at 1000 steps (both: 5 times), and
+#    at 0 it does not grow with the steps (100 and 1000 within 15 %);
+#  - the calls (rondo info) and the statistics' calls per function are
+#    the lossless trace's; the matrix has its messages per pair, and its
+#    bytes within 10 %;
+#  - its section hists damaged, the values read as written: ~71[?];
+#  - rondo-replay of the trace at 90 (100 steps) completes, twice with
+#    --seed 5 the same calls (rondo diff), each pair's bytes within 10 %
+#    of the original's; its proxy (rondo proxy) makes the replay's calls.
+set -u
+. "$(dirname "$0")/lib.sh"
+test_setup
+mpi_setup
+prog="$top_builddir/tests/bench/bench_irregular"
+replay="$top_builddir/replay/rondo-replay"
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# trace NAME MODE STEPS [RUN OPTIONS]: $tmp/NAME.rondo of MODE STEPS.
+trace() {
+	name=$1 mode=$2 steps=$3
+	shift 3
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" "$@" -- \
+		mpirun -np 2 ${san:+-x ASAN_OPTIONS} "$prog" "$mode" "$steps" \
+		>"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		{ echo "FAIL: $name: status $?: $(tail -5 "$tmp/$name.out")"; exit 1; }
+}
+
+bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
+calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }
+# within L P [SHARE]: P within SHARE (0.1) of L
+within() {
+	awk -v l="$1" -v p="$2" -v s="${3:-0.1}" 'BEGIN { d = p - l; if (d < 0) d = -d; exit !(l > 0 && d <= s * l) }'
+}
+
+trace a100 amr 100
+trace l1000 amr 1000
+trace p100 amr 100 --precision 90
+trace p1000 amr 1000 --precision 90
+trace z100 amr 100 --precision 0
+trace z1000 amr 1000 --precision 0
+trace bl1000 both 1000
+trace bp1000 both 1000 --precision 90
+
+# lossless: one pool of requests for every size, so one MPI_Waitall
+"$rondo" dump --grammar "$tmp/l1000.rondo" >"$tmp/l.g" || fail "dump --grammar lossless"
+n=$(grep -c '^  s[0-9]* *MPI_Waitall' "$tmp/l.g")
+[ "$n" -eq 1 ] || fail "lossless amr: $n MPI_Waitall signatures, not 1"
+grep -q '~[0-9]*\[' "$tmp/l.g" && fail "lossless amr has merged values"
+
+"$rondo" info "$tmp/p1000.rondo" >"$tmp/p.info" || fail "info at 90"
+grep -q "^             [0-9]* counts or displacements whose values differ by up to 10% merged, in [0-9]* calls" "$tmp/p.info" ||
+	fail "info at 90: $(grep -A1 '^precision' "$tmp/p.info")"
+grep -q "^  merged       counts and displacements: [0-9]* signatures made [0-9]*, [0-9]* histograms of [0-9]* calls' values" "$tmp/p.info" ||
+	fail "metadata at 90: $(grep merged "$tmp/p.info")"
+"$rondo" dump --grammar "$tmp/p1000.rondo" >"$tmp/p.g" || fail "dump --grammar at 90"
+grep -Eq '^  s[0-9]+ +MPI_Isend\(buf=m[0-9]+\+0, count=~[0-9]+\[[0-9]+-[0-9]+\], datatype=MPI_DOUBLE' "$tmp/p.g" &&
+	grep -q '^merged values (precision 90%' "$tmp/p.g" &&
+	grep -Eq '^  s[0-9]+ +count: [0-9]+ calls of [0-9]+-[0-9]+, mean [0-9.]+ \(written [0-9]+\), min at rank [01], max at rank [01]: [0-9]+ x[0-9]+' "$tmp/p.g" ||
+	fail "dump --grammar at 90: $(head -12 "$tmp/p.g")"
+# each value's histogram within 10 % of its written value
+awk '/^merged values/ { on = 1; next } /^merged loops/ { on = 0 }
+	on && $2 == "count:" { lr = $6; sub(/,$/, "", lr); split(lr, r, "-"); w = $10; sub(/\),$/, "", w)
+		if (r[2] * 90 > r[1] * 110 || w * 0.9 > r[1] || w * 1.1 < r[2]) { print "not within 10 %: " $0; bad = 1 }
+		n++ }
+	END { if (!n) { print "no merged value listed"; bad = 1 }
+		exit bad }' "$tmp/p.g" >"$tmp/why" || fail "$(cat "$tmp/why")"
+
+a=$(bytes p1000) l=$(bytes l1000)
+[ $((a * 2)) -le "$l" ] || fail "amr at 90: $a bytes against $l lossless at 1000 steps"
+a=$(bytes bp1000) l=$(bytes bl1000)
+[ $((a * 5)) -le "$l" ] || fail "both at 90: $a bytes against $l lossless at 1000 steps"
+a=$(bytes z100) b=$(bytes z1000)
+[ $((b * 100)) -le $((a * 115)) ] || fail "amr at 0 grows with the steps: $a bytes at 100, $b at 1000"
+
+# the histograms lost with their section: the values as written, and
+# the matrix the same
+at=$(offset "$tmp/p1000.rondo" hists)
+[ "$at" -gt 0 ] || fail "no section hists in rondo info's list"
+flip "$tmp/p1000.rondo" "$tmp/flip.rondo" $((at + 9))
+"$rondo" dump --grammar "$tmp/flip.rondo" >"$tmp/f.g" 2>"$tmp/f.err" ||
+	fail "dump --grammar of a damaged hists section: status $?"
+grep -q "section 'hists' damaged (checksum mismatch): merged loops' counts and merged values not shown (loops run their kept count, values as written)" "$tmp/f.err" &&
+	grep -Eq '^  s[0-9]+ +MPI_Isend\(buf=m[0-9]+\+0, count=~[0-9]+\[\?\], ' "$tmp/f.g" ||
+	fail "damaged hists: $(cat "$tmp/f.err"; head -8 "$tmp/f.g")"
+"$rondo" matrix --bytes --csv - "$tmp/flip.rondo" >"$tmp/flip.mx" 2>/dev/null &&
+	"$rondo" matrix --bytes --csv - "$tmp/p1000.rondo" >"$tmp/p.mx" &&
+	cmp -s "$tmp/flip.mx" "$tmp/p.mx" ||
+	fail "the matrix without the histograms: $(cat "$tmp/flip.mx")"
+
+# calls exact, statistics exact, the matrix's bytes within 10 %
+[ "$(calls p1000)" = "$(calls l1000)" ] || fail "calls at 90: $(calls p1000), lossless $(calls l1000)"
+"$rondo" stats --csv - "$tmp/l1000.rondo" | cut -d, -f1,3 | sort >"$tmp/l.fn" &&
+	"$rondo" stats --csv - "$tmp/p1000.rondo" | cut -d, -f1,3 | sort >"$tmp/p.fn" ||
+	fail "rondo stats --csv"
+cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
+	fail "calls per function in the statistics differ: $(diff "$tmp/l.fn" "$tmp/p.fn" | head -5)"
+# mxcheck ORIGINAL OTHER WHO: messages per pair the same, bytes within 10 %
+mxcheck() {
+	"$rondo" matrix --bytes --csv - "$tmp/$1.rondo" >"$tmp/$1.mx" &&
+		"$rondo" matrix --bytes --csv - "$tmp/$2.rondo" >"$tmp/$2.mx" ||
+		{ fail "rondo matrix of $1 or $2"; return; }
+	awk -F, -v who="$3" '
+		NR == FNR { if (FNR > 1) { m[$1 "," $2] = $3; b[$1 "," $2] = $4 }; next }
+		FNR > 1 { k = $1 "," $2; seen[k] = 1
+			if (!(k in m)) { printf "%s: %s sent, not in the original\n", who, k; bad = 1; next }
+			if ($3 != m[k]) { printf "%s: %s: %d messages, the original %d\n", who, k, $3, m[k]; bad = 1 }
+			d = $4 - b[k]; if (d < 0) d = -d
+			if (d > 0.1 * b[k]) { printf "%s: %s: %d bytes, the original %d\n", who, k, $4, b[k]; bad = 1 } }
+		END { for (k in m) if (!(k in seen)) { printf "%s: %s missing\n", who, k; bad = 1 }
+		      exit bad }' "$tmp/$1.mx" "$tmp/$2.mx" >"$tmp/why" ||
+		fail "$(cat "$tmp/why")"
+}
+mxcheck l1000 p1000 "matrix at 90"
+
+# replay of the trace at 90, and its proxy
+# replayed NAME PROGRAM [TRACE]: run under the tracer with --seed 5
+replayed() {
+	name=$1 what=$2
+	shift 2
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
+		${san:+-x ASAN_OPTIONS} "$what" --watchdog 60 --compute none \
+		--seed 5 "$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		{ fail "$name: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
+}
+replayed r1 "$replay" "$tmp/p100.rondo" &&
+	replayed r2 "$replay" "$tmp/p100.rondo" && {
+	"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/r2.rondo" >"$tmp/r.diff" 2>&1
+	[ "$(tail -1 "$tmp/r.diff")" = "same communication" ] ||
+		fail "two replays with --seed 5 differ: $(head -12 "$tmp/r.diff")"
+	mxcheck a100 r1 "replay at 90"
+	p="$tmp/p100_proxy"
+	"$rondo" proxy -o "$p.c" "$tmp/p100.rondo" 2>"$tmp/proxy.gen" ||
+		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
+		$MPI_LIBS -lpthread >"$tmp/proxy.cc" 2>&1 ||
+		fail "the proxy at 90 does not compile: $(head -20 "$tmp/proxy.cc")"
+	replayed px "$p" && {
+		"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/px.rondo" >"$tmp/px.diff" 2>&1
+		[ "$(tail -1 "$tmp/px.diff")" = "same communication" ] ||
+			fail "the proxy and the replay differ: $(head -12 "$tmp/px.diff")"
+	}
+}
+
+[ "$fails" -eq 0 ] && echo "PASS: values.sh" || exit 1

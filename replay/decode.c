@@ -21,15 +21,21 @@ static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 	if (rondo_arg_at_rank(t, in, rank, &a) < 0)
 		a = *in;
 	if (a.kind == RONDO_ARG_MERGED) { /* merged at the precision */
-		rondo_merged_loop h;
+		rondo_merged_loop h = {0};
 		rondo_arg m = a;
 
 		if (rondo_arg_merged(t, &m, &a, &h) == 1 && raw == 2) {
 			/* a receive's count: room for what is sent */
 			a.wire = RONDO_WIRE_UINT;
 			a.u = h.max;
+		} else if (h.kind == RONDO_MERGED_VALUE && raw == 3 &&
+			   a.kind == RONDO_ARG_INT) {
+			/* a send's: drawn at each call */
+			v->draw = h.id + 1;
+			v->kept =
+				a.wire == RONDO_WIRE_UINT ? (int64_t)a.u : a.i;
 		}
-		raw = raw == 2 ? 0 : raw;
+		raw = raw >= 2 ? 0 : raw;
 	}
 	v->kind = a.kind;
 	v->i = a.wire == RONDO_WIRE_UINT ? (int64_t)a.u : a.i;
@@ -89,12 +95,23 @@ void rp_vals_free(struct rp_val *v, uint32_t n)
 	free(v);
 }
 
-/* Whether argument k of sig is the count of a receive: merged at the
- * precision, it is replayed as the most of its values, so that no
- * message sent with the value written for its own merged values is
- * longer than the receive. */
-static int recv_count(const rondo_trace *t, uint32_t sig, uint32_t k)
+/* How argument k of sig is replayed when it is a count merged at the
+ * precision: 2, a receive's, as the most of its values, so that no
+ * message sent is longer; 3, a point-to-point send's, drawn from its
+ * histogram at each call (rp_sig_draw: the k-th draw of a histogram is
+ * the same on every rank); 0, the others' (a collective's, which every
+ * rank must pass alike), as written. */
+static int merged_mode(const rondo_trace *t, uint32_t sig, uint32_t k)
 {
+	static const char *const sends[] = {
+		"MPI_Send",	  "MPI_Isend",	    "MPI_Ssend",
+		"MPI_Issend",	  "MPI_Bsend",	    "MPI_Ibsend",
+		"MPI_Rsend",	  "MPI_Irsend",	    "MPI_Send_init",
+		"MPI_Ssend_init", "MPI_Bsend_init", "MPI_Rsend_init"};
+	static const char *const recvs[] = {
+		"MPI_Recv",	  "MPI_Irecv",		 "MPI_Recv_init",
+		"MPI_Mrecv",	  "MPI_Imrecv",		 "MPI_Precv_init",
+		"MPI_Psend_init", "MPI_Sendrecv_replace"};
 	uint32_t f = rondo_sig_func(t, sig);
 	const char *fn = rondo_func_name(t, f),
 		   *pn = rondo_func_param_name(t, f, k);
@@ -102,12 +119,18 @@ static int recv_count(const rondo_trace *t, uint32_t sig, uint32_t k)
 	if (!fn || !pn)
 		return 0;
 	if (!strncmp(pn, "recv", 4))
-		return 1;
-	return !strcmp(pn, "count") &&
-	       (!strcmp(fn, "MPI_Recv") || !strcmp(fn, "MPI_Irecv") ||
-		!strcmp(fn, "MPI_Recv_init") || !strcmp(fn, "MPI_Mrecv") ||
-		!strcmp(fn, "MPI_Imrecv") || !strcmp(fn, "MPI_Precv_init") ||
-		!strcmp(fn, "MPI_Sendrecv_replace"));
+		return 2;
+	if (!strcmp(fn, "MPI_Sendrecv") || !strcmp(fn, "MPI_Isendrecv"))
+		return !strcmp(pn, "sendcount") ? 3 : 0;
+	if (strcmp(pn, "count"))
+		return 0;
+	for (size_t i = 0; i < sizeof(recvs) / sizeof(*recvs); i++)
+		if (!strcmp(fn, recvs[i]))
+			return 2;
+	for (size_t i = 0; i < sizeof(sends) / sizeof(*sends); i++)
+		if (!strcmp(fn, sends[i]))
+			return 3;
+	return 0;
 }
 
 int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
@@ -125,9 +148,8 @@ int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 	for (uint32_t k = 0; k < n; k++)
 		if (rondo_sig_arg(t, sig, k, &a) == 0 &&
 		    decode(t, rank, &a, known ? &cm : NULL,
-			   a.kind == RONDO_ARG_MERGED && recv_count(t, sig, k)
-				   ? 2
-				   : 0,
+			   a.kind == RONDO_ARG_MERGED ? merged_mode(t, sig, k)
+						      : 0,
 			   &(*v)[k]) < 0)
 			return RONDO_E_NOMEM;
 	return 0;

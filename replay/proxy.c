@@ -656,6 +656,9 @@ static void put_vals(struct gen *G, const char *name, const struct rp_val *v,
 			put_cstr(G, x->bytes, x->size);
 			putf(G, "\", .size = %zu", x->size);
 		}
+		if (x->draw)
+			putf(G, ", .draw = %u, .kept = %lld", x->draw,
+			     (long long)x->kept);
 		put(G, "},\n");
 	}
 	if (!n)

@@ -56,6 +56,11 @@ uint64_t px_draw(uint32_t h, uint64_t kept)
 			  px_hist_bins + x->first, x->nbins, x->n, kept);
 }
 
+uint64_t rp_value_draw(uint32_t h, uint64_t kept)
+{
+	return px_draw(h, kept);
+}
+
 /* Once MPI is up: the seed of the draws, --seed's or one rank 0 picks and
  * broadcasts (through PMPI, not recorded) and says; a program of sessions
  * draws with 0. */
@@ -66,9 +71,9 @@ static void px_seed(int rank)
 	px.o.seed = rp_seed_agree(rank);
 	if (rank == 0)
 		fprintf(stderr,
-			"%s: %u loops merged at precision below 100 run "
-			"counts drawn with seed %llu (--seed %llu draws them "
-			"again)\n",
+			"%s: %u loops or counts merged at precision below 100 "
+			"run counts and send sizes drawn with seed %llu "
+			"(--seed %llu draws them again)\n",
 			px.who, px_nhists, (unsigned long long)px.o.seed,
 			(unsigned long long)px.o.seed);
 }
@@ -402,6 +407,7 @@ void px_call_matched(uint32_t sig, int msig, int k, int j)
 	struct rp_sig *m;
 
 	rp_sig_prepare(sig, &c->s);
+	rp_sig_draw(c->s);
 	c->sig = sig;
 	c->skip = 0;
 	px.matched = NULL;

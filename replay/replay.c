@@ -261,6 +261,18 @@ static int merged(const rondo_trace *t)
 	return rondo_precision(t, &n) < 100 && n > 0;
 }
 
+/* How many histograms of merged values t has (the sends' counts the
+ * replay draws). */
+static uint32_t values(const rondo_trace *t)
+{
+	rondo_merged_loop h;
+	uint32_t n = 0;
+
+	for (uint32_t id = 0; rondo_merged_info(t, id, &h) == 0; id++)
+		n += h.kind == RONDO_MERGED_VALUE;
+	return n;
+}
+
 /* An iterator over the rank's calls: with their times when the trace
  * has them (each call's own gap is then spun, not its signature's mean);
  * drawing merged loops' counts, with --seed's seed or, until MPI is up
@@ -293,12 +305,19 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 	if (o->seeded || !world)
 		return o->seeded ? o->seed : 0;
 	seed = rp_seed_agree(rank);
-	if (rank == 0)
+	if (rank == 0 && !values(t))
 		fprintf(stderr,
 			"%s: %u loops merged at precision %u run counts "
 			"drawn with seed %llu (--seed %llu draws them "
 			"again)\n",
 			prog, (unsigned)n, (unsigned)p,
+			(unsigned long long)seed, (unsigned long long)seed);
+	else if (rank == 0)
+		fprintf(stderr,
+			"%s: %u loops and %u counts merged at precision %u "
+			"run counts and send sizes drawn with seed %llu "
+			"(--seed %llu draws them again)\n",
+			prog, (unsigned)n, (unsigned)values(t), (unsigned)p,
 			(unsigned long long)seed, (unsigned long long)seed);
 	return seed;
 }
@@ -322,9 +341,14 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		}
 		made = 1;
 	}
-	if (merged(t) && rondo_iter_draw(*it, draw_seed(t, o, rank, world))) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return -EXIT_READ;
+	if (merged(t) || values(t)) {
+		uint64_t seed = draw_seed(t, o, rank, world);
+
+		rp_values_seed(seed);
+		if (merged(t) && rondo_iter_draw(*it, seed)) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return -EXIT_READ;
+		}
 	}
 	wd_rank = (uint32_t)rank;
 	if (o->watchdog)
@@ -418,6 +442,7 @@ static int run(const rondo_trace *t, const struct rp_options *o,
 			end_prev = rp_now_ns();
 		}
 		rp_sig_prepare(sig, &c.s);
+		rp_sig_draw(c.s);
 		c.sig = sig;
 		c.skip = 0;
 		/* the computation before the call: spin, and carry what the

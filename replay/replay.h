@@ -183,6 +183,9 @@ double rp_now_ns(void);
  * 0's pick from the clock, broadcast on MPI_COMM_WORLD through PMPI (not
  * recorded). */
 uint64_t rp_seed_agree(int rank);
+/* Signature s about to be replayed once: the counts of its sends merged
+ * at the precision drawn for this call (rp_value_draw). */
+void rp_sig_draw(struct rp_sig *s);
 /* The computation before a call: spins until `gap` ns have passed since
  * *end_prev, less what earlier spins overshot (*debt, carried forward). */
 void rp_spin(double gap, double *end_prev, double *debt);
@@ -241,6 +244,10 @@ void rp_watchdog_start(unsigned seconds,
 
 /* Signature sig as this rank replays it, decoded on first use. */
 int rp_sig_prepare(uint32_t sig, struct rp_sig **out);
+/* The next count of merged values' histogram h this rank sends (draw.h:
+ * the k-th draw of a histogram is the same on every rank), `kept` when
+ * it cannot be drawn. */
+uint64_t rp_value_draw(uint32_t h, uint64_t kept);
 uint32_t rp_func_count(void);
 const char *rp_func_name(uint32_t f);
 uint32_t rp_sig_func(uint32_t sig);

@@ -280,6 +280,14 @@ uint64_t rp_seed_agree(int rank)
 	return seed;
 }
 
+void rp_sig_draw(struct rp_sig *s)
+{
+	for (uint32_t k = 0; k < s->nargs; k++)
+		if (s->v[k].draw)
+			s->v[k].i = (int64_t)rp_value_draw(
+				s->v[k].draw - 1, (uint64_t)s->v[k].kept);
+}
+
 /* ---- starting MPI, the watchdog --------------------------------------- */
 
 int rp_env_rank(void)

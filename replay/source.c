@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "source.h"
 #include "stats.h"
 
@@ -24,7 +25,49 @@ static struct {
 	uint32_t nsigs;
 	rondo_iter *la; /* the look-ahead */
 	struct rp_names names;
+	/* merged values' draws: by histogram, made on first use */
+	struct vdraw {
+		int ready;
+		uint64_t key, n, drawn;
+		struct draw_bin *bins;
+		uint32_t nbins;
+	} * vd;
+	uint32_t nvd;
+	uint64_t seed;
 } src;
+
+void rp_values_seed(uint64_t seed)
+{
+	src.seed = seed;
+}
+
+uint64_t rp_value_draw(uint32_t h, uint64_t kept)
+{
+	rondo_merged_loop x;
+	struct vdraw *d;
+
+	if (rondo_merged_info(src.t, h, &x) < 0)
+		return kept;
+	if (!src.vd) {
+		while (rondo_merged_info(src.t, src.nvd, NULL) == 0)
+			src.nvd++;
+		src.vd = rp_xcalloc(src.nvd + 1, sizeof(*src.vd));
+	}
+	d = &src.vd[h];
+	if (!d->ready) {
+		d->bins = rp_xcalloc(x.nbins + 1, sizeof(*d->bins));
+		for (uint32_t k = 0; k < x.nbins; k++)
+			rondo_merged_bin(src.t, h, k, &d->bins[k].lo,
+					 &d->bins[k].hi, &d->bins[k].n);
+		d->nbins = x.nbins;
+		d->n = x.loops;
+		d->key = draw_key(x.loops, x.sum, x.min, x.max, d->bins,
+				  x.nbins);
+		d->ready = 1;
+	}
+	return draw_count(src.seed, d->key, d->drawn++, d->bins, d->nbins, d->n,
+			  kept);
+}
 
 const rondo_trace *rp_trace(void)
 {

@@ -7,6 +7,9 @@
 #include "decode.h"
 #include "replay.h"
 
+/* The seed merged values are drawn with (rp_value_draw), once known. */
+void rp_values_seed(uint64_t seed);
+
 int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o);
 const rondo_trace *rp_trace(void);
 /* What each call's own gap is scaled by (percall_gap_factor). */

@@ -23,7 +23,11 @@ struct rp_val {
 	int moves;	  /* ...but for addresses: converted at each call */
 	const uint8_t *bytes; /* STRING, BYTES */
 	size_t size;
-	char *str; /* STRING as a C string, made on first use */
+	char *str;     /* STRING as a C string, made on first use */
+	uint32_t draw; /* a send's count merged at the precision: its
+			  histogram + 1, i drawn from it at each call
+			  (rp_sig_draw) */
+	int64_t kept;  /* ...and the count written for it */
 };
 
 #endif /* RONDO_REPLAY_VAL_H */

@@ -125,7 +125,7 @@ replayed s5 --seed 5 && replayed s5b --seed 5 && replayed s6 --seed 6 &&
 	# its proxy draws as the replay does: with --seed 5, the same calls
 	p="$tmp/p100_proxy"
 	"$rondo" proxy -o "$p.c" "$tmp/p100.rondo" 2>"$tmp/proxy.gen" &&
-		grep -q "; merged loops run counts drawn from their histograms (--seed)$" "$tmp/proxy.gen" ||
+		grep -q "; merged loops' counts and sends' sizes drawn from their histograms (--seed)$" "$tmp/proxy.gen" ||
 		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
 	# shellcheck disable=SC2086 # flags are lists
 	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \

@@ -15,9 +15,11 @@
 #    the lossless trace's; the matrix has its messages per pair, and its
 #    bytes within 10 %;
 #  - its section hists damaged, the values read as written: ~71[?];
-#  - rondo-replay of the trace at 90 (100 steps) completes, twice with
-#    --seed 5 the same calls (rondo diff), each pair's bytes within 10 %
-#    of the original's; its proxy (rondo proxy) makes the replay's calls.
+#  - rondo-replay of the trace at 90 (100 steps) draws each send's size
+#    from its histogram: twice with --seed 5 the same calls (rondo diff),
+#    with --seed 6 other ones, without --seed rank 0 says its seed; each
+#    pair's bytes within 10 % of the original's; its proxy (rondo proxy)
+#    with --seed 5 makes the replay's calls.
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -126,21 +128,29 @@ mxcheck() {
 mxcheck l1000 p1000 "matrix at 90"
 
 # replay of the trace at 90, and its proxy
-# replayed NAME PROGRAM [TRACE]: run under the tracer with --seed 5
+# replayed NAME PROGRAM [OPTIONS] [TRACE]: run under the tracer
 replayed() {
 	name=$1 what=$2
 	shift 2
 	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
 		${san:+-x ASAN_OPTIONS} "$what" --watchdog 60 --compute none \
-		--seed 5 "$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		"$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
 		{ fail "$name: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
 }
-replayed r1 "$replay" "$tmp/p100.rondo" &&
-	replayed r2 "$replay" "$tmp/p100.rondo" && {
+replayed r1 "$replay" --seed 5 "$tmp/p100.rondo" &&
+	replayed r2 "$replay" --seed 5 "$tmp/p100.rondo" &&
+	replayed r6 "$replay" --seed 6 "$tmp/p100.rondo" &&
+	replayed any "$replay" "$tmp/p100.rondo" && {
 	"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/r2.rondo" >"$tmp/r.diff" 2>&1
 	[ "$(tail -1 "$tmp/r.diff")" = "same communication" ] ||
 		fail "two replays with --seed 5 differ: $(head -12 "$tmp/r.diff")"
+	"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/r6.rondo" >"$tmp/r6.diff" 2>&1
+	grep -q "^calls (the first call that differs):" "$tmp/r6.diff" ||
+		fail "replays with --seed 5 and 6 the same: $(head -12 "$tmp/r6.diff")"
+	grep -Eq "^rondo-replay: 0 loops and [0-9]+ counts merged at precision 90 run counts and send sizes drawn with seed ([0-9]+) \(--seed [0-9]+ draws them again\)$" "$tmp/any.out" ||
+		fail "replay without --seed does not say its seed: $(cat "$tmp/any.out")"
 	mxcheck a100 r1 "replay at 90"
+	mxcheck a100 r6 "replay at 90, seed 6"
 	p="$tmp/p100_proxy"
 	"$rondo" proxy -o "$p.c" "$tmp/p100.rondo" 2>"$tmp/proxy.gen" ||
 		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
@@ -148,7 +158,7 @@ replayed r1 "$replay" "$tmp/p100.rondo" &&
 	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
 		$MPI_LIBS -lpthread >"$tmp/proxy.cc" 2>&1 ||
 		fail "the proxy at 90 does not compile: $(head -20 "$tmp/proxy.cc")"
-	replayed px "$p" && {
+	replayed px "$p" --seed 5 && {
 		"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/px.rondo" >"$tmp/px.diff" 2>&1
 		[ "$(tail -1 "$tmp/px.diff")" = "same communication" ] ||
 			fail "the proxy and the replay differ: $(head -12 "$tmp/px.diff")"

@@ -123,8 +123,9 @@ int cmd_proxy(int argc, char **argv)
 			: rep.merged_kept ? "; merged loops run their kept "
 					    "counts (the proxy reads ahead, "
 					    "its draws could not follow)"
-					  : "; merged loops run counts drawn "
-					    "from their histograms (--seed)");
+					  : "; merged loops' counts and sends' "
+					    "sizes drawn from their "
+					    "histograms (--seed)");
 	free(def);
 	rondo_trace_free(t);
 	return r == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;

@@ -39,6 +39,44 @@ int64_t an_int(const rondo_arg *a)
 	return -1;
 }
 
+int64_t an_count(const rondo_trace *t, uint32_t s, const char *name,
+		 double *mean)
+{
+	rondo_arg a, v;
+	rondo_merged_loop h;
+	int64_t n;
+
+	rondo_sig_param(t, s, name, &a);
+	if (rondo_arg_merged(t, &a, &v, &h) == 1 && h.loops) {
+		*mean = (double)h.sum / (double)h.loops;
+		return an_int(&v);
+	}
+	n = an_int(&v);
+	*mean = (double)n;
+	return n;
+}
+
+uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
+		   uint64_t *vcalls)
+{
+	uint32_t l = 0, p = rondo_precision(t, &l), v = 0;
+	uint64_t c = 0;
+	rondo_merged_loop h;
+
+	for (uint32_t id = 0; rondo_merged_info(t, id, &h) == 0; id++)
+		if (h.kind == RONDO_MERGED_VALUE) {
+			v++;
+			c += h.loops;
+		}
+	if (loops)
+		*loops = l;
+	if (values)
+		*values = v;
+	if (vcalls)
+		*vcalls = c;
+	return p;
+}
+
 uint32_t an_req_id(const rondo_arg *a)
 {
 	return a->kind == RONDO_ARG_REQUEST && a->wire == RONDO_WIRE_UINT &&

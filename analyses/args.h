@@ -23,6 +23,20 @@ int an_is_const(const rondo_trace *t, const rondo_arg *a, const char *name);
 /* A plain non-negative integer value (a count), or -1. */
 int64_t an_int(const rondo_arg *a);
 
+/* Parameter `name` of s as a count (an_int of an_arg), and in *mean
+ * what its calls had on average: for a value merged at the precision,
+ * its histogram's exact sum over its calls (so that counts times calls
+ * add up to what the program moved), else the count itself. */
+int64_t an_count(const rondo_trace *t, uint32_t s, const char *name,
+		 double *mean);
+
+/* What the trace's precision merged (rondo_precision): the precision,
+ * with in *loops the merged loops' histograms, in *values those of
+ * merged counts and displacements and in *vcalls the calls these stand
+ * for (any may be NULL). */
+uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
+		   uint64_t *vcalls);
+
 /* Element k of a list value, or a NULL value (also for k beyond it). */
 rondo_arg an_elem(const rondo_arg *list, uint64_t k);
 

@@ -234,11 +234,14 @@ static void cell(struct ctx *c, uint32_t src, int64_t dst, uint64_t msgs,
 }
 
 /* count × the datatype's size, times n calls; an unknown size counts the
- * messages with 0 bytes (m->nosize). */
-static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
-			 uint64_t n)
+ * messages with 0 bytes (m->nosize).  A count merged at the precision
+ * counts its calls' exact mean (an_count): a pair's bytes are within the
+ * precision, and the totals those of the program (to a byte a cell). */
+static uint64_t bytes_of(struct ctx *c, int64_t count, double mean,
+			 const rondo_arg *type, uint64_t n)
 {
 	int64_t size = rondo_type_size(c->t, type);
+	double b;
 
 	if (count <= 0)
 		return 0;
@@ -246,7 +249,10 @@ static uint64_t bytes_of(struct ctx *c, int64_t count, const rondo_arg *type,
 		c->m->nosize = sat_add(c->m->nosize, n);
 		return 0;
 	}
-	return sat_mul(sat_mul((uint64_t)count, (uint64_t)size), n);
+	if (mean == (double)count)
+		return sat_mul(sat_mul((uint64_t)count, (uint64_t)size), n);
+	b = mean * (double)size * (double)n + 0.5;
+	return b >= 0x1p63 ? SAT_MAX : (uint64_t)b;
 }
 
 static int tag_ok(const struct ctx *c, const rondo_arg *tag,
@@ -283,9 +289,11 @@ static int func_ok(const struct ctx *c, uint32_t s)
 /* A send of signature s (a send, or the init a start names), n times. */
 static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 {
-	rondo_arg v = arg(c, s, "comm"), dest, tag, count, type;
+	rondo_arg v = arg(c, s, "comm"), dest, tag, type;
+	const char *cname;
 	rondo_comm_ref cm;
-	int64_t to;
+	int64_t to, count;
+	double mean;
 
 	if (comm_get(c, &v, rank, &cm) < 0) {
 		c->m->unresolved = sat_add(c->m->unresolved, n);
@@ -296,10 +304,10 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 		tag = arg(c, s, "sendtag");
 	if (!comm_ok(c, &cm) || !tag_ok(c, &tag, &cm))
 		return;
-	count = arg(c, s, "count");
+	cname = "count";
 	type = arg(c, s, "datatype");
-	if (count.kind == RONDO_ARG_NULL) { /* Sendrecv */
-		count = arg(c, s, "sendcount");
+	if (arg(c, s, "count").kind == RONDO_ARG_NULL) { /* Sendrecv */
+		cname = "sendcount";
 		type = arg(c, s, "sendtype");
 	}
 	dest = arg(c, s, "dest");
@@ -321,8 +329,8 @@ static void p2p_add(struct ctx *c, uint32_t rank, uint32_t s, uint64_t n)
 			c->send_rc = rc;
 		return;
 	}
-	cell(c, rank, to, n,
-	     to < 0 ? 0 : bytes_of(c, an_int(&count), &type, n));
+	count = an_count(c->t, s, cname, &mean);
+	cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, count, mean, &type, n));
 }
 
 /* Element k of an array value as a count, or -1. */
@@ -344,6 +352,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	rondo_arg v = arg(c, s, "comm"), type, counts, types, e;
 	int in_place = 0;
 	int64_t root = -1, count = -1;
+	double mean = -1;
 	rondo_comm_ref cm;
 	uint32_t size;
 
@@ -374,29 +383,28 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	case OP_ALLREDUCE:
 	case OP_SCAN:
 	case OP_RSB:
-		v = arg(c, s, op == OP_RSB ? "recvcount" : "count");
-		count = an_int(&v);
+		count = an_count(c->t, s, op == OP_RSB ? "recvcount" : "count",
+				 &mean);
 		type = arg(c, s, "datatype");
 		break;
 	case OP_GATHER:
 	case OP_SCATTER:
-		v = arg(c, s, "sendcount");
-		count = an_int(&v);
+		count = an_count(c->t, s, "sendcount", &mean);
 		type = arg(c, s, "sendtype");
 		break;
 	case OP_ALLGATHER:
 	case OP_ALLTOALL:
-		v = arg(c, s, in_place ? "recvcount" : "sendcount");
-		count = an_int(&v);
+		count = an_count(c->t, s, in_place ? "recvcount" : "sendcount",
+				 &mean);
 		type = arg(c, s, in_place ? "recvtype" : "sendtype");
 		break;
 	case OP_ALLGATHERV:
 		if (in_place) {
 			v = arg(c, s, "recvcounts");
 			count = elem_int(&v, (uint64_t)cm.rank);
+			mean = (double)count;
 		} else {
-			v = arg(c, s, "sendcount");
-			count = an_int(&v);
+			count = an_count(c->t, s, "sendcount", &mean);
 		}
 		type = arg(c, s, in_place ? "recvtype" : "sendtype");
 		break;
@@ -418,6 +426,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 	}
 	for (uint32_t k = 0; k < size; k++) {
 		int64_t cnt = count;
+		double m = mean;
 		int64_t to;
 
 		if ((int64_t)k == (int64_t)cm.rank)
@@ -442,7 +451,7 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		}
 		if (op == OP_SCATTERV || op == OP_ALLTOALLV ||
 		    op == OP_ALLTOALLW || op == OP_RS)
-			cnt = elem_int(&counts, k);
+			m = (double)(cnt = elem_int(&counts, k));
 		if (op == OP_ALLTOALLW) { /* a datatype per peer */
 			if (types.wire == RONDO_WIRE_LIST && k < types.n &&
 			    rondo_arg_elem(&types, k, &e) == 0)
@@ -457,7 +466,8 @@ static void coll_add(struct ctx *c, uint32_t rank, uint32_t s, enum op op,
 		if (cnt == 0)
 			continue;
 		to = rondo_comm_world(c->t, &cm, k);
-		cell(c, rank, to, n, to < 0 ? 0 : bytes_of(c, cnt, &type, n));
+		cell(c, rank, to, n,
+		     to < 0 ? 0 : bytes_of(c, cnt, m, &type, n));
 	}
 }
 

@@ -152,37 +152,12 @@ static void info_groups(const rondo_trace *t)
 	}
 }
 
-/* Loops merged at a precision below 100 % (section hists). */
-static uint32_t info_merged(const rondo_trace *t)
-{
-	uint32_t merged = 0;
-
-	rondo_precision(t, &merged);
-	return merged;
-}
-
-/* Histograms of values merged at the precision (signatures made one):
- * how many, and the signatures' arguments they stand for. */
-static uint32_t info_values(const rondo_trace *t, uint64_t *calls)
-{
-	rondo_merged_loop h;
-	uint32_t n = 0;
-
-	*calls = 0;
-	for (uint32_t id = 0; rondo_merged_info(t, id, &h) == 0; id++)
-		if (h.kind == RONDO_MERGED_VALUE) {
-			n++;
-			*calls += h.loops;
-		}
-	return n;
-}
-
 static void info_precision(const rondo_trace *t)
 {
-	uint32_t merged = 0, p = rondo_precision(t, &merged), values;
+	uint32_t merged, values;
 	uint64_t vcalls;
+	uint32_t p = an_merged(t, &merged, &values, &vcalls);
 
-	values = info_values(t, &vcalls);
 	if (p == 100)
 		printf("precision    100%%: every call as the program made "
 		       "it\n");
@@ -235,15 +210,17 @@ static void info_calls(const rondo_trace *t, uint64_t calls)
 {
 	char num[32], kept[32];
 	uint64_t sums;
+	uint32_t loops;
 
+	an_merged(t, &loops, NULL, NULL);
 	/* the same: no sums to count with (the section damaged) */
-	if (!info_merged(t) || (sums = info_sum_calls(t)) == UINT64_MAX ||
+	if (!loops || (sums = info_sum_calls(t)) == UINT64_MAX ||
 	    sums == calls) {
 		printf("calls        %s%s\n",
 		       cli_count(num, sizeof(num), calls),
-		       info_merged(t) ? " (about: merged loops run their "
-					"mean count)"
-				      : "");
+		       loops ? " (about: merged loops run their "
+			       "mean count)"
+			     : "");
 		return;
 	}
 	printf("calls        %s (merged loops at their exact sums; %s as "

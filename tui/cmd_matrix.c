@@ -137,11 +137,12 @@ static int print_table(const struct an_matrix *m, int bytes)
 	return CLI_EXIT_OK;
 }
 
-/* What was left out of the cells, on stderr (not in the CSV), and
- * whether totals stopped at 2^64 - 1. */
-static void notes(const struct an_matrix *m, int csv)
+/* What was left out of the cells, on stderr (not in the CSV), whether
+ * totals stopped at 2^64 - 1, and what a precision merged. */
+static void notes(const rondo_trace *t, const struct an_matrix *m, int csv)
 {
 	char num[24];
+	uint32_t loops, values, p = an_merged(t, &loops, &values, NULL);
 
 	if (m->proc_null)
 		cli_error("%s sends to MPI_PROC_NULL not counted",
@@ -154,6 +155,15 @@ static void notes(const struct an_matrix *m, int csv)
 		cli_error("%s messages of a datatype of unknown size counted "
 			  "with 0 bytes",
 			  cli_count(num, sizeof(num), m->nosize));
+	if (loops || values)
+		cli_error("traced at precision %" PRIu32 "%%: %s counted at "
+			  "their calls' exact means, so totals are the "
+			  "program's, and each pair's within %" PRIu32 "%%",
+			  p,
+			  loops && values ? "merged loops and sizes"
+			  : loops	  ? "merged loops"
+					  : "merged sizes",
+			  100 - p);
 	cli_untimed(m->untimed);
 	if (m->edge_in || m->edge_out) {
 		uint64_t total = 0;
@@ -311,7 +321,7 @@ int cmd_matrix(int argc, char **argv)
 			 : CLI_EXIT_FAIL;
 	}
 	if (rc == CLI_EXIT_OK)
-		notes(&m, csv != NULL);
+		notes(t, &m, csv != NULL);
 	an_matrix_free(&m);
 	rondo_trace_free(t);
 	return rc;

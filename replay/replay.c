@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "args.h"
 #include "pairing.h"
 #include "source.h"
 
@@ -258,19 +259,7 @@ static int merged(const rondo_trace *t)
 {
 	uint32_t n = 0;
 
-	return rondo_precision(t, &n) < 100 && n > 0;
-}
-
-/* How many histograms of merged values t has (the sends' counts the
- * replay draws). */
-static uint32_t values(const rondo_trace *t)
-{
-	rondo_merged_loop h;
-	uint32_t n = 0;
-
-	for (uint32_t id = 0; rondo_merged_info(t, id, &h) == 0; id++)
-		n += h.kind == RONDO_MERGED_VALUE;
-	return n;
+	return an_merged(t, &n, NULL, NULL) < 100 && n > 0;
 }
 
 /* An iterator over the rank's calls: with their times when the trace
@@ -300,12 +289,12 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 			  int rank, int world)
 {
 	uint64_t seed = 0;
-	uint32_t n = 0, p = rondo_precision(t, &n);
+	uint32_t n = 0, values = 0, p = an_merged(t, &n, &values, NULL);
 
 	if (o->seeded || !world)
 		return o->seeded ? o->seed : 0;
 	seed = rp_seed_agree(rank);
-	if (rank == 0 && !values(t))
+	if (rank == 0 && !values)
 		fprintf(stderr,
 			"%s: %u loops merged at precision %u run counts "
 			"drawn with seed %llu (--seed %llu draws them "
@@ -317,7 +306,7 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 			"%s: %u loops and %u counts merged at precision %u "
 			"run counts and send sizes drawn with seed %llu "
 			"(--seed %llu draws them again)\n",
-			prog, (unsigned)n, (unsigned)values(t), (unsigned)p,
+			prog, (unsigned)n, (unsigned)values, (unsigned)p,
 			(unsigned long long)seed, (unsigned long long)seed);
 	return seed;
 }
@@ -329,7 +318,9 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		   rondo_iter **it, int rank, uint64_t skip, int world)
 {
 	int made = 0;
+	uint32_t loops = 0, values = 0;
 
+	an_merged(t, &loops, &values, NULL);
 	if (wd_rank != (uint32_t)rank) {
 		rondo_iter_free(*it);
 		rp_start(t, (uint32_t)rank, o);
@@ -341,11 +332,11 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		}
 		made = 1;
 	}
-	if (merged(t) || values(t)) {
+	if (loops || values) {
 		uint64_t seed = draw_seed(t, o, rank, world);
 
 		rp_values_seed(seed);
-		if (merged(t) && rondo_iter_draw(*it, seed)) {
+		if (loops && rondo_iter_draw(*it, seed)) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			return -EXIT_READ;
 		}

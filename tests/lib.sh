@@ -272,3 +272,17 @@ export_traces() {
 			{ echo "FAIL: tracing $prog: $(tail -5 "$tmp/$name.run")"; return 1; }
 	done
 }
+
+# replay_run NAME PROGRAM [OPTIONS] [TRACE]: PROGRAM (rondo-replay, a
+# proxy) run on 2 ranks under the tracer with a watchdog and no compute,
+# into $tmp/NAME.rondo, its output in $tmp/NAME.out; fail() when it does
+# not end well.  Needs mpi_setup, rondo, tmp.
+replay_run() {
+	name=$1 what=$2
+	shift 2
+	# shellcheck disable=SC2086 # flags are lists
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
+		${san:+-x ASAN_OPTIONS} "$what" --watchdog 60 --compute none \
+		"$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		{ fail "$name: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
+}

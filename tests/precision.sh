@@ -102,17 +102,10 @@ cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
 
 # replay, drawing the merged loops' counts
 replay="$top_builddir/replay/rondo-replay"
-# replayed NAME [OPTIONS]: $tmp/p100.rondo replayed under the tracer
-replayed() {
-	name=$1
-	shift
-	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
-		${san:+-x ASAN_OPTIONS} "$replay" --watchdog 60 --compute none "$@" \
-		"$tmp/p100.rondo" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
-		{ fail "replay $*: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
-}
-replayed s5 --seed 5 && replayed s5b --seed 5 && replayed s6 --seed 6 &&
-	replayed any && {
+replay_run s5 "$replay" --seed 5 "$tmp/p100.rondo" &&
+	replay_run s5b "$replay" --seed 5 "$tmp/p100.rondo" &&
+	replay_run s6 "$replay" --seed 6 "$tmp/p100.rondo" &&
+	replay_run any "$replay" "$tmp/p100.rondo" && {
 	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/s5b.rondo" >"$tmp/s5.diff" 2>&1
 	[ "$(tail -1 "$tmp/s5.diff")" = "same communication" ] ||
 		fail "two replays with --seed 5 differ: $(head -12 "$tmp/s5.diff")"

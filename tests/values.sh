@@ -138,19 +138,10 @@ cp "$tmp/flip.rondo" "$tmp/flip1000.rondo"
 mxcheck l1000 flip1000 "matrix without the histograms"
 
 # replay of the trace at 90, and its proxy
-# replayed NAME PROGRAM [OPTIONS] [TRACE]: run under the tracer
-replayed() {
-	name=$1 what=$2
-	shift 2
-	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
-		${san:+-x ASAN_OPTIONS} "$what" --watchdog 60 --compute none \
-		"$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
-		{ fail "$name: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
-}
-replayed r1 "$replay" --seed 5 "$tmp/p100.rondo" &&
-	replayed r2 "$replay" --seed 5 "$tmp/p100.rondo" &&
-	replayed r6 "$replay" --seed 6 "$tmp/p100.rondo" &&
-	replayed any "$replay" "$tmp/p100.rondo" && {
+replay_run r1 "$replay" --seed 5 "$tmp/p100.rondo" &&
+	replay_run r2 "$replay" --seed 5 "$tmp/p100.rondo" &&
+	replay_run r6 "$replay" --seed 6 "$tmp/p100.rondo" &&
+	replay_run any "$replay" "$tmp/p100.rondo" && {
 	"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/r2.rondo" >"$tmp/r.diff" 2>&1
 	[ "$(tail -1 "$tmp/r.diff")" = "same communication" ] ||
 		fail "two replays with --seed 5 differ: $(head -12 "$tmp/r.diff")"
@@ -168,7 +159,7 @@ replayed r1 "$replay" --seed 5 "$tmp/p100.rondo" &&
 	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
 		$MPI_LIBS -lpthread >"$tmp/proxy.cc" 2>&1 ||
 		fail "the proxy at 90 does not compile: $(head -20 "$tmp/proxy.cc")"
-	replayed px "$p" --seed 5 && {
+	replay_run px "$p" --seed 5 && {
 		"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/px.rondo" >"$tmp/px.diff" 2>&1
 		[ "$(tail -1 "$tmp/px.diff")" = "same communication" ] ||
 			fail "the proxy and the replay differ: $(head -12 "$tmp/px.diff")"

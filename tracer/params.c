@@ -500,81 +500,43 @@ void params_free(struct params_plan *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
-/* Each rank's root rule, in rank order: the rank map expanded. */
-static int params_roots(const struct fmt_rankmap *rm, uint32_t **root,
-			size_t *n, size_t *cap)
+static int first_cmp(const void *a, const void *b)
 {
-	const struct fmt_grammar *m = &rm->map;
-	struct frame {
-		uint32_t r, pos;
-		uint64_t left;
-	} *st = NULL;
-	size_t depth = 0, capst = 0;
-	int rc = 0;
+	const struct precision_group *x = a, *y = b;
 
-	if (!m->nrules)
-		return 0;
-	if (util_grow(&st, &capst, 1, sizeof(*st)) < 0)
-		return RONDO_E_NOMEM;
-	st[depth++] = (struct frame){m->nrules - 1, 0, 1};
-	while (depth && rc == 0 && *n < rm->nranks) {
-		struct frame *f = &st[depth - 1];
-		const rondo_sym *y;
-
-		if (f->pos == m->first[f->r + 1] - m->first[f->r]) {
-			if (--f->left)
-				f->pos = 0;
-			else
-				depth--;
-			continue;
-		}
-		y = &m->body[m->first[f->r] + f->pos++];
-		if (RONDO_SYM_IS_RULE(y->sym)) {
-			if (util_grow(&st, &capst, depth + 1, sizeof(*st)) < 0)
-				rc = RONDO_E_NOMEM;
-			else
-				st[depth++] = (struct frame){
-					y->sym & ~RONDO_SYM_RULE, 0, y->count};
-			continue;
-		}
-		for (uint64_t k = 0; k < y->count && *n < rm->nranks && rc == 0;
-		     k++) {
-			if (util_grow(root, cap, *n + 1, sizeof(**root)) < 0)
-				rc = RONDO_E_NOMEM;
-			else
-				(*root)[(*n)++] = y->sym;
-		}
-	}
-	free(st);
-	return rc;
+	return (x->first > y->first) - (x->first < y->first);
 }
 
 int params_first_ranks(const struct fmt_grammar *g,
 		       const struct fmt_rankmap *rm, uint32_t nterminals,
 		       uint32_t *first)
 {
-	uint32_t *root = NULL, *stack = NULL;
+	struct precision_group *gr = NULL;
+	uint32_t ng = 0, *stack = NULL;
 	uint8_t *seen = calloc((size_t)g->nrules + 1, 1);
-	size_t nroot = 0, caproot = 0, capst = 0;
+	size_t capst = 0;
 	int rc;
 
 	for (uint32_t s = 0; s < nterminals; s++)
 		first[s] = NONE;
 	if (!seen)
 		return RONDO_E_NOMEM;
-	rc = params_roots(rm, &root, &nroot, &caproot);
-	/* the rules each rank reaches first: their calls' first rank */
-	for (uint32_t r = 0; r < nroot && rc == 0; r++) {
+	rc = precision_groups(rm, g->nrules, &gr, &ng);
+	/* the rules each group reaches, by first rank: their calls' first
+	 * rank is the least of the groups that reach them */
+	if (rc == 0)
+		qsort(gr, ng, sizeof(*gr), first_cmp);
+	for (uint32_t i = 0; i < ng && rc == 0; i++) {
 		size_t depth = 0;
 
-		if (root[r] >= g->nrules || seen[root[r]])
+		if (seen[gr[i].root])
 			continue;
 		if (util_grow(&stack, &capst, 1, sizeof(*stack)) < 0) {
 			rc = RONDO_E_NOMEM;
 			break;
 		}
-		seen[root[r]] = 1;
-		stack[depth++] = root[r];
+		seen[gr[i].root] = 1;
+		stack[depth++] = gr[i].root;
 		while (depth && rc == 0) {
 			uint32_t q = stack[--depth];
 
@@ -584,7 +546,7 @@ int params_first_ranks(const struct fmt_grammar *g,
 
 				if (!RONDO_SYM_IS_RULE(y)) {
 					if (y < nterminals && first[y] == NONE)
-						first[y] = r;
+						first[y] = gr[i].first;
 					continue;
 				}
 				y &= ~RONDO_SYM_RULE;
@@ -601,7 +563,7 @@ int params_first_ranks(const struct fmt_grammar *g,
 		}
 	}
 	free(stack);
-	free(root);
+	free(gr);
 	free(seen);
 	return rc;
 }

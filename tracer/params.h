@@ -23,7 +23,6 @@ struct params_plan {
 	uint32_t *to;	     /* nold: each old signature's new id */
 	uint32_t nclasses;   /* signatures made of several */
 	uint32_t nmerged;    /* old signatures in them */
-	uint32_t nhists;     /* histograms of values they need */
 	uint64_t nvalues;    /* calls whose values the histograms count */
 	struct params_class *cls;
 	struct fmt_hists h;  /* the histograms, numbered from 0 */

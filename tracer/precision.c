@@ -83,7 +83,7 @@ struct cls {
 	uint32_t wrap;	 /* its wrapper rule, NONE if none */
 };
 
-struct group;
+struct precision_group;
 
 /* A rule body being built. */
 struct vec {
@@ -99,7 +99,7 @@ struct prec {
 	struct run last; /* the run being made (count 0: none) */
 	uint64_t nruns;	 /* made so far this time */
 	struct grammar *sink;
-	const struct group *gr;
+	const struct precision_group *gr;
 	uint32_t grp, sep; /* the group being read; separators fed */
 	uint32_t *slot;	   /* while counting: (unit, count) -> ent + 1 */
 	uint32_t mask;
@@ -185,20 +185,16 @@ static int walk(const struct fmt_grammar *g, uint32_t rule,
 
 /* ---- the groups ---------------------------------------------------------- */
 
-struct group {
-	uint32_t root, ranks, first; /* first: its first rank */
-};
-
 static int group_cmp(const void *a, const void *b)
 {
-	const struct group *x = a, *y = b;
+	const struct precision_group *x = a, *y = b;
 
 	return (x->root > y->root) - (x->root < y->root);
 }
 
 /* The rank map's terminals, one group entry per run of ranks. */
 struct gwalk {
-	struct group *gr;
+	struct precision_group *gr;
 	size_t n, cap;
 	uint32_t nrules, rank;
 };
@@ -213,17 +209,17 @@ static int group_visit(void *ctx, const rondo_sym *s)
 		return RONDO_E_RANGE;
 	if (util_grow(&w->gr, &w->cap, w->n + 1, sizeof(*w->gr)) < 0)
 		return RONDO_E_NOMEM;
-	w->gr[w->n++] = (struct group){s->sym, (uint32_t)s->count, w->rank};
+	w->gr[w->n++] =
+		(struct precision_group){s->sym, (uint32_t)s->count, w->rank};
 	w->rank += (uint32_t)s->count;
 	return 0;
 }
 
-/* The rank map's groups, by root: how many ranks and the first. */
-static int rank_groups(const struct fmt_rankmap *rm, uint32_t nrules,
-		       struct group **out, uint32_t *n)
+int precision_groups(const struct fmt_rankmap *rm, uint32_t nrules,
+		     struct precision_group **out, uint32_t *n)
 {
 	struct gwalk w = {NULL, 0, 0, nrules, 0};
-	struct group *gr;
+	struct precision_group *gr;
 	size_t ng;
 	int rc;
 
@@ -826,7 +822,8 @@ static int hists_make(struct prec *p, uint32_t nh, struct fmt_hists *out)
 
 /* Every group's runs, a separator after each: counted (sink NULL) or
  * fed to the engine. */
-static int all_runs(struct prec *p, const struct group *gr, uint32_t ng)
+static int all_runs(struct prec *p, const struct precision_group *gr,
+		    uint32_t ng)
 {
 	int rc = 0;
 
@@ -843,7 +840,7 @@ static int all_runs(struct prec *p, const struct group *gr, uint32_t ng)
 
 /* The runs through the engine, a merged run as its class's unit, a
  * separator after each group; *eg the engine's grammar. */
-static int fold(struct prec *p, const struct group *gr, uint32_t ng,
+static int fold(struct prec *p, const struct precision_group *gr, uint32_t ng,
 		struct fmt_grammar *eg)
 {
 	int rc;
@@ -861,8 +858,8 @@ static int fold(struct prec *p, const struct group *gr, uint32_t ng,
  * the engine's rules, and the groups' roots last, in their old order
  * (newroot[old root]). */
 static int assemble(struct prec *p, const struct fmt_grammar *eg,
-		    const struct group *gr, uint32_t ng, uint32_t *newroot,
-		    struct fmt_hists *out)
+		    const struct precision_group *gr, uint32_t ng,
+		    uint32_t *newroot, struct fmt_hists *out)
 {
 	const uint32_t root = eg->nrules - 1, sep = unit_cls(p, p->ncls);
 	const rondo_sym *body = &eg->body[eg->first[root]];
@@ -975,7 +972,7 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 		int *merged)
 {
 	struct prec p = {.g = g, .nterm = nterminals, .pct = precision};
-	struct group *gr = NULL;
+	struct precision_group *gr = NULL;
 	struct fmt_grammar eg = {0};
 	uint32_t ng = 0, *newroot = NULL, nold = g->nrules;
 	int rc;
@@ -983,7 +980,7 @@ static int pass(struct fmt_grammar *g, struct fmt_rankmap *rm,
 	*merged = 0;
 	p.nfixed = out->n;
 	rc = opaque_rules(&p);
-	rc = rc ? rc : rank_groups(rm, nold, &gr, &ng);
+	rc = rc ? rc : precision_groups(rm, nold, &gr, &ng);
 	rc = rc ? rc : all_runs(&p, gr, ng);
 	rc = rc ? rc : classes(&p);
 	if (rc || (p.ncls == p.nfixed && !force))

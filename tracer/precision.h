@@ -12,6 +12,18 @@
 /* Precision 100: lossless, nothing merged. */
 #define PRECISION_LOSSLESS 100
 
+/* A group of ranks in a rank map: its root rule, how many ranks, the
+ * first of them. */
+struct precision_group {
+	uint32_t root, ranks, first;
+};
+
+/* The rank map's groups, one per root (roots below nrules, else
+ * RONDO_E_RANGE), sorted by root: *n of them in *out (free it).  0,
+ * RONDO_E_NOMEM or RONDO_E_RANGE. */
+int precision_groups(const struct fmt_rankmap *rm, uint32_t nrules,
+		     struct precision_group **out, uint32_t *n);
+
 /*
  * Rewrites the job's grammar g (terminals below nterminals), its rank map
  * rm (whose terminals are g's rules) and the groups' gaps gg (their

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -75,6 +76,39 @@ uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
 	if (vcalls)
 		*vcalls = c;
 	return p;
+}
+
+uint32_t an_merged_tags(const rondo_trace *t)
+{
+	uint32_t nh = 0, n = 0;
+	rondo_merged_loop h;
+	uint8_t *seen;
+
+	while (rondo_merged_info(t, nh, &h) == 0)
+		nh++;
+	if (!nh || !(seen = calloc(nh, 1)))
+		return 0;
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
+		uint32_t f = rondo_sig_func(t, s),
+			 na = rondo_sig_arg_count(t, s);
+
+		for (uint32_t k = 0; k < na; k++) {
+			const char *pn = rondo_func_param_name(t, f, k);
+			rondo_arg a;
+
+			if (!pn ||
+			    (strcmp(pn, "tag") && strcmp(pn, "sendtag") &&
+			     strcmp(pn, "recvtag")) ||
+			    rondo_sig_arg(t, s, k, &a) < 0 ||
+			    rondo_arg_merged(t, &a, NULL, &h) != 1 ||
+			    h.id >= nh || seen[h.id])
+				continue;
+			seen[h.id] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	return n;
 }
 
 uint32_t an_req_id(const rondo_arg *a)

@@ -92,6 +92,30 @@ static inline int util_percent(const char *v, unsigned *pct)
 	return 0;
 }
 
+/*
+ * What merges at a precision as RONDO_PRECISION_PARAMS and rondo run
+ * --precision-params give it: a comma-separated list of "sizes" (counts
+ * and displacements, always) and "tags".  Returns 0 with *tags 1 when
+ * tags are in it, or -1 (an empty item, another word: "peers" too).
+ */
+static inline int util_params(const char *v, int *tags)
+{
+	*tags = 0;
+	if (!v || !*v)
+		return -1;
+	for (;;) {
+		size_t n = strcspn(v, ",");
+
+		if (n == 4 && !strncmp(v, "tags", 4))
+			*tags = 1;
+		else if (n != 5 || strncmp(v, "sizes", 5))
+			return -1;
+		if (!v[n])
+			return 0;
+		v += n + 1;
+	}
+}
+
 /* Appends the n ranks k[] (in increasing order) to the string in buf
  * (of size bytes), runs as ranges: "0-3,5". */
 static inline void util_put_ranks(char *buf, size_t size, const uint32_t *k,

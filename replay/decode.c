@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "decode.h"
 #include "stats.h"
 #include "util.h"
@@ -133,6 +134,41 @@ static int merged_mode(const rondo_trace *t, uint32_t sig, uint32_t k)
 	return 0;
 }
 
+/* Whether t's tags were merged at the precision (an_merged_tags), for
+ * the last trace asked about. */
+static int tags_merged(const rondo_trace *t)
+{
+	static const rondo_trace *last;
+	static int merged;
+
+	if (t != last) {
+		last = t;
+		merged = an_merged_tags(t) > 0;
+	}
+	return merged;
+}
+
+/* Whether argument k of sig is the tag a receive or a probe matches. */
+static int recv_tag(const rondo_trace *t, uint32_t sig, uint32_t k)
+{
+	uint32_t f = rondo_sig_func(t, sig);
+	const char *fn = rondo_func_name(t, f),
+		   *pn = rondo_func_param_name(t, f, k);
+	static const char *const recvs[] = {
+		"MPI_Recv",  "MPI_Irecv",  "MPI_Recv_init", "MPI_Precv_init",
+		"MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",    "MPI_Improbe",
+		"MPI_Mrecv", "MPI_Imrecv"};
+
+	if (!fn || !pn)
+		return 0;
+	if (!strcmp(pn, "recvtag"))
+		return 1;
+	for (size_t i = 0; !strcmp(pn, "tag") && i < COUNTOF(recvs); i++)
+		if (!strcmp(fn, recvs[i]))
+			return 1;
+	return 0;
+}
+
 int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 		  struct rp_val **v, uint32_t *nargs)
 {
@@ -152,6 +188,13 @@ int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 						      : 0,
 			   &(*v)[k]) < 0)
 			return RONDO_E_NOMEM;
+	/* a trace whose tags were merged: each send's tag is the one
+	 * written for its class, which a receive of another class, or of
+	 * a tag left exact, would not match; receives match any tag, from
+	 * their sources in the order sent */
+	for (uint32_t k = 0; k < n && tags_merged(t); k++)
+		if ((*v)[k].kind == RONDO_ARG_TAG && recv_tag(t, sig, k))
+			(*v)[k].any = 1;
 	return 0;
 }
 

@@ -659,6 +659,8 @@ static void put_vals(struct gen *G, const char *name, const struct rp_val *v,
 		if (x->draw)
 			putf(G, ", .draw = %u, .kept = %lld", x->draw,
 			     (long long)x->kept);
+		if (x->any)
+			put(G, ", .any = 1");
 		put(G, "},\n");
 	}
 	if (!n)

@@ -71,9 +71,9 @@ static void px_seed(int rank)
 	px.o.seed = rp_seed_agree(rank);
 	if (rank == 0)
 		fprintf(stderr,
-			"%s: %u loops or counts merged at precision below 100 "
-			"run counts and send sizes drawn with seed %llu "
-			"(--seed %llu draws them again)\n",
+			"%s: %u loops, counts or tags merged at precision "
+			"below 100 run counts and send sizes drawn with seed "
+			"%llu (--seed %llu draws them again)\n",
 			px.who, px_nhists, (unsigned long long)px.o.seed,
 			(unsigned long long)px.o.seed);
 }

@@ -286,15 +286,15 @@ static rondo_iter *walker(const rondo_trace *t, uint32_t rank,
  * rank 0 picks and broadcasts (outside the tracer: PMPI) when `world`
  * (MPI_COMM_WORLD is there; a program of sessions draws with 0). */
 static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
-			  int rank, int world)
+			  int rank, int world, uint32_t sizes)
 {
 	uint64_t seed = 0;
-	uint32_t n = 0, values = 0, p = an_merged(t, &n, &values, NULL);
+	uint32_t n = 0, p = an_merged(t, &n, NULL, NULL);
 
 	if (o->seeded || !world)
 		return o->seeded ? o->seed : 0;
 	seed = rp_seed_agree(rank);
-	if (rank == 0 && !values)
+	if (rank == 0 && !sizes)
 		fprintf(stderr,
 			"%s: %u loops merged at precision %u run counts "
 			"drawn with seed %llu (--seed %llu draws them "
@@ -306,7 +306,7 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 			"%s: %u loops and %u counts merged at precision %u "
 			"run counts and send sizes drawn with seed %llu "
 			"(--seed %llu draws them again)\n",
-			prog, (unsigned)n, (unsigned)values, (unsigned)p,
+			prog, (unsigned)n, (unsigned)sizes, (unsigned)p,
 			(unsigned long long)seed, (unsigned long long)seed);
 	return seed;
 }
@@ -318,9 +318,9 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		   rondo_iter **it, int rank, uint64_t skip, int world)
 {
 	int made = 0;
-	uint32_t loops = 0, values = 0;
+	uint32_t loops = 0, values = 0, p = an_merged(t, &loops, &values, NULL),
+		 tags = values ? an_merged_tags(t) : 0, sizes = values - tags;
 
-	an_merged(t, &loops, &values, NULL);
 	if (wd_rank != (uint32_t)rank) {
 		rondo_iter_free(*it);
 		rp_start(t, (uint32_t)rank, o);
@@ -332,8 +332,13 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		}
 		made = 1;
 	}
-	if (loops || values) {
-		uint64_t seed = draw_seed(t, o, rank, world);
+	if (rank == 0 && tags)
+		fprintf(stderr,
+			"%s: %u tags merged at precision %u: receives match "
+			"any tag, from their sources in the order sent\n",
+			prog, (unsigned)tags, (unsigned)p);
+	if (loops || sizes) {
+		uint64_t seed = draw_seed(t, o, rank, world, sizes);
 
 		rp_values_seed(seed);
 		if (loops && rondo_iter_draw(*it, seed)) {

@@ -586,7 +586,9 @@ int rp_rank(struct rp_call *c, uint32_t k)
 
 int rp_tag(struct rp_call *c, uint32_t k)
 {
-	return (int)scalar(val(c, k));
+	const struct rp_val *v = val(c, k);
+
+	return v->any ? MPI_ANY_TAG : (int)scalar(v);
 }
 
 /* The address a BUFFER value names (an absolute address the program

@@ -28,6 +28,8 @@ struct rp_val {
 			  histogram + 1, i drawn from it at each call
 			  (rp_sig_draw) */
 	int64_t kept;  /* ...and the count written for it */
+	int any;       /* a receive's tag in a trace whose tags were merged
+			  at the precision: MPI_ANY_TAG (rp_tag) */
 };
 
 #endif /* RONDO_REPLAY_VAL_H */

@@ -286,3 +286,51 @@ replay_run() {
 		"$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
 		{ fail "$name: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
 }
+
+# proxy_same TRACE REPLAYED [OPTIONS]: the proxy of $tmp/TRACE.rondo
+# (rondo proxy, compiled as replayed's are) run by replay_run (as px,
+# with OPTIONS) makes the calls of $tmp/REPLAYED.rondo, rondo-replay's.
+proxy_same() {
+	of=$1 p="$tmp/${1}_proxy" who=$2
+	shift 2
+	"$rondo" proxy -o "$p.c" "$tmp/$of.rondo" 2>"$tmp/proxy.gen" ||
+		{ fail "rondo proxy of $of: $(cat "$tmp/proxy.gen")"; return 1; }
+	# shellcheck disable=SC2086 # flags are lists
+	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
+		$MPI_LIBS -lpthread >"$tmp/proxy.cc" 2>&1 ||
+		{ fail "the proxy of $of does not compile: $(head -20 "$tmp/proxy.cc")"; return 1; }
+	replay_run px "$p" "$@" || return 1
+	"$rondo" diff --ignore buffers "$tmp/$who.rondo" "$tmp/px.rondo" >"$tmp/px.diff" 2>&1
+	[ "$(tail -1 "$tmp/px.diff")" = "same communication" ] ||
+		fail "the proxy of $of and the replay differ: $(head -12 "$tmp/px.diff")"
+}
+
+# hists_within WHAT FILE: every histogram of merged values named WHAT
+# ("count:", "tag:") that FILE (rondo dump --grammar) lists has its
+# values within 10 % of each other and of its written value, and there
+# is one at least.
+hists_within() {
+	awk -v what="$1" '/^merged values/ { on = 1; next } /^merged loops/ { on = 0 }
+	on && $2 == what { lr = $6; sub(/,$/, "", lr); split(lr, r, "-"); w = $10; sub(/\),$/, "", w)
+		if (r[2] * 90 > r[1] * 110 || w * 0.9 > r[1] || w * 1.1 < r[2]) { print "not within 10 %: " $0; bad = 1 }
+		n++ }
+	END { if (!n) { print "no merged " what " listed"; bad = 1 }
+		exit bad }' "$2" >"$tmp/why" || fail "$(cat "$tmp/why")"
+}
+
+# irregular NAME MODE STEPS [RUN OPTIONS]: $tmp/NAME.rondo, the trace of
+# tests/bench/bench_irregular MODE STEPS on 2 ranks (rondo run with RUN
+# OPTIONS), its output in $tmp/NAME.out; the test ends when it fails.
+# trace_bytes NAME, trace_calls NAME: its size, the calls rondo info
+# reads.  Needs mpi_setup, rondo, tmp.
+irregular() {
+	name=$1 mode=$2 steps=$3
+	shift 3
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" "$@" -- \
+		mpirun -np 2 ${san:+-x ASAN_OPTIONS} \
+		"$top_builddir/tests/bench/bench_irregular" "$mode" "$steps" \
+		>"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
+		{ echo "FAIL: $name: status $?: $(tail -5 "$tmp/$name.out")"; exit 1; }
+}
+trace_bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
+trace_calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }

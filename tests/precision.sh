@@ -36,16 +36,10 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # trace NAME STEPS [RUN OPTIONS]: $tmp/NAME.rondo of converge STEPS.
 trace() {
-	name=$1 steps=$2
+	t_name=$1 t_steps=$2
 	shift 2
-	timeout 300 "$rondo" run -o "$tmp/$name.rondo" "$@" -- \
-		mpirun -np 2 ${san:+-x ASAN_OPTIONS} "$prog" converge "$steps" \
-		>"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
-		{ echo "FAIL: $name: status $?: $(tail -5 "$tmp/$name.out")"; exit 1; }
+	irregular "$t_name" converge "$t_steps" "$@"
 }
-
-bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
-calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }
 
 trace l100 100
 trace l1000 1000
@@ -63,18 +57,18 @@ grep -q "^  merged       loop counts: 2 histograms" "$tmp/p.info" ||
 	fail "metadata at 90: $(grep merged "$tmp/p.info")"
 
 # no growth with the steps; far below the lossless bytes
-a=$(bytes p100) b=$(bytes p1000) l=$(bytes l1000)
+a=$(trace_bytes p100) b=$(trace_bytes p1000) l=$(trace_bytes l1000)
 [ $((b * 100)) -le $((a * 115)) ] ||
 	fail "precision 90 grows with the steps: $a bytes at 100, $b at 1000"
 [ $((b * 5)) -le "$l" ] ||
 	fail "precision 90: $b bytes against $l lossless at 1000 steps"
-[ $(bytes z1000) -le "$l" ] || fail "precision 0: $(bytes z1000) bytes, $l lossless"
+[ $(trace_bytes z1000) -le "$l" ] || fail "precision 0: $(trace_bytes z1000) bytes, $l lossless"
 "$rondo" info "$tmp/z1000.rondo" | grep -q "^precision    0%: [0-9]* loops* whose" ||
 	fail "info at 0: $("$rondo" info "$tmp/z1000.rondo" | grep precision)"
 
 # calls within the precision: in all, and MPI_Iprobe's in the calls read
 # back; the statistics' calls per function exactly the lossless trace's
-cl=$(calls l1000) cp=$(calls p1000)
+cl=$(trace_calls l1000) cp=$(trace_calls p1000)
 within() { awk -v l="$1" -v p="$2" 'BEGIN { d = p - l; if (d < 0) d = -d; exit !(l > 0 && d <= 0.1 * l) }'; }
 within "$cl" "$cp" || fail "calls at 90: $cp, lossless $cl"
 [ "$cp" = "$cl" ] && grep -q "^calls .*(merged loops at their exact sums; [0-9]* as the grammar expands them" "$tmp/p.info" ||

@@ -491,7 +491,8 @@ static int merged_of(rondo_arg a, uint64_t *hist, int64_t *value)
 		return 0;
 	fmt_cur_init(&c, a.data, a.size, NULL, NULL);
 	if (fmt_arg_get(&c, &h) < 0 || fmt_arg_get(&c, &v) < 0 ||
-	    h.kind != RONDO_ARG_INT || v.kind != RONDO_ARG_INT)
+	    h.kind != RONDO_ARG_INT ||
+	    (v.kind != RONDO_ARG_INT && v.kind != RONDO_ARG_TAG))
 		return 0;
 	*hist = h.u;
 	*value = v.i;
@@ -541,7 +542,7 @@ static void test_params(void)
 	memcpy(cst.sig, sig, sizeof(sig)); /* params_write frees it */
 	/* at 90: {64, 66, 70} and {100, 104}; the other tag, the other
 	 * request and the Waitalls' counts stay as they are */
-	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 90) == 0);
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 90, 0) == 0);
 	CHECK(pl.nclasses == 2 && pl.nmerged == 5 && pl.nnew == 6);
 	CHECK(pl.nvalues == 50);
 	for (int s = 0; s < 9; s++)
@@ -577,17 +578,51 @@ static void test_params(void)
 	CHECK(cst.sig != NULL);
 	memcpy(cst.sig, sig, sizeof(sig));
 	memset(&hs, 0, sizeof(hs));
-	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 0) == 0);
-	CHECK(pl.nclasses == 1 && pl.nnew == 5);
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 0, 0) == 0);
+	CHECK(pl.nclasses == 1 && pl.nnew == 5 && pl.ntags == 0);
 	CHECK(params_write(&pl, &cst, &hs) == 0);
 	CHECK(merged_of(arg_of(&cst.sig[0], 1), &h, &w) && w == 74);
 	free(cst.sig);
 	params_free(&pl);
 	fmt_hists_free(&hs);
 
+	/* tags too (RONDO_PRECISION_PARAMS=tags): at 90 tags 0 and 1 are
+	 * not within, the plan is the one without; at 0 the Isend of tag 1
+	 * joins the others, its tags a histogram of 0 x50 and 1 x1 written
+	 * as the least value within of both, 1, of kind TAG */
+	cst = (struct fmt_cst){9, sig, NULL};
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 90, PARAMS_TAGS) ==
+	      0);
+	CHECK(pl.nclasses == 2 && pl.nmerged == 5 && pl.ntags == 0);
+	params_free(&pl);
+	cst = (struct fmt_cst){9, malloc(sizeof(sig)), NULL};
+	CHECK(cst.sig != NULL);
+	memcpy(cst.sig, sig, sizeof(sig));
+	memset(&hs, 0, sizeof(hs));
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 0, PARAMS_TAGS) ==
+	      0);
+	CHECK(pl.nclasses == 1 && pl.nmerged == 6 && pl.nnew == 4 &&
+	      pl.ntags == 1 && pl.to[5] == 0);
+	CHECK(params_write(&pl, &cst, &hs) == 0);
+	CHECK(merged_of(arg_of(&cst.sig[0], 4), &h, &w) && w == 1 &&
+	      arg_of(&cst.sig[0], 4).kind == RONDO_ARG_MERGED);
+	CHECK(hs.h[h].n == 51 && hs.h[h].sum == 1 && hs.h[h].min == 0 &&
+	      hs.h[h].max == 1);
+	free(cst.sig);
+	params_free(&pl);
+	fmt_hists_free(&hs);
+	/* the request pools leave tags out only when they may merge */
+	CHECK(params_mergeable("MPI_Isend", "tag", RONDO_ARG_TAG, PARAMS_TAGS));
+	CHECK(!params_mergeable("MPI_Isend", "tag", RONDO_ARG_TAG, 0));
+	CHECK(!params_mergeable("MPI_Intercomm_create", "tag", RONDO_ARG_TAG,
+				PARAMS_TAGS));
+	CHECK(params_mergeable("MPI_Sendrecv", "recvtag", RONDO_ARG_TAG,
+			       PARAMS_TAGS));
+	CHECK(!params_mergeable("MPI_Waitall", "count", RONDO_ARG_INT, 0));
+
 	/* at 99 nothing is within */
 	cst = (struct fmt_cst){9, sig, NULL};
-	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 99) == 0);
+	CHECK(params_plan(&pl, &cst, funcs, 2, calls, first, 99, 0) == 0);
 	CHECK(pl.nclasses == 0);
 	params_free(&pl);
 	for (int s = 0; s < 9; s++)

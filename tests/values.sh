@@ -31,31 +31,19 @@ replay="$top_builddir/replay/rondo-replay"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# trace NAME MODE STEPS [RUN OPTIONS]: $tmp/NAME.rondo of MODE STEPS.
-trace() {
-	name=$1 mode=$2 steps=$3
-	shift 3
-	timeout 300 "$rondo" run -o "$tmp/$name.rondo" "$@" -- \
-		mpirun -np 2 ${san:+-x ASAN_OPTIONS} "$prog" "$mode" "$steps" \
-		>"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
-		{ echo "FAIL: $name: status $?: $(tail -5 "$tmp/$name.out")"; exit 1; }
-}
-
-bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
-calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }
 # within L P [SHARE]: P within SHARE (0.1) of L
 within() {
 	awk -v l="$1" -v p="$2" -v s="${3:-0.1}" 'BEGIN { d = p - l; if (d < 0) d = -d; exit !(l > 0 && d <= s * l) }'
 }
 
-trace a100 amr 100
-trace l1000 amr 1000
-trace p100 amr 100 --precision 90
-trace p1000 amr 1000 --precision 90
-trace z100 amr 100 --precision 0
-trace z1000 amr 1000 --precision 0
-trace bl1000 both 1000
-trace bp1000 both 1000 --precision 90
+irregular a100 amr 100
+irregular l1000 amr 1000
+irregular p100 amr 100 --precision 90
+irregular p1000 amr 1000 --precision 90
+irregular z100 amr 100 --precision 0
+irregular z1000 amr 1000 --precision 0
+irregular bl1000 both 1000
+irregular bp1000 both 1000 --precision 90
 
 # lossless: one pool of requests for every size, so one MPI_Waitall
 "$rondo" dump --grammar "$tmp/l1000.rondo" >"$tmp/l.g" || fail "dump --grammar lossless"
@@ -74,18 +62,13 @@ grep -Eq '^  s[0-9]+ +MPI_Isend\(buf=m[0-9]+\+0, count=~[0-9]+\[[0-9]+-[0-9]+\],
 	grep -Eq '^  s[0-9]+ +count: [0-9]+ calls of [0-9]+-[0-9]+, mean [0-9.]+ \(written [0-9]+\), min at rank [01], max at rank [01]: [0-9]+ x[0-9]+' "$tmp/p.g" ||
 	fail "dump --grammar at 90: $(head -12 "$tmp/p.g")"
 # each value's histogram within 10 % of its written value
-awk '/^merged values/ { on = 1; next } /^merged loops/ { on = 0 }
-	on && $2 == "count:" { lr = $6; sub(/,$/, "", lr); split(lr, r, "-"); w = $10; sub(/\),$/, "", w)
-		if (r[2] * 90 > r[1] * 110 || w * 0.9 > r[1] || w * 1.1 < r[2]) { print "not within 10 %: " $0; bad = 1 }
-		n++ }
-	END { if (!n) { print "no merged value listed"; bad = 1 }
-		exit bad }' "$tmp/p.g" >"$tmp/why" || fail "$(cat "$tmp/why")"
+hists_within count: "$tmp/p.g"
 
-a=$(bytes p1000) l=$(bytes l1000)
+a=$(trace_bytes p1000) l=$(trace_bytes l1000)
 [ $((a * 2)) -le "$l" ] || fail "amr at 90: $a bytes against $l lossless at 1000 steps"
-a=$(bytes bp1000) l=$(bytes bl1000)
+a=$(trace_bytes bp1000) l=$(trace_bytes bl1000)
 [ $((a * 5)) -le "$l" ] || fail "both at 90: $a bytes against $l lossless at 1000 steps"
-a=$(bytes z100) b=$(bytes z1000)
+a=$(trace_bytes z100) b=$(trace_bytes z1000)
 [ $((b * 100)) -le $((a * 115)) ] || fail "amr at 0 grows with the steps: $a bytes at 100, $b at 1000"
 
 # the histograms lost with their section: the values as written, and
@@ -100,7 +83,7 @@ grep -q "section 'hists' damaged (checksum mismatch): merged loops' counts and m
 	fail "damaged hists: $(cat "$tmp/f.err"; head -8 "$tmp/f.g")"
 
 # calls exact, statistics exact, the matrix's bytes within 10 %
-[ "$(calls p1000)" = "$(calls l1000)" ] || fail "calls at 90: $(calls p1000), lossless $(calls l1000)"
+[ "$(trace_calls p1000)" = "$(trace_calls l1000)" ] || fail "calls at 90: $(trace_calls p1000), lossless $(trace_calls l1000)"
 "$rondo" stats --csv - "$tmp/l1000.rondo" | cut -d, -f1,3 | sort >"$tmp/l.fn" &&
 	"$rondo" stats --csv - "$tmp/p1000.rondo" | cut -d, -f1,3 | sort >"$tmp/p.fn" ||
 	fail "rondo stats --csv"
@@ -152,18 +135,7 @@ replay_run r1 "$replay" --seed 5 "$tmp/p100.rondo" &&
 		fail "replay without --seed does not say its seed: $(cat "$tmp/any.out")"
 	mxcheck a100 r1 "replay at 90"
 	mxcheck a100 r6 "replay at 90, seed 6"
-	p="$tmp/p100_proxy"
-	"$rondo" proxy -o "$p.c" "$tmp/p100.rondo" 2>"$tmp/proxy.gen" ||
-		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
-	# shellcheck disable=SC2086 # flags are lists
-	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
-		$MPI_LIBS -lpthread >"$tmp/proxy.cc" 2>&1 ||
-		fail "the proxy at 90 does not compile: $(head -20 "$tmp/proxy.cc")"
-	replay_run px "$p" --seed 5 && {
-		"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/px.rondo" >"$tmp/px.diff" 2>&1
-		[ "$(tail -1 "$tmp/px.diff")" = "same communication" ] ||
-			fail "the proxy and the replay differ: $(head -12 "$tmp/px.diff")"
-	}
+	proxy_same p100 r1 --seed 5
 }
 
 [ "$fails" -eq 0 ] && echo "PASS: values.sh" || exit 1

@@ -547,7 +547,7 @@ static int job_params(const struct job *j, const struct fmt_cst *cst,
 		calls[s] = stat[s].count;
 	if (params_first_ranks(g, rm, n, first) < 0 ||
 	    params_plan(&jp->plan, cst, funcs->f, funcs->n, calls, first,
-			100 - j->tolerance) < 0)
+			100 - j->tolerance, j->params) < 0)
 		goto out;
 	rc = 0;
 	if (!jp->plan.nclasses)
@@ -595,7 +595,7 @@ out:
 /* The metadata of a precision below 100 %: `precision` the percentage,
  * `merged` what was merged (FORMAT.md, "hists"). */
 static void job_meta_precision(struct fmt_meta *m, uint32_t tolerance,
-			       const struct fmt_hists *hs,
+			       unsigned params, const struct fmt_hists *hs,
 			       const struct params_plan *pp, int timed)
 {
 	char buf[320];
@@ -615,20 +615,31 @@ static void job_meta_precision(struct fmt_meta *m, uint32_t tolerance,
 			     "nothing: per-call times are kept, call by call");
 	else if (!loops && !pp->nclasses)
 		n = snprintf(buf, sizeof(buf),
-			     "nothing: no loop counts nor counts or "
-			     "displacements within %u %% of each other",
+			     "nothing: no loop counts nor counts%s within "
+			     "%u %% of each other",
+			     params & PARAMS_TAGS ? ", displacements or tags"
+						  : " or displacements",
 			     tolerance);
 	if (!n && loops)
 		n = snprintf(buf, sizeof(buf),
 			     "loop counts: %u histograms at %u places, %" PRIu64
 			     " loop runs",
 			     loops, hs->nsites, runs);
-	if (!timed && pp->nclasses && n >= 0 && (size_t)n < sizeof(buf))
+	if (!timed && pp->nclasses && n >= 0 && (size_t)n < sizeof(buf)) {
+		char tags[48] = "";
+
+		if (params & PARAMS_TAGS)
+			snprintf(tags, sizeof(tags), " (%u of tags)",
+				 pp->ntags);
 		snprintf(buf + n, sizeof(buf) - (size_t)n,
-			 "%scounts and displacements: %u signatures made %u, "
-			 "%u histograms of %" PRIu64 " calls' values",
-			 n ? "; " : "", pp->nmerged, pp->nclasses,
-			 hs->n - loops, pp->nvalues);
+			 "%scounts%s: %u signatures made %u, %u histograms%s "
+			 "of %" PRIu64 " calls' values",
+			 n ? "; " : "",
+			 params & PARAMS_TAGS ? ", displacements and tags"
+					      : " and displacements",
+			 pp->nmerged, pp->nclasses, hs->n - loops, tags,
+			 pp->nvalues);
+	}
 	job_meta_add(m, "merged", buf);
 }
 
@@ -724,8 +735,8 @@ int job_sections(struct job *j, struct fmt_writer *w)
 		}
 		j->meta(&meta, j->ctx);
 		if (j->tolerance)
-			job_meta_precision(&meta, j->tolerance, &hs, &jp.plan,
-					   percall);
+			job_meta_precision(&meta, j->tolerance, j->params, &hs,
+					   &jp.plan, percall);
 		fmt_meta_encode(&b[0], &meta);
 		fmt_funcs_encode(&b[1], &funcs);
 		fmt_consts_encode(&b[2], &consts);

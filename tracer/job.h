@@ -47,6 +47,8 @@ struct job {
 	 * else loop counts that differ by at most this many percent are
 	 * merged (precision.c) */
 	uint32_t tolerance;
+	/* what else may merge (RONDO_PRECISION_PARAMS): PARAMS_TAGS */
+	unsigned params;
 };
 
 /* Ranks up to which a trace keeps each rank's time in each signature, and

@@ -314,6 +314,7 @@ static int job_write(struct gather *j, const struct names *n)
 	j->job.ctx = j;
 	j->job.exact_ranks = rt.exact_ranks;
 	j->job.tolerance = rt.tolerance;
+	j->job.params = rt.params;
 	rc = job_sections(&j->job, &w);
 	if (rc < 0)
 		fprintf(stderr, "rondo: out of memory while merging the ranks' "

@@ -8,12 +8,15 @@
  *
  *  - each signature's arguments are read; those that may merge are the
  *    integer inputs (kind INT, never negative) whose parameter is named as
- *    a count or a displacement, in calls that move data; the rest, and
+ *    a count or a displacement, in calls that move data, and when asked
+ *    (RONDO_PRECISION_PARAMS=tags) the tags of sends, receives and probes
+ *    (kind TAG, never a wildcard); the rest, and
  *    the function, make the signature's shape (the request a call makes
  *    is in it: its pool is the same whatever the counts,
  *    tracer/requests.c, so calls alike but for their sizes name the same
  *    requests);
- *  - signatures of one shape are sorted by their values and taken
+ *  - signatures of one shape are sorted by their values (tags first, so
+ *    that those of one tag are together, their sizes in order) and taken
  *    greedily into classes, a signature joining while, for each of its
  *    values, some integer is within (100 - P) % of every one of the
  *    class; a class of two values or more merges;
@@ -66,11 +69,13 @@ struct ctx {
 	struct fmt_buf shapes;
 	uint64_t *vals;	 /* the signatures' values that may merge */
 	uint32_t *argof; /* each one's argument index */
-	size_t nvals, capvals, capargof;
+	uint8_t *tag;	 /* each one's a tag */
+	size_t nvals, capvals, capargof, captag;
 	struct psig *ps;
 	size_t nps, capps;
 	uint32_t *member; /* by old signature: its psig, or NONE */
 	size_t caph, capcls;
+	unsigned what; /* PARAMS_TAGS... */
 };
 
 static const struct ctx *sort_ctx; /* qsort has no context argument */
@@ -84,11 +89,25 @@ static const char *const unmoved[] = {
 	"MPI_Alloc_mem", "MPI_Win_allocate", "MPI_Win_create", "MPI_Request",
 };
 
-int params_mergeable(const char *func, const char *name)
+/* A message's tag: of sends, receives and probes (not the tag of
+ * MPI_Intercomm_create, which names no message of the program's). */
+static int is_tag(const char *func, const char *name)
+{
+	return (!strcmp(name, "tag") || !strcmp(name, "sendtag") ||
+		!strcmp(name, "recvtag")) &&
+	       strncmp(func, "MPI_Intercomm_", 14) != 0;
+}
+
+int params_mergeable(const char *func, const char *name, uint32_t kind,
+		     unsigned what)
 {
 	size_t n = name ? strlen(name) : 0;
 
 	if (!n || !func)
+		return 0;
+	if (kind == RONDO_ARG_TAG)
+		return (what & PARAMS_TAGS) && is_tag(func, name);
+	if (kind != RONDO_ARG_INT)
 		return 0;
 	for (size_t k = 0; k < COUNTOF(unmoved); k++)
 		if (!strncmp(func, unmoved[k], strlen(unmoved[k])))
@@ -116,16 +135,18 @@ static int psig_read(struct ctx *c, uint32_t s)
 		if (fmt_arg_get(&cur, &a) < 0)
 			return 0; /* checked when merged: cannot be */
 		if (k < f->nparams && !out &&
-		    params_mergeable(f->name, f->params[k]) &&
-		    a.kind == RONDO_ARG_INT &&
+		    params_mergeable(f->name, f->params[k], a.kind, c->what) &&
 		    (a.wire == RONDO_WIRE_UINT ||
 		     (a.wire == RONDO_WIRE_SINT && a.i >= 0))) {
 			if (util_grow(&c->vals, &c->capvals, c->nvals + 1,
 				      sizeof(*c->vals)) < 0 ||
 			    util_grow(&c->argof, &c->capargof, c->nvals + 1,
-				      sizeof(*c->argof)) < 0)
+				      sizeof(*c->argof)) < 0 ||
+			    util_grow(&c->tag, &c->captag, c->nvals + 1,
+				      sizeof(*c->tag)) < 0)
 				return RONDO_E_NOMEM;
 			c->argof[c->nvals] = k;
+			c->tag[c->nvals] = a.kind == RONDO_ARG_TAG;
 			c->vals[c->nvals++] =
 				a.wire == RONDO_WIRE_UINT ? a.u : (uint64_t)a.i;
 			/* the shape keeps where it is, not what */
@@ -158,15 +179,19 @@ static int shape_cmp(const struct psig *x, const struct psig *y)
 	return memcmp(b + x->shape, b + y->shape, x->len);
 }
 
+/* By their values, tags first: a shape's signatures of one tag are then
+ * next to each other, their sizes in order, and merge as they would
+ * without tags merging. */
 static int vals_cmp(const struct psig *x, const struct psig *y)
 {
-	for (uint32_t k = 0; k < x->nvar; k++) {
-		uint64_t u = sort_ctx->vals[x->val + k],
-			 v = sort_ctx->vals[y->val + k];
+	for (int tags = 1; tags >= 0; tags--)
+		for (uint32_t k = 0; k < x->nvar; k++) {
+			uint64_t u = sort_ctx->vals[x->val + k],
+				 v = sort_ctx->vals[y->val + k];
 
-		if (u != v)
-			return u < v ? -1 : 1;
-	}
+			if (sort_ctx->tag[x->val + k] == tags && u != v)
+				return u < v ? -1 : 1;
+		}
 	return 0;
 }
 
@@ -275,6 +300,7 @@ static int class_make(struct params_plan *pl, struct ctx *c, size_t i, size_t j,
 		if (rc)
 			break;
 		pl->nvalues += h->n;
+		pl->ntags += c->tag[p0->val + var];
 		k->var[k->nvar++] = (struct pvar){
 			c->argof[p0->val + var],
 			rep_of(h->sum, h->n, lo, hi, pct), pl->h.n - 1};
@@ -415,9 +441,9 @@ static int renumber(struct params_plan *pl, struct ctx *c)
 int params_plan(struct params_plan *pl, const struct fmt_cst *cst,
 		const struct fmt_func *funcs, uint32_t nfuncs,
 		const uint64_t *calls, const uint32_t *first,
-		uint32_t precision)
+		uint32_t precision, unsigned what)
 {
-	struct ctx c = {.cst = cst, .funcs = funcs};
+	struct ctx c = {.cst = cst, .funcs = funcs, .what = what};
 	int rc = 0;
 
 	memset(pl, 0, sizeof(*pl));
@@ -452,6 +478,7 @@ out:
 	fmt_buf_free(&c.shapes);
 	free(c.vals);
 	free(c.argof);
+	free(c.tag);
 	free(c.ps);
 	free(c.member);
 	if (rc) {

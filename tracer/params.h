@@ -23,6 +23,7 @@ struct params_plan {
 	uint32_t *to;	     /* nold: each old signature's new id */
 	uint32_t nclasses;   /* signatures made of several */
 	uint32_t nmerged;    /* old signatures in them */
+	uint32_t ntags;	     /* histograms of tags among plan->h's */
 	uint64_t nvalues;    /* calls whose values the histograms count */
 	struct params_class *cls;
 	struct fmt_hists h;  /* the histograms, numbered from 0 */
@@ -34,8 +35,8 @@ struct params_plan {
  * Plans the merge of cst's signatures (functions numbered as in
  * funcs[0..nfuncs-1], whose output flags are not NULL) whose arguments are
  * all equal but for integer inputs named as counts or displacements
- * (count, sendcount, target_disp... never incount or outcount), each of
- * those within (100 - precision) % of every value of its kind in the
+ * (count, sendcount, target_disp... never incount or outcount), and tags
+ * when `what` has PARAMS_TAGS (params_mergeable), each of those within (100 - precision) % of every value of its kind in the
  * merged signature.  calls[s] is how many calls signature s had (over
  * all ranks), first[s] the first rank that called it.  Signatures with no
  * call stay as they are.  Returns 0
@@ -45,7 +46,7 @@ struct params_plan {
 int params_plan(struct params_plan *plan, const struct fmt_cst *cst,
 		const struct fmt_func *funcs, uint32_t nfuncs,
 		const uint64_t *calls, const uint32_t *first,
-		uint32_t precision);
+		uint32_t precision, unsigned what);
 
 /*
  * Makes cst the planned one (plan->nnew signatures, their arguments in
@@ -59,11 +60,18 @@ int params_write(struct params_plan *plan, struct fmt_cst *cst,
 
 void params_free(struct params_plan *plan);
 
-/* Whether parameter `name` of function `func` is a count or a
- * displacement of data moved (count, sendcount, target_disp...; not the
- * counts of MPI_Waitall, MPI_Type_vector...), which may merge: the
- * tracer's request pools leave them out too (tracer/requests.c). */
-int params_mergeable(const char *func, const char *name);
+/* What may merge besides counts and displacements
+ * (RONDO_PRECISION_PARAMS): tags. */
+#define PARAMS_TAGS 1u
+
+/* Whether parameter `name` of function `func`, of kind `kind`, may
+ * merge: a count or a displacement of data moved (kind INT: count,
+ * sendcount, target_disp...; not the counts of MPI_Waitall,
+ * MPI_Type_vector...), or with PARAMS_TAGS in `what` a message's tag
+ * (kind TAG: tag, sendtag, recvtag of sends, receives and probes).  The
+ * tracer's request pools leave these out too (tracer/requests.c). */
+int params_mergeable(const char *func, const char *name, uint32_t kind,
+		     unsigned what);
 
 /* Each signature's first rank (first[0..nterminals-1]; UINT32_MAX for one
  * no rank calls), from the rank groups' rules.  0 or RONDO_E_NOMEM. */

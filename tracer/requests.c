@@ -359,8 +359,9 @@ void rec_request_inout(struct rec *r, MPI_Request before, MPI_Request after)
 }
 
 /* The hash of a new request's pool: of the call's arguments before the
- * request but for its counts and displacements (params_mergeable), so
- * that calls alike but for their sizes share a pool: their requests, and
+ * request but for its counts and displacements, and its tags when they
+ * may merge (params_mergeable), so that calls alike but for their sizes
+ * (or tags) share a pool: their requests, and
  * the calls that name them (MPI_Waitall), are then alike too, and such
  * calls merge at a precision below 100 % (params.c).  Only for a call
  * unlike any before it. */
@@ -380,8 +381,8 @@ static uint64_t pool_hash(uint32_t func, const uint8_t *p, size_t n)
 
 		if (fmt_arg_get(&cur, &a) < 0)
 			return record_hash(func, p, n);
-		if (k < f->nparams && a.kind == RONDO_ARG_INT &&
-		    params_mergeable(f->name, f->params[k])) {
+		if (k < f->nparams && params_mergeable(f->name, f->params[k],
+						       a.kind, rt.params)) {
 			buf[len++] = 0; /* where it was */
 			continue;
 		}

@@ -15,6 +15,7 @@
 
 #include "fortran.h"
 #include "job.h"
+#include "params.h"
 #include "runtime.h"
 #include "spill.h"
 #include "util.h"
@@ -254,6 +255,29 @@ static void timing_settings(void)
 	}
 }
 
+/* RONDO_PRECISION_PARAMS: what merges besides counts and displacements,
+ * "tags" (or "sizes", the default, or "sizes,tags"); what else says so
+ * and merges nothing. */
+static int params_settings(void)
+{
+	const char *v = getenv("RONDO_PRECISION_PARAMS");
+	int tags;
+
+	rt.params = 0;
+	if (!v || !*v)
+		return 0;
+	if (util_params(v, &tags) < 0) {
+		rt_warn("RONDO_PRECISION_PARAMS='%s' is not a list of sizes "
+			"and tags (peers are not merged); merging nothing: "
+			"lossless",
+			v);
+		rt.tolerance = 0;
+		return -1;
+	}
+	rt.params = tags ? PARAMS_TAGS : 0;
+	return 0;
+}
+
 /* RONDO_PRECISION: a percentage, 100 (lossless) by default. */
 static void precision_settings(void)
 {
@@ -270,6 +294,8 @@ static void precision_settings(void)
 		return;
 	}
 	rt.tolerance = 100 - p;
+	if (params_settings() < 0)
+		return;
 	if (rt.tolerance && rt.timing)
 		rt_warn("RONDO_PRECISION=%u with RONDO_TIMING=percall: "
 			"per-call times follow the calls one by one, so "

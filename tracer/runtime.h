@@ -144,6 +144,7 @@ struct rt {
 	size_t timing_limit;  /* RONDO_TIMING_LIMIT, bytes */
 	uint32_t exact_ranks; /* RONDO_RANKTIME_EXACT (job.h) */
 	uint32_t tolerance;   /* 100 - RONDO_PRECISION (job.h) */
+	unsigned params;      /* RONDO_PRECISION_PARAMS: PARAMS_TAGS... */
 	int tstate;	      /* enum rt_timing */
 	struct fmt_tscale tscale;
 	struct fmt_tenc tenc;

@@ -173,13 +173,27 @@ static void info_precision(const rondo_trace *t)
 		       p, merged, merged == 1 ? "" : "s", 100 - p);
 	else
 		printf("precision    %" PRIu32 "%%: no loop merged\n", p);
-	if (values)
-		printf("             %" PRIu32 " count%s or displacement%s "
-		       "whose values differ by up to %" PRIu32 "%% merged, in "
-		       "%" PRIu64 " calls, each written as its mean (their "
-		       "histograms and sums kept; rondo dump --grammar)\n",
-		       values, values == 1 ? "" : "s", values == 1 ? "" : "s",
-		       100 - p, vcalls);
+	if (values) {
+		uint32_t tags = an_merged_tags(t), sizes = values - tags;
+		char what[96], tagw[32] = "";
+
+		if (tags)
+			snprintf(tagw, sizeof(tagw), "%" PRIu32 " tag%s", tags,
+				 tags == 1 ? "" : "s");
+		if (sizes)
+			snprintf(what, sizeof(what),
+				 "%" PRIu32 " count%s or displacement%s%s%s",
+				 sizes, sizes == 1 ? "" : "s",
+				 sizes == 1 ? "" : "s", tags ? " and " : "",
+				 tagw);
+		else
+			snprintf(what, sizeof(what), "%s", tagw);
+		printf("             %s whose values differ by up to %" PRIu32
+		       "%% merged, in %" PRIu64 " calls, each written as its "
+		       "mean (their histograms and sums kept; rondo dump "
+		       "--grammar)\n",
+		       what, 100 - p, vcalls);
+	}
 }
 
 /* The calls the program made, when loops were merged: each merged loop

@@ -144,6 +144,8 @@ static void notes(const rondo_trace *t, const struct an_matrix *m, int csv)
 	char num[24];
 	uint32_t loops, values, p = an_merged(t, &loops, &values, NULL);
 
+	values -= values ? an_merged_tags(t) : 0; /* sizes */
+
 	if (m->proc_null)
 		cli_error("%s sends to MPI_PROC_NULL not counted",
 			  cli_count(num, sizeof(num), m->proc_null));

@@ -77,10 +77,19 @@ static void run_usage(FILE *f)
 		"      --precision P   0 to 100 (%%, RONDO_PRECISION; default "
 		"100:\n"
 		"                      every call as made): below, loops whose "
-		"counts\n"
-		"                      differ by at most 100 - P %% are merged "
-		"into\n"
-		"                      one, its counts kept as a histogram\n"
+		"counts,\n"
+		"                      and calls whose sizes, differ by at "
+		"most\n"
+		"                      100 - P %% are merged into one, their "
+		"values\n"
+		"                      kept as a histogram\n"
+		"      --precision-params LIST  what merges besides loops: "
+		"sizes\n"
+		"                      (counts, displacements: always), "
+		"tags\n"
+		"                      (RONDO_PRECISION_PARAMS; \"sizes,tags\" "
+		"merges\n"
+		"                      tags too)\n"
 		"      --spill-dir DIR where spill files go (RONDO_SPILL_DIR;\n"
 		"                      default: beside the trace)\n"
 		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
@@ -203,7 +212,7 @@ static char vars[][24] = {"RONDO_OUT",		"RONDO_DISABLE",
 			  "RONDO_MEMORY_LIMIT", "RONDO_FLUSH_INTERVAL",
 			  "RONDO_SPILL",	"RONDO_SPILL_DIR",
 			  "RONDO_STAMP",	"RONDO_JOB",
-			  "RONDO_PRECISION"};
+			  "RONDO_PRECISION",	"RONDO_PRECISION_PARAMS"};
 #define NVARS COUNTOF(vars)
 
 /* The -x options: the preload, and the settings the caller set. */
@@ -574,6 +583,7 @@ int cmd_run(int argc, char **argv)
 		{"flush-interval", required_argument, 0, 'F'},
 		{"spill-dir", required_argument, 0, 'S'},
 		{"precision", required_argument, 0, 'R'},
+		{"precision-params", required_argument, 0, 'Q'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	char lib[PATH_MAX + 64], preload[PATH_MAX + 96], *end;
@@ -583,6 +593,7 @@ int cmd_run(int argc, char **argv)
 	double b;
 	size_t size;
 	unsigned pct;
+	int tags;
 	int c;
 
 	/* '+': options stop at the command, which has options of its own */
@@ -646,6 +657,16 @@ int cmd_run(int argc, char **argv)
 					"percentage from 0 to 100",
 					optarg);
 			setenv("RONDO_PRECISION", optarg, 1);
+			break;
+		case 'Q':
+			if (util_params(optarg, &tags) < 0)
+				return cli_usage_error(
+					"run ",
+					"--precision-params: '%s' is not a "
+					"list of sizes and tags (peers are "
+					"not merged)",
+					optarg);
+			setenv("RONDO_PRECISION_PARAMS", optarg, 1);
 			break;
 		case 'h': run_usage(stdout); return CLI_EXIT_OK;
 		default: return cli_usage_error("run ", "bad option");

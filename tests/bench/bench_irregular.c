@@ -25,6 +25,9 @@
  *             doubles, changing every few steps and differently by rank
  *             (each message received at the size its sender sends)
  *   both      converge and amr at once
+ *   tags      regular, but each step's halos are tagged with the step's
+ *             number (2 s and 2 s + 1, s modulo 16 000: below the 32 767
+ *             MPI guarantees), as codes that tell steps apart by tag do
  *
  * The choices come from a hash of (step, rank), the same on every run,
  * so the program is deterministic.  Rank 0 prints one line:
@@ -39,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum mode { REGULAR, CONVERGE, AMR, BOTH };
+enum mode { REGULAR, CONVERGE, AMR, BOTH, TAGS };
 
 /* A number from (a, b, c), the same everywhere (splitmix64's mixer). */
 static unsigned long long mix(unsigned long long a, unsigned long long b,
@@ -76,14 +79,16 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 3) {
 		if (rank == 0)
-			fprintf(stderr, "usage: bench_irregular "
-					"regular|converge|amr|both STEPS\n");
+			fprintf(stderr,
+				"usage: bench_irregular "
+				"regular|converge|amr|both|tags STEPS\n");
 		MPI_Finalize();
 		return 2;
 	}
 	m = !strcmp(argv[1], "converge") ? CONVERGE
 	    : !strcmp(argv[1], "amr")	 ? AMR
 	    : !strcmp(argv[1], "both")	 ? BOTH
+	    : !strcmp(argv[1], "tags")	 ? TAGS
 					 : REGULAR;
 	steps = atol(argv[2]);
 	left = (rank + size - 1) % size;
@@ -106,10 +111,12 @@ int main(int argc, char **argv)
 		double rate = m == CONVERGE || m == BOTH ? 0.9 : 0.5,
 		       res = 1e-2 * 0.999 * pow(1 / 0.9, need), global = res;
 		long it = 0;
+		int tag = m == TAGS ? 2 * (int)(s % 16000) : 0;
 
 		nl = halo(m, s, left); /* what the neighbours send */
 		nr = halo(m, s, right);
-		while (m == REGULAR || m == AMR ? it < 4 : global > 1e-2) {
+		while (m == REGULAR || m == AMR || m == TAGS ? it < 4
+							     : global > 1e-2) {
 			int polls = m == CONVERGE || m == BOTH
 					    ? 10 + (int)(mix((unsigned long long)
 								     s,
@@ -121,14 +128,14 @@ int main(int argc, char **argv)
 					    : 0,
 			    flag;
 
-			MPI_Irecv(rl, nl, MPI_DOUBLE, left, 0, MPI_COMM_WORLD,
+			MPI_Irecv(rl, nl, MPI_DOUBLE, left, tag, MPI_COMM_WORLD,
 				  &req[0]);
-			MPI_Irecv(rr, nr, MPI_DOUBLE, right, 1, MPI_COMM_WORLD,
-				  &req[1]);
-			MPI_Isend(sr, n, MPI_DOUBLE, right, 0, MPI_COMM_WORLD,
+			MPI_Irecv(rr, nr, MPI_DOUBLE, right, tag + 1,
+				  MPI_COMM_WORLD, &req[1]);
+			MPI_Isend(sr, n, MPI_DOUBLE, right, tag, MPI_COMM_WORLD,
 				  &req[2]);
-			MPI_Isend(sl, n, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
-				  &req[3]);
+			MPI_Isend(sl, n, MPI_DOUBLE, left, tag + 1,
+				  MPI_COMM_WORLD, &req[3]);
 			calls += 4;
 			for (int k = 0; k < polls; k++, calls++)
 				MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD,

@@ -27,7 +27,7 @@ otf2-tools python3-otf2"
 # Against MPICH, the tests that run MPI programs or the tracer (tests/lib.sh
 # launches them with its mpiexec); the others read traces only, and do not
 # depend on the library.
-mpich_tests="tests/mpi.sh tests/merge.sh tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/matrix.sh tests/preload.sh tests/fortran.sh tests/debian.sh tests/traceout.sh tests/tools.sh tests/outside.sh tests/ending.sh tests/memlimit.sh tests/export.sh tests/export_otf2.sh tests/replay.sh tests/precision.sh tests/values.sh tests/tags.sh"
+mpich_tests="tests/mpi.sh tests/merge.sh tests/session.sh tests/stats.sh tests/timing.sh tests/timed.sh tests/matrix.sh tests/preload.sh tests/fortran.sh tests/debian.sh tests/traceout.sh tests/tools.sh tests/outside.sh tests/ending.sh tests/memlimit.sh tests/export.sh tests/export_otf2.sh tests/replay.sh tests/precision.sh tests/values.sh tests/params.sh"
 
 say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }

@@ -78,37 +78,49 @@ uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
 	return p;
 }
 
-uint32_t an_merged_tags(const rondo_trace *t)
+uint32_t an_merged_params(const rondo_trace *t, uint32_t *tags, uint32_t *peers)
 {
-	uint32_t nh = 0, n = 0;
+	uint32_t nh = 0, n[3] = {0, 0, 0};
 	rondo_merged_loop h;
 	uint8_t *seen;
 
 	while (rondo_merged_info(t, nh, &h) == 0)
 		nh++;
-	if (!nh || !(seen = calloc(nh, 1)))
-		return 0;
-	for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
-		uint32_t f = rondo_sig_func(t, s),
-			 na = rondo_sig_arg_count(t, s);
+	if (nh && (seen = calloc(nh, 1)) != NULL) {
+		for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
+			uint32_t f = rondo_sig_func(t, s),
+				 na = rondo_sig_arg_count(t, s);
 
-		for (uint32_t k = 0; k < na; k++) {
-			const char *pn = rondo_func_param_name(t, f, k);
-			rondo_arg a;
+			for (uint32_t k = 0; k < na; k++) {
+				const char *pn = rondo_func_param_name(t, f, k);
+				int what =
+					!pn ? 0
+					: !strcmp(pn, "tag") ||
+							!strcmp(pn,
+								"sendtag") ||
+							!strcmp(pn, "recvtag")
+						? 1
+					: !strcmp(pn, "dest") ||
+							!strcmp(pn, "source")
+						? 2
+						: 0;
+				rondo_arg a;
 
-			if (!pn ||
-			    (strcmp(pn, "tag") && strcmp(pn, "sendtag") &&
-			     strcmp(pn, "recvtag")) ||
-			    rondo_sig_arg(t, s, k, &a) < 0 ||
-			    rondo_arg_merged(t, &a, NULL, &h) != 1 ||
-			    h.id >= nh || seen[h.id])
-				continue;
-			seen[h.id] = 1;
-			n++;
+				if (!what || rondo_sig_arg(t, s, k, &a) < 0 ||
+				    rondo_arg_merged(t, &a, NULL, &h) != 1 ||
+				    h.id >= nh || seen[h.id])
+					continue;
+				seen[h.id] = 1;
+				n[what]++;
+			}
 		}
+		free(seen);
 	}
-	free(seen);
-	return n;
+	if (tags)
+		*tags = n[1];
+	if (peers)
+		*peers = n[2];
+	return n[1] + n[2];
 }
 
 uint32_t an_req_id(const rondo_arg *a)
@@ -177,12 +189,13 @@ static size_t put(char *buf, size_t size, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n >= size ? size - 1 : at + (size_t)n;
 }
 
-/* Histogram h's bins after buf[0..at): " 38 x62, 39 x150...". */
+/* Histogram h's bins after buf[0..at): " 38 x62, 39 x150...", each
+ * value negated when `neg` (a peer before the caller: how far). */
 static size_t bins_text(const rondo_trace *t, const rondo_merged_loop *h,
-			int utf8, char *buf, size_t size, size_t at)
+			int neg, int utf8, char *buf, size_t size, size_t at)
 {
 	const char *x = utf8 ? "\xc3\x97" : "x",
-		   *to = utf8 ? "\xe2\x80\x93" : "-";
+		   *to = utf8 ? "\xe2\x80\x93" : "-", *m = neg ? "-" : "";
 
 	for (uint32_t k = 0; k < h->nbins; k++) {
 		uint64_t lo, hi, n;
@@ -190,33 +203,36 @@ static size_t bins_text(const rondo_trace *t, const rondo_merged_loop *h,
 		if (rondo_merged_bin(t, h->id, k, &lo, &hi, &n) < 0)
 			break;
 		if (lo == hi)
-			at = put(buf, size, at, "%s %" PRIu64 " %s%" PRIu64,
-				 k ? "," : "", lo, x, n);
+			at = put(buf, size, at, "%s %s%" PRIu64 " %s%" PRIu64,
+				 k ? "," : "", m, lo, x, n);
 		else
 			at = put(buf, size, at,
-				 "%s %" PRIu64 "%s%" PRIu64 " %s%" PRIu64,
-				 k ? "," : "", lo, to, hi, x, n);
+				 "%s %s%" PRIu64 "%s%s%" PRIu64 " %s%" PRIu64,
+				 k ? "," : "", m, lo, neg ? ".." : to, m, hi, x,
+				 n);
 	}
 	return at;
 }
 
 /* Histogram h as text: "N <noun>s of LO-HI<unit>, mean M (<kept> K), min
- * at rank R, max at rank S:" and its bins. */
+ * at rank R, max at rank S:" and its bins; negated when `neg`, the range
+ * then "-HI..-LO". */
 static void hist_text(const rondo_trace *t, const rondo_merged_loop *h,
 		      const char *noun, const char *unit, const char *kept,
-		      int64_t k, int utf8, char *buf, size_t size)
+		      int64_t k, int neg, int utf8, char *buf, size_t size)
 {
-	const char *to = utf8 ? "\xe2\x80\x93" : "-";
+	const char *to = utf8 ? "\xe2\x80\x93" : "-", *m = neg ? "-" : "";
+	double mean = h->loops ? (double)h->sum / (double)h->loops : 0.0;
 	size_t at = put(buf, size, 0,
-			"%" PRIu64 " %s%s of %" PRIu64 "%s%" PRIu64
+			"%" PRIu64 " %s%s of %s%" PRIu64 "%s%s%" PRIu64
 			"%s, mean %.2f (%s %" PRId64 "), min at rank %" PRIu32
 			", max at rank %" PRIu32 ":",
-			h->loops, noun, h->loops == 1 ? "" : "s", h->min, to,
-			h->max, unit,
-			h->loops ? (double)h->sum / (double)h->loops : 0.0,
-			kept, k, h->min_rank, h->max_rank);
+			h->loops, noun, h->loops == 1 ? "" : "s", m,
+			neg ? h->max : h->min, neg ? ".." : to, m,
+			neg ? h->min : h->max, unit, neg ? -mean : mean, kept,
+			k, h->min_rank, h->max_rank);
 
-	bins_text(t, h, utf8, buf, size, at);
+	bins_text(t, h, neg, utf8, buf, size, at);
 }
 
 int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
@@ -232,7 +248,7 @@ int an_loop_text(const rondo_trace *t, uint32_t rule, uint32_t pos, int utf8,
 	    rondo_rule_body(t, rule, &body, &len) < 0 || pos >= len)
 		return 0;
 	hist_text(t, &h, "loop", " repeats", "kept", (int64_t)body[pos].count,
-		  utf8, buf, size);
+		  0, utf8, buf, size);
 	return 1;
 }
 
@@ -248,7 +264,9 @@ int an_value_text(const rondo_trace *t, uint32_t sig, uint32_t arg, int utf8,
 	    rondo_arg_merged(t, &a, &v, &h) != 1)
 		return 0;
 	hist_text(t, &h, "call", "", "written",
-		  v.wire == RONDO_WIRE_UINT ? (int64_t)v.u : v.i, utf8, buf,
-		  size);
+		  v.wire == RONDO_WIRE_UINT ? (int64_t)v.u : v.i,
+		  v.kind == RONDO_ARG_RANK_REL && v.wire == RONDO_WIRE_SINT &&
+			  v.i < 0,
+		  utf8, buf, size);
 	return 1;
 }

@@ -37,10 +37,12 @@ int64_t an_count(const rondo_trace *t, uint32_t s, const char *name,
 uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
 		   uint64_t *vcalls);
 
-/* How many histograms of t are of tags (tag, sendtag, recvtag) merged
- * at the precision (RONDO_PRECISION_PARAMS=tags): signatures' merged
- * values are read to tell. */
-uint32_t an_merged_tags(const rondo_trace *t);
+/* How many histograms of t are of tags (tag, sendtag, recvtag) and of
+ * peers (dest, source) merged at the precision (RONDO_PRECISION_PARAMS):
+ * *tags and *peers (either may be NULL); signatures' merged values are
+ * read to tell.  Returns the sum. */
+uint32_t an_merged_params(const rondo_trace *t, uint32_t *tags,
+			  uint32_t *peers);
 
 /* Element k of a list value, or a NULL value (also for k beyond it). */
 rondo_arg an_elem(const rondo_arg *list, uint64_t k);

@@ -95,19 +95,25 @@ static inline int util_percent(const char *v, unsigned *pct)
 /*
  * What merges at a precision as RONDO_PRECISION_PARAMS and rondo run
  * --precision-params give it: a comma-separated list of "sizes" (counts
- * and displacements, always) and "tags".  Returns 0 with *tags 1 when
- * tags are in it, or -1 (an empty item, another word: "peers" too).
+ * and displacements, always), "tags" and "peers".  Returns 0 with in
+ * *what UTIL_MERGE_TAGS and UTIL_MERGE_PEERS for those in it, or -1 (an
+ * empty item, another word).
  */
-static inline int util_params(const char *v, int *tags)
+#define UTIL_MERGE_TAGS	 1u
+#define UTIL_MERGE_PEERS 2u
+
+static inline int util_params(const char *v, unsigned *what)
 {
-	*tags = 0;
+	*what = 0;
 	if (!v || !*v)
 		return -1;
 	for (;;) {
 		size_t n = strcspn(v, ",");
 
 		if (n == 4 && !strncmp(v, "tags", 4))
-			*tags = 1;
+			*what |= UTIL_MERGE_TAGS;
+		else if (n == 5 && !strncmp(v, "peers", 5))
+			*what |= UTIL_MERGE_PEERS;
 		else if (n != 5 || strncmp(v, "sizes", 5))
 			return -1;
 		if (!v[n])

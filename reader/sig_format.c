@@ -269,6 +269,22 @@ static void format_value(struct out *o, const struct fctx *c,
 		if (v.kind == RONDO_ARG_MERGED) /* unreadable: generic */
 			break;
 		out_printf(o, "~");
+		if (v.kind == RONDO_ARG_RANK_REL && v.wire == RONDO_WIRE_SINT) {
+			/* a peer: offsets from the caller, whatever the rank
+			 * (the histogram's are how far, on the written
+			 * side) */
+			int neg = v.i < 0;
+
+			out_printf(o, "%+" PRId64, v.i);
+			if (rc == 1)
+				out_printf(o, "[%s%" PRIu64 "..%s%" PRIu64 "]",
+					   neg ? "-" : "+", neg ? h.max : h.min,
+					   neg ? "-" : "+",
+					   neg ? h.min : h.max);
+			else
+				out_printf(o, "[?]");
+			return;
+		}
 		format_value(o, c, &v);
 		if (rc == 1)
 			out_printf(o, "[%" PRIu64 "-%" PRIu64 "]", h.min,

@@ -9,8 +9,80 @@
 
 #include "args.h"
 #include "decode.h"
+#include "draw.h"
 #include "stats.h"
 #include "util.h"
+
+/* What decoding needs of the whole trace, for the last trace asked
+ * about: whether tags were merged, and the keys (draw.h) of the
+ * histograms of sends' merged peers. */
+static struct {
+	const rondo_trace *t;
+	int tags;
+	uint64_t *sent;
+	uint32_t nsent;
+} whole;
+
+static uint64_t hist_key(const rondo_trace *t, uint32_t id)
+{
+	rondo_merged_loop h;
+	struct draw_bin *b;
+	uint64_t key = 0;
+
+	if (rondo_merged_info(t, id, &h) < 0 ||
+	    !(b = calloc((size_t)h.nbins + 1, sizeof(*b))))
+		return 0;
+	for (uint32_t k = 0; k < h.nbins; k++)
+		rondo_merged_bin(t, id, k, &b[k].lo, &b[k].hi, &b[k].n);
+	key = draw_key(h.loops, h.sum, h.min, h.max, b, h.nbins);
+	free(b);
+	return key;
+}
+
+static void whole_read(const rondo_trace *t)
+{
+	uint32_t tags = 0, peers = 0;
+
+	if (t == whole.t)
+		return;
+	free(whole.sent);
+	memset(&whole, 0, sizeof(whole));
+	whole.t = t;
+	an_merged_params(t, &tags, &peers);
+	whole.tags = tags > 0;
+	if (!peers || !(whole.sent = calloc(peers + 1, sizeof(uint64_t))))
+		return;
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
+		uint32_t f = rondo_sig_func(t, s);
+		int k = rp_trace_param(t, f, "dest");
+		rondo_merged_loop h;
+		rondo_arg a;
+
+		if (k >= 0 && whole.nsent < peers &&
+		    rondo_sig_arg(t, s, (uint32_t)k, &a) == 0 &&
+		    rondo_arg_merged(t, &a, NULL, &h) == 1)
+			whole.sent[whole.nsent++] = hist_key(t, h.id);
+	}
+}
+
+static int tags_merged(const rondo_trace *t)
+{
+	whole_read(t);
+	return whole.tags;
+}
+
+/* Whether histogram id (a receive's merged source) is like one of the
+ * sends' merged peers, so that drawing from it finds the sender. */
+static int peers_sent(const rondo_trace *t, uint32_t id)
+{
+	uint64_t key = hist_key(t, id);
+
+	whole_read(t);
+	for (uint32_t i = 0; i < whole.nsent; i++)
+		if (whole.sent[i] == key)
+			return 1;
+	return 0;
+}
 
 static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 		  const rondo_comm_ref *cm, int raw, struct rp_val *v)
@@ -35,6 +107,24 @@ static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 			v->draw = h.id + 1;
 			v->kept =
 				a.wire == RONDO_WIRE_UINT ? (int64_t)a.u : a.i;
+		} else if (h.kind == RONDO_MERGED_VALUE &&
+			   (raw == 4 || raw == 5) &&
+			   a.kind == RONDO_ARG_RANK_REL &&
+			   a.wire == RONDO_WIRE_SINT && cm && cm->size &&
+			   cm->rank != RONDO_RANK_NONE) {
+			/* a peer: a send's drawn at each call, how far and
+			 * on the written side; a receive's the same way when
+			 * sends' peers have a histogram alike (their k-th
+			 * draws are the same: the receiver of a shift finds
+			 * its sender), else from any source */
+			if (raw == 4 || peers_sent(t, h.id)) {
+				v->draw = h.id + 1;
+				v->kept = a.i < 0 ? -a.i : a.i;
+				v->peer = a.i < 0 ? -1 : 1;
+				v->span = cm->size;
+			} else {
+				v->any = 1;
+			}
 		}
 		raw = raw >= 2 ? 0 : raw;
 	}
@@ -100,8 +190,10 @@ void rp_vals_free(struct rp_val *v, uint32_t n)
  * precision: 2, a receive's, as the most of its values, so that no
  * message sent is longer; 3, a point-to-point send's, drawn from its
  * histogram at each call (rp_sig_draw: the k-th draw of a histogram is
- * the same on every rank); 0, the others' (a collective's, which every
- * rank must pass alike), as written. */
+ * the same on every rank); 4, a send's peer, drawn so too; 5, a
+ * receive's source, drawn when a send's peer has a histogram alike, else
+ * any; 0, the others' (a collective's, which every rank must pass alike),
+ * as written. */
 static int merged_mode(const rondo_trace *t, uint32_t sig, uint32_t k)
 {
 	static const char *const sends[] = {
@@ -119,6 +211,10 @@ static int merged_mode(const rondo_trace *t, uint32_t sig, uint32_t k)
 
 	if (!fn || !pn)
 		return 0;
+	if (!strcmp(pn, "dest"))
+		return 4;
+	if (!strcmp(pn, "source"))
+		return 5;
 	if (!strncmp(pn, "recv", 4))
 		return 2;
 	if (!strcmp(fn, "MPI_Sendrecv") || !strcmp(fn, "MPI_Isendrecv"))
@@ -132,20 +228,6 @@ static int merged_mode(const rondo_trace *t, uint32_t sig, uint32_t k)
 		if (!strcmp(fn, sends[i]))
 			return 3;
 	return 0;
-}
-
-/* Whether t's tags were merged at the precision (an_merged_tags), for
- * the last trace asked about. */
-static int tags_merged(const rondo_trace *t)
-{
-	static const rondo_trace *last;
-	static int merged;
-
-	if (t != last) {
-		last = t;
-		merged = an_merged_tags(t) > 0;
-	}
-	return merged;
 }
 
 /* Whether argument k of sig is the tag a receive or a probe matches. */

@@ -661,6 +661,9 @@ static void put_vals(struct gen *G, const char *name, const struct rp_val *v,
 			     (long long)x->kept);
 		if (x->any)
 			put(G, ", .any = 1");
+		if (x->peer)
+			putf(G, ", .peer = %d, .span = %lld", x->peer,
+			     (long long)x->span);
 		put(G, "},\n");
 	}
 	if (!n)

@@ -286,7 +286,7 @@ static rondo_iter *walker(const rondo_trace *t, uint32_t rank,
  * rank 0 picks and broadcasts (outside the tracer: PMPI) when `world`
  * (MPI_COMM_WORLD is there; a program of sessions draws with 0). */
 static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
-			  int rank, int world, uint32_t sizes)
+			  int rank, int world, uint32_t sizes, uint32_t peers)
 {
 	uint64_t seed = 0;
 	uint32_t n = 0, p = an_merged(t, &n, NULL, NULL);
@@ -294,7 +294,16 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 	if (o->seeded || !world)
 		return o->seeded ? o->seed : 0;
 	seed = rp_seed_agree(rank);
-	if (rank == 0 && !sizes)
+	if (rank == 0 && peers)
+		fprintf(stderr,
+			"%s: %u loops, %u counts and %u peers merged at "
+			"precision %u: loop counts, send sizes and peers "
+			"drawn with seed %llu (--seed %llu draws them "
+			"again)\n",
+			prog, (unsigned)n, (unsigned)sizes, (unsigned)peers,
+			(unsigned)p, (unsigned long long)seed,
+			(unsigned long long)seed);
+	else if (rank == 0 && !sizes)
 		fprintf(stderr,
 			"%s: %u loops merged at precision %u run counts "
 			"drawn with seed %llu (--seed %llu draws them "
@@ -319,7 +328,8 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 {
 	int made = 0;
 	uint32_t loops = 0, values = 0, p = an_merged(t, &loops, &values, NULL),
-		 tags = values ? an_merged_tags(t) : 0, sizes = values - tags;
+		 tags = 0, peers = 0,
+		 sizes = values - an_merged_params(t, &tags, &peers);
 
 	if (wd_rank != (uint32_t)rank) {
 		rondo_iter_free(*it);
@@ -337,8 +347,8 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 			"%s: %u tags merged at precision %u: receives match "
 			"any tag, from their sources in the order sent\n",
 			prog, (unsigned)tags, (unsigned)p);
-	if (loops || sizes) {
-		uint64_t seed = draw_seed(t, o, rank, world, sizes);
+	if (loops || sizes || peers) {
+		uint64_t seed = draw_seed(t, o, rank, world, sizes, peers);
 
 		rp_values_seed(seed);
 		if (loops && rondo_iter_draw(*it, seed)) {

@@ -282,10 +282,26 @@ uint64_t rp_seed_agree(int rank)
 
 void rp_sig_draw(struct rp_sig *s)
 {
-	for (uint32_t k = 0; k < s->nargs; k++)
-		if (s->v[k].draw)
-			s->v[k].i = (int64_t)rp_value_draw(
-				s->v[k].draw - 1, (uint64_t)s->v[k].kept);
+	for (uint32_t k = 0; k < s->nargs; k++) {
+		struct rp_val *v = &s->v[k];
+		int64_t d;
+
+		if (!v->draw)
+			continue;
+		d = (int64_t)rp_value_draw(v->draw - 1, (uint64_t)v->kept);
+		if (v->peer && v->span > 0) { /* a peer, this far on its side */
+			if (!v->based) { /* i is the peer written, kept far */
+				v->base =
+					((v->i - v->peer * v->kept) % v->span +
+					 v->span) %
+					v->span;
+				v->based = 1;
+			}
+			d = ((v->base + v->peer * d) % v->span + v->span) %
+			    v->span;
+		}
+		v->i = d;
+	}
 }
 
 /* ---- starting MPI, the watchdog --------------------------------------- */
@@ -581,7 +597,9 @@ int64_t rp_int(struct rp_call *c, uint32_t k)
 
 int rp_rank(struct rp_call *c, uint32_t k)
 {
-	return (int)scalar(val(c, k));
+	const struct rp_val *v = val(c, k);
+
+	return v->any ? MPI_ANY_SOURCE : (int)scalar(v);
 }
 
 int rp_tag(struct rp_call *c, uint32_t k)

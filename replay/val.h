@@ -29,7 +29,15 @@ struct rp_val {
 			  (rp_sig_draw) */
 	int64_t kept;  /* ...and the count written for it */
 	int any;       /* a receive's tag in a trace whose tags were merged
-			  at the precision: MPI_ANY_TAG (rp_tag) */
+			  at the precision: MPI_ANY_TAG (rp_tag); a
+			  receive's merged source drawn from no send's
+			  histogram: MPI_ANY_SOURCE (rp_rank) */
+	int peer;      /* a merged peer drawn: +1 or -1, the side */
+	int64_t span;  /* ...the call's communicator's size: i = base +
+			  peer x draw, modulo span */
+	int based;     /* ...base, the caller's rank there, found from the
+			  peer written (i, kept) at the first draw */
+	int64_t base;
 };
 
 #endif /* RONDO_REPLAY_VAL_H */

@@ -274,14 +274,14 @@ export_traces() {
 }
 
 # replay_run NAME PROGRAM [OPTIONS] [TRACE]: PROGRAM (rondo-replay, a
-# proxy) run on 2 ranks under the tracer with a watchdog and no compute,
+# proxy) run on $NP ranks (2 by default) under the tracer with a watchdog and no compute,
 # into $tmp/NAME.rondo, its output in $tmp/NAME.out; fail() when it does
 # not end well.  Needs mpi_setup, rondo, tmp.
 replay_run() {
 	name=$1 what=$2
 	shift 2
 	# shellcheck disable=SC2086 # flags are lists
-	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np 2 \
+	timeout 300 "$rondo" run -o "$tmp/$name.rondo" -- mpirun -np "${NP:-2}" \
 		${san:+-x ASAN_OPTIONS} "$what" --watchdog 60 --compute none \
 		"$@" >"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
 		{ fail "$name: status $?: $(tail -5 "$tmp/$name.out")"; return 1; }
@@ -319,18 +319,38 @@ hists_within() {
 }
 
 # irregular NAME MODE STEPS [RUN OPTIONS]: $tmp/NAME.rondo, the trace of
-# tests/bench/bench_irregular MODE STEPS on 2 ranks (rondo run with RUN
-# OPTIONS), its output in $tmp/NAME.out; the test ends when it fails.
+# tests/bench/bench_irregular MODE STEPS on $NP ranks (2 by default;
+# rondo run with RUN OPTIONS), its output in $tmp/NAME.out; the test ends
+# when it fails.
 # trace_bytes NAME, trace_calls NAME: its size, the calls rondo info
 # reads.  Needs mpi_setup, rondo, tmp.
 irregular() {
 	name=$1 mode=$2 steps=$3
 	shift 3
 	timeout 300 "$rondo" run -o "$tmp/$name.rondo" "$@" -- \
-		mpirun -np 2 ${san:+-x ASAN_OPTIONS} \
+		mpirun -np "${NP:-2}" ${san:+-x ASAN_OPTIONS} \
 		"$top_builddir/tests/bench/bench_irregular" "$mode" "$steps" \
 		>"$tmp/$name.out" 2>&1 && [ -s "$tmp/$name.rondo" ] ||
 		{ echo "FAIL: $name: status $?: $(tail -5 "$tmp/$name.out")"; exit 1; }
 }
 trace_bytes() { wc -c <"$tmp/$1.rondo" | tr -d ' '; }
 trace_calls() { "$rondo" info "$tmp/$1.rondo" | awk '$1 == "calls" { print $2 }'; }
+
+# seeded_replays NAME TRACE: $tmp/TRACE.rondo replayed by rondo-replay
+# (replay_run) as NAME5 and NAME5b with --seed 5, NAME6 with --seed 6 and
+# NAMEany without: the two with seed 5 make the same calls, the one with
+# seed 6 others.  Returns 1 when a replay failed.
+seeded_replays() {
+	sr=$1 st="$tmp/$2.rondo" rp="$top_builddir/replay/rondo-replay"
+	replay_run "${sr}5" "$rp" --seed 5 "$st" &&
+		replay_run "${sr}5b" "$rp" --seed 5 "$st" &&
+		replay_run "${sr}6" "$rp" --seed 6 "$st" &&
+		replay_run "${sr}any" "$rp" "$st" || return 1
+	"$rondo" diff --ignore buffers "$tmp/${sr}5.rondo" "$tmp/${sr}5b.rondo" >"$tmp/$sr.diff" 2>&1
+	[ "$(tail -1 "$tmp/$sr.diff")" = "same communication" ] ||
+		fail "two replays of $2 with --seed 5 differ: $(head -12 "$tmp/$sr.diff")"
+	"$rondo" diff --ignore buffers "$tmp/${sr}5.rondo" "$tmp/${sr}6.rondo" >"$tmp/$sr.diff" 2>&1
+	grep -q "^calls (the first call that differs):" "$tmp/$sr.diff" ||
+		fail "replays of $2 with --seed 5 and 6 the same: $(head -12 "$tmp/$sr.diff")"
+	return 0
+}

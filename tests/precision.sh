@@ -96,37 +96,17 @@ cmp -s "$tmp/l.fn" "$tmp/p.fn" ||
 
 # replay, drawing the merged loops' counts
 replay="$top_builddir/replay/rondo-replay"
-replay_run s5 "$replay" --seed 5 "$tmp/p100.rondo" &&
-	replay_run s5b "$replay" --seed 5 "$tmp/p100.rondo" &&
-	replay_run s6 "$replay" --seed 6 "$tmp/p100.rondo" &&
-	replay_run any "$replay" "$tmp/p100.rondo" && {
-	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/s5b.rondo" >"$tmp/s5.diff" 2>&1
-	[ "$(tail -1 "$tmp/s5.diff")" = "same communication" ] ||
-		fail "two replays with --seed 5 differ: $(head -12 "$tmp/s5.diff")"
-	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/s6.rondo" >"$tmp/s6.diff" 2>&1
-	grep -q "^calls (the first call that differs):" "$tmp/s6.diff" ||
-		fail "replays with --seed 5 and 6 the same: $(head -12 "$tmp/s6.diff")"
-	seed=$(sed -n 's/^rondo-replay: [0-9]* loops merged at precision 90 run counts drawn with seed \([0-9]*\) (--seed \1 draws them again)$/\1/p' "$tmp/any.out")
-	[ -n "$seed" ] || fail "replay without --seed does not say its seed: $(cat "$tmp/any.out")"
+seeded_replays s p100 && {
+	seed=$(sed -n 's/^rondo-replay: [0-9]* loops merged at precision 90 run counts drawn with seed \([0-9]*\) (--seed \1 draws them again)$/\1/p' "$tmp/sany.out")
+	[ -n "$seed" ] || fail "replay without --seed does not say its seed: $(cat "$tmp/sany.out")"
 	grep -q "drawn with seed" "$tmp/s5.out" && fail "replay --seed 5 says a seed"
 	# its proxy draws as the replay does: with --seed 5, the same calls
-	p="$tmp/p100_proxy"
-	"$rondo" proxy -o "$p.c" "$tmp/p100.rondo" 2>"$tmp/proxy.gen" &&
+	proxy_same p100 s5 --seed 5 &&
 		grep -q "; merged loops' counts and sends' sizes drawn from their histograms (--seed)$" "$tmp/proxy.gen" ||
 		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
-	# shellcheck disable=SC2086 # flags are lists
-	$CC $SAN_CFLAGS -Wall -Wextra -Werror $MPI_CFLAGS "$p.c" -o "$p" \
-		$MPI_LIBS -lpthread >"$tmp/proxy.cc" 2>&1 ||
-		fail "the proxy at 90 does not compile: $(head -20 "$tmp/proxy.cc")"
-	timeout 300 "$rondo" run -o "$tmp/px5.rondo" -- mpirun -np 2 \
-		${san:+-x ASAN_OPTIONS} "$p" --watchdog 60 --compute none --seed 5 \
-		>"$tmp/px5.out" 2>&1 || fail "the proxy --seed 5: $(tail -5 "$tmp/px5.out")"
-	"$rondo" diff --ignore buffers "$tmp/s5.rondo" "$tmp/px5.rondo" >"$tmp/px5.diff" 2>&1
-	[ "$(tail -1 "$tmp/px5.diff")" = "same communication" ] ||
-		fail "the proxy and the replay with --seed 5 differ: $(head -12 "$tmp/px5.diff")"
 	# the bytes of each pair within 10 % of the original's
 	"$rondo" matrix --bytes --csv - "$tmp/l100.rondo" >"$tmp/l100.mx" || fail "matrix"
-	for name in s5 s6 any; do
+	for name in s5 s6 sany; do
 		"$rondo" matrix --bytes --csv - "$tmp/$name.rondo" | awk -F, -v who="$name" '
 			NR == FNR { if (FNR > 1) want[$1 "," $2] = $4; next }
 			FNR > 1 { got[$1 "," $2] = $4 }

@@ -455,17 +455,23 @@ static void test_nested(uint32_t precision)
 }
 
 /* An MPI_Isend signature's arguments into b. */
-static void isend(struct fmt_buf *b, int64_t count, int64_t tag, uint64_t req)
+static void isend_to(struct fmt_buf *b, int64_t count, int64_t dest,
+		     int64_t tag, uint64_t req)
 {
 	fmt_arg_put_list(b, RONDO_ARG_BUFFER, 2);
 	fmt_arg_put_uint(b, RONDO_ARG_INT, 0);
 	fmt_arg_put_sint(b, RONDO_ARG_INT, 0);
 	fmt_arg_put_sint(b, RONDO_ARG_INT, count);
 	fmt_arg_put_uint(b, RONDO_ARG_CONST, 3); /* a datatype */
-	fmt_arg_put_sint(b, RONDO_ARG_RANK_REL, 1);
+	fmt_arg_put_sint(b, RONDO_ARG_RANK_REL, dest);
 	fmt_arg_put_sint(b, RONDO_ARG_TAG, tag);
 	fmt_arg_put_uint(b, RONDO_ARG_CONST, 0); /* a communicator */
 	fmt_arg_put_uint(b, RONDO_ARG_REQUEST, req);
+}
+
+static void isend(struct fmt_buf *b, int64_t count, int64_t tag, uint64_t req)
+{
+	isend_to(b, count, 1, tag, req);
 }
 
 /* Argument k of sig as a value. */
@@ -619,6 +625,59 @@ static void test_params(void)
 	CHECK(params_mergeable("MPI_Sendrecv", "recvtag", RONDO_ARG_TAG,
 			       PARAMS_TAGS));
 	CHECK(!params_mergeable("MPI_Waitall", "count", RONDO_ARG_INT, 0));
+	CHECK(params_mergeable("MPI_Irecv", "source", RONDO_ARG_RANK_REL,
+			       PARAMS_PEERS));
+	CHECK(!params_mergeable("MPI_Bcast", "root", RONDO_ARG_RANK_REL,
+				PARAMS_PEERS));
+	CHECK(!params_mergeable("MPI_Isend", "dest", RONDO_ARG_RANK_REL,
+				PARAMS_TAGS));
+
+	/* peers (RONDO_PRECISION_PARAMS=peers): at 0, dest -1 x10 and -3
+	 * x10 are one, written -2, their histogram how far (1 to 3); +1 is
+	 * on the other side, apart */
+	{
+		static const int64_t dest[3] = {-1, -3, 1};
+		static const uint64_t pc[3] = {10, 10, 5};
+		static const uint32_t pf[3] = {0, 1, 0};
+		struct fmt_buf pb[3] = {{0}};
+		struct fmt_sig ps[3];
+
+		for (int k = 0; k < 3; k++) {
+			isend_to(&pb[k], 64, dest[k], 0, 0);
+			ps[k] = (struct fmt_sig){0, 7, (uint32_t)pb[k].len,
+						 pb[k].data};
+		}
+		cst = (struct fmt_cst){3, malloc(sizeof(ps)), NULL};
+		CHECK(cst.sig != NULL);
+		memcpy(cst.sig, ps, sizeof(ps));
+		memset(&hs, 0, sizeof(hs));
+		CHECK(params_plan(&pl, &cst, funcs, 2, pc, pf, 0,
+				  PARAMS_PEERS) == 0);
+		CHECK(pl.nclasses == 1 && pl.nmerged == 2 && pl.npeers == 1 &&
+		      pl.nnew == 2 && pl.to[0] == pl.to[1] &&
+		      pl.to[2] != pl.to[0]);
+		CHECK(params_write(&pl, &cst, &hs) == 0);
+		{
+			rondo_arg a = arg_of(&cst.sig[pl.to[0]], 3), x;
+			struct fmt_cur c;
+
+			CHECK(a.kind == RONDO_ARG_MERGED);
+			fmt_cur_init(&c, a.data, a.size, NULL, NULL);
+			CHECK(fmt_arg_get(&c, &x) == 0 &&
+			      fmt_arg_get(&c, &x) == 0 &&
+			      x.kind == RONDO_ARG_RANK_REL && x.i == -2);
+		}
+		CHECK(hs.h[0].n == 20 && hs.h[0].sum == 40 &&
+		      hs.h[0].min == 1 && hs.h[0].max == 3);
+		CHECK(arg_of(&cst.sig[pl.to[2]], 3).kind ==
+			      RONDO_ARG_RANK_REL &&
+		      arg_of(&cst.sig[pl.to[2]], 3).i == 1);
+		free(cst.sig);
+		params_free(&pl);
+		fmt_hists_free(&hs);
+		for (int k = 0; k < 3; k++)
+			fmt_buf_free(&pb[k]);
+	}
 
 	/* at 99 nothing is within */
 	cst = (struct fmt_cst){9, sig, NULL};

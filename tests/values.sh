@@ -121,21 +121,12 @@ cp "$tmp/flip.rondo" "$tmp/flip1000.rondo"
 mxcheck l1000 flip1000 "matrix without the histograms"
 
 # replay of the trace at 90, and its proxy
-replay_run r1 "$replay" --seed 5 "$tmp/p100.rondo" &&
-	replay_run r2 "$replay" --seed 5 "$tmp/p100.rondo" &&
-	replay_run r6 "$replay" --seed 6 "$tmp/p100.rondo" &&
-	replay_run any "$replay" "$tmp/p100.rondo" && {
-	"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/r2.rondo" >"$tmp/r.diff" 2>&1
-	[ "$(tail -1 "$tmp/r.diff")" = "same communication" ] ||
-		fail "two replays with --seed 5 differ: $(head -12 "$tmp/r.diff")"
-	"$rondo" diff --ignore buffers "$tmp/r1.rondo" "$tmp/r6.rondo" >"$tmp/r6.diff" 2>&1
-	grep -q "^calls (the first call that differs):" "$tmp/r6.diff" ||
-		fail "replays with --seed 5 and 6 the same: $(head -12 "$tmp/r6.diff")"
-	grep -Eq "^rondo-replay: 0 loops and [0-9]+ counts merged at precision 90 run counts and send sizes drawn with seed ([0-9]+) \(--seed [0-9]+ draws them again\)$" "$tmp/any.out" ||
-		fail "replay without --seed does not say its seed: $(cat "$tmp/any.out")"
-	mxcheck a100 r1 "replay at 90"
+seeded_replays r p100 && {
+	grep -Eq "^rondo-replay: 0 loops and [0-9]+ counts merged at precision 90 run counts and send sizes drawn with seed ([0-9]+) \(--seed [0-9]+ draws them again\)$" "$tmp/rany.out" ||
+		fail "replay without --seed does not say its seed: $(cat "$tmp/rany.out")"
+	mxcheck a100 r5 "replay at 90"
 	mxcheck a100 r6 "replay at 90, seed 6"
-	proxy_same p100 r1 --seed 5
+	proxy_same p100 r5 --seed 5
 }
 
 [ "$fails" -eq 0 ] && echo "PASS: values.sh" || exit 1

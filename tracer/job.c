@@ -594,6 +594,16 @@ out:
 }
 /* The metadata of a precision below 100 %: `precision` the percentage,
  * `merged` what was merged (FORMAT.md, "hists"). */
+/* ", displacements, tags and peers": what may merge besides counts. */
+static const char *params_words(unsigned params)
+{
+	static const char *const words[] = {
+		" and displacements", ", displacements and tags",
+		", displacements and peers", ", displacements, tags and peers"};
+
+	return words[params & (PARAMS_TAGS | PARAMS_PEERS)];
+}
+
 static void job_meta_precision(struct fmt_meta *m, uint32_t tolerance,
 			       unsigned params, const struct fmt_hists *hs,
 			       const struct params_plan *pp, int timed)
@@ -617,28 +627,27 @@ static void job_meta_precision(struct fmt_meta *m, uint32_t tolerance,
 		n = snprintf(buf, sizeof(buf),
 			     "nothing: no loop counts nor counts%s within "
 			     "%u %% of each other",
-			     params & PARAMS_TAGS ? ", displacements or tags"
-						  : " or displacements",
-			     tolerance);
+			     params_words(params), tolerance);
 	if (!n && loops)
 		n = snprintf(buf, sizeof(buf),
 			     "loop counts: %u histograms at %u places, %" PRIu64
 			     " loop runs",
 			     loops, hs->nsites, runs);
 	if (!timed && pp->nclasses && n >= 0 && (size_t)n < sizeof(buf)) {
-		char tags[48] = "";
+		char of[64] = "";
 
-		if (params & PARAMS_TAGS)
-			snprintf(tags, sizeof(tags), " (%u of tags)",
-				 pp->ntags);
+		if (params & PARAMS_TAGS && params & PARAMS_PEERS)
+			snprintf(of, sizeof(of), " (%u of tags, %u of peers)",
+				 pp->ntags, pp->npeers);
+		else if (params & (PARAMS_TAGS | PARAMS_PEERS))
+			snprintf(of, sizeof(of), " (%u of %s)",
+				 params & PARAMS_TAGS ? pp->ntags : pp->npeers,
+				 params & PARAMS_TAGS ? "tags" : "peers");
 		snprintf(buf + n, sizeof(buf) - (size_t)n,
 			 "%scounts%s: %u signatures made %u, %u histograms%s "
 			 "of %" PRIu64 " calls' values",
-			 n ? "; " : "",
-			 params & PARAMS_TAGS ? ", displacements and tags"
-					      : " and displacements",
-			 pp->nmerged, pp->nclasses, hs->n - loops, tags,
-			 pp->nvalues);
+			 n ? "; " : "", params_words(params), pp->nmerged,
+			 pp->nclasses, hs->n - loops, of, pp->nvalues);
 	}
 	job_meta_add(m, "merged", buf);
 }

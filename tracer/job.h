@@ -47,7 +47,8 @@ struct job {
 	 * else loop counts that differ by at most this many percent are
 	 * merged (precision.c) */
 	uint32_t tolerance;
-	/* what else may merge (RONDO_PRECISION_PARAMS): PARAMS_TAGS */
+	/* what else may merge (RONDO_PRECISION_PARAMS): PARAMS_TAGS,
+	 * PARAMS_PEERS */
 	unsigned params;
 };
 

@@ -10,7 +10,9 @@
  *    integer inputs (kind INT, never negative) whose parameter is named as
  *    a count or a displacement, in calls that move data, and when asked
  *    (RONDO_PRECISION_PARAMS=tags) the tags of sends, receives and probes
- *    (kind TAG, never a wildcard); the rest, and
+ *    (kind TAG, never a wildcard), and (peers) their peers (kind
+ *    RANK_REL: dest, source), as how far from the caller, the side in
+ *    the shape, so that only peers on one side merge; the rest, and
  *    the function, make the signature's shape (the request a call makes
  *    is in it: its pool is the same whatever the counts,
  *    tracer/requests.c, so calls alike but for their sizes name the same
@@ -69,7 +71,7 @@ struct ctx {
 	struct fmt_buf shapes;
 	uint64_t *vals;	 /* the signatures' values that may merge */
 	uint32_t *argof; /* each one's argument index */
-	uint8_t *tag;	 /* each one's a tag */
+	uint8_t *tag;	 /* each one's kind: VAL_SIZE, VAL_TAG, VAL_PEER */
 	size_t nvals, capvals, capargof, captag;
 	struct psig *ps;
 	size_t nps, capps;
@@ -79,6 +81,9 @@ struct ctx {
 };
 
 static const struct ctx *sort_ctx; /* qsort has no context argument */
+
+/* What a value that may merge is. */
+enum { VAL_SIZE, VAL_TAG, VAL_PEER };
 
 /* Functions whose counts are not of data moved. */
 static const char *const unmoved[] = {
@@ -107,6 +112,9 @@ int params_mergeable(const char *func, const char *name, uint32_t kind,
 		return 0;
 	if (kind == RONDO_ARG_TAG)
 		return (what & PARAMS_TAGS) && is_tag(func, name);
+	if (kind == RONDO_ARG_RANK_REL)
+		return (what & PARAMS_PEERS) &&
+		       (!strcmp(name, "dest") || !strcmp(name, "source"));
 	if (kind != RONDO_ARG_INT)
 		return 0;
 	for (size_t k = 0; k < COUNTOF(unmoved); k++)
@@ -134,10 +142,16 @@ static int psig_read(struct ctx *c, uint32_t s)
 
 		if (fmt_arg_get(&cur, &a) < 0)
 			return 0; /* checked when merged: cannot be */
+		/* a peer before the caller merges with those before it, as
+		 * how far before: the sign is in the shape */
+		int back = a.kind == RONDO_ARG_RANK_REL &&
+			   a.wire == RONDO_WIRE_SINT && a.i < 0 &&
+			   a.i > INT64_MIN;
+
 		if (k < f->nparams && !out &&
 		    params_mergeable(f->name, f->params[k], a.kind, c->what) &&
 		    (a.wire == RONDO_WIRE_UINT ||
-		     (a.wire == RONDO_WIRE_SINT && a.i >= 0))) {
+		     (a.wire == RONDO_WIRE_SINT && (a.i >= 0 || back)))) {
 			if (util_grow(&c->vals, &c->capvals, c->nvals + 1,
 				      sizeof(*c->vals)) < 0 ||
 			    util_grow(&c->argof, &c->capargof, c->nvals + 1,
@@ -146,11 +160,17 @@ static int psig_read(struct ctx *c, uint32_t s)
 				      sizeof(*c->tag)) < 0)
 				return RONDO_E_NOMEM;
 			c->argof[c->nvals] = k;
-			c->tag[c->nvals] = a.kind == RONDO_ARG_TAG;
-			c->vals[c->nvals++] =
-				a.wire == RONDO_WIRE_UINT ? a.u : (uint64_t)a.i;
+			c->tag[c->nvals] = a.kind == RONDO_ARG_TAG ? VAL_TAG
+					   : a.kind == RONDO_ARG_RANK_REL
+						   ? VAL_PEER
+						   : VAL_SIZE;
+			c->vals[c->nvals++] = a.wire == RONDO_WIRE_UINT ? a.u
+					      : back ? (uint64_t)-a.i
+						     : (uint64_t)a.i;
 			/* the shape keeps where it is, not what */
-			fmt_put_uvarint(&c->shapes, UINT64_C(1) << 40 | k);
+			fmt_put_uvarint(&c->shapes,
+					UINT64_C(1) << 40 |
+						(uint64_t)back << 39 | k);
 			p.nvar++;
 			continue;
 		}
@@ -179,17 +199,18 @@ static int shape_cmp(const struct psig *x, const struct psig *y)
 	return memcmp(b + x->shape, b + y->shape, x->len);
 }
 
-/* By their values, tags first: a shape's signatures of one tag are then
- * next to each other, their sizes in order, and merge as they would
- * without tags merging. */
+/* By their values, tags and peers first: a shape's signatures of one tag
+ * and peer are then next to each other, their sizes in order, and merge
+ * as they would without tags and peers merging. */
 static int vals_cmp(const struct psig *x, const struct psig *y)
 {
-	for (int tags = 1; tags >= 0; tags--)
+	for (int first = 1; first >= 0; first--)
 		for (uint32_t k = 0; k < x->nvar; k++) {
 			uint64_t u = sort_ctx->vals[x->val + k],
 				 v = sort_ctx->vals[y->val + k];
 
-			if (sort_ctx->tag[x->val + k] == tags && u != v)
+			if ((sort_ctx->tag[x->val + k] != VAL_SIZE) == first &&
+			    u != v)
 				return u < v ? -1 : 1;
 		}
 	return 0;
@@ -300,7 +321,8 @@ static int class_make(struct params_plan *pl, struct ctx *c, size_t i, size_t j,
 		if (rc)
 			break;
 		pl->nvalues += h->n;
-		pl->ntags += c->tag[p0->val + var];
+		pl->ntags += c->tag[p0->val + var] == VAL_TAG;
+		pl->npeers += c->tag[p0->val + var] == VAL_PEER;
 		k->var[k->nvar++] = (struct pvar){
 			c->argof[p0->val + var],
 			rep_of(h->sum, h->n, lo, hi, pct), pl->h.n - 1};
@@ -380,9 +402,11 @@ static void args_write(struct fmt_buf *blob, const struct fmt_sig *f,
 			fmt_arg_put_uint(blob, RONDO_ARG_INT, cl->var[v].hist);
 			if (a.wire == RONDO_WIRE_UINT)
 				fmt_arg_put_uint(blob, a.kind, cl->var[v].rep);
-			else
-				fmt_arg_put_sint(blob, a.kind,
-						 (int64_t)cl->var[v].rep);
+			else /* a peer before the caller: how far before */
+				fmt_arg_put_sint(
+					blob, a.kind,
+					a.i < 0 ? -(int64_t)cl->var[v].rep
+						: (int64_t)cl->var[v].rep);
 			v++;
 		} else {
 			size_t from = cur.pos;

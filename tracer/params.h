@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "util.h"
 
 struct params_class;
 
@@ -24,6 +25,7 @@ struct params_plan {
 	uint32_t nclasses;   /* signatures made of several */
 	uint32_t nmerged;    /* old signatures in them */
 	uint32_t ntags;	     /* histograms of tags among plan->h's */
+	uint32_t npeers;     /* and of peers */
 	uint64_t nvalues;    /* calls whose values the histograms count */
 	struct params_class *cls;
 	struct fmt_hists h;  /* the histograms, numbered from 0 */
@@ -61,15 +63,18 @@ int params_write(struct params_plan *plan, struct fmt_cst *cst,
 void params_free(struct params_plan *plan);
 
 /* What may merge besides counts and displacements
- * (RONDO_PRECISION_PARAMS): tags. */
-#define PARAMS_TAGS 1u
+ * (RONDO_PRECISION_PARAMS, util_params): tags, peers. */
+#define PARAMS_TAGS  UTIL_MERGE_TAGS
+#define PARAMS_PEERS UTIL_MERGE_PEERS
 
 /* Whether parameter `name` of function `func`, of kind `kind`, may
  * merge: a count or a displacement of data moved (kind INT: count,
  * sendcount, target_disp...; not the counts of MPI_Waitall,
- * MPI_Type_vector...), or with PARAMS_TAGS in `what` a message's tag
- * (kind TAG: tag, sendtag, recvtag of sends, receives and probes).  The
- * tracer's request pools leave these out too (tracer/requests.c). */
+ * MPI_Type_vector...), with PARAMS_TAGS in `what` a message's tag
+ * (kind TAG: tag, sendtag, recvtag of sends, receives and probes), with
+ * PARAMS_PEERS a point-to-point call's peer (kind RANK_REL: dest,
+ * source).  The tracer's request pools leave these out too
+ * (tracer/requests.c). */
 int params_mergeable(const char *func, const char *name, uint32_t kind,
 		     unsigned what);
 

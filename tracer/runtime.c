@@ -256,25 +256,24 @@ static void timing_settings(void)
 }
 
 /* RONDO_PRECISION_PARAMS: what merges besides counts and displacements,
- * "tags" (or "sizes", the default, or "sizes,tags"); what else says so
- * and merges nothing. */
+ * "tags", "peers" (or "sizes", the default; a list: "sizes,tags,peers");
+ * what else says so and merges nothing. */
 static int params_settings(void)
 {
 	const char *v = getenv("RONDO_PRECISION_PARAMS");
-	int tags;
+	unsigned what;
 
 	rt.params = 0;
 	if (!v || !*v)
 		return 0;
-	if (util_params(v, &tags) < 0) {
-		rt_warn("RONDO_PRECISION_PARAMS='%s' is not a list of sizes "
-			"and tags (peers are not merged); merging nothing: "
-			"lossless",
+	if (util_params(v, &what) < 0) {
+		rt_warn("RONDO_PRECISION_PARAMS='%s' is not a list of sizes, "
+			"tags and peers; merging nothing: lossless",
 			v);
 		rt.tolerance = 0;
 		return -1;
 	}
-	rt.params = tags ? PARAMS_TAGS : 0;
+	rt.params = what;
 	return 0;
 }
 

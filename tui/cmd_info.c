@@ -174,20 +174,31 @@ static void info_precision(const rondo_trace *t)
 	else
 		printf("precision    %" PRIu32 "%%: no loop merged\n", p);
 	if (values) {
-		uint32_t tags = an_merged_tags(t), sizes = values - tags;
-		char what[96], tagw[32] = "";
+		uint32_t tags, peers, sizes;
+		char what[128] = "";
+		size_t at = 0;
+		int parts, k = 0;
 
-		if (tags)
-			snprintf(tagw, sizeof(tagw), "%" PRIu32 " tag%s", tags,
-				 tags == 1 ? "" : "s");
+		sizes = values - an_merged_params(t, &tags, &peers);
+		parts = (sizes > 0) + (tags > 0) + (peers > 0);
 		if (sizes)
-			snprintf(what, sizeof(what),
-				 "%" PRIu32 " count%s or displacement%s%s%s",
-				 sizes, sizes == 1 ? "" : "s",
-				 sizes == 1 ? "" : "s", tags ? " and " : "",
-				 tagw);
-		else
-			snprintf(what, sizeof(what), "%s", tagw);
+			at += (size_t)snprintf(
+				what + at, sizeof(what) - at,
+				"%" PRIu32 " count%s or displacement%s", sizes,
+				sizes == 1 ? "" : "s", sizes == 1 ? "" : "s");
+		k += sizes > 0;
+		if (tags)
+			at += (size_t)snprintf(what + at, sizeof(what) - at,
+					       "%s%" PRIu32 " tag%s",
+					       !k		? ""
+					       : k + 1 == parts ? " and "
+								: ", ",
+					       tags, tags == 1 ? "" : "s");
+		k += tags > 0;
+		if (peers)
+			snprintf(what + at, sizeof(what) - at,
+				 "%s%" PRIu32 " peer%s", k ? " and " : "",
+				 peers, peers == 1 ? "" : "s");
 		printf("             %s whose values differ by up to %" PRIu32
 		       "%% merged, in %" PRIu64 " calls, each written as its "
 		       "mean (their histograms and sums kept; rondo dump "

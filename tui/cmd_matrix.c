@@ -142,9 +142,10 @@ static int print_table(const struct an_matrix *m, int bytes)
 static void notes(const rondo_trace *t, const struct an_matrix *m, int csv)
 {
 	char num[24];
-	uint32_t loops, values, p = an_merged(t, &loops, &values, NULL);
+	uint32_t loops, values, p = an_merged(t, &loops, &values, NULL),
+				peers = 0;
 
-	values -= values ? an_merged_tags(t) : 0; /* sizes */
+	values -= values ? an_merged_params(t, NULL, &peers) : 0; /* sizes */
 
 	if (m->proc_null)
 		cli_error("%s sends to MPI_PROC_NULL not counted",
@@ -166,6 +167,12 @@ static void notes(const rondo_trace *t, const struct an_matrix *m, int csv)
 			  : loops	  ? "merged loops"
 					  : "merged sizes",
 			  100 - p);
+	if (peers)
+		cli_error("traced at precision %" PRIu32 "%% with peers "
+			  "merged: %" PRIu32 " merged peer%s counted at the "
+			  "peer written for them, so a pair's figures are not "
+			  "the program's; the totals are",
+			  p, peers, peers == 1 ? "" : "s");
 	cli_untimed(m->untimed);
 	if (m->edge_in || m->edge_out) {
 		uint64_t total = 0;

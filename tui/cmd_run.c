@@ -85,11 +85,10 @@ static void run_usage(FILE *f)
 		"                      kept as a histogram\n"
 		"      --precision-params LIST  what merges besides loops: "
 		"sizes\n"
-		"                      (counts, displacements: always), "
-		"tags\n"
-		"                      (RONDO_PRECISION_PARAMS; \"sizes,tags\" "
-		"merges\n"
-		"                      tags too)\n"
+		"                      (counts, displacements: always), tags,\n"
+		"                      peers (RONDO_PRECISION_PARAMS; "
+		"\"sizes,tags\"\n"
+		"                      merges tags too)\n"
 		"      --spill-dir DIR where spill files go (RONDO_SPILL_DIR;\n"
 		"                      default: beside the trace)\n"
 		"  -v, --verbose       the tracer says more (RONDO_VERBOSE=1)\n"
@@ -592,8 +591,7 @@ int cmd_run(int argc, char **argv)
 	enum launcher kind;
 	double b;
 	size_t size;
-	unsigned pct;
-	int tags;
+	unsigned pct, what;
 	int c;
 
 	/* '+': options stop at the command, which has options of its own */
@@ -659,12 +657,11 @@ int cmd_run(int argc, char **argv)
 			setenv("RONDO_PRECISION", optarg, 1);
 			break;
 		case 'Q':
-			if (util_params(optarg, &tags) < 0)
+			if (util_params(optarg, &what) < 0)
 				return cli_usage_error(
 					"run ",
 					"--precision-params: '%s' is not a "
-					"list of sizes and tags (peers are "
-					"not merged)",
+					"list of sizes, tags and peers",
 					optarg);
 			setenv("RONDO_PRECISION_PARAMS", optarg, 1);
 			break;

@@ -28,6 +28,10 @@
  *   tags      regular, but each step's halos are tagged with the step's
  *             number (2 s and 2 s + 1, s modulo 16 000: below the 32 767
  *             MPI guarantees), as codes that tell steps apart by tag do
+ *   peers     regular, but the halo partners change every 4 steps, as
+ *             load balancing moves them: rank r exchanges with r + k and
+ *             r - k (modulo the ranks), k from 1 to (ranks - 1) / 2, the
+ *             same on every rank (1 below 5 ranks)
  *
  * The choices come from a hash of (step, rank), the same on every run,
  * so the program is deterministic.  Rank 0 prints one line:
@@ -42,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum mode { REGULAR, CONVERGE, AMR, BOTH, TAGS };
+enum mode { REGULAR, CONVERGE, AMR, BOTH, TAGS, PEERS };
 
 /* A number from (a, b, c), the same everywhere (splitmix64's mixer). */
 static unsigned long long mix(unsigned long long a, unsigned long long b,
@@ -79,9 +83,9 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc != 3) {
 		if (rank == 0)
-			fprintf(stderr,
-				"usage: bench_irregular "
-				"regular|converge|amr|both|tags STEPS\n");
+			fprintf(stderr, "usage: bench_irregular "
+					"regular|converge|amr|both|tags|peers "
+					"STEPS\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
 	    : !strcmp(argv[1], "amr")	 ? AMR
 	    : !strcmp(argv[1], "both")	 ? BOTH
 	    : !strcmp(argv[1], "tags")	 ? TAGS
+	    : !strcmp(argv[1], "peers")	 ? PEERS
 					 : REGULAR;
 	steps = atol(argv[2]);
 	left = (rank + size - 1) % size;
@@ -112,6 +117,15 @@ int main(int argc, char **argv)
 		       res = 1e-2 * 0.999 * pow(1 / 0.9, need), global = res;
 		long it = 0;
 		int tag = m == TAGS ? 2 * (int)(s % 16000) : 0;
+
+		if (m == PEERS && size >= 5) {
+			int k = 1 +
+				(int)(mix((unsigned long long)(s / 4), 0, 3) %
+				      (unsigned)((size - 1) / 2));
+
+			left = (rank + size - k) % size;
+			right = (rank + k) % size;
+		}
 
 		nl = halo(m, s, left); /* what the neighbours send */
 		nr = halo(m, s, right);

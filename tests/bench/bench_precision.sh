@@ -8,11 +8,13 @@
 # data-dependent number of iterations of the convergence loop each time
 # step and of polls each rank; amr: halo sizes that drift; both; tags:
 # halos tagged with the step's number, traced with
-# RONDO_PRECISION_PARAMS=tags so that tags merge too), traced
+# RONDO_PRECISION_PARAMS=tags so that tags merge too; peers: partners
+# that change every 4 steps, from 5 ranks on, traced with
+# RONDO_PRECISION_PARAMS=peers), traced
 # with the default statistics on BENCH_RANKS ranks (default "1 4 16",
 # oversubscribed past the cores) for BENCH_STEPS time steps (default
 # "100 1000 10000"), at precision 100 and each of BENCH_PRECISIONS
-# (default "95 90 0"), in each of BENCH_MODES (default all five).  A
+# (default "95 90 0"), in each of BENCH_MODES (default all six).  A
 # table per mode, a row per ranks, steps and
 # precision:
 #   calls/rank   the MPI calls one rank made in the loop
@@ -38,7 +40,7 @@ command -v mpirun >/dev/null 2>&1 || die "no mpirun"
 [ -x "$prog" ] || die "$prog not built (make tests/bench/bench_irregular)"
 ranks=${BENCH_RANKS:-1 4 16}
 precisions=${BENCH_PRECISIONS:-95 90 0}
-modes=${BENCH_MODES:-regular converge amr both tags}
+modes=${BENCH_MODES:-regular converge amr both tags peers}
 steps=${BENCH_STEPS:-100 1000 10000}
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
@@ -60,7 +62,7 @@ for mode in $modes; do
 	echo "$mode: bench_irregular $mode STEPS, traced at each precision (100: lossless)"
 	echo "ranks    steps  prec  calls/rank   trace-B     B/step  x-lossless  calls-read  calls-err%  grammar-B    cst-B  rules   sigs"
 	params=
-	[ "$mode" = tags ] && params=tags
+	case $mode in tags | peers) params=$mode ;; esac
 	for np in $ranks; do
 		over=
 		[ "$np" -gt "$cores" ] && over=--oversubscribe

@@ -354,3 +354,19 @@ seeded_replays() {
 		fail "replays of $2 with --seed 5 and 6 the same: $(head -12 "$tmp/$sr.diff")"
 	return 0
 }
+
+# bytes_within ORIGINAL OTHER: each pair of $tmp/OTHER.rondo's matrix
+# sends within 10 % of the bytes it sends in $tmp/ORIGINAL.rondo's, and
+# no pair that does not send there.
+bytes_within() {
+	"$rondo" matrix --bytes --csv - "$tmp/$1.rondo" >"$tmp/$1.bmx" &&
+		"$rondo" matrix --bytes --csv - "$tmp/$2.rondo" >"$tmp/$2.bmx" ||
+		{ fail "rondo matrix of $1 or $2"; return; }
+	awk -F, -v who="$2" '
+		NR == FNR { if (FNR > 1) want[$1 "," $2] = $4; next }
+		FNR > 1 { got[$1 "," $2] = $4 }
+		END { for (k in want) { d = got[k] - want[k]; if (d < 0) d = -d
+			if (d > 0.1 * want[k]) { printf "%s: %s sent %d bytes, the original %d\n", who, k, got[k], want[k]; bad = 1 } }
+		      for (k in got) if (!(k in want)) { printf "%s: %s sent, not in the original\n", who, k; bad = 1 }
+		      exit bad }' "$tmp/$1.bmx" "$tmp/$2.bmx" >"$tmp/why" || fail "$(cat "$tmp/why")"
+}

@@ -105,15 +105,8 @@ seeded_replays s p100 && {
 		grep -q "; merged loops' counts and sends' sizes drawn from their histograms (--seed)$" "$tmp/proxy.gen" ||
 		fail "rondo proxy at 90: $(cat "$tmp/proxy.gen")"
 	# the bytes of each pair within 10 % of the original's
-	"$rondo" matrix --bytes --csv - "$tmp/l100.rondo" >"$tmp/l100.mx" || fail "matrix"
 	for name in s5 s6 sany; do
-		"$rondo" matrix --bytes --csv - "$tmp/$name.rondo" | awk -F, -v who="$name" '
-			NR == FNR { if (FNR > 1) want[$1 "," $2] = $4; next }
-			FNR > 1 { got[$1 "," $2] = $4 }
-			END { for (k in want) { d = got[k] - want[k]; if (d < 0) d = -d
-				if (d > 0.1 * want[k]) { printf "FAIL: replay %s: %s sent %d bytes, the original %d\n", who, k, got[k], want[k]; bad = 1 } }
-			      for (k in got) if (!(k in want)) { printf "FAIL: replay %s: %s sent, not in the original\n", who, k; bad = 1 }
-			      exit bad }' "$tmp/l100.mx" - || fails=$((fails + 1))
+		bytes_within l100 "$name"
 	done
 }
 "$replay" --seed -1 "$tmp/p100.rondo" >"$tmp/seed.out" 2>&1

@@ -20,7 +20,8 @@
 #    from its histogram: twice with --seed 5 the same calls (rondo diff),
 #    with --seed 6 other ones, without --seed rank 0 says its seed; each
 #    pair's bytes within 10 % of the original's; its proxy (rondo proxy)
-#    with --seed 5 makes the replay's calls.
+#    with --seed 5 makes the replay's calls; so too, but for the proxy,
+#    of both at 90 (loop counts drawn too).
 set -u
 . "$(dirname "$0")/lib.sh"
 test_setup
@@ -44,6 +45,8 @@ irregular z100 amr 100 --precision 0
 irregular z1000 amr 1000 --precision 0
 irregular bl1000 both 1000
 irregular bp1000 both 1000 --precision 90
+irregular b100 both 100
+irregular bp100 both 100 --precision 90
 
 # lossless: one pool of requests for every size, so one MPI_Waitall
 "$rondo" dump --grammar "$tmp/l1000.rondo" >"$tmp/l.g" || fail "dump --grammar lossless"
@@ -127,6 +130,11 @@ seeded_replays r p100 && {
 	mxcheck a100 r5 "replay at 90"
 	mxcheck a100 r6 "replay at 90, seed 6"
 	proxy_same p100 r5 --seed 5
+}
+# both: loop counts and sizes drawn, each pair's bytes within 10 %
+seeded_replays b bp100 && {
+	bytes_within b100 b5
+	bytes_within b100 b6
 }
 
 [ "$fails" -eq 0 ] && echo "PASS: values.sh" || exit 1

@@ -129,8 +129,9 @@ int main(int argc, char **argv)
 
 		nl = halo(m, s, left); /* what the neighbours send */
 		nr = halo(m, s, right);
-		while (m == REGULAR || m == AMR || m == TAGS ? it < 4
-							     : global > 1e-2) {
+		while (m == REGULAR || m == AMR || m == TAGS || m == PEERS
+			       ? it < 4
+			       : global > 1e-2) {
 			int polls = m == CONVERGE || m == BOTH
 					    ? 10 + (int)(mix((unsigned long long)
 								     s,

@@ -359,9 +359,9 @@ void rec_request_inout(struct rec *r, MPI_Request before, MPI_Request after)
 }
 
 /* The hash of a new request's pool: of the call's arguments before the
- * request but for its counts and displacements, and its tags when they
- * may merge (params_mergeable), so that calls alike but for their sizes
- * (or tags) share a pool: their requests, and
+ * request but for its counts and displacements, and its tags and peers
+ * when they may merge (params_mergeable), so that calls alike but for
+ * their sizes (or tags, or peers) share a pool: their requests, and
  * the calls that name them (MPI_Waitall), are then alike too, and such
  * calls merge at a precision below 100 % (params.c).  Only for a call
  * unlike any before it. */

@@ -9,7 +9,8 @@
 #    durations as recorded add up, per function over all ranks, to
 #    between the statistics' exact total and b times it.
 #  - RONDO_TIMING_LIMIT reached: the rank keeps times for its first calls
-#    only, says so (rondo info), and loses no call or statistic.
+#    only, says so (rondo info), and loses no call or statistic; the same
+#    from MPI_Pcontrol(3) on, at that very call.
 #  - The default (aggregated) trace has no per-call times: dump --times
 #    and rondo run's bad values fail with one message.
 set -u
@@ -118,6 +119,32 @@ args="20000 noisy" traced limit 2 --timing percall --timing-limit 16K &&
 	expect_exit 0 "$rondo" stats --csv - limit.rondo
 	grep -q '^MPI_Barrier,1,40000,' "$tmp/out" ||
 		fail "limit: statistics lost: $(grep Barrier "$tmp/out")"
+}
+
+# ---- MPI_Pcontrol(3): per-call times end there -------------------------
+# sleepy halt calls it before its 1000th loop call (call 1003): every
+# rank keeps the times of calls 0 to 1003 (the Pcontrol with them), and
+# none after, losing no call or statistic.
+args="2000 halt" traced halt 2 --timing percall &&
+{
+	expect_exit 0 "$rondo" info halt.rondo
+	grep -Eq '^ +2 ranks kept per-call times for part of the run only .*: 1004 of 2005 calls' "$tmp/out" ||
+		fail "halt: rondo info: $(grep -A1 '^timing' "$tmp/out")"
+	grep -q '^calls  *4010$' "$tmp/out" || fail "halt: calls lost: $(grep '^calls' "$tmp/out")"
+	for r in 0 1; do
+		expect_exit 0 "$rondo" dump --times --rank $r halt.rondo
+		grep -v '^#' "$tmp/out" >"$tmp/halt.$r"
+		timed=$(grep -vc "^$r [0-9]* - - " "$tmp/halt.$r")
+		untimed=$(grep -c "^$r [0-9]* - - " "$tmp/halt.$r")
+		[ "$timed" -eq 1004 ] && [ "$untimed" -eq 1001 ] ||
+			fail "halt: rank $r: $timed calls with times, $untimed without"
+		grep -q "^$r 1003 [0-9.]* [0-9.]* MPI_Pcontrol(level=3)" "$tmp/halt.$r" ||
+			fail "halt: rank $r: $(grep Pcontrol "$tmp/halt.$r")"
+	done
+	expect_exit 0 "$rondo" stats --csv - halt.rondo
+	grep -q '^MPI_Pcontrol,1,2,' "$tmp/out" &&
+		[ "$(awk -F, 'NR > 1 { n += $3 } END { print n }' "$tmp/out")" -eq 4010 ] ||
+		fail "halt: statistics lost: $(cat "$tmp/out")"
 }
 
 # ---- without per-call timing, and bad values ---------------------------

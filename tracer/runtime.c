@@ -679,7 +679,11 @@ REC_API int MPI_Finalize(void)
 }
 
 /* MPI_Pcontrol: pausing records the call that paused, resuming the call
- * that resumed: the trace shows both ends of the gap. */
+ * that resumed: the trace shows both ends of the gap.  Level 0 pauses,
+ * any other resumes; level 3 also ends per-call times for good (the
+ * calls so far keep theirs, statistics go on), as RONDO_TIMING_LIMIT
+ * would: the MPI standard leaves levels other than 0, 1 and 2 to the
+ * tool. */
 static void pcontrol(int level, uint32_t binding, const void *caller)
 {
 	uint64_t t = rt_clock();
@@ -694,6 +698,8 @@ static void pcontrol(int level, uint32_t binding, const void *caller)
 	}
 	if (level == 0)
 		rt.paused = 1;
+	if (level == RT_PCONTROL_TIMES_OFF)
+		timing_halt();
 }
 
 REC_API int MPI_Pcontrol(const int level, ...)

@@ -409,9 +409,10 @@ static inline void timing_call(uint32_t sig, uint64_t t0, uint64_t dur)
 	if (__builtin_expect(rt.tstate == RT_TIMING_ON, 0))
 		timing_call_slow(sig, t0, dur);
 }
-/* Stops per-call times for good (the memory limit): the calls so far
- * keep theirs. */
+/* Stops per-call times for good (the memory limit, MPI_Pcontrol's level
+ * RT_PCONTROL_TIMES_OFF): the calls so far keep theirs. */
 void timing_halt(void);
+#define RT_PCONTROL_TIMES_OFF 3
 /* The rank's coded stream, ended (*n 0 when it kept no time; *calls the
  * calls it holds), valid until timing_free: 0, or -1 when out of
  * memory. */

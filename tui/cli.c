@@ -201,8 +201,8 @@ void cli_untimed(uint64_t calls)
 {
 	if (calls)
 		cli_error("%" PRIu64
-			  " calls past ranks' per-call times (timing "
-			  "limit reached) not counted",
+			  " calls past ranks' per-call times (a limit "
+			  "reached, or MPI_Pcontrol(3)) not counted",
 			  calls);
 }
 

@@ -281,7 +281,8 @@ static void info_timing(const rondo_trace *t)
 	if (short_ranks)
 		printf("             %" PRIu32
 		       " rank%s kept per-call times for "
-		       "part of the run only (timing limit reached), e.g. "
+		       "part of the run only (a limit reached, or "
+		       "MPI_Pcontrol(3)), e.g. "
 		       "rank %" PRIu32 ": %" PRIu64 " of %" PRIu64 " calls\n",
 		       short_ranks, short_ranks == 1 ? "" : "s", first,
 		       rondo_rank_timed_calls(t, first),

@@ -126,7 +126,8 @@ static void timeline_cut(const rondo_trace *t)
 		n += rondo_rank_timed_calls(t, r) < rondo_rank_calls(t, r);
 	if (n)
 		cli_error("%" PRIu32 " rank%s kept per-call times for part of "
-			  "the run only (RONDO_TIMING_LIMIT): %s later calls "
+			  "the run only (RONDO_TIMING_LIMIT or "
+			  "MPI_Pcontrol(3)): %s later calls "
 			  "are not drawn",
 			  n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
 }

@@ -12,9 +12,11 @@
  *
  * With a second argument "noisy", durations and gaps vary widely from
  * call to call (MPI_Barrier after a sleep of a pseudo-random length), so
- * that the timing streams grow: the RONDO_TIMING_LIMIT test.
+ * that the timing streams grow: the RONDO_TIMING_LIMIT test.  With
+ * "halt", the usual calls, and MPI_Pcontrol(3) (per-call times end
+ * there) before the (N/2)-th: call 3 + N/2.
  *
- *   mpirun -np 2 sleepy [N] [noisy]
+ *   mpirun -np 2 sleepy [N] [noisy|halt]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10000;
 	int noisy = argc > 2 && !strcmp(argv[2], "noisy");
+	int halt = argc > 2 && !strcmp(argv[2], "halt");
 	int rank, size, flag = 0;
 	double *t;
 	unsigned seed = 12345;
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 			MPI_Barrier(MPI_COMM_WORLD);
 			continue;
 		}
+		if (halt && k == n / 2)
+			MPI_Pcontrol(3);
 		/* gaps of 20, 60 and 150 us; four signatures, one of
 		 * them every seventh call only */
 		nap(k % 3 == 0 ? 20 : k % 3 == 1 ? 60 : 150);
@@ -81,7 +86,8 @@ int main(int argc, char **argv)
 						: "sleepy");
 		f = fopen(path, "w");
 		for (long k = 0; f && k < n; k++)
-			fprintf(f, "%ld %.9f\n", k + 3, t[k]);
+			fprintf(f, "%ld %.9f\n", k + 3 + (halt && k >= n / 2),
+				t[k]);
 		if (f)
 			fclose(f);
 	}

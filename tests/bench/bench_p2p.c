@@ -29,7 +29,17 @@
  * (maximum over ranks); rss0_final_kb rank 0's peak after MPI_Finalize,
  * which includes what the tracer needs to write the trace there; first_us
  * the time of the loop's first iteration alone (maximum over ranks, part
- * of wall), where one-time costs of the first calls show.
+ * of wall), where one-time costs of the first calls show.  The loop after
+ * its first iteration is timed in 40 segments: seg_q1_us and seg_med_us
+ * are the lower quartile and the median of their times per iteration
+ * (the maximum over ranks), half1_us and half2_us the medians of
+ * segments 1 to 19 and 20 to 39.
+ *
+ * With BENCH_HALT=1 every rank calls MPI_Pcontrol(3) between segments 19
+ * and 20: a rondo trace with per-call timing ends its per-call times
+ * there (statistics only after), so that half1_us and half2_us time the
+ * two modes in one run, on the same placement of memory and processes
+ * (tests/bench/bench_timing.sh); untraced, MPI_Pcontrol does nothing.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -41,6 +51,9 @@
 
 /* The loop after its first iteration is timed in this many segments. */
 #define SEGS 40
+
+/* MPI_Pcontrol's level that ends a rondo trace's per-call times. */
+#define TIMES_OFF 3
 
 /* MPI calls made in the timed loop by this rank. */
 static long calls;
@@ -173,6 +186,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median of v[0..n-1] (n >= 1), sorting them. */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static long peak_rss_kb(void)
 {
 	struct rusage ru;
@@ -192,8 +212,8 @@ int main(int argc, char **argv)
 {
 	int rank, size, stencil, tags = 0;
 	long iters;
-	double mine[6], all[6], seg[SEGS];
-	int nseg = 0;
+	double mine[8], all[8], seg[SEGS], half[SEGS];
+	int nseg = 0, halt = getenv("BENCH_HALT") && atoi(getenv("BENCH_HALT"));
 	double t0, t1, tf = 0;
 	struct grid g = {0};
 
@@ -227,10 +247,18 @@ int main(int argc, char **argv)
 
 		if (n < 1)
 			continue;
+		if (halt && s == SEGS / 2) {
+			MPI_Pcontrol(TIMES_OFF);
+			ts = MPI_Wtime();
+		}
 		iterate(stencil ? &g : NULL, rank, size, n, tags);
 		seg[nseg++] = (MPI_Wtime() - ts) / (double)n;
 	}
 	t1 = MPI_Wtime();
+	/* the halves' medians, segment 0 left to the warm-up */
+	memcpy(half, seg, sizeof(seg));
+	mine[6] = nseg == SEGS ? median(half + 1, SEGS / 2 - 1) : 0;
+	mine[7] = nseg == SEGS ? median(half + SEGS / 2, SEGS / 2) : 0;
 
 	mine[0] = t1 - t0;
 	mine[1] = (double)calls;
@@ -239,16 +267,18 @@ int main(int argc, char **argv)
 	qsort(seg, (size_t)nseg, sizeof(*seg), cmp_double);
 	mine[4] = nseg ? seg[nseg / 4] : 0;	  /* lower quartile */
 	mine[5] = nseg ? seg[(nseg - 1) / 2] : 0; /* median */
-	MPI_Reduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(mine, all, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (stencil)
 		stencil_free(&g);
 	MPI_Finalize();
 	if (rank == 0) {
 		printf("bench_p2p mode=%s ranks=%d iters=%ld calls=%.0f "
 		       "wall=%.6f rss_kb=%.0f rss0_final_kb=%ld "
-		       "first_us=%.1f seg_q1_us=%.4f seg_med_us=%.4f\n",
+		       "first_us=%.1f seg_q1_us=%.4f seg_med_us=%.4f "
+		       "half1_us=%.4f half2_us=%.4f\n",
 		       argv[1], size, iters, all[1], all[0], all[2],
-		       peak_rss_kb(), all[3] * 1e6, all[4] * 1e6, all[5] * 1e6);
+		       peak_rss_kb(), all[3] * 1e6, all[4] * 1e6, all[5] * 1e6,
+		       all[6] * 1e6, all[7] * 1e6);
 		fflush(stdout);
 	}
 	return 0;

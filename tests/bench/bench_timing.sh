@@ -26,6 +26,19 @@
 #                   process's work counts; and the fastest run, because
 #                   this machine (a VM) runs some whole runs 20-30 %
 #                   slower than others, alike in every mode
+#   within-ns/call  the same from within runs: with BENCH_HALT=1,
+#                   bench_p2p calls MPI_Pcontrol(3) half way through its
+#                   loop, which ends per-call times there (statistics
+#                   only after), and times each half (half1_us,
+#                   half2_us: the medians of its segments 1-19 and
+#                   20-39); the figure is the median over
+#                   BENCH_HALT_REPS runs (default 15) of the halves'
+#                   difference, less the same median for runs traced
+#                   with statistics only (the loop's own drift, printed
+#                   too), over the calls one rank makes in an iteration.
+#                   Both halves of a run share its placement of memory
+#                   and processes and the machine's moment, which on
+#                   this VM move whole runs by 20-30 %
 #   paired-ns/call  the figure as it was measured before (to 9530bed):
 #                   the median over the rounds of (wall-s of the mode -
 #                   wall-s aggregated in the same round) / the calls one
@@ -36,8 +49,8 @@
 #                   them (MPI_Init to MPI_Finalize)
 #   calls           that count
 # and the same figures on stderr, one `figure timing-LOOP-npN-MODE ...`
-# line per traced mode (added-ns-per-call and paired-ns-per-call on the
-# per-call modes').
+# line per traced mode (added-ns-per-call, within-ns-per-call and
+# paired-ns-per-call on the per-call modes').
 # Figures, not pass/fail: the exit status is non-zero only when a run fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,11 +61,15 @@ reps=${BENCH_REPS:-3}
 # the 2-rank stencil, each rank's added time delaying its partner, needs
 # more rounds for its fastest runs to be alike in every mode
 sreps=${BENCH_STENCIL_REPS:-25}
+hreps=${BENCH_HALT_REPS:-15}
 
 [ -x "$rondo" ] || die "$rondo not built (make)"
 case $reps in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive number" ;; esac
 case $sreps in
 '' | *[!0-9]* | 0) die "BENCH_STENCIL_REPS must be a positive number" ;;
+esac
+case $hreps in
+'' | *[!0-9]* | 0) die "BENCH_HALT_REPS must be a positive number" ;;
 esac
 
 tmp=$(mktemp -d) || die "cannot make a temporary directory"
@@ -69,10 +86,11 @@ cores=$(nproc 2>/dev/null || echo 1)
 modes="untraced aggregated 1.01 1.1 1.5"
 
 # run MODE NP ARGS...: one run of bench_p2p ARGS (MODE untraced,
-# aggregated or a base); leaves wall, seg (the time of an iteration, us,
-# bench_p2p's seg_q1_us), cpr (the calls one rank made in the loop), its
-# (the loop's iterations), bytes (the trace), tbytes (its timing section)
-# and calls (all ranks', as rondo info counts them).
+# aggregated or a base; with BENCH_HALT=1 in the environment, the halves'
+# run); leaves wall, seg (the time of an iteration, us, bench_p2p's
+# seg_q1_us), half (half1_us - half2_us), cpr (the calls one rank made in
+# the loop), its (the loop's iterations), bytes (the trace), tbytes (its
+# timing section) and calls (all ranks', as rondo info counts them).
 run() {
 	mode=$1 np=$2
 	shift 2
@@ -81,12 +99,12 @@ run() {
 	rm -f "$tmp/t.rondo"
 	case $mode in
 	untraced)
-		mpirun $over -np "$np" "$prog" "$@" >"$tmp/out" 2>&1 ;;
+		mpirun $over -np "$np" -x BENCH_HALT "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	aggregated)
-		mpirun $over -np "$np" -x LD_PRELOAD="$pre" \
+		mpirun $over -np "$np" -x LD_PRELOAD="$pre" -x BENCH_HALT \
 			-x RONDO_OUT="$tmp/t.rondo" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	*)
-		mpirun $over -np "$np" -x LD_PRELOAD="$pre" \
+		mpirun $over -np "$np" -x LD_PRELOAD="$pre" -x BENCH_HALT \
 			-x RONDO_OUT="$tmp/t.rondo" -x RONDO_TIMING=percall \
 			-x RONDO_TIME_BASE="$mode" "$prog" "$@" >"$tmp/out" 2>&1 ;;
 	esac
@@ -99,6 +117,10 @@ run() {
 	its=$(echo "$line" | sed 's/.* iters=\([0-9]*\).*/\1/')
 	seg=$(echo "$line" | sed -n 's/.* seg_q1_us=\([0-9.e+-]*\).*/\1/p')
 	[ -n "$seg" ] || die "$mode: no seg_q1_us= in bench_p2p's line"
+	half=$(echo "$line" |
+		sed -n 's/.* half1_us=\([0-9.e+-]*\) half2_us=\([0-9.e+-]*\).*/\1 \2/p' |
+		awk '{ print $1 - $2 }')
+	[ -n "$half" ] || die "$mode: no half1_us= in bench_p2p's line"
 	bytes=0 tbytes=0 calls=0
 	if [ "$mode" != untraced ]; then
 		[ -s "$tmp/t.rondo" ] || die "$mode: no trace written: $(cat "$tmp/out")"
@@ -134,13 +156,26 @@ loop() {
 		done
 		i=$((i + 1))
 	done
+	# the halves' runs, traced only, the modes in turn
+	for m in $modes; do : >"$tmp/h.$m"; done
+	i=1
+	while [ $i -le "$hreps" ]; do
+		for m in $modes; do
+			[ "$m" = untraced ] && continue
+			BENCH_HALT=1 run "$m" "$np" "$@"
+			echo "$half" >>"$tmp/h.$m"
+		done
+		i=$((i + 1))
+	done
 	cpr=$(cat "$tmp/cpr.untraced")
 	its=$(cat "$tmp/its.untraced")
 	[ "$cpr" -gt 0 ] 2>/dev/null || die "$name: no calls= in bench_p2p's line"
 	[ "$its" -gt 0 ] 2>/dev/null || die "$name: no iters= in bench_p2p's line"
 	echo
-	echo "$name: bench_p2p $* on $np ranks, $cpr calls/rank in the loop, $n rounds"
-	echo "mode             wall-s   ratio  added-ns/call  paired-ns/call  trace-B  timing-B  timing-B/call    calls"
+	ha=$(median <"$tmp/h.aggregated")
+	echo "$name: bench_p2p $* on $np ranks, $cpr calls/rank in the loop, $n rounds, $hreps halves' runs"
+	echo "(statistics only, its halves differ by $(awk -v h="$ha" -v c="$cpr" -v i="$its" 'BEGIN { printf "%.1f", h / (c / i) * 1e3 }') ns per call: the loop's own drift, taken out of within)"
+	echo "mode             wall-s   ratio  added-ns/call  within-ns/call  paired-ns/call  trace-B  timing-B  timing-B/call    calls"
 	u=$(median <"$tmp/w.untraced")
 	sa=$(sort -g "$tmp/s.aggregated" | head -1)
 	for m in $modes; do
@@ -148,7 +183,8 @@ loop() {
 		awk -v l="$label" -v m="$m" -v name="$name" -v np="$np" \
 			-v w="$(median <"$tmp/w.$m")" -v u="$u" -v cpr="$cpr" \
 			-v sm="$(sort -g "$tmp/s.$m" | head -1)" -v sa="$sa" \
-			-v its="$its" \
+			-v its="$its" -v ha="$ha" \
+			-v h="$([ "$m" = untraced ] || median <"$tmp/h.$m")" \
 			-v d="$(paste "$tmp/w.$m" "$tmp/w.aggregated" |
 				awk '{ print $1 - $2 }' | median)" \
 			-v b="$(median <"$tmp/b.$m")" -v t="$(median <"$tmp/t.$m")" \
@@ -156,8 +192,10 @@ loop() {
 			percall = m != "untraced" && m != "aggregated"
 			paired = d / cpr * 1e9
 			added = (sm - sa) / (cpr / its) * 1e3
-			printf "%-15s %7.4f %7.3f %14s %15s %8d %9d %14s %8d\n", l, w, w / u,
+			within = (h - ha) / (cpr / its) * 1e3
+			printf "%-15s %7.4f %7.3f %14s %15s %15s %8d %9d %14s %8d\n", l, w, w / u,
 				(percall ? sprintf("%.1f", added) : "-"),
+				(percall ? sprintf("%.1f", within) : "-"),
 				(percall ? sprintf("%.1f", paired) : "-"), b, t,
 				(c > 0 ? sprintf("%.3f", t / c) : "-"), c
 			if (m == "untraced")
@@ -165,14 +203,14 @@ loop() {
 			f = sprintf("figure timing-%s-np%d-%s wall-ratio %.3f trace-bytes %d timing-bytes-per-call %.3f",
 				name, np, m, w / u, b, (c > 0 ? t / c : 0))
 			if (percall)
-				f = f sprintf(" added-ns-per-call %.1f paired-ns-per-call %.1f", added, paired)
+				f = f sprintf(" added-ns-per-call %.1f within-ns-per-call %.1f paired-ns-per-call %.1f", added, within, paired)
 			print f > "/dev/stderr"
 		}'
 	done
 }
 
 echo "per-call timing against aggregated statistics, each mode in turn"
-echo "(added: the fastest runs' difference; paired: the median of each round's; wall-s, bytes: medians)"
+echo "(added: the fastest runs' difference; within: the halves of runs that end per-call times half way; paired: the median of each round's; wall-s, bytes: medians)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 loop p2p 1 "$reps" p2p 300000
 loop p2p 2 "$reps" p2p 100000

@@ -57,70 +57,66 @@ int64_t an_count(const rondo_trace *t, uint32_t s, const char *name,
 	return n;
 }
 
-uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
-		   uint64_t *vcalls)
+int an_param_role(const char *func, const char *name)
 {
-	uint32_t l = 0, p = rondo_precision(t, &l), v = 0;
-	uint64_t c = 0;
-	rondo_merged_loop h;
-
-	for (uint32_t id = 0; rondo_merged_info(t, id, &h) == 0; id++)
-		if (h.kind == RONDO_MERGED_VALUE) {
-			v++;
-			c += h.loops;
-		}
-	if (loops)
-		*loops = l;
-	if (values)
-		*values = v;
-	if (vcalls)
-		*vcalls = c;
-	return p;
+	if (!func || !name)
+		return 0;
+	if (!strcmp(name, "tag") || !strcmp(name, "sendtag") ||
+	    !strcmp(name, "recvtag"))
+		return strncmp(func, "MPI_Intercomm_", 14) ? AN_PARAM_TAG : 0;
+	return !strcmp(name, "dest") || !strcmp(name, "source") ? AN_PARAM_PEER
+								: 0;
 }
 
-uint32_t an_merged_params(const rondo_trace *t, uint32_t *tags, uint32_t *peers)
+/* Of the nh values' histograms, how many are of tags and of peers: each
+ * one once, by the first signature's argument that stands for it. */
+static void merged_roles(const rondo_trace *t, uint32_t nh, struct an_merged *m)
 {
-	uint32_t nh = 0, n[3] = {0, 0, 0};
-	rondo_merged_loop h;
-	uint8_t *seen;
+	uint8_t *seen = calloc(nh, 1);
+	uint32_t n[3] = {0, 0, 0};
 
-	while (rondo_merged_info(t, nh, &h) == 0)
-		nh++;
-	if (nh && (seen = calloc(nh, 1)) != NULL) {
-		for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
-			uint32_t f = rondo_sig_func(t, s),
-				 na = rondo_sig_arg_count(t, s);
+	if (!seen)
+		return; /* all of them counted as sizes */
+	for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
+		uint32_t f = rondo_sig_func(t, s),
+			 na = rondo_sig_arg_count(t, s);
 
-			for (uint32_t k = 0; k < na; k++) {
-				const char *pn = rondo_func_param_name(t, f, k);
-				int what =
-					!pn ? 0
-					: !strcmp(pn, "tag") ||
-							!strcmp(pn,
-								"sendtag") ||
-							!strcmp(pn, "recvtag")
-						? 1
-					: !strcmp(pn, "dest") ||
-							!strcmp(pn, "source")
-						? 2
-						: 0;
-				rondo_arg a;
+		for (uint32_t k = 0; k < na; k++) {
+			int role =
+				an_param_role(rondo_func_name(t, f),
+					      rondo_func_param_name(t, f, k));
+			rondo_merged_loop h;
+			rondo_arg a;
 
-				if (!what || rondo_sig_arg(t, s, k, &a) < 0 ||
-				    rondo_arg_merged(t, &a, NULL, &h) != 1 ||
-				    h.id >= nh || seen[h.id])
-					continue;
-				seen[h.id] = 1;
-				n[what]++;
-			}
+			if (!role || rondo_sig_arg(t, s, k, &a) < 0 ||
+			    rondo_arg_merged(t, &a, NULL, &h) != 1 ||
+			    h.id >= nh || seen[h.id])
+				continue;
+			seen[h.id] = 1;
+			n[role]++;
 		}
-		free(seen);
 	}
-	if (tags)
-		*tags = n[1];
-	if (peers)
-		*peers = n[2];
-	return n[1] + n[2];
+	free(seen);
+	m->tags = n[AN_PARAM_TAG];
+	m->peers = n[AN_PARAM_PEER];
+}
+
+uint32_t an_merged(const rondo_trace *t, struct an_merged *m)
+{
+	uint32_t nh = 0, values = 0;
+	rondo_merged_loop h;
+
+	memset(m, 0, sizeof(*m));
+	m->precision = rondo_precision(t, &m->loops);
+	for (; rondo_merged_info(t, nh, &h) == 0; nh++)
+		if (h.kind == RONDO_MERGED_VALUE) {
+			values++;
+			m->vcalls += h.loops;
+		}
+	if (values)
+		merged_roles(t, nh, m);
+	m->sizes = values - m->tags - m->peers;
+	return m->precision;
 }
 
 uint32_t an_req_id(const rondo_arg *a)

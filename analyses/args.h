@@ -30,19 +30,23 @@ int64_t an_int(const rondo_arg *a);
 int64_t an_count(const rondo_trace *t, uint32_t s, const char *name,
 		 double *mean);
 
-/* What the trace's precision merged (rondo_precision): the precision,
- * with in *loops the merged loops' histograms, in *values those of
- * merged counts and displacements and in *vcalls the calls these stand
- * for (any may be NULL). */
-uint32_t an_merged(const rondo_trace *t, uint32_t *loops, uint32_t *values,
-		   uint64_t *vcalls);
+/* What the trace's precision merged (rondo_precision), as histograms:
+ * of loops' counts, and of values (RONDO_PRECISION_PARAMS): counts and
+ * displacements (sizes), tags (tag, sendtag, recvtag) and peers (dest,
+ * source); vcalls the calls the values' histograms stand for. */
+struct an_merged {
+	uint32_t precision, loops, sizes, tags, peers;
+	uint64_t vcalls;
+};
 
-/* How many histograms of t are of tags (tag, sendtag, recvtag) and of
- * peers (dest, source) merged at the precision (RONDO_PRECISION_PARAMS):
- * *tags and *peers (either may be NULL); signatures' merged values are
- * read to tell.  Returns the sum. */
-uint32_t an_merged_params(const rondo_trace *t, uint32_t *tags,
-			  uint32_t *peers);
+/* Fills *m (signatures' merged values are read to tell tags and peers
+ * from sizes, when any value was merged); returns m->precision. */
+uint32_t an_merged(const rondo_trace *t, struct an_merged *m);
+
+/* What parameter `name` of function `func` is to a precision: a
+ * message's tag (not MPI_Intercomm_create's), a peer, or neither (0). */
+enum { AN_PARAM_TAG = 1, AN_PARAM_PEER = 2 };
+int an_param_role(const char *func, const char *name);
 
 /* Element k of a list value, or a NULL value (also for k beyond it). */
 rondo_arg an_elem(const rondo_arg *list, uint64_t k);

@@ -13,15 +13,13 @@
 #include "stats.h"
 #include "util.h"
 
-/* What decoding needs of the whole trace, for the last trace asked
- * about: whether tags were merged, and the keys (draw.h) of the
- * histograms of sends' merged peers. */
-static struct {
-	const rondo_trace *t;
+/* What decoding needs of the whole trace: whether tags were merged, and
+ * the keys (draw.h) of the histograms of sends' merged peers. */
+struct rp_whole {
 	int tags;
 	uint64_t *sent;
 	uint32_t nsent;
-} whole;
+};
 
 static uint64_t hist_key(const rondo_trace *t, uint32_t id)
 {
@@ -39,53 +37,58 @@ static uint64_t hist_key(const rondo_trace *t, uint32_t id)
 	return key;
 }
 
-static void whole_read(const rondo_trace *t)
+struct rp_whole *rp_whole_read(const rondo_trace *t)
 {
-	uint32_t tags = 0, peers = 0;
+	struct rp_whole *w = calloc(1, sizeof(*w));
+	struct an_merged mg;
 
-	if (t == whole.t)
-		return;
-	free(whole.sent);
-	memset(&whole, 0, sizeof(whole));
-	whole.t = t;
-	an_merged_params(t, &tags, &peers);
-	whole.tags = tags > 0;
-	if (!peers || !(whole.sent = calloc(peers + 1, sizeof(uint64_t))))
-		return;
+	if (!w)
+		return NULL;
+	an_merged(t, &mg);
+	w->tags = mg.tags > 0;
+	if (!mg.peers)
+		return w;
+	if (!(w->sent = calloc(mg.peers + 1, sizeof(uint64_t)))) {
+		free(w);
+		return NULL;
+	}
 	for (uint32_t s = 0; s < rondo_sig_count(t); s++) {
 		uint32_t f = rondo_sig_func(t, s);
 		int k = rp_trace_param(t, f, "dest");
 		rondo_merged_loop h;
 		rondo_arg a;
 
-		if (k >= 0 && whole.nsent < peers &&
+		if (k >= 0 && w->nsent < mg.peers &&
 		    rondo_sig_arg(t, s, (uint32_t)k, &a) == 0 &&
 		    rondo_arg_merged(t, &a, NULL, &h) == 1)
-			whole.sent[whole.nsent++] = hist_key(t, h.id);
+			w->sent[w->nsent++] = hist_key(t, h.id);
 	}
+	return w;
 }
 
-static int tags_merged(const rondo_trace *t)
+void rp_whole_free(struct rp_whole *w)
 {
-	whole_read(t);
-	return whole.tags;
+	if (w)
+		free(w->sent);
+	free(w);
 }
 
 /* Whether histogram id (a receive's merged source) is like one of the
  * sends' merged peers, so that drawing from it finds the sender. */
-static int peers_sent(const rondo_trace *t, uint32_t id)
+static int peers_sent(const rondo_trace *t, const struct rp_whole *w,
+		      uint32_t id)
 {
 	uint64_t key = hist_key(t, id);
 
-	whole_read(t);
-	for (uint32_t i = 0; i < whole.nsent; i++)
-		if (whole.sent[i] == key)
+	for (uint32_t i = 0; i < w->nsent; i++)
+		if (w->sent[i] == key)
 			return 1;
 	return 0;
 }
 
-static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
-		  const rondo_comm_ref *cm, int raw, struct rp_val *v)
+static int decode(const rondo_trace *t, const struct rp_whole *w, uint32_t rank,
+		  const rondo_arg *in, const rondo_comm_ref *cm, int raw,
+		  struct rp_val *v)
 {
 	rondo_arg a, e;
 	int64_t local = -1;
@@ -117,7 +120,7 @@ static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 			 * sends' peers have a histogram alike (their k-th
 			 * draws are the same: the receiver of a shift finds
 			 * its sender), else from any source */
-			if (raw == 4 || peers_sent(t, h.id)) {
+			if (raw == 4 || peers_sent(t, w, h.id)) {
 				v->draw = h.id + 1;
 				v->kept = a.i < 0 ? -a.i : a.i;
 				v->peer = a.i < 0 ? -1 : 1;
@@ -170,7 +173,7 @@ static int decode(const rondo_trace *t, uint32_t rank, const rondo_arg *in,
 			return RONDO_E_NOMEM;
 		for (uint32_t k = 0; k < v->n; k++)
 			if (rondo_arg_elem(&a, k, &e) == 0 &&
-			    decode(t, rank, &e, cm,
+			    decode(t, w, rank, &e, cm,
 				   raw || a.kind == RONDO_ARG_STATUS,
 				   &v->e[k]) < 0)
 				return RONDO_E_NOMEM;
@@ -211,10 +214,8 @@ static int merged_mode(const rondo_trace *t, uint32_t sig, uint32_t k)
 
 	if (!fn || !pn)
 		return 0;
-	if (!strcmp(pn, "dest"))
-		return 4;
-	if (!strcmp(pn, "source"))
-		return 5;
+	if (an_param_role(fn, pn) == AN_PARAM_PEER)
+		return !strcmp(pn, "dest") ? 4 : 5;
 	if (!strncmp(pn, "recv", 4))
 		return 2;
 	if (!strcmp(fn, "MPI_Sendrecv") || !strcmp(fn, "MPI_Isendrecv"))
@@ -251,8 +252,8 @@ static int recv_tag(const rondo_trace *t, uint32_t sig, uint32_t k)
 	return 0;
 }
 
-int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
-		  struct rp_val **v, uint32_t *nargs)
+int rp_decode_sig(const rondo_trace *t, const struct rp_whole *w, uint32_t sig,
+		  uint32_t rank, struct rp_val **v, uint32_t *nargs)
 {
 	rondo_comm_ref cm;
 	rondo_arg a;
@@ -265,7 +266,7 @@ int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 		return RONDO_E_NOMEM;
 	for (uint32_t k = 0; k < n; k++)
 		if (rondo_sig_arg(t, sig, k, &a) == 0 &&
-		    decode(t, rank, &a, known ? &cm : NULL,
+		    decode(t, w, rank, &a, known ? &cm : NULL,
 			   a.kind == RONDO_ARG_MERGED ? merged_mode(t, sig, k)
 						      : 0,
 			   &(*v)[k]) < 0)
@@ -274,7 +275,7 @@ int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
 	 * written for its class, which a receive of another class, or of
 	 * a tag left exact, would not match; receives match any tag, from
 	 * their sources in the order sent */
-	for (uint32_t k = 0; k < n && tags_merged(t); k++)
+	for (uint32_t k = 0; k < n && w->tags; k++)
 		if ((*v)[k].kind == RONDO_ARG_TAG && recv_tag(t, sig, k))
 			(*v)[k].any = 1;
 	return 0;

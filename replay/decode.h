@@ -9,10 +9,17 @@
 #include "match.h"
 #include "val.h"
 
+/* What decoding needs of the whole trace (what a precision merged),
+ * read once per trace; NULL when out of memory. */
+struct rp_whole;
+struct rp_whole *rp_whole_read(const rondo_trace *t);
+void rp_whole_free(struct rp_whole *w);
+
 /* Signature sig's values as rank `rank` made the call: *v (nargs of them,
- * from calloc; free with rp_vals_free).  Returns 0 or RONDO_E_NOMEM. */
-int rp_decode_sig(const rondo_trace *t, uint32_t sig, uint32_t rank,
-		  struct rp_val **v, uint32_t *nargs);
+ * from calloc; free with rp_vals_free), w from rp_whole_read(t).  Returns
+ * 0 or RONDO_E_NOMEM. */
+int rp_decode_sig(const rondo_trace *t, const struct rp_whole *w, uint32_t sig,
+		  uint32_t rank, struct rp_val **v, uint32_t *nargs);
 void rp_vals_free(struct rp_val *v, uint32_t n);
 
 /* The names of the trace's signatures' functions and parameters, for

@@ -117,6 +117,7 @@ struct gen {
 			 resolved ahead (Irecv, Recv_init); -1 */
 	int *ksrc, *ktag;
 	/* the current rank's signatures, decoded as met */
+	struct rp_whole *whole; /* rp_whole_read(t) */
 	uint32_t dec_rank;
 	struct rp_val **dec;
 	uint32_t *dec_n;
@@ -263,8 +264,8 @@ static int functions(struct gen *G, struct buf *bad)
 
 static const struct rp_val *decoded(struct gen *G, uint32_t sig, uint32_t *n)
 {
-	if (!G->dec[sig] && rp_decode_sig(G->t, sig, G->dec_rank, &G->dec[sig],
-					  &G->dec_n[sig]) < 0)
+	if (!G->dec[sig] && rp_decode_sig(G->t, G->whole, sig, G->dec_rank,
+					  &G->dec[sig], &G->dec_n[sig]) < 0)
 		G->err = RONDO_E_NOMEM;
 	*n = G->dec_n[sig];
 	return G->dec[sig];
@@ -760,8 +761,8 @@ static int put_sig(struct gen *G, uint32_t s, uint32_t *ranks, char *text,
 		int64_t nr = rondo_group_ranks(G->t, g, ranks, G->nranks);
 		for (int64_t m = 0; m < nr && m < (int64_t)G->nranks; m++) {
 			struct rankval *x = &rv[ranks[m]];
-			if (rp_decode_sig(G->t, s, ranks[m], &x->v, &x->n) <
-				    0 ||
+			if (rp_decode_sig(G->t, G->whole, s, ranks[m], &x->v,
+					  &x->n) < 0 ||
 			    shape(&x->shape, x->v, x->n, &x->leaves,
 				  &x->nleaves, &x->cap) < 0 ||
 			    buf_add(&x->shape, "", 0) < 0) {
@@ -1289,6 +1290,7 @@ static void gen_free(struct gen *G)
 	free(G->ktag);
 	free(G->dec);
 	free(G->dec_n);
+	rp_whole_free(G->whole);
 	free(G->par_off);
 	free(G->par);
 	for (uint32_t r = 0; G->sites && r < G->nrules; r++)
@@ -1318,9 +1320,11 @@ int rp_proxy_write(const rondo_trace *t, const char *name, FILE *out,
 	G.ngroups = rondo_group_count(t);
 	G.nconsts = rondo_const_count(t);
 	G.group_of = calloc(G.nranks + 1, sizeof *G.group_of);
+	G.whole = rp_whole_read(t);
 	ranks = calloc(G.nranks + 1, sizeof *ranks);
 	text = malloc(4096);
-	if (!G.group_of || !ranks || !text || (ret = reach(&G)) < 0) {
+	if (!G.group_of || !G.whole || !ranks || !text ||
+	    (ret = reach(&G)) < 0) {
 		ret = RONDO_E_NOMEM;
 		goto out;
 	}

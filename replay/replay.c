@@ -257,9 +257,9 @@ static int start_mpi(const rondo_trace *t, uint32_t sig, int *argc,
 /* Whether t has merged loops, whose counts the replay draws. */
 static int merged(const rondo_trace *t)
 {
-	uint32_t n = 0;
+	struct an_merged mg;
 
-	return an_merged(t, &n, NULL, NULL) < 100 && n > 0;
+	return an_merged(t, &mg) < 100 && mg.loops > 0;
 }
 
 /* An iterator over the rank's calls: with their times when the trace
@@ -289,7 +289,8 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 			  int rank, int world, uint32_t sizes, uint32_t peers)
 {
 	uint64_t seed = 0;
-	uint32_t n = 0, p = an_merged(t, &n, NULL, NULL);
+	struct an_merged mg;
+	uint32_t p = an_merged(t, &mg), n = mg.loops;
 
 	if (o->seeded || !world)
 		return o->seeded ? o->seed : 0;
@@ -327,9 +328,9 @@ static int restart(const rondo_trace *t, const struct rp_options *o,
 		   rondo_iter **it, int rank, uint64_t skip, int world)
 {
 	int made = 0;
-	uint32_t loops = 0, values = 0, p = an_merged(t, &loops, &values, NULL),
-		 tags = 0, peers = 0,
-		 sizes = values - an_merged_params(t, &tags, &peers);
+	struct an_merged mg;
+	uint32_t p = an_merged(t, &mg), loops = mg.loops, tags = mg.tags,
+		 peers = mg.peers, sizes = mg.sizes;
 
 	if (wd_rank != (uint32_t)rank) {
 		rondo_iter_free(*it);

@@ -23,7 +23,9 @@ static struct {
 	double percall_factor; /* percall_gap_factor() */
 	struct rp_sig *sigs;
 	uint32_t nsigs;
-	rondo_iter *la; /* the look-ahead */
+	struct rp_whole *whole; /* rp_whole_read(t), kept to the end: calls
+				   after MPI_Finalize are replayed too */
+	rondo_iter *la;		/* the look-ahead */
 	struct rp_names names;
 	/* merged values' draws: by histogram, made on first use */
 	struct vdraw {
@@ -123,6 +125,12 @@ int rp_start(const rondo_trace *t, uint32_t rank, const struct rp_options *o)
 	for (uint32_t s = 0; src.sigs && s < src.nsigs; s++)
 		rp_vals_free(src.sigs[s].v, src.sigs[s].nargs);
 	free(src.sigs); /* started again: MPI gave another rank */
+	rp_whole_free(src.whole);
+	src.whole = rp_whole_read(t);
+	if (!src.whole) {
+		fprintf(stderr, "rondo-replay: out of memory\n");
+		exit(1);
+	}
 	src.t = t;
 	src.rank = rank;
 	rp_trace_names(t, &src.names);
@@ -157,7 +165,8 @@ int rp_sig_prepare(uint32_t sig, struct rp_sig **out)
 	*out = s;
 	if (s->ready)
 		return 0;
-	if (rp_decode_sig(src.t, sig, src.rank, &s->v, &s->nargs) < 0) {
+	if (rp_decode_sig(src.t, src.whole, sig, src.rank, &s->v, &s->nargs) <
+	    0) {
 		fprintf(stderr, "rondo-replay: out of memory\n");
 		exit(1);
 	}

@@ -154,9 +154,10 @@ static void info_groups(const rondo_trace *t)
 
 static void info_precision(const rondo_trace *t)
 {
-	uint32_t merged, values;
-	uint64_t vcalls;
-	uint32_t p = an_merged(t, &merged, &values, &vcalls);
+	struct an_merged mg;
+	uint32_t p = an_merged(t, &mg), merged = mg.loops,
+		 values = mg.sizes + mg.tags + mg.peers;
+	uint64_t vcalls = mg.vcalls;
 
 	if (p == 100)
 		printf("precision    100%%: every call as the program made "
@@ -174,12 +175,11 @@ static void info_precision(const rondo_trace *t)
 	else
 		printf("precision    %" PRIu32 "%%: no loop merged\n", p);
 	if (values) {
-		uint32_t tags, peers, sizes;
+		uint32_t tags = mg.tags, peers = mg.peers, sizes = mg.sizes;
 		char what[128] = "";
 		size_t at = 0;
 		int parts, k = 0;
 
-		sizes = values - an_merged_params(t, &tags, &peers);
 		parts = (sizes > 0) + (tags > 0) + (peers > 0);
 		if (sizes)
 			at += (size_t)snprintf(
@@ -235,17 +235,17 @@ static void info_calls(const rondo_trace *t, uint64_t calls)
 {
 	char num[32], kept[32];
 	uint64_t sums;
-	uint32_t loops;
+	struct an_merged mg;
 
-	an_merged(t, &loops, NULL, NULL);
+	an_merged(t, &mg);
 	/* the same: no sums to count with (the section damaged) */
-	if (!loops || (sums = info_sum_calls(t)) == UINT64_MAX ||
+	if (!mg.loops || (sums = info_sum_calls(t)) == UINT64_MAX ||
 	    sums == calls) {
 		printf("calls        %s%s\n",
 		       cli_count(num, sizeof(num), calls),
-		       loops ? " (about: merged loops run their "
-			       "mean count)"
-			     : "");
+		       mg.loops ? " (about: merged loops run their "
+				  "mean count)"
+				: "");
 		return;
 	}
 	printf("calls        %s (merged loops at their exact sums; %s as "

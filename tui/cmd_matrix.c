@@ -142,10 +142,8 @@ static int print_table(const struct an_matrix *m, int bytes)
 static void notes(const rondo_trace *t, const struct an_matrix *m, int csv)
 {
 	char num[24];
-	uint32_t loops, values, p = an_merged(t, &loops, &values, NULL),
-				peers = 0;
-
-	values -= values ? an_merged_params(t, NULL, &peers) : 0; /* sizes */
+	struct an_merged mg;
+	uint32_t p = an_merged(t, &mg);
 
 	if (m->proc_null)
 		cli_error("%s sends to MPI_PROC_NULL not counted",
@@ -158,21 +156,21 @@ static void notes(const rondo_trace *t, const struct an_matrix *m, int csv)
 		cli_error("%s messages of a datatype of unknown size counted "
 			  "with 0 bytes",
 			  cli_count(num, sizeof(num), m->nosize));
-	if (loops || values)
+	if (mg.loops || mg.sizes)
 		cli_error("traced at precision %" PRIu32 "%%: %s counted at "
 			  "their calls' exact means, so totals are the "
 			  "program's, and each pair's within %" PRIu32 "%%",
 			  p,
-			  loops && values ? "merged loops and sizes"
-			  : loops	  ? "merged loops"
-					  : "merged sizes",
+			  mg.loops && mg.sizes ? "merged loops and sizes"
+			  : mg.loops	       ? "merged loops"
+					       : "merged sizes",
 			  100 - p);
-	if (peers)
+	if (mg.peers)
 		cli_error("traced at precision %" PRIu32 "%% with peers "
 			  "merged: %" PRIu32 " merged peer%s counted at the "
 			  "peer written for them, so a pair's figures are not "
 			  "the program's; the totals are",
-			  p, peers, peers == 1 ? "" : "s");
+			  p, mg.peers, mg.peers == 1 ? "" : "s");
 	cli_untimed(m->untimed);
 	if (m->edge_in || m->edge_out) {
 		uint64_t total = 0;

@@ -69,11 +69,19 @@ grep -q "RONDO_PRECISION_PARAMS='tags,ranks' is not a list of sizes, tags and pe
 "$rondo" info "$tmp/e100.rondo" | grep -q "^precision    100%" ||
 	fail "the tracer given ranks merged: $("$rondo" info "$tmp/e100.rondo" | grep -A1 '^precision')"
 
-# tags exact unless asked
+# tags exact unless asked: as many send and receive signatures as
+# lossless, one per step's tag (the bytes are no measure: those of the
+# statistics move with the run, 88 % to 95 % of the lossless file's with
+# nothing merged)
 "$rondo" dump --grammar "$tmp/n1000.rondo" >"$tmp/n.g" || fail "dump --grammar at 90"
+"$rondo" dump --grammar "$tmp/l1000.rondo" >"$tmp/l.g" || fail "dump --grammar lossless"
 grep -q 'tag=~' "$tmp/n.g" && fail "tags merged without --precision-params"
-a=$(trace_bytes n1000) l=$(trace_bytes l1000)
-[ $((a * 10)) -ge $((l * 9)) ] || fail "at 90 without tags: $a bytes against $l lossless"
+for f in MPI_Isend MPI_Irecv; do
+	a=$(grep -c "^  s[0-9]* *$f(" "$tmp/n.g") l=$(grep -c "^  s[0-9]* *$f(" "$tmp/l.g")
+	[ "$a" -eq "$l" ] && [ "$l" -ge 1000 ] ||
+		fail "at 90 without tags: $a $f signatures against $l lossless"
+done
+l=$(trace_bytes l1000)
 
 # merged when asked: smaller, said, shown
 a=$(trace_bytes p1000)

@@ -257,9 +257,9 @@ static int start_mpi(const rondo_trace *t, uint32_t sig, int *argc,
 /* Whether t has merged loops, whose counts the replay draws. */
 static int merged(const rondo_trace *t)
 {
-	struct an_merged mg;
+	uint32_t loops = 0;
 
-	return an_merged(t, &mg) < 100 && mg.loops > 0;
+	return rondo_precision(t, &loops) < 100 && loops > 0;
 }
 
 /* An iterator over the rank's calls: with their times when the trace
@@ -289,8 +289,7 @@ static uint64_t draw_seed(const rondo_trace *t, const struct rp_options *o,
 			  int rank, int world, uint32_t sizes, uint32_t peers)
 {
 	uint64_t seed = 0;
-	struct an_merged mg;
-	uint32_t p = an_merged(t, &mg), n = mg.loops;
+	uint32_t n = 0, p = rondo_precision(t, &n);
 
 	if (o->seeded || !world)
 		return o->seeded ? o->seed : 0;

@@ -235,17 +235,17 @@ static void info_calls(const rondo_trace *t, uint64_t calls)
 {
 	char num[32], kept[32];
 	uint64_t sums;
-	struct an_merged mg;
+	uint32_t loops = 0;
 
-	an_merged(t, &mg);
+	rondo_precision(t, &loops);
 	/* the same: no sums to count with (the section damaged) */
-	if (!mg.loops || (sums = info_sum_calls(t)) == UINT64_MAX ||
+	if (!loops || (sums = info_sum_calls(t)) == UINT64_MAX ||
 	    sums == calls) {
 		printf("calls        %s%s\n",
 		       cli_count(num, sizeof(num), calls),
-		       mg.loops ? " (about: merged loops run their "
-				  "mean count)"
-				: "");
+		       loops ? " (about: merged loops run their "
+			       "mean count)"
+			     : "");
 		return;
 	}
 	printf("calls        %s (merged loops at their exact sums; %s as "
